@@ -1,0 +1,51 @@
+// Exact 64-bit integer arithmetic with a sticky overflow flag. Parameter and
+// byte counts are computed in Exact so that a count too large for int64_t is
+// reported, never wrapped. Allocation-free and constexpr.
+#ifndef MODELCALC_EXACT_H_
+#define MODELCALC_EXACT_H_
+
+#include <cstdint>
+
+namespace modelcalc {
+
+class Exact {
+ public:
+  constexpr Exact() = default;
+  constexpr Exact(int64_t v) : v_(v) {}  // NOLINT(google-explicit-constructor)
+
+  constexpr int64_t value() const { return v_; }
+  // True once any operation that produced this value overflowed int64_t.
+  constexpr bool overflow() const { return overflow_; }
+
+  friend constexpr Exact operator+(Exact a, Exact b) {
+    Exact r;
+    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_add_overflow(a.v_, b.v_, &r.v_);
+    return r;
+  }
+  friend constexpr Exact operator-(Exact a, Exact b) {
+    Exact r;
+    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_sub_overflow(a.v_, b.v_, &r.v_);
+    return r;
+  }
+  friend constexpr Exact operator*(Exact a, Exact b) {
+    Exact r;
+    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_mul_overflow(a.v_, b.v_, &r.v_);
+    return r;
+  }
+  constexpr Exact& operator+=(Exact b) { return *this = *this + b; }
+  constexpr Exact& operator*=(Exact b) { return *this = *this * b; }
+
+ private:
+  int64_t v_ = 0;
+  bool overflow_ = false;
+};
+
+// Ceiling division for non-negative a and positive b. REQUIRES: b > 0.
+constexpr Exact ceil_div(Exact a, int64_t b) {
+  Exact r = a.value() / b + (a.value() % b != 0 ? 1 : 0);
+  return a.overflow() ? a : r;
+}
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_EXACT_H_

@@ -1,0 +1,41 @@
+// Real models: Hugging Face config.json files and the presets compiled into
+// the binary. The reader knows each supported architecture exactly, so the
+// ModelSpec it returns carries `exact`: the parameter count transformers
+// builds (unique trainable parameters, tied embeddings once, buffers excluded).
+#ifndef MODELCALC_HF_CONFIG_H_
+#define MODELCALC_HF_CONFIG_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modelcalc/model.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+// Parses config.json text. `source` names the input in error messages (a
+// path or preset name). Unknown model_type, missing or mistyped fields, and
+// malformed JSON fail with InvalidArgument naming the field.
+Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source);
+
+// Reads `path`: a config.json file, or a folder holding one.
+Result<ModelSpec> load_hf_config(const std::string& path);
+
+// The model_type values the reader knows, sorted.
+std::span<const std::string> supported_model_types();
+
+struct PresetInfo {
+  std::string name;     // e.g. "llama-3.1-8b"
+  std::string hf_repo;  // e.g. "meta-llama/Llama-3.1-8B"
+};
+// Every compiled-in preset, sorted by name.
+std::span<const PresetInfo> presets();
+// Looks a preset up forgivingly (case, '-', '_', '.' ignored); unknown names
+// fail with NotFound and the closest preset names.
+Result<ModelSpec> find_preset(std::string_view name);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_HF_CONFIG_H_

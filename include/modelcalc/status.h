@@ -1,0 +1,69 @@
+// Errors as values. A Status is either OK or an error with a code and one
+// line of text that names the offending field and what is allowed.
+#ifndef MODELCALC_STATUS_H_
+#define MODELCALC_STATUS_H_
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace modelcalc {
+
+class Status {
+ public:
+  enum class Code { kOk, kInvalidArgument, kNotFound, kOverflow, kIoError };
+
+  Status() = default;  // OK
+  static Status Ok() { return Status(); }
+  // Bad user input: `field` is the flag or config key, `what` says what is allowed.
+  static Status InvalidArgument(std::string_view field, std::string_view what) {
+    return Status(Code::kInvalidArgument, std::string(field) + ": " + std::string(what));
+  }
+  static Status NotFound(std::string msg) { return Status(Code::kNotFound, std::move(msg)); }
+  // An exact count did not fit in 64 bits.
+  static Status Overflow(std::string_view field) {
+    return Status(Code::kOverflow,
+                  std::string(field) + ": value too large, a count overflows 64 bits");
+  }
+  static Status IoError(std::string msg) { return Status(Code::kIoError, std::move(msg)); }
+
+  bool ok() const { return code_ == Code::kOk; }
+  Code code() const { return code_; }
+  const std::string& message() const { return msg_; }
+
+ private:
+  Status(Code c, std::string m) : code_(c), msg_(std::move(m)) {}
+  Code code_ = Code::kOk;
+  std::string msg_;
+};
+
+// A value or the Status that explains why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T v) : v_(std::move(v)) {}             // NOLINT(google-explicit-constructor)
+  Result(Status s) : v_(std::move(s)) {}        // NOLINT(google-explicit-constructor)
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  // REQUIRES: ok()
+  const T& value() const& { return std::get<T>(v_); }
+  T& value() & { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  const T& operator*() const& { return value(); }
+  const T* operator->() const { return &value(); }
+  // REQUIRES: !ok()
+  const Status& status() const { return std::get<Status>(v_); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+}  // namespace modelcalc
+
+#define MC_RETURN_IF_ERROR(expr)       \
+  do {                                 \
+    ::modelcalc::Status mc_s_ = (expr); \
+    if (!mc_s_.ok()) return mc_s_;     \
+  } while (0)
+
+#endif  // MODELCALC_STATUS_H_

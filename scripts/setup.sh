@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what modelcalc needs from Debian's packages, and only what is missing.
+#   scripts/setup.sh          build dependencies
+#   scripts/setup.sh --test   also what the test suite uses (chromium for the browser test)
+set -euo pipefail
+
+pkgs=(g++ cmake ninja-build libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
+if [[ "${1:-}" == "--test" ]]; then
+  pkgs+=(libxml2-utils)
+  optional=(chromium)
+else
+  optional=()
+fi
+
+missing=()
+for p in "${pkgs[@]}" "${optional[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+echo "setup: installing ${missing[*]}" >&2
+$sudo apt-get update -qq
+required=()
+for p in "${missing[@]}"; do
+  [[ " ${optional[*]} " == *" $p "* ]] || required+=("$p")
+done
+if [[ ${#required[@]} -gt 0 ]]; then
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${required[@]}" >/dev/null
+fi
+for p in "${optional[@]}"; do
+  if [[ " ${missing[*]} " == *" $p "* ]]; then
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$p" >/dev/null \
+      || echo "setup: optional package $p could not be installed; the tests that need it will say so and skip" >&2
+  fi
+done

@@ -1,0 +1,74 @@
+#include "suggest.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace modelcalc {
+
+std::string normalize_name(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == ' ' || c == '-' || c == '_' || c == '.') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+namespace {
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(std::string_view typed, std::span<const std::string> candidates,
+                                       size_t max) {
+  const std::string t = normalize_name(typed);
+  struct Scored {
+    size_t score;
+    std::string name;
+  };
+  std::vector<Scored> scored;
+  for (const std::string& c : candidates) {
+    const std::string n = normalize_name(c);
+    size_t score;
+    if (!t.empty() && (n.rfind(t, 0) == 0 || t.rfind(n, 0) == 0)) {
+      score = 0;  // one is a prefix of the other
+    } else {
+      score = edit_distance(t, n);
+      // Too far to be a typo: more than a third of the longer name differs.
+      if (score * 3 > std::max(t.size(), n.size())) continue;
+    }
+    scored.push_back({score, c});
+  }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const Scored& a, const Scored& b) { return a.score < b.score; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < max; ++i) out.push_back(scored[i].name);
+  return out;
+}
+
+std::string did_you_mean(std::string_view typed, std::span<const std::string> candidates) {
+  const auto close = closest_names(typed, candidates);
+  if (close.empty()) return "";
+  std::string s = "; did you mean ";
+  for (size_t i = 0; i < close.size(); ++i) {
+    if (i > 0) s += i + 1 == close.size() ? " or " : ", ";
+    s += "'" + close[i] + "'";
+  }
+  return s + "?";
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,26 @@
+// "Did you mean" for names typed by users: subcommands, GPUs, presets, dials.
+#ifndef MODELCALC_SUGGEST_H_
+#define MODELCALC_SUGGEST_H_
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace modelcalc {
+
+// Lower-cases and drops ' ', '-', '_' and '.', so "H100-SXM", "h100_sxm" and
+// "h100 sxm" compare equal.
+std::string normalize_name(std::string_view s);
+
+// Up to `max` candidates closest to `typed` (edit distance on normalized
+// names, prefix matches first), closest first. Empty when nothing is close.
+std::vector<std::string> closest_names(std::string_view typed, std::span<const std::string> candidates,
+                                       size_t max = 3);
+
+// "; did you mean 'a' or 'b'?" or "" when there is no suggestion.
+std::string did_you_mean(std::string_view typed, std::span<const std::string> candidates);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_SUGGEST_H_
