@@ -16,6 +16,7 @@ namespace modelcalc {
 struct GpuSpec {
   std::string key;   // canonical lookup key, e.g. "h100-sxm"
   std::string name;  // display name, e.g. "NVIDIA H100 SXM"
+  std::vector<std::string> aliases;  // other accepted names, e.g. {"h100", "h100-sxm5"}
   double capacity_bytes = 0;     // HBM/GDDR capacity, decimal bytes
   double bandwidth_bytes_per_s = 0;  // memory bandwidth, decimal bytes/s
   // Dense (not 2:4 sparse) tensor peaks in FLOP/s; 0 = not supported or not published.
@@ -27,21 +28,39 @@ struct GpuSpec {
   std::string interconnect;      // free text, e.g. "NVLink4 900 GB/s (bidir)"
   double tdp_watts = 0;          // 0 = not stated
   std::string source;            // where the figures come from
-  bool confirmed = false;        // false: figures recalled, not read from a source; verify
+  // true: capacity, bandwidth and the dense bf16 peak were read from `source`
+  // (notes flag any other figure that was recalled). false: figures recalled, verify.
+  bool confirmed = false;
   std::string notes;
 
   // Peak for math in `t` (fp16/bf16 -> bf16 peak, fp8 -> fp8, int8 -> int8,
-  // int4 -> int8 peak is NOT assumed: 0). 0 means the GPU has no such peak.
+  // fp32 -> non-tensor fp32; int4 -> 0: no int4 rate is catalogued and the int8
+  // peak is NOT assumed). 0 means the GPU has no such peak.
   double peak_flops(Dtype t) const;
+
+  // Machine ridge point in FLOP/byte: peak_flops(t) / bandwidth. 0 when the GPU
+  // has no peak for `t` (e.g. the A10G, whose tensor rates are unpublished).
+  double ridge_point(Dtype t = Dtype::kBf16) const;
 };
 
-// The compiled-in catalog, in display order.
+// The compiled-in catalog (data/gpus.tsv), in display order. Parsed once; a
+// malformed catalog is a programming error and aborts with a message.
 std::span<const GpuSpec> gpu_catalog();
 
-// Looks a GPU up forgivingly: case, spaces, '-' and '_' are ignored, and
-// unique prefixes and aliases ("h100" -> H100 SXM) are accepted. Unknown
-// names fail with NotFound listing the closest catalog keys.
+// Looks a GPU up forgivingly: case, spaces, '-', '_' and '.' are ignored, and
+// keys, aliases ("h100" -> H100 SXM, "a100" -> A100 80GB SXM) and display names
+// match exactly. Failing that, a prefix of exactly one GPU's key, alias or name
+// is accepted ("l40" -> L40S). A prefix of several GPUs ("h10") fails with
+// NotFound listing them; an unknown name fails with NotFound suggesting the
+// closest keys/aliases; an empty name fails with InvalidArgument.
 Result<GpuSpec> find_gpu(std::string_view name);
+
+// Parses catalog text in the data/gpus.tsv format. Strict: the header must
+// match, every row needs all columns, numbers must be plain non-negative
+// decimals, capacity and bandwidth must be positive, source must be non-empty,
+// confirmed must be yes/no, and no name may resolve to two GPUs. Exposed for
+// tests; gpu_catalog() is the normal entry point.
+Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv);
 
 }  // namespace modelcalc
 

@@ -1,0 +1,270 @@
+#include "modelcalc/gpu.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "embedded_data.h"
+#include "suggest.h"
+
+namespace modelcalc {
+
+double GpuSpec::peak_flops(Dtype t) const {
+  switch (t) {
+    case Dtype::kFp16:
+    case Dtype::kBf16: return peak_bf16_flops;
+    case Dtype::kFp8: return peak_fp8_flops;
+    case Dtype::kInt8: return peak_int8_ops;
+    case Dtype::kInt4: return 0;  // no int4 column; the int8 rate is not assumed
+    case Dtype::kFp32: return peak_fp32_flops;
+  }
+  return 0;
+}
+
+double GpuSpec::ridge_point(Dtype t) const {
+  const double peak = peak_flops(t);
+  if (peak <= 0 || bandwidth_bytes_per_s <= 0) return 0;
+  return peak / bandwidth_bytes_per_s;
+}
+
+namespace {
+
+// Column order of data/gpus.tsv.
+constexpr std::string_view kHeader =
+    "key\tname\taliases\tcapacity_gb\tbandwidth_tbps\tbf16_tflops\tfp8_tflops\tint8_tops\t"
+    "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes";
+enum Col {
+  kKey, kName, kAliases, kCapacity, kBandwidth, kBf16, kFp8, kInt8, kFp4, kFp32,
+  kInterconnect, kTdp, kConfirmed, kSource, kNotes, kNumCols
+};
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t pos = s.find(sep, start);
+    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+// Parses a plain non-negative decimal ("5.3", "989.4", "80") scaled by 10^exp10.
+// The scaling is done in the text ("5.3" -> "5.3e12") so the result is the
+// correctly rounded double of the scaled value: exactly the literal 5.3e12.
+// Empty text is 0 when `optional`, an error otherwise.
+Status parse_number(std::string_view text, int exp10, bool optional, std::string_view field,
+                    double* out) {
+  *out = 0;
+  if (text.empty()) {
+    if (optional) return Status::Ok();
+    return Status::InvalidArgument(field, "required number is empty");
+  }
+  size_t digits = 0, dots = 0;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      return Status::InvalidArgument(
+          field, "'" + std::string(text) + "' is not a plain decimal number (digits and one '.')");
+    }
+  }
+  if (digits == 0 || dots > 1) {
+    return Status::InvalidArgument(field, "'" + std::string(text) + "' is not a plain decimal number");
+  }
+  const std::string scaled = std::string(text) + "e" + std::to_string(exp10);
+  const auto [ptr, ec] = std::from_chars(scaled.data(), scaled.data() + scaled.size(), *out);
+  if (ec != std::errc() || ptr != scaled.data() + scaled.size()) {
+    return Status::InvalidArgument(field, "'" + std::string(text) + "' does not parse as a number");
+  }
+  return Status::Ok();
+}
+
+bool valid_key(std::string_view key) {
+  if (key.empty()) return false;
+  return std::all_of(key.begin(), key.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+
+// One name a user may type: a key, an alias or a display name, normalized.
+struct LookupName {
+  std::string normalized;
+  size_t index;  // into the catalog
+};
+
+struct Catalog {
+  std::vector<GpuSpec> gpus;
+  std::vector<LookupName> names;        // keys, aliases and display names
+  std::vector<std::string> suggestions;  // keys and aliases, for "did you mean"
+};
+
+// Every name of every GPU, checking that no normalized name belongs to two GPUs.
+Status index_names(const std::vector<GpuSpec>& gpus, std::vector<LookupName>* names) {
+  std::map<std::string, size_t> owner;
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    std::vector<std::string_view> all = {gpus[i].key, gpus[i].name};
+    for (const std::string& a : gpus[i].aliases) all.push_back(a);
+    for (std::string_view n : all) {
+      std::string norm = normalize_name(n);
+      if (norm.empty()) {
+        return Status::InvalidArgument("gpus.tsv row '" + gpus[i].key + "'",
+                                       "name '" + std::string(n) + "' is empty once normalized");
+      }
+      auto [it, inserted] = owner.emplace(norm, i);
+      if (!inserted && it->second != i) {
+        return Status::InvalidArgument(
+            "gpus.tsv row '" + gpus[i].key + "'",
+            "name '" + std::string(n) + "' already names '" + gpus[it->second].key + "'");
+      }
+      if (inserted) names->push_back({std::move(norm), i});
+    }
+  }
+  return Status::Ok();
+}
+
+Catalog load_catalog() {
+  std::string_view text;
+  bool found = false;
+  for (const EmbeddedFile& f : embedded_files()) {
+    if (f.path == "gpus.tsv") {
+      text = f.content;
+      found = true;
+    }
+  }
+  auto fail = [](const std::string& msg) {
+    std::fprintf(stderr, "modelcalc: internal error: bad compiled-in GPU catalog: %s\n", msg.c_str());
+    std::abort();
+  };
+  if (!found) fail("gpus.tsv is not embedded");
+  auto parsed = parse_gpu_catalog(text);
+  if (!parsed.ok()) fail(parsed.status().message());
+  Catalog c;
+  c.gpus = std::move(parsed).value();
+  const Status s = index_names(c.gpus, &c.names);
+  if (!s.ok()) fail(s.message());
+  for (const GpuSpec& g : c.gpus) {
+    c.suggestions.push_back(g.key);
+    for (const std::string& a : g.aliases) c.suggestions.push_back(a);
+  }
+  return c;
+}
+
+const Catalog& catalog() {
+  static const Catalog c = load_catalog();
+  return c;
+}
+
+}  // namespace
+
+Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
+  std::vector<GpuSpec> gpus;
+  bool seen_header = false;
+  int line_no = 0;
+  for (std::string_view line : split(tsv, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    const std::string where = "gpus.tsv line " + std::to_string(line_no);
+    if (!seen_header) {
+      if (line != kHeader) {
+        return Status::InvalidArgument(where, "header must be exactly: " + std::string(kHeader));
+      }
+      seen_header = true;
+      continue;
+    }
+    const std::vector<std::string_view> f = split(line, '\t');
+    if (f.size() != kNumCols) {
+      return Status::InvalidArgument(where, "expected " + std::to_string(kNumCols) + " tab-separated columns, got " +
+                                                std::to_string(f.size()));
+    }
+    GpuSpec g;
+    g.key = std::string(f[kKey]);
+    if (!valid_key(g.key)) {
+      return Status::InvalidArgument(where, "key '" + g.key + "' must be non-empty [a-z0-9-]");
+    }
+    const std::string row = where + " (" + g.key + ")";
+    g.name = std::string(f[kName]);
+    if (g.name.empty()) return Status::InvalidArgument(row, "name is empty");
+    if (!f[kAliases].empty()) {
+      for (std::string_view a : split(f[kAliases], ',')) {
+        if (a.empty()) return Status::InvalidArgument(row, "empty alias in '" + std::string(f[kAliases]) + "'");
+        g.aliases.emplace_back(a);
+      }
+    }
+    MC_RETURN_IF_ERROR(parse_number(f[kCapacity], 9, false, row + " capacity_gb", &g.capacity_bytes));
+    MC_RETURN_IF_ERROR(
+        parse_number(f[kBandwidth], 12, false, row + " bandwidth_tbps", &g.bandwidth_bytes_per_s));
+    if (g.capacity_bytes <= 0) return Status::InvalidArgument(row + " capacity_gb", "must be positive");
+    if (g.bandwidth_bytes_per_s <= 0) {
+      return Status::InvalidArgument(row + " bandwidth_tbps", "must be positive");
+    }
+    MC_RETURN_IF_ERROR(parse_number(f[kBf16], 12, true, row + " bf16_tflops", &g.peak_bf16_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp8], 12, true, row + " fp8_tflops", &g.peak_fp8_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kInt8], 12, true, row + " int8_tops", &g.peak_int8_ops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp4], 12, true, row + " fp4_tflops", &g.peak_fp4_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp32], 12, true, row + " fp32_tflops", &g.peak_fp32_flops));
+    g.interconnect = std::string(f[kInterconnect]);
+    MC_RETURN_IF_ERROR(parse_number(f[kTdp], 0, true, row + " tdp_w", &g.tdp_watts));
+    if (f[kConfirmed] == "yes") {
+      g.confirmed = true;
+    } else if (f[kConfirmed] == "no") {
+      g.confirmed = false;
+    } else {
+      return Status::InvalidArgument(row + " confirmed", "must be 'yes' or 'no', got '" +
+                                                             std::string(f[kConfirmed]) + "'");
+    }
+    g.source = std::string(f[kSource]);
+    if (g.source.empty()) return Status::InvalidArgument(row + " source", "every row needs a source");
+    g.notes = std::string(f[kNotes]);
+    gpus.push_back(std::move(g));
+  }
+  if (!seen_header) return Status::InvalidArgument("gpus.tsv", "missing header line");
+  if (gpus.empty()) return Status::InvalidArgument("gpus.tsv", "no GPU rows");
+  std::vector<LookupName> names;
+  MC_RETURN_IF_ERROR(index_names(gpus, &names));
+  return gpus;
+}
+
+std::span<const GpuSpec> gpu_catalog() { return catalog().gpus; }
+
+Result<GpuSpec> find_gpu(std::string_view name) {
+  const Catalog& c = catalog();
+  const std::string n = normalize_name(name);
+  if (n.empty()) {
+    return Status::InvalidArgument("gpu", "empty GPU name; 'modelcalc gpus' lists the catalog");
+  }
+  // 1. Exact key, alias or display name.
+  for (const LookupName& ln : c.names) {
+    if (ln.normalized == n) return c.gpus[ln.index];
+  }
+  // 2. A prefix of exactly one GPU's names.
+  std::vector<size_t> hits;
+  for (const LookupName& ln : c.names) {
+    if (ln.normalized.starts_with(n) && std::find(hits.begin(), hits.end(), ln.index) == hits.end()) {
+      hits.push_back(ln.index);
+    }
+  }
+  if (hits.size() == 1) return c.gpus[hits[0]];
+  if (hits.size() > 1) {
+    std::sort(hits.begin(), hits.end());  // catalog order
+    std::string msg = "ambiguous GPU '" + std::string(name) + "': could be ";
+    for (size_t i = 0; i < hits.size(); ++i) {
+      if (i > 0) msg += i + 1 == hits.size() ? " or " : ", ";
+      msg += "'" + c.gpus[hits[i]].key + "'";
+    }
+    return Status::NotFound(msg + " (modelcalc gpus lists all)");
+  }
+  // 3. Unknown.
+  return Status::NotFound("unknown GPU '" + std::string(name) + "'" + did_you_mean(name, c.suggestions) +
+                          " (modelcalc gpus lists all)");
+}
+
+}  // namespace modelcalc
