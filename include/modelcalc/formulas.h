@@ -75,6 +75,11 @@ constexpr double prefill_linear_flops(double n_block_params, double tokens) {
 constexpr double prefill_attention_flops(double layers, double tokens, double d_attn) {
   return 4.0 * tokens * tokens * d_attn * layers;
 }
+// Attention FLOPs of one layer for q_tokens queries against kv_tokens keys:
+// 4 . q . k . d_attn (2 q k d for QK^T, 2 q k d for AV).
+constexpr double attention_flops(double q_tokens, double kv_tokens, double d_attn) {
+  return 4.0 * q_tokens * kv_tokens * d_attn;
+}
 // Attention FLOPs for one new token against a context of `ctx` tokens: 4 . ctx . d_attn . L.
 constexpr double decode_attention_flops(double layers, double ctx, double d_attn) {
   return 4.0 * ctx * d_attn * layers;
@@ -124,6 +129,13 @@ constexpr double decode_step_bytes(double weight_bytes, double kv_bytes_per_seq,
 constexpr double decode_tokens_per_sec(double bw_bytes_per_s, double weight_bytes,
                                        double kv_bytes_per_seq, double batch) {
   return batch * bw_bytes_per_s / decode_step_bytes(weight_bytes, kv_bytes_per_seq, batch);
+}
+// Expected distinct routed experts a MoE layer reads in one decode step when
+// `batch` tokens each pick k of E experts uniformly: E (1 - (1 - k/E)^B).
+// k at batch 1; approaches E as the batch grows.
+inline double expected_experts_touched(double n_expert, double k, double batch) {
+  if (n_expert <= 0) return 0;
+  return n_expert * (1.0 - std::pow(1.0 - k / n_expert, batch));
 }
 // Sequences of KV that fit beside the weights: floor((capacity - W) / KV). 0 if none.
 constexpr int64_t max_batch_by_capacity(double capacity_bytes, double weight_bytes,

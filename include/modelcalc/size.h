@@ -1,0 +1,93 @@
+// The `size` analysis: drill 1 end to end. Parameters, weight memory, FLOPs
+// for prefill, decode and training, the KV cache, the decode ceiling and the
+// regime, for one model on one GPU. Plain numbers in, plain numbers out.
+#ifndef MODELCALC_SIZE_H_
+#define MODELCALC_SIZE_H_
+
+#include <array>
+#include <cstdint>
+
+#include "modelcalc/dtype.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+struct SizeOptions {
+  int64_t seq = 4096;                 // prompt / context length T in tokens; > 0
+  int64_t batch = 1;                  // concurrent sequences B for the aggregate ceiling; > 0
+  Dtype weight_dtype = Dtype::kFp16;  // serving dtype of the weights
+  Dtype kv_dtype = Dtype::kFp16;      // dtype of the KV cache
+  double train_tokens = 0;            // D for 6 N D; 0 = not asked
+  bool has_gpu = true;                // false: sections that need hardware are left out
+};
+
+// Where the decode-regime conclusion lands.
+enum class ServingRegime {
+  kWeightsDoNotFit,      // the weights alone exceed the GPU's capacity
+  kCapacityBound,        // bandwidth-bound per step; capacity caps the batch below the compute-bound point
+  kComputeReachable,     // enough capacity to batch past the compute-bound point
+};
+
+struct SizeResult {
+  // 1. Parameters
+  int64_t d_head = 0, d_kv = 0;
+  LayerMatrices layer;              // seed formulas, one dense layer (zeros for MLA)
+  bool has_layer_matrices = false;  // false for MLA, whose projections differ
+  double layer_over_d2 = 0;         // layer.total() / d^2
+  double shortcut_layer = 0;        // 12 d^2
+  double shortcut_error = 0;        // layer.total() / 12 d^2
+  ParamBreakdown params;
+  int64_t total = 0, active = 0, blocks = 0, blocks_active = 0;
+  int64_t embeddings = 0;           // input embedding + lm_head (once when tied) + positions
+  bool exact = false;               // params from the reference architecture, not the seed formulas
+
+  // 2. Weight memory
+  std::array<int64_t, 6> weight_bytes_by_dtype{};  // indexed like kAllDtypes
+  int64_t weight_bytes = 0;         // in options.weight_dtype
+  bool fits = false;                // weights < capacity
+  double kv_room_bytes = 0;         // capacity - weights (negative if they do not fit)
+
+  // 3. FLOPs (FLOP, floating point)
+  double forward_per_token = 0;     // 2 x active block params, lm_head excluded
+  double train_flops = 0;           // 6 N D with N = active params; 0 when not asked
+  double prefill_linear = 0, prefill_attention = 0, prefill_total = 0, attention_fraction = 0;
+  double prefill_per_token = 0;
+  double decode_per_token = 0;      // at a context of seq tokens
+  double crossover_tokens = 0;      // attention FLOPs = layer linear FLOPs
+  double crossover_mlp_tokens = 0;  // attention FLOPs = FFN FLOPs
+  int64_t d_attn = 0;               // width attention scores are computed at (h x d_head)
+
+  // 4. KV cache (bytes, exact)
+  int64_t kv_per_token = 0, kv_per_seq = 0, kv_mha_per_token = 0, kv_mha_per_seq = 0;
+  double kv_mha_ratio = 0;
+
+  // 5. Decode ceiling (tokens/s); needs a GPU
+  double decode_weight_bytes = 0;   // bytes of weights one step reads (all experts)
+  double tps_weights_only = 0, tps_with_kv = 0, tps_aggregate = 0;
+  double step_bytes_aggregate = 0;
+
+  // 6. Regime; needs a GPU
+  double ridge = 0;
+  double intensity_one_token = 0, intensity_full_prompt = 0;
+  double compute_bound_batch = 0;         // exact for a d x d projection (may be +inf)
+  double compute_bound_batch_approx = 0;  // small-T approximation
+  int64_t max_batch_by_capacity = 0;
+  ServingRegime regime = ServingRegime::kCapacityBound;
+};
+
+// The pure core of `size`: no strings, no allocation, no I/O.
+// REQUIRES: validate(m).ok(), p == param_breakdown(m), options valid
+// (seq, batch > 0), and when options.has_gpu, gpu capacity, bandwidth and
+// bf16 peak > 0. Byte counts that could overflow are checked by analyze_size.
+SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
+                        const SizeOptions& options);
+
+// Validates the inputs and runs compute_size, reporting any count that does
+// not fit in 64 bits.
+Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& options);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_SIZE_H_

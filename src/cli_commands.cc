@@ -1,0 +1,14 @@
+#include "commands.h"
+
+namespace modelcalc {
+
+std::vector<Command> all_commands() {
+  return {
+      {"size", "Size a model end to end: parameters, memory, FLOPs, KV cache, decode ceiling, regime (default)",
+       setup_size},
+      {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
+      {"gpus", "The hardware catalog, with sources", setup_gpus},
+  };
+}
+
+}  // namespace modelcalc

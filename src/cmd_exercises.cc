@@ -1,0 +1,79 @@
+// modelcalc exercises: drill 1's model calculated, as the seed's
+// `make run-exercises` does, plus its "check your work" variants.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <memory>
+
+#include "commands.h"
+#include "format.h"
+#include "inputs.h"
+#include "modelcalc/size.h"
+#include "size_report.h"
+
+namespace modelcalc {
+
+namespace {
+
+// Seed 001: 48 layers, d 6144, 48 heads, 8 KV heads, SwiGLU 16384, vocab
+// 64,000, untied, 8192 context, fp16, on an MI300X.
+ModelSpec drill1_model() {
+  ModelSpec m;
+  m.name = "drill 1 (synthetic: GQA + SwiGLU)";
+  m.n_layer = 48;
+  m.n_embd = 6144;
+  m.n_head = 48;
+  m.n_head_kv = 8;
+  m.n_embd_head = 128;
+  m.n_ff = 16384;
+  m.ffn_gated = true;
+  m.n_vocab = 64000;
+  return m;
+}
+
+Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
+  const ModelSpec m = drill1_model();
+  auto mi300x = find_gpu("mi300x");
+  auto h100 = find_gpu("h100");
+  if (!mi300x.ok()) return mi300x.status();
+  if (!h100.ok()) return h100.status();
+  SizeOptions o;
+  o.seq = 8192;
+  o.train_tokens = 1.5e12;
+  auto r = analyze_size(m, *mi300x, o);
+  if (!r.ok()) return r.status();
+  Report rep = build_size_report(m, *mi300x, o, *r);
+  rep.title = "Drill 1 — size a model from its spec (modelcalc -L 48 -d 6144 --heads 48 --kv-heads 8 --ffn 16384 "
+              "--glu --vocab 64000 --seq 8192 --train-tokens 1.5T --gpu mi300x)\n" + rep.title;
+
+  // Check your work: the seed's --dtype int8, --gpu h100 and --kv-heads 48 runs.
+  SizeOptions int8 = o;
+  int8.weight_dtype = Dtype::kInt8;
+  int8.kv_dtype = Dtype::kInt8;
+  auto r_int8 = analyze_size(m, *mi300x, int8);
+  auto r_h100 = analyze_size(m, *h100, o);
+  ModelSpec mha = as_mha(m);
+  auto r_mha = analyze_size(mha, *mi300x, o);
+  if (!r_int8.ok() || !r_h100.ok() || !r_mha.ok()) return Status::InvalidArgument("exercises", "variant failed");
+  Section check{"Check your work (the seed's variant runs)", {}, {}};
+  check.lines.push_back({"check.int8.weights_bytes", "--dtype int8: weights (2b)", r_int8->weight_bytes,
+                         Unit::kBytes, nullptr, {}, ""});
+  check.lines.push_back({"check.int8.tokens_per_s_weights_only", "--dtype int8: MI300X ceiling (5c)",
+                         r_int8->tps_weights_only, Unit::kTokensPerS, nullptr, {}, "(half the bytes, twice the tokens/s)"});
+  check.lines.push_back({"check.h100.tokens_per_s_weights_only", "--gpu h100: ceiling (5d)", r_h100->tps_weights_only,
+                         Unit::kTokensPerS, nullptr, {}, "(set by HBM bandwidth alone)"});
+  check.lines.push_back({"check.mha.kv_bytes_per_sequence", "--kv-heads 48: KV per sequence (4c)", r_mha->kv_per_seq,
+                         Unit::kBytes, nullptr, {}, fmt::format("(×{} the GQA cache)", fmt_sig(r->kv_mha_ratio))});
+  rep.sections.push_back(std::move(check));
+  emit(rep, out_flags, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+CommandRun setup_exercises(CLI::App& app) {
+  auto f = std::make_shared<OutputFlags>();
+  add_output_flags(app, f.get());
+  return [f](std::ostream& out) { return run_exercises(*f, out); };
+}
+
+}  // namespace modelcalc

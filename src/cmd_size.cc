@@ -1,0 +1,81 @@
+// modelcalc size: drill 1 end to end for any model.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "commands.h"
+#include "inputs.h"
+#include "modelcalc/size.h"
+#include "quantity.h"
+#include "size_report.h"
+
+namespace modelcalc {
+
+namespace {
+
+struct SizeFlags {
+  ModelFlags model;
+  GpuFlags gpu;
+  OutputFlags output;
+  std::string seq;           // default: the config's max_position_embeddings, else 4096
+  std::string batch = "1";
+  std::string dtype = "fp16";
+  std::string kv_dtype;      // default: --dtype
+  std::string train_tokens;  // e.g. 1.5T
+};
+
+Status run_size(const SizeFlags& f, std::ostream& out) {
+  auto model = resolve_model(f.model);
+  if (!model.ok()) return model.status();
+  auto gpu = resolve_gpu(f.gpu);
+  if (!gpu.ok()) return gpu.status();
+
+  SizeOptions o;
+  o.has_gpu = gpu->has_value();
+  if (!f.seq.empty()) {
+    auto seq = parse_count(f.seq, "--seq");
+    if (!seq.ok()) return seq.status();
+    o.seq = *seq;
+  } else if (model->n_ctx_train > 0) {
+    o.seq = model->n_ctx_train;
+  }
+  auto batch = parse_count(f.batch, "--batch");
+  if (!batch.ok()) return batch.status();
+  o.batch = *batch;
+  auto dtype = parse_dtype(f.dtype, "--dtype");
+  if (!dtype.ok()) return dtype.status();
+  o.weight_dtype = *dtype;
+  o.kv_dtype = o.weight_dtype;
+  if (!f.kv_dtype.empty()) {
+    auto kv = parse_dtype(f.kv_dtype, "--kv-dtype");
+    if (!kv.ok()) return kv.status();
+    o.kv_dtype = *kv;
+  }
+  if (!f.train_tokens.empty()) {
+    auto d = parse_real_count(f.train_tokens, "--train-tokens");
+    if (!d.ok()) return d.status();
+    if (*d <= 0) return Status::InvalidArgument("--train-tokens", "must be positive, e.g. 1.5T");
+    o.train_tokens = *d;
+  }
+  const GpuSpec g = o.has_gpu ? **gpu : GpuSpec{};
+  auto r = analyze_size(*model, g, o);
+  if (!r.ok()) return r.status();
+  emit(build_size_report(*model, g, o, *r), f.output, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+CommandRun setup_size(CLI::App& app) {
+  auto f = std::make_shared<SizeFlags>();
+  add_model_flags(app, &f->model);
+  add_gpu_flags(app, &f->gpu);
+  app.add_option("--seq", f->seq, "Prompt / context length T in tokens (default: the model's max positions, else 4096)");
+  app.add_option("--batch", f->batch, "Concurrent sequences for the aggregate decode ceiling")->capture_default_str();
+  app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
+  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
+  app.add_option("--train-tokens", f->train_tokens, "Training tokens D for 6·N·D, e.g. 1.5T");
+  add_output_flags(app, &f->output);
+  return [f](std::ostream& out) { return run_size(*f, out); };
+}
+
+}  // namespace modelcalc

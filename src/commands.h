@@ -1,0 +1,22 @@
+// The subcommand table and the pieces subcommands share.
+#ifndef MODELCALC_COMMANDS_H_
+#define MODELCALC_COMMANDS_H_
+
+#include <vector>
+
+#include "cli.h"
+
+namespace modelcalc {
+
+// One setup_* per subcommand, each defined in its cmd_*.cc.
+CommandRun setup_size(CLI::App& app);
+CommandRun setup_exercises(CLI::App& app);
+CommandRun setup_gpus(CLI::App& app);
+
+// The table, in --help order. Adding a command: write cmd_foo.cc with
+// setup_foo, declare it above, and add a row in cli_commands.cc.
+std::vector<Command> all_commands();
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_COMMANDS_H_

@@ -1,0 +1,85 @@
+#include "format.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+namespace modelcalc {
+
+std::string group_digits(int64_t v) {
+  // Magnitude as unsigned so that INT64_MIN is safe.
+  const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  const std::string digits = std::to_string(mag);
+  std::string out;
+  const size_t n = digits.size();
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(digits[i]);
+    if ((n - i - 1) % 3 == 0 && i + 1 < n) out.push_back(',');
+  }
+  return v < 0 ? "-" + out : out;
+}
+
+namespace {
+
+std::string strip_zeros(std::string s) {
+  const auto e = s.find_first_of("eE");
+  std::string exp = e == std::string::npos ? "" : s.substr(e);
+  std::string mant = e == std::string::npos ? s : s.substr(0, e);
+  if (mant.find('.') != std::string::npos) {
+    while (!mant.empty() && mant.back() == '0') mant.pop_back();
+    if (!mant.empty() && mant.back() == '.') mant.pop_back();
+  }
+  if (!exp.empty()) {
+    // "e+14" -> "e14", "e-05" -> "e-5"
+    std::string sign = exp.size() > 1 && exp[1] == '-' ? "-" : "";
+    size_t i = 1;
+    if (i < exp.size() && (exp[i] == '+' || exp[i] == '-')) ++i;
+    while (i + 1 < exp.size() && exp[i] == '0') ++i;
+    exp = "e" + sign + exp.substr(i);
+  }
+  return mant + exp;
+}
+
+}  // namespace
+
+std::string fmt_sig(double v, int sig) {
+  if (std::isinf(v)) return v > 0 ? "∞" : "-∞";
+  if (std::isnan(v)) return "n/a";
+  if (v == 0) return "0";
+  const double a = std::fabs(v);
+  if (a >= 1e-3 && a < 1e7) {
+    const int int_digits = a >= 1 ? static_cast<int>(std::floor(std::log10(a))) + 1 : 0;
+    int decimals = std::max(0, sig - int_digits);
+    if (a < 1) decimals = sig - static_cast<int>(std::floor(std::log10(a))) - 1;
+    return strip_zeros(fmt::format("{:.{}f}", v, decimals));
+  }
+  return strip_zeros(fmt::format("{:.{}e}", v, sig - 1));
+}
+
+std::string fmt_fixed(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "∞" : "-∞";
+  if (std::isnan(v)) return "n/a";
+  std::string s = fmt::format("{:.{}f}", std::fabs(v), decimals);
+  const auto dot = s.find('.');
+  std::string int_part = s.substr(0, dot);
+  std::string frac = dot == std::string::npos ? "" : s.substr(dot);
+  std::string grouped;
+  for (size_t i = 0; i < int_part.size(); ++i) {
+    grouped.push_back(int_part[i]);
+    if ((int_part.size() - i - 1) % 3 == 0 && i + 1 < int_part.size()) grouped.push_back(',');
+  }
+  return (v < 0 ? "-" : "") + grouped + frac;
+}
+
+std::string fmt_si(double v, const std::string& unit, int sig) {
+  static constexpr struct {
+    double scale;
+    const char* prefix;
+  } kPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+  const double a = std::fabs(v);
+  for (const auto& p : kPrefixes) {
+    if (a >= p.scale) return fmt_sig(v / p.scale, sig) + " " + p.prefix + unit;
+  }
+  return fmt_sig(v, sig) + " " + unit;
+}
+
+}  // namespace modelcalc

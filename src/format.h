@@ -1,0 +1,22 @@
+// Number formatting shared by every renderer. Decimal units throughout.
+#ifndef MODELCALC_FORMAT_H_
+#define MODELCALC_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+
+namespace modelcalc {
+
+// 19509805056 -> "19,509,805,056".
+std::string group_digits(int64_t v);
+// `sig` significant digits, plain notation for 1e-3 <= |v| < 1e7, else
+// scientific ("3.859e14"); no trailing zeros after the decimal point.
+std::string fmt_sig(double v, int sig = 4);
+// Fixed decimals with grouped integer part: 130.4367 -> "130.4" (decimals 1).
+std::string fmt_fixed(double v, int decimals);
+// Decimal-prefixed value: 39019610112 B -> "39.02 GB", 3.35e12 B/s -> "3.35 TB/s".
+std::string fmt_si(double v, const std::string& unit, int sig = 4);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_FORMAT_H_

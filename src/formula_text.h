@@ -1,0 +1,80 @@
+// The symbolic form of each core formula, for --explain. One entry per
+// function in include/modelcalc/formulas.h (or per named combination of
+// them), under that function's name; renderers substitute the terms' values
+// into `expr` token by token, so the explained form names the formula the
+// number came from and never re-derives it.
+#ifndef MODELCALC_FORMULA_TEXT_H_
+#define MODELCALC_FORMULA_TEXT_H_
+
+#include <string_view>
+
+namespace modelcalc {
+
+struct FormulaText {
+  std::string_view name;  // the core function (or model.h accessor) that computes it
+  std::string_view expr;  // identifiers in expr are replaced by term values
+};
+
+namespace fx {
+// Parameters (seed formulas; model.h, formulas.h).
+inline constexpr FormulaText kDHead{"n_embd_head", "d / h"};
+inline constexpr FormulaText kDKv{"n_embd_kv", "kv_heads × d_head"};
+inline constexpr FormulaText kDKvMla{"kv_elems_per_token", "kv_lora_rank + qk_rope_head_dim"};
+inline constexpr FormulaText kQ{"attn_q_params", "d × h × d_head"};
+inline constexpr FormulaText kKv{"attn_kv_params", "2 × d × d_kv"};
+inline constexpr FormulaText kO{"attn_o_params", "h × d_head × d"};
+inline constexpr FormulaText kFfn{"ffn_params", "m × d × d_ff"};
+inline constexpr FormulaText kLayer{"LayerMatrices::total", "Q + KV + O + FFN"};
+inline constexpr FormulaText kLayerOverD2{"layer_over_d2", "P_layer / d²"};
+inline constexpr FormulaText kBlocks{"ParamBreakdown::blocks", "L × P_layer"};
+inline constexpr FormulaText kBlocksExact{"ParamBreakdown::blocks", "N − embeddings − lm_head"};
+inline constexpr FormulaText kEmbeddings{"embedding_params", "k × V × d"};
+inline constexpr FormulaText kTotal{"ParamBreakdown::total", "N_blocks + N_emb"};
+inline constexpr FormulaText kActive{"ParamBreakdown::active", "N − routed + routed_active"};
+inline constexpr FormulaText kShortcut{"shortcut_layer_params", "12 × d²"};
+inline constexpr FormulaText kShortcutError{"shortcut_error", "12d² / P_layer"};
+// Memory.
+inline constexpr FormulaText kWeightBytes{"weight_memory_bytes", "N × b"};
+inline constexpr FormulaText kKvRoom{"kv_room", "capacity − W"};
+inline constexpr FormulaText kKvPerToken{"kv_bytes_per_token", "2 × L × d_kv × b_kv"};
+inline constexpr FormulaText kKvPerTokenMla{"kv_bytes_per_token", "L × d_c × b_kv"};
+inline constexpr FormulaText kKvPerSeq{"kv_bytes_per_sequence", "KV_token × T"};
+inline constexpr FormulaText kKvPerSeqSwa{"kv_bytes_per_sequence", "Σ_layers KV_layer × min(T, window)"};
+inline constexpr FormulaText kKvRatio{"kv_mha_ratio", "KV_mha / KV"};
+// FLOPs.
+inline constexpr FormulaText kForward{"forward_flops_per_token", "2 × N_blocks"};
+inline constexpr FormulaText kTrain{"training_flops", "6 × N × D"};
+inline constexpr FormulaText kPrefillLinear{"prefill_linear_flops", "2 × N_blocks × T"};
+inline constexpr FormulaText kPrefillAttention{"prefill_attention_flops", "4 × T² × d_attn × L"};
+inline constexpr FormulaText kPrefillTotal{"prefill_total", "linear + attention"};
+inline constexpr FormulaText kAttentionFraction{"attention_fraction", "attention / total"};
+inline constexpr FormulaText kPerToken{"per_token", "F / T"};
+inline constexpr FormulaText kDecodeFlops{"decode_flops_per_token",
+                                          "2 × N_blocks + 4 × T × d_attn × L"};
+inline constexpr FormulaText kCrossover{"attention_crossover_tokens", "P_layer / (2 × d_attn)"};
+inline constexpr FormulaText kCrossoverMlp{"attention_crossover_tokens", "P_ffn / (2 × d_attn)"};
+// Decode ceiling and roofline.
+inline constexpr FormulaText kTpsWeights{"decode_tokens_per_sec", "bw / W"};
+inline constexpr FormulaText kTpsKv{"decode_tokens_per_sec", "bw / (W + KV)"};
+inline constexpr FormulaText kTpsAggregate{"decode_tokens_per_sec", "B × bw / (W + B × KV)"};
+inline constexpr FormulaText kStepBytes{"decode_step_bytes", "W + B × KV"};
+inline constexpr FormulaText kRidge{"roofline_ridge_intensity", "peak / bw"};
+inline constexpr FormulaText kProjectionIntensity{"projection_intensity",
+                                                  "2 × T × d / (b × (d + 2 × T))"};
+inline constexpr FormulaText kComputeBatch{"projection_compute_bound_tokens",
+                                           "R × b × d / (2 × (d − R × b))"};
+inline constexpr FormulaText kComputeBatchApprox{"projection_compute_bound_tokens_approx",
+                                                 "R × b / 2"};
+inline constexpr FormulaText kMaxBatch{"max_batch_by_capacity", "floor((capacity − W) / KV)"};
+inline constexpr FormulaText kAttainable{"roofline_attainable_flops", "min(peak, bw × I)"};
+inline constexpr FormulaText kIntensity{"arithmetic_intensity", "F / bytes"};
+inline constexpr FormulaText kCostPerMillion{"cost_per_million_tokens",
+                                             "price × gpus / (tps × 3600) × 1e6"};
+inline constexpr FormulaText kMfu{"mfu", "tps × k × N / peak"};
+inline constexpr FormulaText kChinchillaTokens{"chinchilla_optimal_tokens", "20 × N"};
+inline constexpr FormulaText kChinchillaParams{"chinchilla_optimal_params", "sqrt(C / 120)"};
+}  // namespace fx
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_FORMULA_TEXT_H_

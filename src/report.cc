@@ -1,0 +1,173 @@
+#include "report.h"
+
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "format.h"
+
+namespace modelcalc {
+
+namespace {
+
+std::string with_unit(const std::string& number, const char* unit) {
+  return unit[0] ? number + " " + unit : number;
+}
+
+std::string format_double(double v, Unit unit) {
+  switch (unit) {
+    case Unit::kParams: return fmt_si(v, "", 4) + " params";
+    case Unit::kBytes: return fmt_si(v, "B");
+    case Unit::kFlop: return fmt_sig(v) + " FLOP";
+    case Unit::kFlopPerS: return fmt_si(v, "FLOP/s");
+    case Unit::kBytesPerS: return fmt_si(v, "B/s");
+    case Unit::kTokens: return with_unit(fmt_fixed(v, v < 100 ? 1 : 0), "tokens");
+    case Unit::kTokensPerS: return fmt_fixed(v, 1) + " tokens/s";
+    case Unit::kFlopPerByte: return fmt_sig(v) + " FLOP/byte";
+    case Unit::kSequences: return std::isinf(v) ? "never" : fmt_fixed(v, 1) + " sequences";
+    case Unit::kFraction: return fmt_sig(v * 100, 3) + " %";
+    case Unit::kFactor: return "×" + fmt_sig(v, 4);
+    case Unit::kUsd: return "$" + fmt_sig(v, 4);
+    case Unit::kHours: return fmt_sig(v, 4) + " h";
+    case Unit::kDays: return fmt_sig(v, 4) + " days";
+    case Unit::kNone: return fmt_sig(v, 4);
+  }
+  return fmt_sig(v);
+}
+
+std::string format_int(int64_t v, Unit unit) {
+  const std::string g = group_digits(v);
+  const double d = static_cast<double>(v);
+  switch (unit) {
+    case Unit::kParams: return d >= 1e4 ? g + " (" + fmt_si(d, "", 4) + ")" : g;
+    case Unit::kBytes: return d >= 1e4 ? g + " B (" + fmt_si(d, "B") + ")" : g + " B";
+    case Unit::kTokens: return g + " tokens";
+    case Unit::kSequences: return g + " sequences";
+    default: return format_double(d, unit);
+  }
+}
+
+bool is_ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+}  // namespace
+
+std::string format_value(const Value& v, Unit unit) {
+  if (const auto* i = std::get_if<int64_t>(&v)) return format_int(*i, unit);
+  if (const auto* d = std::get_if<double>(&v)) return format_double(*d, unit);
+  if (const auto* b = std::get_if<bool>(&v)) return *b ? "yes" : "no";
+  return std::get<std::string>(v);
+}
+
+Term term(std::string symbol, double v) {
+  // Whole numbers print exactly; others with enough digits to redo the arithmetic.
+  if (std::fabs(v) < 1e15 && std::floor(v) == v) {
+    return {std::move(symbol), group_digits(static_cast<int64_t>(v))};
+  }
+  return {std::move(symbol), fmt_sig(v, 5)};
+}
+Term term(std::string symbol, int64_t v) { return {std::move(symbol), group_digits(v)}; }
+Term term(std::string symbol, std::string text) { return {std::move(symbol), std::move(text)}; }
+
+std::string substitute(std::string_view expr, const std::vector<Term>& terms) {
+  std::string out;
+  size_t i = 0;
+  while (i < expr.size()) {
+    if (is_ident_char(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i]))) {
+      size_t j = i;
+      while (j < expr.size() && is_ident_char(expr[j])) ++j;
+      const std::string_view ident = expr.substr(i, j - i);
+      const Term* match = nullptr;
+      for (const Term& t : terms) {
+        if (t.symbol == ident) match = &t;
+      }
+      out += match ? match->value : std::string(ident);
+      i = j;
+    } else {
+      out.push_back(expr[i++]);
+    }
+  }
+  return out;
+}
+
+std::string render_text(const Report& r) {
+  std::string out = r.title + "\n";
+  for (const Section& s : r.sections) {
+    out += "\n" + s.title + "\n";
+    size_t width = 0;
+    for (const Line& l : s.lines) width = std::max(width, l.label.size());
+    for (const Line& l : s.lines) {
+      out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
+      if (!l.comment.empty()) out += "   " + l.comment;
+      out += "\n";
+    }
+    for (const std::string& n : s.notes) out += "  • " + n + "\n";
+  }
+  if (!r.ignored.empty()) {
+    out += "\nIgnored (and why it is safe)\n";
+    for (const std::string& n : r.ignored) out += "  • " + n + "\n";
+  }
+  if (!r.warnings.empty()) {
+    out += "\nSanity checks\n";
+    for (const std::string& n : r.warnings) out += "  ! " + n + "\n";
+  }
+  return out;
+}
+
+std::string render_explain(const Report& r) {
+  std::string out = r.title + "\n";
+  for (const Section& s : r.sections) {
+    out += "\n" + s.title + "\n";
+    for (const Line& l : s.lines) {
+      const std::string value = format_value(l.value, l.unit);
+      if (l.formula == nullptr) {
+        out += "  " + l.label + " = " + value;
+        if (!l.comment.empty()) out += "   " + l.comment;
+        out += "\n";
+        continue;
+      }
+      out += fmt::format("  {}   [{}]\n", l.label, l.formula->name);
+      out += fmt::format("      = {}\n", l.formula->expr);
+      if (!l.terms.empty()) out += fmt::format("      = {}\n", substitute(l.formula->expr, l.terms));
+      out += fmt::format("      = {}", value);
+      if (!l.comment.empty()) out += "   " + l.comment;
+      out += "\n";
+    }
+    for (const std::string& n : s.notes) out += "  • " + n + "\n";
+  }
+  if (!r.ignored.empty()) {
+    out += "\nIgnored (and why it is safe)\n";
+    for (const std::string& n : r.ignored) out += "  • " + n + "\n";
+  }
+  if (!r.warnings.empty()) {
+    out += "\nSanity checks\n";
+    for (const std::string& n : r.warnings) out += "  ! " + n + "\n";
+  }
+  return out;
+}
+
+nlohmann::json render_json(const Report& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const Section& s : r.sections) {
+    for (const Line& l : s.lines) {
+      if (l.key.empty()) continue;
+      nlohmann::json v;
+      if (const auto* i = std::get_if<int64_t>(&l.value)) v = *i;
+      else if (const auto* d = std::get_if<double>(&l.value)) v = std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json();
+      else if (const auto* b = std::get_if<bool>(&l.value)) v = *b;
+      else v = std::get<std::string>(l.value);
+      j[nlohmann::json::json_pointer("/" + [&] {
+          std::string p = l.key;
+          for (char& c : p) if (c == '.') c = '/';
+          return p;
+        }())] = v;
+    }
+  }
+  j.merge_patch(r.extra_json);
+  j["ignored"] = r.ignored;
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+}  // namespace modelcalc

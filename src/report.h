@@ -1,0 +1,83 @@
+// A rendered-agnostic report: sections of lines, each a labelled value with
+// its unit and, where it was computed, the formula and the terms put into it.
+// Text, --explain and JSON are all rendered from one Report, so they cannot
+// disagree.
+#ifndef MODELCALC_REPORT_H_
+#define MODELCALC_REPORT_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "formula_text.h"
+
+namespace modelcalc {
+
+// How a value is shown. JSON always gets the plain number in base units.
+enum class Unit {
+  kNone,        // plain number or text
+  kParams,      // exact count, shown grouped with a G/M suffix
+  kBytes,       // exact or real bytes, shown with GB
+  kFlop,        // FLOP, scientific
+  kFlopPerS,    // FLOP/s
+  kBytesPerS,   // B/s
+  kTokens,      // token counts
+  kTokensPerS,  // tokens/s
+  kFlopPerByte, // arithmetic intensity
+  kSequences,   // a batch or concurrency
+  kFraction,    // 0..1, shown as a percentage
+  kFactor,      // a ratio, shown as ×k
+  kUsd,         // US dollars
+  kHours,
+  kDays,
+};
+
+struct Term {
+  std::string symbol;  // identifier as it appears in the formula's expr
+  std::string value;   // already formatted
+};
+
+using Value = std::variant<int64_t, double, bool, std::string>;
+
+struct Line {
+  std::string key;    // JSON path like "params.q"; empty = text-only line
+  std::string label;  // human label
+  Value value;
+  Unit unit = Unit::kNone;
+  const FormulaText* formula = nullptr;  // null for inputs and verdicts
+  std::vector<Term> terms;
+  std::string comment;  // short aside shown after the value in text
+};
+
+struct Section {
+  std::string title;
+  std::vector<Line> lines;
+  std::vector<std::string> notes;  // sentences printed under the section
+};
+
+struct Report {
+  std::string title;
+  std::vector<Section> sections;
+  std::vector<std::string> ignored;   // what was ignored and why it is safe
+  std::vector<std::string> warnings;  // sanity notes: implausible results
+  nlohmann::json extra_json = nlohmann::json::object();  // merged into JSON output
+};
+
+// Formats a value with its unit for humans ("39,019,610,112 B (39.02 GB)").
+std::string format_value(const Value& v, Unit unit);
+// Builds a Term from a number, formatted compactly for substitution.
+Term term(std::string symbol, double v);
+Term term(std::string symbol, int64_t v);
+Term term(std::string symbol, std::string text);
+// Replaces every identifier of `expr` that names a term by the term's value.
+std::string substitute(std::string_view expr, const std::vector<Term>& terms);
+
+std::string render_text(const Report& r);
+std::string render_explain(const Report& r);
+nlohmann::json render_json(const Report& r);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_REPORT_H_

@@ -1,0 +1,157 @@
+#include "modelcalc/size.h"
+
+#include <cmath>
+
+#include "modelcalc/formulas.h"
+
+namespace modelcalc {
+
+namespace {
+
+// Width at which attention scores and the weighted sum are computed:
+// h x (d_k + d_v) / 2, i.e. h x d_head when K and V heads are equal.
+double attention_width(const ModelSpec& m) {
+  const double dk = static_cast<double>(m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head);
+  const double dv = static_cast<double>(m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head);
+  return static_cast<double>(m.n_head) * (dk + dv) / 2.0;
+}
+
+// Attention FLOPs of q_tokens new tokens against a context of ctx tokens,
+// summed over layers; a sliding-window layer attends at most n_swa keys.
+double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t ctx, double d_attn) {
+  double sum = 0;
+  for (int64_t il = 0; il < m.n_layer; ++il) {
+    sum += attention_flops(q_tokens, static_cast<double>(m.kv_tokens(il, ctx)), d_attn);
+  }
+  return sum;
+}
+
+// Weight bytes one decode step reads at `batch` sequences: every non-routed
+// weight, plus the routed experts the batch is expected to touch.
+double decode_weight_bytes(const ModelSpec& m, const ParamBreakdown& p, Dtype t, double batch) {
+  const double bytes = dtype_bytes(t);
+  const double non_routed = static_cast<double>(p.total() - p.mlp_routed);
+  if (m.n_expert <= 0 || p.mlp_routed == 0) return non_routed * bytes;
+  const double per_expert = static_cast<double>(p.mlp_routed) / static_cast<double>(m.n_expert);
+  const double touched =
+      expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used), batch);
+  return (non_routed + per_expert * touched) * bytes;
+}
+
+}  // namespace
+
+SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
+                        const SizeOptions& o) {
+  SizeResult r;
+  const double d = static_cast<double>(m.n_embd);
+  const double T = static_cast<double>(o.seq);
+  const double L = static_cast<double>(m.n_layer);
+  const double B = static_cast<double>(o.batch);
+
+  // 1. Parameters.
+  r.d_head = m.n_embd_head;
+  r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot : m.n_embd_kv();
+  r.has_layer_matrices = !m.is_mla() && m.n_expert == 0;
+  if (r.has_layer_matrices) {
+    const auto layer = seed_layer_matrices(m);
+    r.layer = layer.value();
+    r.layer_over_d2 = static_cast<double>(r.layer.total()) / (d * d);
+    r.shortcut_layer = shortcut_layer_params(d);
+    r.shortcut_error = r.shortcut_layer / static_cast<double>(r.layer.total());
+  }
+  r.params = p;
+  r.exact = m.exact.has_value();
+  r.total = p.total();
+  r.active = p.active();
+  r.blocks = p.blocks();
+  r.blocks_active = p.blocks_active();
+  r.embeddings = p.embeddings + p.lm_head + p.position;
+
+  // 2. Weight memory.
+  for (size_t i = 0; i < kAllDtypes.size(); ++i) {
+    r.weight_bytes_by_dtype[i] = weight_memory_bytes(r.total, kAllDtypes[i]).value();
+  }
+  r.weight_bytes = weight_memory_bytes(r.total, o.weight_dtype).value();
+  const double W = static_cast<double>(r.weight_bytes);
+  r.fits = W <= gpu.capacity_bytes;
+  r.kv_room_bytes = gpu.capacity_bytes - W;
+
+  // 3. FLOPs.
+  const double n_blocks = static_cast<double>(r.blocks_active);
+  r.d_attn = static_cast<int64_t>(attention_width(m));
+  const double d_attn = attention_width(m);
+  r.forward_per_token = forward_flops_per_token(n_blocks);
+  if (o.train_tokens > 0) r.train_flops = training_flops(static_cast<double>(r.active), o.train_tokens);
+  r.prefill_linear = prefill_linear_flops(n_blocks, T);
+  r.prefill_attention = attention_flops_all_layers(m, T, o.seq, d_attn);
+  r.prefill_total = r.prefill_linear + r.prefill_attention;
+  r.attention_fraction = r.prefill_attention / r.prefill_total;
+  r.prefill_per_token = r.prefill_total / T;
+  r.decode_per_token = forward_flops_per_token(n_blocks) + attention_flops_all_layers(m, 1, o.seq, d_attn);
+  r.crossover_tokens = attention_crossover_tokens(n_blocks / L, d_attn);
+  const double ffn_active =
+      static_cast<double>(p.mlp_dense + p.mlp_routed_active + p.mlp_shared) / L;
+  r.crossover_mlp_tokens = attention_crossover_tokens(ffn_active, d_attn);
+
+  // 4. KV cache.
+  r.kv_per_token = kv_bytes_per_token(m, o.kv_dtype).value();
+  r.kv_per_seq = kv_bytes_per_sequence(m, o.seq, o.kv_dtype).value();
+  const ModelSpec mha = as_mha(m);
+  r.kv_mha_per_token = kv_bytes_per_token(mha, o.kv_dtype).value();
+  r.kv_mha_per_seq = kv_bytes_per_sequence(mha, o.seq, o.kv_dtype).value();
+  r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
+  if (!o.has_gpu) return r;
+
+  // 5. Decode ceiling.
+  const double bw = gpu.bandwidth_bytes_per_s;
+  const double kv = static_cast<double>(r.kv_per_seq);
+  r.decode_weight_bytes = decode_weight_bytes(m, p, o.weight_dtype, 1);
+  r.tps_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
+  r.tps_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
+  const double w_batch = decode_weight_bytes(m, p, o.weight_dtype, B);
+  r.step_bytes_aggregate = decode_step_bytes(w_batch, kv, B);
+  r.tps_aggregate = decode_tokens_per_sec(bw, w_batch, kv, B);
+
+  // 6. Regime.
+  const double b = dtype_bytes(o.weight_dtype);
+  r.ridge = roofline_ridge_intensity(gpu.peak_bf16_flops, bw);
+  r.intensity_one_token = projection_intensity(d, 1, b);
+  r.intensity_full_prompt = projection_intensity(d, T, b);
+  r.compute_bound_batch = projection_compute_bound_tokens(d, r.ridge, b);
+  r.compute_bound_batch_approx = projection_compute_bound_tokens_approx(r.ridge, b);
+  r.max_batch_by_capacity = max_batch_by_capacity(gpu.capacity_bytes, W, kv);
+  if (!r.fits) {
+    r.regime = ServingRegime::kWeightsDoNotFit;
+  } else if (static_cast<double>(r.max_batch_by_capacity) < r.compute_bound_batch) {
+    r.regime = ServingRegime::kCapacityBound;
+  } else {
+    r.regime = ServingRegime::kComputeReachable;
+  }
+  return r;
+}
+
+Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o) {
+  MC_RETURN_IF_ERROR(validate(m));
+  if (o.seq <= 0) return Status::InvalidArgument("seq", "must be a positive number of tokens");
+  if (o.batch <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
+  if (o.train_tokens < 0) return Status::InvalidArgument("train-tokens", "must not be negative");
+  if (o.has_gpu && (gpu.capacity_bytes <= 0 || gpu.bandwidth_bytes_per_s <= 0 || gpu.peak_bf16_flops <= 0)) {
+    return Status::InvalidArgument(
+        "gpu", "'" + gpu.name + "' needs a capacity, a bandwidth and a bf16 peak; give --capacity, --bandwidth, --peak");
+  }
+  auto p = param_breakdown(m);
+  if (!p.ok()) return p.status();
+  // Every exact count compute_size takes .value() of must fit.
+  if (!m.is_mla() && m.n_expert == 0) {
+    if (auto l = seed_layer_matrices(m); !l.ok()) return l.status();
+  }
+  if (weight_memory_bytes(p->total(), Dtype::kFp32).overflow()) return Status::Overflow("model shape");
+  const ModelSpec mha = as_mha(m);
+  for (const ModelSpec* s : {&m, &mha}) {
+    if (auto k = kv_bytes_per_token(*s, o.kv_dtype); !k.ok()) return k.status();
+    if (auto k = kv_bytes_per_sequence(*s, o.seq, o.kv_dtype); !k.ok()) return Status::Overflow("seq");
+  }
+  return compute_size(m, *p, gpu, o);
+}
+
+}  // namespace modelcalc
