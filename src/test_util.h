@@ -1,0 +1,40 @@
+// Helpers for tests that drive the CLI in-process on argv vectors.
+#ifndef MODELCALC_TEST_UTIL_H_
+#define MODELCALC_TEST_UTIL_H_
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace modelcalc {
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+  std::string err;
+  // REQUIRES: out is JSON (the command ran with --json and succeeded).
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+inline CliRun run_args(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  CliRun r;
+  r.status = run_cli(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Counts '\n' in s: a bad-input error must be exactly one line.
+inline int line_count(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_TEST_UTIL_H_
