@@ -1,8 +1,77 @@
+// How fast the pure core sizes a model: one full `size` evaluation (params,
+// memory, FLOPs, KV, decode ceiling, regime) per iteration, as a sweep would
+// call it. Run: ./build/release/modelcalc_bench
 #include <benchmark/benchmark.h>
 
-#include "modelcalc/model.h"
+#include "modelcalc/formulas.h"
+#include "modelcalc/size.h"
 
-static void BM_Placeholder(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(modelcalc::ModelSpec{});
+namespace modelcalc {
+namespace {
+
+ModelSpec Drill1() {
+  ModelSpec m;
+  m.n_layer = 48;
+  m.n_embd = 6144;
+  m.n_head = 48;
+  m.n_head_kv = 8;
+  m.n_embd_head = 128;
+  m.n_ff = 16384;
+  m.ffn_gated = true;
+  m.n_vocab = 64000;
+  return m;
 }
-BENCHMARK(BM_Placeholder);
+
+GpuSpec Mi300x() {
+  GpuSpec g;
+  g.capacity_bytes = 192e9;
+  g.bandwidth_bytes_per_s = 5.3e12;
+  g.peak_bf16_flops = 1307.4e12;
+  return g;
+}
+
+// compute_size on a validated model: the sweep's inner loop. The batch varies
+// so the compiler cannot hoist the work out of the loop.
+void BM_ComputeSize(benchmark::State& state) {
+  const ModelSpec m = Drill1();
+  const GpuSpec g = Mi300x();
+  const ParamBreakdown p = param_breakdown(m).value();
+  SizeOptions o;
+  o.seq = 8192;
+  int64_t b = 1;
+  for (auto _ : state) {
+    o.batch = b;
+    b = b % 256 + 1;
+    SizeResult r = compute_size(m, p, g, o);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ComputeSize);
+
+// analyze_size adds validation and the overflow checks.
+void BM_AnalyzeSize(benchmark::State& state) {
+  const ModelSpec m = Drill1();
+  const GpuSpec g = Mi300x();
+  SizeOptions o;
+  o.seq = 8192;
+  for (auto _ : state) {
+    auto r = analyze_size(m, g, o);
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_AnalyzeSize);
+
+// A single core formula, for scale.
+void BM_DecodeTokensPerSec(benchmark::State& state) {
+  double batch = 1;
+  for (auto _ : state) {
+    batch = batch < 256 ? batch + 1 : 1;
+    benchmark::DoNotOptimize(decode_tokens_per_sec(5.3e12, 39.0e9, 1.6e9, batch));
+  }
+}
+BENCHMARK(BM_DecodeTokensPerSec);
+
+}  // namespace
+}  // namespace modelcalc

@@ -153,19 +153,18 @@ Result<ParamBreakdown> param_breakdown(const ModelSpec& m) {
 }
 
 Result<int64_t> kv_bytes_per_sequence(const ModelSpec& m, int64_t ctx, Dtype kv_dtype) {
-  Exact elems = 0;
-  for (int64_t il = 0; il < m.n_layer; ++il) {
-    elems += Exact(m.kv_elems_per_token(il)) * Exact(m.kv_tokens(il, ctx));
-  }
-  const Exact bytes = ceil_div(elems * Exact(dtype_bits(kv_dtype)), 8);
+  // Every layer caches the same width per token; window layers keep at most n_swa tokens.
+  const int64_t n_swa = m.n_swa_layers();
+  const int64_t swa_tokens = ctx > m.n_swa ? m.n_swa : ctx;
+  const Exact tokens = Exact(m.n_layer - n_swa) * Exact(ctx) + Exact(n_swa) * Exact(swa_tokens);
+  const Exact bytes = ceil_div(Exact(m.kv_elems_per_token(0)) * tokens * Exact(dtype_bits(kv_dtype)), 8);
   if (bytes.overflow()) return Status::Overflow("context");
   return bytes.value();
 }
 
 Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype) {
-  Exact elems = 0;
-  for (int64_t il = 0; il < m.n_layer; ++il) elems += Exact(m.kv_elems_per_token(il));
-  const Exact bytes = ceil_div(elems * Exact(dtype_bits(kv_dtype)), 8);
+  const Exact bytes =
+      ceil_div(Exact(m.kv_elems_per_token(0)) * Exact(m.n_layer) * Exact(dtype_bits(kv_dtype)), 8);
   if (bytes.overflow()) return Status::Overflow("model shape");
   return bytes.value();
 }

@@ -49,6 +49,23 @@ TEST(ModelTest, KvBytesDrill1) {
             6 * 1'610'612'736LL);
 }
 
+TEST(ModelTest, AlternatingSlidingWindowLayers) {
+  // Gemma-2 style: pattern 2, even layers local. With 3 layers: 0 and 2 local, 1 global.
+  ModelSpec m = Drill1();
+  m.n_layer = 3;
+  m.n_swa = 4096;
+  m.n_swa_pattern = 2;
+  EXPECT_TRUE(m.is_swa_layer(0));
+  EXPECT_FALSE(m.is_swa_layer(1));
+  EXPECT_TRUE(m.is_swa_layer(2));
+  EXPECT_EQ(m.n_swa_layers(), 2);
+  // Per layer per token: 2 x 1024 x 2 B = 4096 B. At 8192 tokens:
+  // 2 local layers x 4096 tokens + 1 global layer x 8192 tokens = 16,384 layer-tokens x 4096 B.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 8192, Dtype::kFp16).value(), 16'384LL * 4096);
+  // Below the window every layer keeps everything: 3 x 1000 x 4096 B.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 1000, Dtype::kFp16).value(), 3LL * 1000 * 4096);
+}
+
 TEST(ModelTest, OverflowIsReported) {
   ModelSpec m = Drill1();
   m.n_vocab = 4'000'000'000'000'000LL;  // 4e18 x 6144 overflows int64

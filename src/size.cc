@@ -19,11 +19,11 @@ double attention_width(const ModelSpec& m) {
 // Attention FLOPs of q_tokens new tokens against a context of ctx tokens,
 // summed over layers; a sliding-window layer attends at most n_swa keys.
 double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t ctx, double d_attn) {
-  double sum = 0;
-  for (int64_t il = 0; il < m.n_layer; ++il) {
-    sum += attention_flops(q_tokens, static_cast<double>(m.kv_tokens(il, ctx)), d_attn);
-  }
-  return sum;
+  const int64_t n_swa = m.n_swa_layers();
+  const double full = static_cast<double>(m.n_layer - n_swa) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
+  if (n_swa == 0) return full;
+  const double window = static_cast<double>(ctx > m.n_swa ? m.n_swa : ctx);
+  return full + static_cast<double>(n_swa) * attention_flops(q_tokens, window, d_attn);
 }
 
 // Weight bytes one decode step reads at `batch` sequences: every non-routed

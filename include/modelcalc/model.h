@@ -89,6 +89,11 @@ struct ModelSpec {
     return n_swa_pattern == 1 || il % n_swa_pattern < n_swa_pattern - 1;
   }
   bool is_mla() const { return n_lora_kv > 0; }
+  // Layers that use the sliding window (closed form of counting is_swa_layer).
+  int64_t n_swa_layers() const {
+    if (n_swa <= 0 || n_swa_pattern <= 0) return 0;
+    return n_swa_pattern == 1 ? n_layer : n_layer - n_layer / n_swa_pattern;
+  }
   // KV elements one token adds to layer il's cache.
   int64_t kv_elems_per_token(int64_t il) const;
   // Tokens of a context of `ctx` that layer il keeps in its cache.

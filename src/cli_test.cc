@@ -1,0 +1,177 @@
+#include "cli.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+const std::vector<std::string> kDrill1 = {"-L",    "48",    "-d",   "6144", "--heads", "48",    "--kv-heads",
+                                          "8",     "--ffn", "16384", "--glu", "--vocab", "64000", "--seq",
+                                          "8192",  "--gpu", "mi300x"};
+
+std::vector<std::string> with(std::vector<std::string> base, std::initializer_list<std::string> extra) {
+  base.insert(base.end(), extra);
+  return base;
+}
+
+TEST(CliTest, SizeIsTheDefaultCommandAndJsonCarriesTheContract) {
+  CliRun r = run_args(with(kDrill1, {"--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["params"]["q"], 37'748'736);         // 6144 x 6144
+  EXPECT_EQ(j["params"]["kv"], 12'582'912);        // 2 x 6144 x 1024
+  EXPECT_EQ(j["params"]["o"], 37'748'736);
+  EXPECT_EQ(j["params"]["ffn"], 301'989'888);      // 3 x 6144 x 16384
+  EXPECT_EQ(j["params"]["per_layer"], 390'070'272);
+  EXPECT_EQ(j["params"]["blocks"], 18'723'373'056);
+  EXPECT_EQ(j["params"]["embeddings"], 786'432'000);
+  EXPECT_EQ(j["params"]["total"], 19'509'805'056);
+  EXPECT_EQ(j["params"]["d_head"], 128);
+  EXPECT_EQ(j["params"]["d_kv"], 1024);
+  EXPECT_EQ(j["weights"]["bytes"], 39'019'610'112);
+  EXPECT_DOUBLE_EQ(j["flops"]["forward_per_token"].get<double>(), 37'446'746'112.0);
+  EXPECT_NEAR(j["flops"]["prefill_total"].get<double>() / 1e14, 3.859, 0.001);
+  EXPECT_NEAR(j["flops"]["decode_per_token"].get<double>() / 1e10, 4.711, 0.001);
+  EXPECT_EQ(j["kv"]["bytes_per_token"], 196'608);
+  EXPECT_EQ(j["kv"]["bytes_per_sequence"], 1'610'612'736);
+  EXPECT_EQ(j["kv"]["mha_bytes_per_sequence"], 9'663'676'416);
+  EXPECT_NEAR(j["decode"]["tokens_per_s_weights_only"].get<double>(), 135.83, 0.01);
+  EXPECT_NEAR(j["decode"]["tokens_per_s_with_kv"].get<double>(), 130.44, 0.01);
+  EXPECT_NEAR(j["roofline"]["ridge"].get<double>(), 246.68, 0.01);
+  EXPECT_EQ(j["roofline"]["max_batch_by_capacity"], 94);
+}
+
+TEST(CliTest, DrillVariantRuns) {
+  // --dtype int8: 5.3e12 / 19,509,805,056 = 271.66 tokens/s.
+  CliRun int8 = run_args(with(kDrill1, {"--dtype", "int8", "--json"}));
+  ASSERT_EQ(int8.status, 0) << int8.err;
+  EXPECT_NEAR(int8.json()["decode"]["tokens_per_s_weights_only"].get<double>(), 271.66, 0.01);
+  // --gpu h100 (given last, overriding mi300x is not allowed: build it fresh).
+  std::vector<std::string> h100 = kDrill1;
+  h100.back() = "h100";
+  CliRun h = run_args(with(h100, {"--json"}));
+  ASSERT_EQ(h.status, 0) << h.err;
+  EXPECT_NEAR(h.json()["decode"]["tokens_per_s_weights_only"].get<double>(), 85.85, 0.01);  // 3.35e12 / 39.02e9
+  // --kv-heads 48: MHA, 6x the cache.
+  std::vector<std::string> mha = kDrill1;
+  mha[7] = "48";
+  CliRun m = run_args(with(mha, {"--json"}));
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_EQ(m.json()["kv"]["bytes_per_sequence"], 9'663'676'416);  // 2 x 48 x 6144 x 2 x 8192
+}
+
+TEST(CliTest, ExplainShowsFormulaSubstitutionAndResult) {
+  CliRun r = run_args(with(kDrill1, {"--explain"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("= 2 × L × d_kv × b_kv"), std::string::npos);
+  EXPECT_NE(r.out.find("= 2 × 48 × 1,024 × 2"), std::string::npos);
+  EXPECT_NE(r.out.find("= 196,608 B"), std::string::npos);
+  EXPECT_NE(r.out.find("[decode_tokens_per_sec]"), std::string::npos);
+  EXPECT_NE(r.out.find("5,300 GB/s / 39.02 GB"), std::string::npos);
+}
+
+TEST(CliTest, TextReportNamesWhatWasIgnored) {
+  CliRun r = run_args(kDrill1);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Ignored (and why it is safe)"), std::string::npos);
+  EXPECT_NE(r.out.find("135.8 tokens/s"), std::string::npos);
+  EXPECT_NE(r.out.find("19,509,805,056"), std::string::npos);
+}
+
+TEST(CliTest, ExercisesReproducesDrill1) {
+  CliRun r = run_args({"exercises", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["params"]["total"], 19'509'805'056);
+  EXPECT_NEAR(j["check"]["int8"]["tokens_per_s_weights_only"].get<double>(), 271.66, 0.01);
+  EXPECT_NEAR(j["check"]["h100"]["tokens_per_s_weights_only"].get<double>(), 85.85, 0.01);
+  EXPECT_EQ(j["check"]["mha"]["kv_bytes_per_sequence"], 9'663'676'416);
+  // 6 x 19,509,805,056 x 1.5e12 = 1.7559e23
+  EXPECT_NEAR(j["flops"]["train"].get<double>() / 1e23, 1.7559, 1e-4);
+}
+
+TEST(CliTest, CustomGpuFromUnits) {
+  CliRun r = run_args({"-L", "48", "-d", "6144", "--heads", "48", "--kv-heads", "8", "--ffn", "16384", "--glu",
+                       "--vocab", "64000", "--seq", "8192", "--bandwidth", "3.35TB/s", "--capacity", "80GB",
+                       "--peak", "989.4TFLOPS", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NEAR(r.json()["roofline"]["ridge"].get<double>(), 295.34, 0.01);  // 989.4 / 3.35
+}
+
+TEST(CliTest, NoGpuLeavesOutHardwareSections) {
+  CliRun r = run_args({"-L", "2", "-d", "64", "--heads", "4", "--ffn", "256", "--vocab", "100", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(r.json().contains("decode"));
+  // 2 layers x (4 x 64^2 + 2 x 64 x 256) + 2 x 100 x 64 = 2 x 49,152 + 12,800 = 111,104.
+  EXPECT_EQ(r.json()["params"]["total"], 111'104);
+}
+
+struct BadCase {
+  std::vector<std::string> args;
+  std::string names;  // the flag or field the one-line error must name
+};
+
+class CliBadInputTest : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(CliBadInputTest, OneLineNamingTheFlagExit2NoOutput) {
+  CliRun r = run_args(GetParam().args);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(GetParam().names), std::string::npos) << r.err;
+}
+
+std::vector<std::string> drill_with(size_t index, std::string value) {
+  std::vector<std::string> a = kDrill1;
+  a[index] = std::move(value);
+  return a;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    BadInput, CliBadInputTest,
+    ::testing::Values(BadCase{drill_with(1, "0"), "--layers"}, BadCase{drill_with(1, "-4"), "--layers"},
+                      BadCase{drill_with(3, "abc"), "--hidden"}, BadCase{drill_with(5, "40"), "--heads"},
+                      BadCase{drill_with(7, "7"), "--kv-heads"}, BadCase{drill_with(7, "96"), "--kv-heads"},
+                      BadCase{drill_with(16, "h1000"), "did you mean"}, BadCase{drill_with(14, "0"), "--seq"},
+                      BadCase{drill_with(14, "1.5"), "--seq"},
+                      BadCase{with(kDrill1, {"--dtype", "fp6"}), "--dtype"},
+                      BadCase{with(kDrill1, {"--kv-dtype", "int3"}), "--kv-dtype"},
+                      BadCase{with(kDrill1, {"--bandwidth", "3.35TB"}), "--bandwidth"},
+                      BadCase{with(kDrill1, {"--capacity", "80GB/s"}), "--capacity"},
+                      BadCase{with(kDrill1, {"--peak", "989.4TB/s"}), "--peak"},
+                      BadCase{with(kDrill1, {"--batch", "0"}), "--batch"},
+                      BadCase{with(kDrill1, {"--train-tokens", "lots"}), "--train-tokens"},
+                      BadCase{drill_with(9, "99999999999999999999"), "--ffn"},
+                      BadCase{drill_with(12, "4000000000000000"), "overflow"},
+                      BadCase{{"-L", "48", "-d", "6144"}, "--heads"},
+                      BadCase{{"-L", "48", "--bandwidth", "3TB/s"}, "--hidden"},
+                      BadCase{{"sise", "-L", "1"}, "did you mean 'size'"},
+                      BadCase{with(kDrill1, {"--no-such-flag"}), "--no-such-flag"}));
+
+TEST(CliTest, CustomGpuNeedsAllThreeFigures) {
+  CliRun r = run_args({"-L", "2", "-d", "64", "--heads", "4", "--ffn", "256", "--vocab", "100", "--bandwidth",
+                       "1TB/s"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--capacity"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, HelpAndGpus) {
+  CliRun help = run_args({"--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("exercises"), std::string::npos);
+  CliRun gpus = run_args({"gpus", "--json"});
+  ASSERT_EQ(gpus.status, 0) << gpus.err;
+  bool found = false;
+  for (const auto& g : gpus.json()) {
+    if (g["key"] == "mi300x") {
+      found = true;
+      EXPECT_DOUBLE_EQ(g["bandwidth_bytes_per_s"].get<double>(), 5.3e12);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -1,0 +1,48 @@
+#include "report.h"
+
+#include <gtest/gtest.h>
+
+#include "format.h"
+
+namespace modelcalc {
+namespace {
+
+TEST(ReportTest, SubstituteReplacesWholeIdentifiersOnly) {
+  const std::vector<Term> t = {term("d", int64_t{6144}), term("d_kv", int64_t{1024}), term("L", int64_t{48})};
+  EXPECT_EQ(substitute("2 × L × d_kv × d", t), "2 × 48 × 1,024 × 6,144");
+  EXPECT_EQ(substitute("d²", t), "6,144²");
+  EXPECT_EQ(substitute("unknown + d", t), "unknown + 6,144");
+}
+
+TEST(ReportTest, JsonTextAndExplainComeFromTheSameLines) {
+  Report r;
+  r.title = "t";
+  static constexpr FormulaText kF{"f", "a × b"};
+  Line l;
+  l.key = "x.y";
+  l.label = "Product";
+  l.value = int64_t{6};
+  l.unit = Unit::kParams;
+  l.formula = &kF;
+  l.terms = {term("a", int64_t{2}), term("b", int64_t{3})};
+  r.sections.push_back({"S", {l}, {}});
+  EXPECT_EQ(render_json(r)["x"]["y"], 6);
+  EXPECT_NE(render_text(r).find("Product  6"), std::string::npos);
+  const std::string e = render_explain(r);
+  EXPECT_NE(e.find("= a × b"), std::string::npos);
+  EXPECT_NE(e.find("= 2 × 3"), std::string::npos);
+}
+
+TEST(FormatTest, Numbers) {
+  EXPECT_EQ(group_digits(19509805056), "19,509,805,056");
+  EXPECT_EQ(group_digits(-1234), "-1,234");
+  EXPECT_EQ(group_digits(INT64_MIN), "-9,223,372,036,854,775,808");
+  EXPECT_EQ(fmt_sig(3.8590e14), "3.859e14");
+  EXPECT_EQ(fmt_sig(135.8322), "135.8");
+  EXPECT_EQ(fmt_sig(0.99967), "0.9997");
+  EXPECT_EQ(fmt_fixed(1234567.891, 1), "1,234,567.9");
+  EXPECT_EQ(fmt_si(39019610112.0, "B"), "39.02 GB");
+}
+
+}  // namespace
+}  // namespace modelcalc
