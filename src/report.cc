@@ -39,7 +39,7 @@ std::string format_int(int64_t v, Unit unit) {
   const std::string g = group_digits(v);
   const double d = static_cast<double>(v);
   switch (unit) {
-    case Unit::kParams: return d >= 1e4 ? g + " (" + fmt_si(d, "", 4) + ")" : g;
+    case Unit::kParams: return d >= 1e4 ? g + " params (" + fmt_si(d, "", 4) + ")" : g + " params";
     case Unit::kBytes: return d >= 1e4 ? g + " B (" + fmt_si(d, "B") + ")" : g + " B";
     case Unit::kTokens: return g + " tokens";
     case Unit::kSequences: return g + " sequences";
