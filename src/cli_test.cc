@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <ostream>
+
 #include "test_util.h"
 
 namespace modelcalc {
@@ -113,6 +116,16 @@ struct BadCase {
   std::string names;  // the flag or field the one-line error must name
 };
 
+void PrintTo(const BadCase& c, std::ostream* os) {
+  for (const auto& a : c.args) *os << a << ' ';
+}
+
+std::string CaseName(const ::testing::TestParamInfo<BadCase>& info) {
+  std::string name = "Case" + std::to_string(info.index) + "_";
+  for (char ch : info.param.names) name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return name;
+}
+
 class CliBadInputTest : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(CliBadInputTest, OneLineNamingTheFlagExit2NoOutput) {
@@ -148,7 +161,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{{"-L", "48", "-d", "6144"}, "--heads"},
                       BadCase{{"-L", "48", "--bandwidth", "3TB/s"}, "--hidden"},
                       BadCase{{"sise", "-L", "1"}, "did you mean 'size'"},
-                      BadCase{with(kDrill1, {"--no-such-flag"}), "--no-such-flag"}));
+                      BadCase{with(kDrill1, {"--no-such-flag"}), "--no-such-flag"}),
+    CaseName);
 
 TEST(CliTest, CustomGpuNeedsAllThreeFigures) {
   CliRun r = run_args({"-L", "2", "-d", "64", "--heads", "4", "--ffn", "256", "--vocab", "100", "--bandwidth",
