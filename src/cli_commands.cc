@@ -8,6 +8,7 @@ std::vector<Command> all_commands() {
        setup_size},
       {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
       {"gpus", "The hardware catalog, with sources", setup_gpus},
+      {"models", "The compiled-in model presets and the architectures config.json may use", setup_models},
   };
 }
 
