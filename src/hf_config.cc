@@ -175,6 +175,11 @@ Result<json> parse_json(std::string_view text, std::string_view source) {
     std::replace(why.begin(), why.end(), '\n', ' ');
     return Status::InvalidArgument(source, "malformed JSON at " + position_of(text, e.byte) +
                                                ": " + why);
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    return Status::InvalidArgument(source, "malformed JSON: " + why);
   }
 }
 
