@@ -17,7 +17,12 @@ namespace modelcalc {
 
 // Parses config.json text. `source` names the input in error messages (a
 // path or preset name). Unknown model_type, missing or mistyped fields, and
-// malformed JSON fail with InvalidArgument naming the field.
+// malformed JSON fail with InvalidArgument naming the field. Keys absent
+// from the file take the defaults of transformers' configuration_<type>.py
+// (e.g. num_key_value_heads, head_dim, tie_word_embeddings); the keys that
+// set the shape (hidden size, layers, heads, FFN width, vocabulary) are
+// required. Legacy remote-code spellings "RefinedWeb"/"RefinedWebModel"
+// (falcon) and "phi-msft" (phi) are read as the architecture they match.
 Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source);
 
 // Reads `path`: a config.json file, or a folder holding one.
@@ -32,6 +37,10 @@ struct PresetInfo {
 };
 // Every compiled-in preset, sorted by name.
 std::span<const PresetInfo> presets();
+// The config.json text of a preset (looked up as find_preset does), e.g. to
+// show or save it. Preset files carry one extra top-level key,
+// "_modelcalc": {"name", "hf_repo"}, which the reader ignores.
+Result<std::string_view> preset_config_text(std::string_view name);
 // Looks a preset up forgivingly (case, '-', '_', '.' ignored); unknown names
 // fail with NotFound and the closest preset names.
 Result<ModelSpec> find_preset(std::string_view name);

@@ -18,9 +18,12 @@ namespace modelcalc {
 // Exact parameter counts by component. Every parameter of the model is in
 // exactly one field, so total() is the sum of the fields.
 struct ParamBreakdown {
-  int64_t embeddings = 0;  // input token embedding table (counted once when tied)
+  int64_t embeddings = 0;  // input token embedding table (counted once when tied),
+                           // plus OPT's project_in/project_out when present
+
   int64_t position = 0;    // learned position tables (GPT-2 wpe, OPT's offset-2 table)
-  int64_t lm_head = 0;     // untied output projection, with its bias if any; 0 when tied
+  int64_t lm_head = 0;     // untied output projection, with its bias if any; when tied
+                           // only a bias remains (phi's lm_head.bias), else 0
   int64_t attention = 0;   // attention weight matrices of all layers (q,k,v,o or MLA's)
   int64_t mlp_dense = 0;   // dense FFN weight matrices of all dense layers
   int64_t mlp_routed = 0;  // all routed experts of all MoE layers (weights and biases)

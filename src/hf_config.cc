@@ -1,0 +1,348 @@
+// The Hugging Face config.json reader: JSON parsing, typed key access, the
+// model_type dispatch table, files and folders, and the compiled-in presets.
+#include "modelcalc/hf_config.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "embedded_data.h"
+#include "hf_reader.h"
+#include "suggest.h"
+
+namespace modelcalc {
+namespace hf {
+
+using nlohmann::json;
+
+// Integers in a config are sizes and counts; anything above this is not a
+// real model and would make two-factor products overflow.
+constexpr int64_t kMaxConfigInt = std::numeric_limits<int32_t>::max();
+
+std::pair<std::string, const json*> Cfg::find(std::string_view key) const {
+  if (auto it = j_.find(key); it != j_.end()) return {std::string(key), &*it};
+  for (const auto& [canonical, legacy] : aliases_) {
+    if (canonical != key) continue;
+    if (auto it = j_.find(legacy); it != j_.end()) return {legacy, &*it};
+  }
+  return {std::string(key), nullptr};
+}
+
+Status Cfg::error(std::string_view key, std::string_view what) const {
+  return Status::InvalidArgument(source_ + ": " + std::string(key), what);
+}
+
+Result<int64_t> Cfg::as_int(const std::string& name, const json& v, int64_t min_value) const {
+  if (!v.is_number_integer()) {
+    std::string shown = v.is_string() ? "\"" + v.get<std::string>() + "\"" : v.dump();
+    if (shown.size() > 40) shown = shown.substr(0, 40) + "...";
+    return error(name, std::string("expected an integer, got ") + v.type_name() + " " + shown);
+  }
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(kMaxConfigInt)) {
+    return error(name, "value too large (at most " + std::to_string(kMaxConfigInt) + ")");
+  }
+  const int64_t x = v.get<int64_t>();
+  if (x > kMaxConfigInt) {
+    return error(name, "value too large (at most " + std::to_string(kMaxConfigInt) + ")");
+  }
+  if (x < min_value) {
+    return error(name, "must be at least " + std::to_string(min_value) + ", got " +
+                           std::to_string(x));
+  }
+  return x;
+}
+
+Result<int64_t> Cfg::req(std::string_view key, int64_t min_value) const {
+  auto [name, v] = find(key);
+  if (v == nullptr) {
+    return error(key, "missing; model_type '" + model_type_ + "' needs it");
+  }
+  if (v->is_null()) return error(name, "is null; model_type '" + model_type_ + "' needs an integer");
+  return as_int(name, *v, min_value);
+}
+
+Result<std::optional<int64_t>> Cfg::opt(std::string_view key, std::optional<int64_t> absent,
+                                        int64_t min_value) const {
+  auto [name, v] = find(key);
+  if (v == nullptr) return absent;
+  if (v->is_null()) return std::optional<int64_t>();
+  MC_ASSIGN_OR_RETURN(int64_t x, as_int(name, *v, min_value));
+  return std::optional<int64_t>(x);
+}
+
+Result<bool> Cfg::flag(std::string_view key, bool absent) const {
+  auto [name, v] = find(key);
+  if (v == nullptr) return absent;
+  if (!v->is_boolean()) {
+    return error(name, std::string("expected true or false, got ") + v->type_name());
+  }
+  return v->get<bool>();
+}
+
+Result<std::vector<int64_t>> Cfg::int_list(std::string_view key) const {
+  auto [name, v] = find(key);
+  std::vector<int64_t> out;
+  if (v == nullptr || v->is_null()) return out;
+  if (!v->is_array()) return error(name, std::string("expected a list of integers, got ") + v->type_name());
+  for (const auto& e : *v) {
+    MC_ASSIGN_OR_RETURN(int64_t x, as_int(name, e, 0));
+    out.push_back(x);
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> Cfg::str_list(std::string_view key) const {
+  auto [name, v] = find(key);
+  std::vector<std::string> out;
+  if (v == nullptr || v->is_null()) return out;
+  if (!v->is_array()) return error(name, std::string("expected a list of strings, got ") + v->type_name());
+  for (const auto& e : *v) {
+    if (!e.is_string()) return error(name, std::string("expected strings, got ") + e.type_name());
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+Result<ParamBreakdown> Counts::finish(std::string_view source) const {
+  const Exact total = embeddings + position + lm_head + attention + mlp_dense + mlp_routed +
+                      mlp_shared + router + norms + biases;
+  if (total.overflow() || mlp_routed_active.overflow()) return Status::Overflow(source);
+  ParamBreakdown p;
+  p.embeddings = embeddings.value();
+  p.position = position.value();
+  p.lm_head = lm_head.value();
+  p.attention = attention.value();
+  p.mlp_dense = mlp_dense.value();
+  p.mlp_routed = mlp_routed.value();
+  p.mlp_shared = mlp_shared.value();
+  p.router = router.value();
+  p.norms = norms.value();
+  p.biases = biases.value();
+  p.mlp_routed_active = mlp_routed_active.value();
+  return p;
+}
+
+std::span<const ArchEntry> arch_table() {
+  static constexpr ArchEntry kTable[] = {
+      {"bloom", build_bloom},         {"deepseek_v2", build_deepseek_v2},
+      {"deepseek_v3", build_deepseek_v3}, {"falcon", build_falcon},
+      {"gemma", build_gemma},         {"gemma2", build_gemma2},
+      {"gpt2", build_gpt2},           {"gpt_neox", build_gpt_neox},
+      {"llama", build_llama},         {"mistral", build_mistral},
+      {"mixtral", build_mixtral},     {"olmo2", build_olmo2},
+      {"opt", build_opt},             {"phi", build_phi},
+      {"phi3", build_phi3},           {"qwen2", build_qwen2},
+      {"qwen2_moe", build_qwen2_moe}, {"qwen3", build_qwen3},
+      {"qwen3_moe", build_qwen3_moe},
+  };
+  return kTable;
+}
+
+namespace {
+
+// Legacy model_type spellings of remote-code checkpoints whose tensors are
+// the same as the transformers architecture they map to.
+std::string_view canonical_type(std::string_view t) {
+  if (t == "RefinedWeb" || t == "RefinedWebModel") return "falcon";
+  if (t == "phi-msft") return "phi";
+  return t;
+}
+
+// "line L, column C" of byte offset `pos` (1-based, as nlohmann reports it).
+std::string position_of(std::string_view text, size_t pos) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i + 1 < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+Result<json> parse_json(std::string_view text, std::string_view source) {
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    std::string why = e.what();
+    // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 5: <why>"
+    if (auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
+    if (auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    return Status::InvalidArgument(source, "malformed JSON at " + position_of(text, e.byte) +
+                                               ": " + why);
+  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    return Status::InvalidArgument(source, "malformed JSON: " + why);
+  }
+}
+
+std::string supported_list() {
+  std::string out;
+  for (const auto& t : supported_model_types()) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+}  // namespace
+}  // namespace hf
+
+std::span<const std::string> supported_model_types() {
+  static const std::vector<std::string> kTypes = [] {
+    std::vector<std::string> v;
+    for (const auto& e : hf::arch_table()) v.emplace_back(e.model_type);
+    return v;
+  }();
+  return kTypes;
+}
+
+Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source) {
+  MC_ASSIGN_OR_RETURN(auto j, hf::parse_json(json_text, source));
+  if (!j.is_object()) {
+    return Status::InvalidArgument(source, std::string("expected a JSON object, got ") +
+                                               j.type_name());
+  }
+  const auto it = j.find("model_type");
+  if (it == j.end()) {
+    return Status::InvalidArgument(std::string(source) + ": model_type",
+                                   "missing; supported: " + hf::supported_list());
+  }
+  if (!it->is_string()) {
+    return Status::InvalidArgument(std::string(source) + ": model_type",
+                                   std::string("expected a string, got ") + it->type_name());
+  }
+  const std::string type = it->get<std::string>();
+  const std::string_view canonical = hf::canonical_type(type);
+  const auto table = hf::arch_table();
+  const auto e = std::find_if(table.begin(), table.end(),
+                              [&](const hf::ArchEntry& a) { return a.model_type == canonical; });
+  if (e == table.end()) {
+    return Status::InvalidArgument(std::string(source) + ": model_type",
+                                   "'" + type + "' is not supported; supported: " +
+                                       hf::supported_list());
+  }
+  hf::Cfg cfg(j, source, type);
+  MC_ASSIGN_OR_RETURN(ModelSpec m, e->build(cfg));
+  m.model_type = std::string(canonical);
+  m.name = std::string(source);
+  MC_RETURN_IF_ERROR(validate(m));
+  return m;
+}
+
+Result<ModelSpec> load_hf_config(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path file = path;
+  if (fs::is_directory(file, ec)) {
+    file /= "config.json";
+    if (!fs::is_regular_file(file, ec)) {
+      return Status::NotFound(path + ": folder has no config.json");
+    }
+  } else if (!fs::exists(file, ec)) {
+    return Status::NotFound(path + ": no such file or folder");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Status::IoError(file.string() + ": cannot open for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IoError(file.string() + ": read failed");
+  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text.str(), file.string()));
+  // Presentation name: the folder holding config.json, else the file name.
+  const fs::path abs = fs::absolute(file, ec);
+  const std::string folder = abs.parent_path().filename().string();
+  m.name = file.filename() == "config.json" && !folder.empty() ? folder
+                                                               : file.stem().string();
+  return m;
+}
+
+// --- presets ---------------------------------------------------------------
+
+namespace {
+
+struct Preset {
+  PresetInfo info;
+  std::string_view text;  // the config.json text, from data/presets/
+};
+
+// Reads the "_modelcalc": {"name", "hf_repo"} key every preset file carries
+// (the architecture builders never read it). Preset files are ours, so a
+// malformed one is a build bug: it is skipped rather than crashing.
+std::vector<Preset> load_presets() {
+  std::vector<Preset> out;
+  for (const auto& f : embedded_files()) {
+    if (!f.path.starts_with("presets/")) continue;
+    const auto j = nlohmann::json::parse(f.content, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || !j.contains("_modelcalc")) continue;
+    const auto& meta = j["_modelcalc"];
+    if (!meta.is_object() || !meta.contains("name") || !meta["name"].is_string()) continue;
+    Preset p;
+    p.info.name = meta["name"].get<std::string>();
+    if (meta.contains("hf_repo") && meta["hf_repo"].is_string()) {
+      p.info.hf_repo = meta["hf_repo"].get<std::string>();
+    }
+    p.text = f.content;
+    out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Preset& a, const Preset& b) { return a.info.name < b.info.name; });
+  return out;
+}
+
+const std::vector<Preset>& all_presets() {
+  static const std::vector<Preset> kPresets = load_presets();
+  return kPresets;
+}
+
+// The preset whose name or HF repo (with or without the owner) matches
+// `name` after normalize_name; nullptr if none.
+const Preset* lookup(std::string_view name) {
+  const std::string want = normalize_name(name);
+  for (const auto& p : all_presets()) {
+    const std::string_view repo = p.info.hf_repo;
+    const auto slash = repo.find('/');
+    const std::string_view base = slash == std::string_view::npos ? repo : repo.substr(slash + 1);
+    if (want == normalize_name(p.info.name) || want == normalize_name(repo) ||
+        (!base.empty() && want == normalize_name(base))) {
+      return &p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const PresetInfo> presets() {
+  static const std::vector<PresetInfo> kInfos = [] {
+    std::vector<PresetInfo> v;
+    for (const auto& p : all_presets()) v.push_back(p.info);
+    return v;
+  }();
+  return kInfos;
+}
+
+Result<std::string_view> preset_config_text(std::string_view name) {
+  const Preset* p = lookup(name);
+  if (p == nullptr) return Status::NotFound("unknown model preset '" + std::string(name) + "'");
+  return p->text;
+}
+
+Result<ModelSpec> find_preset(std::string_view name) {
+  const Preset* p = lookup(name);
+  if (p == nullptr) {
+    std::vector<std::string> names;
+    for (const auto& i : presets()) names.push_back(i.name);
+    return Status::NotFound("unknown model preset '" + std::string(name) + "'" +
+                            did_you_mean(name, names) +
+                            " (the models command lists them; --config reads any config.json)");
+  }
+  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(p->text, "preset " + p->info.name));
+  m.name = p->info.name;
+  return m;
+}
+
+}  // namespace modelcalc
