@@ -391,12 +391,23 @@ Status read_deepseek(Cfg& c, Decoder& a, int64_t shared_default, int64_t dense_d
 
 // configuration_deepseek_v2.py: n_shared_experts 2 (null: none),
 // first_k_dense_replace 0; dense MLP is LlamaMLP (mlp_bias).
+// The one place a missing key is not given transformers' default: say so in
+// every report built from this model.
+Result<ModelSpec> note_q_lora_default(Cfg& c, Result<ModelSpec> m) {
+  if (m.ok() && !c.has("q_lora_rank")) {
+    m.value().assumptions.push_back(
+        "q_lora_rank is absent from the config: read as null (a plain q_proj, as DeepSeek-V2-Lite is built); "
+        "transformers' class default, 1536, would build a different model");
+  }
+  return m;
+}
+
 Result<ModelSpec> build_deepseek_v2(Cfg& c) {
   Decoder a;
   MC_RETURN_IF_ERROR(read_deepseek(c, a, 2, 0));
   MC_ASSIGN_OR_RETURN(bool mlp_bias, c.flag("mlp_bias", false));
   if (mlp_bias) return c.error("mlp_bias", "true is not supported for deepseek_v2");
-  return finish(c, a);
+  return note_q_lora_default(c, finish(c, a));
 }
 
 // configuration_deepseek_v3.py: n_shared_experts 1, first_k_dense_replace 3.
@@ -408,7 +419,7 @@ Result<ModelSpec> build_deepseek_v2(Cfg& c) {
 Result<ModelSpec> build_deepseek_v3(Cfg& c) {
   Decoder a;
   MC_RETURN_IF_ERROR(read_deepseek(c, a, 1, 3));
-  return finish(c, a);
+  return note_q_lora_default(c, finish(c, a));
 }
 
 }  // namespace modelcalc::hf

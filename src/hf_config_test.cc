@@ -117,6 +117,9 @@ TEST(HfConfigTest, DeepSeekV2LiteActiveAndShape) {
   EXPECT_EQ(m.exact->router, 3'407'872);
   EXPECT_EQ(m.n_layer_dense_lead, 1);
   EXPECT_EQ(m.n_lora_q, 0);  // no q_lora_rank: plain q_proj
+  // ...and that reading is not silent: the fixture omits the key.
+  ASSERT_EQ(m.assumptions.size(), 1u);
+  EXPECT_NE(m.assumptions[0].find("q_lora_rank"), std::string::npos);
   EXPECT_EQ(m.n_lora_kv, 512);
   EXPECT_EQ(m.n_rot, 64);
   EXPECT_EQ(m.n_embd_head_k, 192);

@@ -330,7 +330,7 @@ std::vector<std::string> ignored(const ModelSpec& m, const SizeResult& r) {
 
 std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o,
                                   const SizeResult& r) {
-  std::vector<std::string> v;
+  std::vector<std::string> v = m.assumptions;
   if (m.n_ctx_train > 0 && o.seq > m.n_ctx_train) {
     v.push_back(fmt::format("seq {} exceeds the model's max_position_embeddings {}.", o.seq, m.n_ctx_train));
   }

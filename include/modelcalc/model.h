@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "modelcalc/dtype.h"
 #include "modelcalc/exact.h"
@@ -84,6 +85,9 @@ struct ModelSpec {
   // Exact counts from the reference architecture, set by the config reader.
   // Absent for a hand-typed shape, where the seed's matrices-only counts apply.
   std::optional<ParamBreakdown> exact;
+  // What the reader assumed where the input was silent and the choice matters;
+  // every report repeats these so that no assumption is silent.
+  std::vector<std::string> assumptions;
 
   // --- per-layer accessors (REQUIRES: 0 <= il < n_layer) ---
   bool is_moe_layer(int64_t il) const { return n_expert > 0 && il >= n_layer_dense_lead; }
