@@ -3,24 +3,13 @@
 // call it. Run: ./build/release/modelcalc_bench
 #include <benchmark/benchmark.h>
 
+#include "drills.h"
 #include "modelcalc/formulas.h"
 #include "modelcalc/size.h"
 
 namespace modelcalc {
 namespace {
 
-ModelSpec Drill1() {
-  ModelSpec m;
-  m.n_layer = 48;
-  m.n_embd = 6144;
-  m.n_head = 48;
-  m.n_head_kv = 8;
-  m.n_embd_head = 128;
-  m.n_ff = 16384;
-  m.ffn_gated = true;
-  m.n_vocab = 64000;
-  return m;
-}
 
 GpuSpec Mi300x() {
   GpuSpec g;
@@ -33,7 +22,7 @@ GpuSpec Mi300x() {
 // compute_size on a validated model: the sweep's inner loop. The batch varies
 // so the compiler cannot hoist the work out of the loop.
 void BM_ComputeSize(benchmark::State& state) {
-  const ModelSpec m = Drill1();
+  const ModelSpec m = drill1_model();
   const GpuSpec g = Mi300x();
   const ParamBreakdown p = param_breakdown(m).value();
   SizeOptions o;
@@ -51,7 +40,7 @@ BENCHMARK(BM_ComputeSize);
 
 // analyze_size adds validation and the overflow checks.
 void BM_AnalyzeSize(benchmark::State& state) {
-  const ModelSpec m = Drill1();
+  const ModelSpec m = drill1_model();
   const GpuSpec g = Mi300x();
   SizeOptions o;
   o.seq = 8192;

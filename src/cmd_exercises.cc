@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "drills.h"
 #include "format.h"
 #include "inputs.h"
 #include "modelcalc/size.h"
@@ -14,21 +15,6 @@ namespace modelcalc {
 
 namespace {
 
-// Seed 001: 48 layers, d 6144, 48 heads, 8 KV heads, SwiGLU 16384, vocab
-// 64,000, untied, 8192 context, fp16, on an MI300X.
-ModelSpec drill1_model() {
-  ModelSpec m;
-  m.name = "drill 1 (synthetic: GQA + SwiGLU)";
-  m.n_layer = 48;
-  m.n_embd = 6144;
-  m.n_head = 48;
-  m.n_head_kv = 8;
-  m.n_embd_head = 128;
-  m.n_ff = 16384;
-  m.ffn_gated = true;
-  m.n_vocab = 64000;
-  return m;
-}
 
 Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
   const ModelSpec m = drill1_model();

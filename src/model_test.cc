@@ -1,3 +1,4 @@
+#include "drills.h"
 #include "modelcalc/model.h"
 
 #include <gtest/gtest.h>
@@ -7,22 +8,9 @@
 namespace modelcalc {
 namespace {
 
-// Drill 1's synthetic model (seed 001): L 48, d 6144, h 48, kv 8, SwiGLU 16384, V 64000, untied.
-ModelSpec Drill1() {
-  ModelSpec m;
-  m.n_layer = 48;
-  m.n_embd = 6144;
-  m.n_head = 48;
-  m.n_head_kv = 8;
-  m.n_embd_head = 128;
-  m.n_ff = 16384;
-  m.ffn_gated = true;
-  m.n_vocab = 64000;
-  return m;
-}
 
 TEST(ModelTest, Drill1LayerMatrices) {
-  auto r = seed_layer_matrices(Drill1());
+  auto r = seed_layer_matrices(drill1_model());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->q, 37'748'736);     // 6144 x 6144
   EXPECT_EQ(r->kv, 12'582'912);    // 2 x 6144 x (8 x 128 = 1024)
@@ -32,7 +20,7 @@ TEST(ModelTest, Drill1LayerMatrices) {
 }
 
 TEST(ModelTest, Drill1Totals) {
-  auto p = seed_param_breakdown(Drill1());
+  auto p = seed_param_breakdown(drill1_model());
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->blocks(), 18'723'373'056);  // 48 x 390,070,272
   EXPECT_EQ(p->embeddings + p->lm_head, 786'432'000);  // 2 x 64000 x 6144
@@ -42,16 +30,16 @@ TEST(ModelTest, Drill1Totals) {
 
 TEST(ModelTest, KvBytesDrill1) {
   // 2 x 48 layers x 1024 x 2 B = 196,608 B per token; x 8192 = 1,610,612,736 B.
-  EXPECT_EQ(kv_bytes_per_token(Drill1(), Dtype::kFp16).value(), 196'608);
-  EXPECT_EQ(kv_bytes_per_sequence(Drill1(), 8192, Dtype::kFp16).value(), 1'610'612'736);
+  EXPECT_EQ(kv_bytes_per_token(drill1_model(), Dtype::kFp16).value(), 196'608);
+  EXPECT_EQ(kv_bytes_per_sequence(drill1_model(), 8192, Dtype::kFp16).value(), 1'610'612'736);
   // MHA: 48 KV heads, 6x the cache.
-  EXPECT_EQ(kv_bytes_per_sequence(as_mha(Drill1()), 8192, Dtype::kFp16).value(),
+  EXPECT_EQ(kv_bytes_per_sequence(as_mha(drill1_model()), 8192, Dtype::kFp16).value(),
             6 * 1'610'612'736LL);
 }
 
 TEST(ModelTest, AlternatingSlidingWindowLayers) {
   // Gemma-2 style: pattern 2, even layers local. With 3 layers: 0 and 2 local, 1 global.
-  ModelSpec m = Drill1();
+  ModelSpec m = drill1_model();
   m.n_layer = 3;
   m.n_swa = 4096;
   m.n_swa_pattern = 2;
@@ -67,7 +55,7 @@ TEST(ModelTest, AlternatingSlidingWindowLayers) {
 }
 
 TEST(ModelTest, OverflowIsReported) {
-  ModelSpec m = Drill1();
+  ModelSpec m = drill1_model();
   m.n_vocab = 4'000'000'000'000'000LL;  // 4e18 x 6144 overflows int64
   auto p = seed_param_breakdown(m);
   ASSERT_FALSE(p.ok());

@@ -51,6 +51,20 @@ bool is_ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+// What every text rendering ends with: what was ignored, and sanity notes.
+std::string render_footer(const Report& r) {
+  std::string out;
+  if (!r.ignored.empty()) {
+    out += "\nIgnored (and why it is safe)\n";
+    for (const std::string& n : r.ignored) out += "  • " + n + "\n";
+  }
+  if (!r.warnings.empty()) {
+    out += "\nSanity checks\n";
+    for (const std::string& n : r.warnings) out += "  ! " + n + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_value(const Value& v, Unit unit) {
@@ -104,15 +118,7 @@ std::string render_text(const Report& r) {
     }
     for (const std::string& n : s.notes) out += "  • " + n + "\n";
   }
-  if (!r.ignored.empty()) {
-    out += "\nIgnored (and why it is safe)\n";
-    for (const std::string& n : r.ignored) out += "  • " + n + "\n";
-  }
-  if (!r.warnings.empty()) {
-    out += "\nSanity checks\n";
-    for (const std::string& n : r.warnings) out += "  ! " + n + "\n";
-  }
-  return out;
+  return out + render_footer(r);
 }
 
 std::string render_explain(const Report& r) {
@@ -136,15 +142,7 @@ std::string render_explain(const Report& r) {
     }
     for (const std::string& n : s.notes) out += "  • " + n + "\n";
   }
-  if (!r.ignored.empty()) {
-    out += "\nIgnored (and why it is safe)\n";
-    for (const std::string& n : r.ignored) out += "  • " + n + "\n";
-  }
-  if (!r.warnings.empty()) {
-    out += "\nSanity checks\n";
-    for (const std::string& n : r.warnings) out += "  ! " + n + "\n";
-  }
-  return out;
+  return out + render_footer(r);
 }
 
 nlohmann::json render_json(const Report& r) {

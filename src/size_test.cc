@@ -1,3 +1,4 @@
+#include "drills.h"
 #include "modelcalc/size.h"
 
 #include <gtest/gtest.h>
@@ -7,19 +8,6 @@
 namespace modelcalc {
 namespace {
 
-// Drill 1 (seed 001): L 48, d 6144, h 48, kv 8, SwiGLU d_ff 16384, V 64000, untied.
-ModelSpec Drill1() {
-  ModelSpec m;
-  m.n_layer = 48;
-  m.n_embd = 6144;
-  m.n_head = 48;
-  m.n_head_kv = 8;
-  m.n_embd_head = 128;
-  m.n_ff = 16384;
-  m.ffn_gated = true;
-  m.n_vocab = 64000;
-  return m;
-}
 
 // The seed's MI300X: 192 GB, 5.3 TB/s, 1307.4 TFLOP/s dense bf16.
 GpuSpec Mi300x() {
@@ -38,7 +26,7 @@ SizeOptions Seq8192() {
 }
 
 TEST(SizeTest, Drill1Parameters) {
-  auto r = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto r = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->d_head, 128);  // 6144 / 48
   EXPECT_EQ(r->d_kv, 1024);   // 8 x 128
@@ -54,7 +42,7 @@ TEST(SizeTest, Drill1Parameters) {
 TEST(SizeTest, Drill1MemoryAndFlops) {
   SizeOptions o = Seq8192();
   o.train_tokens = 1.5e12;
-  auto r = analyze_size(Drill1(), Mi300x(), o);
+  auto r = analyze_size(drill1_model(), Mi300x(), o);
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->weight_bytes, 39'019'610'112);  // 2 B x 19,509,805,056
   EXPECT_EQ(r->weight_bytes_by_dtype[4], 19'509'805'056);  // int8: 1 B each
@@ -75,7 +63,7 @@ TEST(SizeTest, Drill1MemoryAndFlops) {
 }
 
 TEST(SizeTest, Drill1KvCache) {
-  auto r = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto r = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->kv_per_token, 196'608);       // 2 x 48 x 1024 x 2 B
   EXPECT_EQ(r->kv_per_seq, 1'610'612'736);   // x 8192
@@ -84,7 +72,7 @@ TEST(SizeTest, Drill1KvCache) {
 }
 
 TEST(SizeTest, Drill1DecodeCeilingAndRegime) {
-  auto r = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto r = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r.ok());
   // 5.3e12 B/s / 39,019,610,112 B = 135.83 tokens/s.
   EXPECT_NEAR(r->tps_weights_only, 135.83, 0.01);
@@ -104,8 +92,8 @@ TEST(SizeTest, Drill1DecodeCeilingAndRegime) {
 TEST(SizeTest, Int8HalvesWeightsAndDoublesCeiling) {
   SizeOptions o = Seq8192();
   o.weight_dtype = Dtype::kInt8;
-  auto r8 = analyze_size(Drill1(), Mi300x(), o);
-  auto r16 = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto r8 = analyze_size(drill1_model(), Mi300x(), o);
+  auto r16 = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r8.ok() && r16.ok());
   EXPECT_EQ(2 * r8->weight_bytes, r16->weight_bytes);
   EXPECT_NEAR(r8->tps_weights_only, 2 * r16->tps_weights_only, 1e-9);
@@ -115,16 +103,16 @@ TEST(SizeTest, Int8HalvesWeightsAndDoublesCeiling) {
 TEST(SizeTest, CeilingScalesWithBandwidth) {
   GpuSpec h100 = Mi300x();
   h100.bandwidth_bytes_per_s = 3.35e12;
-  auto r = analyze_size(Drill1(), h100, Seq8192());
+  auto r = analyze_size(drill1_model(), h100, Seq8192());
   ASSERT_TRUE(r.ok());
   EXPECT_NEAR(r->tps_weights_only, 85.85, 0.01);  // 3.35e12 / 39,019,610,112
 }
 
 TEST(SizeTest, GqaDividesKvByGroupSize) {
-  ModelSpec mha = Drill1();
+  ModelSpec mha = drill1_model();
   mha.n_head_kv = 48;
   auto a = analyze_size(mha, Mi300x(), Seq8192());
-  auto b = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto b = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(a->kv_per_seq, b->kv_per_seq * 6);  // 48 / 8
 }
@@ -132,8 +120,8 @@ TEST(SizeTest, GqaDividesKvByGroupSize) {
 TEST(SizeTest, BatchRaisesAggregateLessThanLinearlyOnceKvMatters) {
   SizeOptions o = Seq8192();
   o.batch = 64;
-  auto r64 = analyze_size(Drill1(), Mi300x(), o);
-  auto r1 = analyze_size(Drill1(), Mi300x(), Seq8192());
+  auto r64 = analyze_size(drill1_model(), Mi300x(), o);
+  auto r1 = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r64.ok() && r1.ok());
   // 64 x 5.3e12 / (39.02e9 + 64 x 1.6106e9) = 3.392e14 / 1.4210e11 = 2387 tokens/s.
   EXPECT_NEAR(r64->tps_aggregate, 64 * 5.3e12 / (39'019'610'112.0 + 64 * 1'610'612'736.0), 1e-6);
@@ -144,7 +132,7 @@ TEST(SizeTest, BatchRaisesAggregateLessThanLinearlyOnceKvMatters) {
 TEST(SizeTest, WeightsThatDoNotFitAreSaid) {
   GpuSpec small = Mi300x();
   small.capacity_bytes = 24e9;
-  auto r = analyze_size(Drill1(), small, Seq8192());
+  auto r = analyze_size(drill1_model(), small, Seq8192());
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->fits);
   EXPECT_EQ(r->max_batch_by_capacity, 0);
@@ -152,7 +140,7 @@ TEST(SizeTest, WeightsThatDoNotFitAreSaid) {
 }
 
 TEST(SizeTest, SlidingWindowCapsKvAndAttention) {
-  ModelSpec m = Drill1();
+  ModelSpec m = drill1_model();
   m.n_swa = 4096;
   m.n_swa_pattern = 1;  // every layer
   auto r = analyze_size(m, Mi300x(), Seq8192());
@@ -192,11 +180,11 @@ TEST(SizeTest, MoeSingleStreamReadsOnlyActiveExperts) {
 TEST(SizeTest, BadOptionsAreRefused) {
   SizeOptions o = Seq8192();
   o.seq = 0;
-  EXPECT_FALSE(analyze_size(Drill1(), Mi300x(), o).ok());
+  EXPECT_FALSE(analyze_size(drill1_model(), Mi300x(), o).ok());
   o = Seq8192();
   o.batch = -1;
-  EXPECT_FALSE(analyze_size(Drill1(), Mi300x(), o).ok());
-  ModelSpec bad = Drill1();
+  EXPECT_FALSE(analyze_size(drill1_model(), Mi300x(), o).ok());
+  ModelSpec bad = drill1_model();
   bad.n_head_kv = 7;  // does not divide 48
   EXPECT_FALSE(analyze_size(bad, Mi300x(), Seq8192()).ok());
 }
@@ -204,7 +192,7 @@ TEST(SizeTest, BadOptionsAreRefused) {
 TEST(SizeTest, HugeContextOverflowIsReported) {
   SizeOptions o;
   o.seq = 4'000'000'000'000'000'000LL;  // x 196,608 B per token overflows int64
-  auto r = analyze_size(Drill1(), Mi300x(), o);
+  auto r = analyze_size(drill1_model(), Mi300x(), o);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), Status::Code::kOverflow);
 }
