@@ -225,6 +225,7 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   const int64_t n_params = params->total();
   const Exact w = weight_memory_bytes(n_params, o.weight_dtype);
   if (w.overflow()) return Status::Overflow("model shape");
+  r.n_params = n_params;
   r.weight_bytes = w.value();
 
   const double per_gpu_usable = gpu ? gpu->capacity_bytes * (1.0 - o.reserve) : 0.0;

@@ -129,7 +129,7 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
                                          fmt_sig(o.reserve, 3))));
   s.lines.push_back(computed("weight_bytes", fmt::format("Weights ({})", dtype_name(o.weight_dtype)), r.weight_bytes,
                              Unit::kBytes, fx::kWeightBytes,
-                             {term("N", fmt_sig(dbl(r.weight_bytes) / dtype_bytes(o.weight_dtype), 6)),
+                             {term("N", r.n_params),
                               term("b", dtype_bytes(o.weight_dtype))}));
   if (o.workspace) {
     s.lines.push_back(given("workspace_bytes", "Activation/workspace allowance", r.workspace_bytes, Unit::kBytes,

@@ -184,6 +184,7 @@ struct KvBudgetResult {
   bool budget_given = false;
   double capacity_bytes = 0;    // capacity . gpus (0 without a GPU)
   int64_t usable_bytes = 0;     // capacity . gpus . (1 - reserve), rounded to a byte
+  int64_t n_params = 0;         // N, as param_breakdown counts it
   int64_t weight_bytes = 0;
   int64_t workspace_bytes = 0;
   int64_t ffn_width = 0;        // w_ffn in the allowance formula
