@@ -9,6 +9,11 @@ std::vector<Command> all_commands() {
       {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
       {"gpus", "The hardware catalog, with sources", setup_gpus},
       {"models", "The compiled-in model presets and the architectures config.json may use", setup_models},
+      {"kv-budget", "HBM budget to concurrent sequences, MHA vs GQA, and changes that double it (drill 2)",
+       setup_kv_budget},
+      {"train-memory", "Memory per GPU to train: weights, gradients, optimizer (ZeRO, TP, PP), activations",
+       setup_train_memory},
+      {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
   };
 }
 

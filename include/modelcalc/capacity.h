@@ -1,0 +1,262 @@
+// Capacity: how much fits in memory. Three analyses over the formula core:
+//   kv-budget     an HBM budget -> concurrent sequences, MHA vs the model's
+//                 attention, and changes that double it (drill 2);
+//   train-memory  bytes per GPU to train: weights, gradients, optimizer states
+//                 (ZeRO 0-3, TP, PP) and activations (Korthikanti et al. 2022);
+//   paged-kv      KV memory used vs reserved contiguously vs allocated in blocks.
+// The pure formulas first (constexpr, no allocation, no I/O), then the
+// analyses: plain options in, plain result structs out, errors as Status.
+#ifndef MODELCALC_CAPACITY_H_
+#define MODELCALC_CAPACITY_H_
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "modelcalc/dtype.h"
+#include "modelcalc/exact.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+// =============================================================== formulas
+
+// ---------------------------------------------------------------- KV budget
+// Bytes left for the KV cache: capacity . gpus . (1 - reserve) - W - A.
+// Negative when the weights and allowance do not fit.
+constexpr double kv_budget_bytes(double capacity_bytes, double gpus, double reserve,
+                                 double weight_bytes, double allowance_bytes) {
+  return capacity_bytes * gpus * (1.0 - reserve) - weight_bytes - allowance_bytes;
+}
+// Sequences whose whole KV reservation fits: floor(budget / KV). 0 if none.
+constexpr int64_t max_sequences(int64_t budget_bytes, int64_t kv_bytes_per_seq) {
+  return budget_bytes <= 0 || kv_bytes_per_seq <= 0 ? 0 : budget_bytes / kv_bytes_per_seq;
+}
+// Tokens of one prefill chunk the default workspace allowance is sized for
+// (vLLM's default max_num_batched_tokens with chunked prefill).
+inline constexpr int64_t kWorkspaceChunkTokens = 2048;
+// Activation/workspace allowance of an inference engine: one forward step over
+// a chunk of C tokens holds, at its peak, the FFN's widest intermediate
+// (w_ffn = d_ff, twice for a gated FFN's gate and up outputs) and the logits
+// over the vocabulary, in 16-bit: C . (w_ffn + V) . 2 bytes.
+constexpr Exact workspace_allowance_bytes(Exact chunk_tokens, Exact ffn_width, Exact vocab) {
+  return chunk_tokens * (ffn_width + vocab) * Exact(2);
+}
+// KV heads a tensor-parallel group of g GPUs stores in total: each GPU holds
+// ceil(kv_heads / g) heads, so when g > kv_heads heads are replicated.
+constexpr int64_t kv_heads_stored(int64_t kv_heads, int64_t gpus) {
+  return gpus * ((kv_heads + gpus - 1) / gpus);
+}
+// Tokens a paged allocator reserves for a sequence of `len` tokens:
+// ceil(len / block) . block.
+constexpr int64_t paged_tokens(int64_t len, int64_t block_size) {
+  return (len + block_size - 1) / block_size * block_size;
+}
+
+// ---------------------------------------------------------------- training
+// Optimizers and their bytes per parameter (mixed precision unless named):
+//   kAdamW      2 fp16/bf16 weights + 2 fp16 grads + 12 optimizer (fp32 master
+//               copy 4 + momentum 4 + variance 4) = 16  [ZeRO, Rajbhandari et
+//               al. 2020, sec. 3.1: "2Ψ + 2Ψ + KΨ, K = 12"]
+//   kAdamWFp32  4 fp32 weights + 4 fp32 grads + 8 (momentum 4 + variance 4) = 16
+//   kSgd        2 weights + 2 grads + 8 (fp32 master 4 + momentum 4) = 12
+//   kAdam8bit   2 weights + 2 grads + 6 (fp32 master 4 + 8-bit momentum 1 +
+//               8-bit variance 1) = 10  [Dettmers et al. 2022, "8-bit
+//               Optimizers via Block-wise Quantization": states 8 B -> 2 B;
+//               its per-block fp32 scales, 4 B per 2048 values, are ignored]
+enum class Optimizer { kAdamW, kAdamWFp32, kSgd, kAdam8bit };
+struct TrainBytesPerParam {
+  int64_t weights = 0;
+  int64_t gradients = 0;
+  int64_t optimizer = 0;
+  constexpr int64_t total() const { return weights + gradients + optimizer; }
+};
+constexpr TrainBytesPerParam train_bytes_per_param(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW: return {2, 2, 12};
+    case Optimizer::kAdamWFp32: return {4, 4, 8};
+    case Optimizer::kSgd: return {2, 2, 8};
+    case Optimizer::kAdam8bit: return {2, 2, 6};
+  }
+  return {};
+}
+
+// ZeRO stage s shards over the data-parallel group of dp GPUs: stage >= 1 the
+// optimizer states, >= 2 also the gradients, 3 also the weights
+// (Rajbhandari et al. 2020, Figure 1: P_os, P_os+g, P_os+g+p).
+struct ZeroDivisors {
+  int64_t weights = 1, gradients = 1, optimizer = 1;
+};
+constexpr ZeroDivisors zero_divisors(int stage, int64_t dp) {
+  return {stage >= 3 ? dp : 1, stage >= 2 ? dp : 1, stage >= 1 ? dp : 1};
+}
+
+enum class Recompute { kNone, kSelective, kFull };
+// Activation bytes of one transformer layer for one micro-batch, 16-bit
+// activations, per GPU (Korthikanti et al. 2022, "Reducing Activation
+// Recomputation in Large Transformer Models", sec. 4 and Table 2), with
+// s = sequence, b = micro-batch, h = hidden, a = heads, t = tensor parallel:
+//   no parallelism             s b h (34 + 5 a s / h)                 (Eq. 1)
+//   tensor parallel            s b h (10 + 24/t + 5 a s / (h t))      (Eq. 2)
+//   tensor + sequence parallel s b h / t (34 + 5 a s / h)             (Eq. 3)
+//   selective recomputation    drops the 5 a s / h (attention s^2) term (sec. 5)
+//   full recomputation         2 s b h: only the layer input is kept   (Table 2)
+// FlashAttention never materializes the s x s scores, so it drops the same
+// 5 a s / h term as selective recomputation. REQUIRES: all sizes > 0.
+constexpr double activation_bytes_per_layer(double s, double b, double h, double a, double t,
+                                            bool sequence_parallel, bool flash, Recompute rc) {
+  const double sbh = s * b * h;
+  if (rc == Recompute::kFull) return 2.0 * sbh;
+  const bool drop_scores = flash || rc == Recompute::kSelective;
+  const double scores = drop_scores ? 0.0 : 5.0 * a * s / h;
+  if (sequence_parallel) return sbh / t * (34.0 + scores);
+  return sbh * (10.0 + 24.0 / t + scores / t);
+}
+// Smallest data-parallel degree dp with fixed + sharded / dp <= capacity:
+// ceil(sharded / (capacity - fixed)), at least 1. 0 when no dp fits
+// (fixed >= capacity, or the sharded part is needed and capacity == fixed).
+inline int64_t min_dp_to_fit(double fixed_bytes, double sharded_bytes, double capacity_bytes) {
+  if (fixed_bytes + sharded_bytes <= capacity_bytes) return 1;
+  const double room = capacity_bytes - fixed_bytes;
+  if (room <= 0) return 0;
+  const double dp = std::ceil(sharded_bytes / room);
+  if (!(dp < 9.0e18)) return 0;
+  auto n = static_cast<int64_t>(dp);
+  while (fixed_bytes + sharded_bytes / static_cast<double>(n) > capacity_bytes) ++n;  // rounding
+  return n;
+}
+
+// ---------------------------------------------------------------- paged KV
+// Token-level accounting of a paged KV allocator (PagedAttention, Kwon et al.
+// 2023): each sequence gets ceil(len / block) blocks, so only its last block
+// is partly empty and the waste is below one block per sequence.
+struct PagedKvWaste {
+  int64_t sequences = 0;
+  int64_t used_tokens = 0;       // sum of lengths
+  int64_t allocated_tokens = 0;  // sum of ceil(len / block) . block
+  int64_t waste_tokens = 0;      // allocated - used
+  double waste_fraction = 0;     // waste / allocated; 0 when nothing is allocated
+};
+// Pure: no allocation. Fails with InvalidArgument when block_size <= 0 or a
+// length is negative, Overflow when a sum does not fit in int64_t.
+Result<PagedKvWaste> paged_kv_waste(std::span<const int64_t> seq_lens, int64_t block_size);
+
+// =============================================================== analyses
+
+// ---------------------------------------------------------------- kv-budget
+struct KvBudgetOptions {
+  int64_t gpus = 1;                     // tensor-parallel GPUs sharing weights and KV; > 0
+  int64_t context = 8192;               // tokens reserved per sequence; > 0
+  double reserve = 0.10;                // fraction of capacity kept back; 0 <= r < 1
+  Dtype weight_dtype = Dtype::kFp16;
+  Dtype kv_dtype = Dtype::kFp16;
+  std::optional<double> budget;         // the KV budget in bytes, given directly
+  std::optional<double> workspace;      // activation/workspace allowance; default formula
+  int64_t mean_len = 0;                 // mean sequence length for paged allocation; 0 = context / 2
+  int64_t block_size = 16;              // paged-allocation block in tokens; > 0
+};
+
+enum class KvProposalKind {
+  kKvDtype,          // store the KV cache in `dtype`
+  kWeightDtype,      // store the weights in `dtype`
+  kPagedAllocation,  // allocate blocks as sequences grow; `value` = mean length
+  kShorterContext,   // reserve `value` tokens per sequence
+  kMoreGpus,         // tensor parallel over `value` GPUs
+  kFewerKvHeads,     // retrain with `value` KV heads
+};
+struct KvProposal {
+  KvProposalKind kind = KvProposalKind::kKvDtype;
+  Dtype dtype = Dtype::kFp16;   // kKvDtype, kWeightDtype
+  int64_t value = 0;            // see KvProposalKind
+  int64_t budget_bytes = 0;     // the KV budget after the change
+  int64_t kv_bytes_per_sequence = 0;  // reserved per sequence after the change
+  int64_t max_sequences = 0;
+  double factor = 0;            // max_sequences / current; +inf when current is 0
+  int effort = 0;               // disruption rank, 1 = a config switch ... 6 = retraining
+};
+
+struct KvBudgetResult {
+  bool budget_given = false;
+  double capacity_bytes = 0;    // capacity . gpus (0 without a GPU)
+  int64_t usable_bytes = 0;     // capacity . gpus . (1 - reserve), rounded to a byte
+  int64_t n_params = 0;         // N, as param_breakdown counts it
+  int64_t weight_bytes = 0;
+  int64_t workspace_bytes = 0;
+  int64_t ffn_width = 0;        // w_ffn in the allowance formula
+  int64_t budget_bytes = 0;     // may be negative: the weights do not fit
+  int64_t kv_bytes_per_token = 0;       // one copy, no replication
+  int64_t kv_heads_stored = 0;          // over all GPUs (> kv_heads when replicated)
+  int64_t kv_bytes_per_sequence = 0;    // at context, over all GPUs
+  int64_t kv_bytes_per_sequence_mha = 0;
+  double kv_ratio = 0;                  // MHA / actual
+  int64_t max_sequences = 0;
+  int64_t max_sequences_mha = 0;
+  int64_t mean_len = 0;                 // the paged proposal's assumption
+  std::vector<KvProposal> proposals;    // ranked: reaching 2x first, by effort; then by factor
+};
+
+// REQUIRES: validate(m).ok(). `gpu` may be null only when options.budget is
+// set. Errors name the flag (--budget, --reserve, --gpus, --context,
+// --mean-len, --block-size, --workspace, --gpu).
+Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
+                                         const KvBudgetOptions& options);
+
+// ---------------------------------------------------------------- train-memory
+struct TrainMemoryOptions {
+  Optimizer optimizer = Optimizer::kAdamW;
+  int zero = 0;                 // 0..3
+  int64_t dp = 1, tp = 1, pp = 1;  // > 0
+  int64_t micro_batch = 1;      // b
+  int64_t seq = 2048;           // s
+  Recompute recompute = Recompute::kNone;
+  bool sequence_parallel = false;
+  bool flash = false;
+  std::optional<int64_t> params;  // parameter count without a shape: no activations
+};
+
+struct TrainMemoryResult {
+  int64_t params = 0;
+  TrainBytesPerParam bytes_per_param;
+  double states_unsplit = 0;    // params . bytes_per_param.total(): one GPU, no sharding
+  double weights = 0, gradients = 0, optimizer = 0;  // per GPU
+  bool has_activations = false;
+  double activations_per_layer = 0;  // one micro-batch
+  int64_t layers_per_stage = 0;      // ceil(L / pp)
+  int64_t in_flight = 0;             // micro-batches the first stage holds (1F1B: pp)
+  double activations = 0;            // per GPU, first pipeline stage
+  double total = 0;
+  double capacity = 0;
+  bool fits = false;
+  int smallest_zero_fitting = -1;    // at options.dp; -1 = none
+  std::array<int64_t, 4> min_dp_by_zero{};  // 0 = no dp fits
+};
+
+// REQUIRES: validate(m).ok() unless options.params is set (then m is unused).
+// Errors name the flag (--zero, --tp, --pp, --seq, --micro-batch).
+Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec& gpu,
+                                               const TrainMemoryOptions& options);
+
+// ---------------------------------------------------------------- paged-kv
+struct PagedKvResult {
+  PagedKvWaste paged;
+  int64_t max_len = 0;
+  int64_t kv_bytes_per_token = 0;
+  int64_t used_bytes = 0;
+  int64_t contiguous_reserved_bytes = 0;  // sequences . max_len . KV_token
+  int64_t paged_allocated_bytes = 0;
+  int64_t contiguous_waste_bytes = 0, paged_waste_bytes = 0;
+  double contiguous_waste_fraction = 0, paged_waste_fraction = 0;
+};
+// Errors: --lens when empty or a length is outside 1..max_len, --block-size,
+// --max-len, --kv-bytes-per-token; Overflow when bytes exceed int64_t.
+Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,
+                                       int64_t max_len, int64_t kv_bytes_per_token);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_CAPACITY_H_

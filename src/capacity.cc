@@ -1,0 +1,394 @@
+#include "modelcalc/capacity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "modelcalc/formulas.h"
+
+namespace modelcalc {
+
+Result<PagedKvWaste> paged_kv_waste(std::span<const int64_t> seq_lens, int64_t block_size) {
+  if (block_size <= 0) return Status::InvalidArgument("block_size", "must be a positive number of tokens");
+  Exact used = 0, allocated = 0;
+  for (const int64_t len : seq_lens) {
+    if (len < 0) return Status::InvalidArgument("seq_lens", "lengths must be >= 0 tokens");
+    used += Exact(len);
+    allocated += Exact(len / block_size + (len % block_size != 0 ? 1 : 0)) * Exact(block_size);
+  }
+  if (used.overflow() || allocated.overflow()) return Status::Overflow("seq_lens");
+  PagedKvWaste w;
+  w.sequences = static_cast<int64_t>(seq_lens.size());
+  w.used_tokens = used.value();
+  w.allocated_tokens = allocated.value();
+  w.waste_tokens = w.allocated_tokens - w.used_tokens;
+  w.waste_fraction = w.allocated_tokens > 0 ? static_cast<double>(w.waste_tokens) /
+                                                  static_cast<double>(w.allocated_tokens)
+                                            : 0.0;
+  return w;
+}
+
+namespace {
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+
+// KV bytes one sequence of `ctx` tokens holds over a tensor-parallel group of
+// `gpus`: one copy, times the replication TP forces. GQA: each GPU keeps
+// ceil(kv_heads / g) heads. MLA: the shared latent is kept whole on every GPU.
+Result<int64_t> deployment_kv_bytes(const ModelSpec& m, int64_t ctx, Dtype t, int64_t gpus) {
+  auto one = kv_bytes_per_sequence(m, ctx, t);
+  if (!one.ok()) return one.status();
+  const int64_t num = m.is_mla() ? gpus : kv_heads_stored(m.n_head_kv, gpus);
+  const int64_t den = m.is_mla() ? 1 : m.n_head_kv;
+  const Exact bytes = ceil_div(Exact(*one) * Exact(num), den);
+  if (bytes.overflow()) return Status::Overflow("--context");
+  return bytes.value();
+}
+
+// Widest FFN intermediate per token: d_ff (x2 gated) for dense layers, the
+// top-k routed plus shared experts for MoE layers; the larger of the two.
+int64_t ffn_width(const ModelSpec& m) {
+  const int64_t k = m.ffn_gated ? 2 : 1;
+  const int64_t dense = m.n_ff * k;
+  const int64_t moe =
+      m.n_expert > 0 ? (m.n_expert_used * m.n_ff_exp + m.n_expert_shared * m.n_ff_shexp) * k : 0;
+  return std::max(dense, moe);
+}
+
+double factor_of(int64_t now, int64_t base) {
+  if (base == 0) return now > 0 ? std::numeric_limits<double>::infinity() : 1.0;
+  return dbl(now) / dbl(base);
+}
+
+struct BudgetContext {
+  const ModelSpec& m;
+  const KvBudgetOptions& o;
+  const KvBudgetResult& r;
+  double per_gpu_usable = 0;  // capacity . (1 - reserve); 0 without a GPU
+};
+
+KvProposal make(KvProposalKind kind, int effort, int64_t budget, int64_t kv, int64_t base) {
+  KvProposal p;
+  p.kind = kind;
+  p.effort = effort;
+  p.budget_bytes = budget;
+  p.kv_bytes_per_sequence = kv;
+  p.max_sequences = max_sequences(budget, kv);
+  p.factor = factor_of(p.max_sequences, base);
+  return p;
+}
+
+Status add_kv_dtype(const BudgetContext& c, std::vector<KvProposal>* out) {
+  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 1}, std::pair{Dtype::kInt4, 3}}) {
+    if (dtype_bits(t) >= dtype_bits(c.o.kv_dtype)) continue;
+    auto kv = deployment_kv_bytes(c.m, c.o.context, t, c.o.gpus);
+    if (!kv.ok()) return kv.status();
+    KvProposal p = make(KvProposalKind::kKvDtype, effort, c.r.budget_bytes, *kv, c.r.max_sequences);
+    p.dtype = t;
+    out->push_back(p);
+  }
+  return Status::Ok();
+}
+
+Status add_weight_dtype(const BudgetContext& c, int64_t n_params, std::vector<KvProposal>* out) {
+  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 3}, std::pair{Dtype::kInt4, 4}}) {
+    if (dtype_bits(t) >= dtype_bits(c.o.weight_dtype)) continue;
+    const Exact w = weight_memory_bytes(n_params, t);
+    if (w.overflow()) return Status::Overflow("model shape");
+    const int64_t budget = c.r.budget_bytes + (c.r.weight_bytes - w.value());
+    KvProposal p = make(KvProposalKind::kWeightDtype, effort, budget, c.r.kv_bytes_per_sequence,
+                        c.r.max_sequences);
+    p.dtype = t;
+    out->push_back(p);
+  }
+  return Status::Ok();
+}
+
+Status add_paged(const BudgetContext& c, std::vector<KvProposal>* out) {
+  const int64_t tokens = std::min(paged_tokens(c.r.mean_len, c.o.block_size),
+                                  paged_tokens(c.o.context, c.o.block_size));
+  auto kv = deployment_kv_bytes(c.m, tokens, c.o.kv_dtype, c.o.gpus);
+  if (!kv.ok()) return kv.status();
+  KvProposal p = make(KvProposalKind::kPagedAllocation, 2, c.r.budget_bytes, *kv, c.r.max_sequences);
+  p.value = c.r.mean_len;
+  out->push_back(p);
+  return Status::Ok();
+}
+
+// The longest context T' < T at which at least twice today's sequences fit
+// (binary search: KV per sequence grows with T). None when even T' = 1 fails.
+Status add_shorter_context(const BudgetContext& c, std::vector<KvProposal>* out) {
+  const int64_t want = std::max<int64_t>(1, 2 * c.r.max_sequences);
+  auto fits = [&](int64_t ctx) -> Result<bool> {
+    auto kv = deployment_kv_bytes(c.m, ctx, c.o.kv_dtype, c.o.gpus);
+    if (!kv.ok()) return kv.status();
+    return max_sequences(c.r.budget_bytes, *kv) >= want;
+  };
+  if (c.o.context <= 1) return Status::Ok();
+  auto low_ok = fits(1);
+  if (!low_ok.ok()) return low_ok.status();
+  if (!*low_ok) return Status::Ok();
+  int64_t lo = 1, hi = c.o.context;  // fits(lo), !fits(hi) (hi only holds today's count)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    auto ok = fits(mid);
+    if (!ok.ok()) return ok.status();
+    (*ok ? lo : hi) = mid;
+  }
+  auto kv = deployment_kv_bytes(c.m, lo, c.o.kv_dtype, c.o.gpus);
+  if (!kv.ok()) return kv.status();
+  KvProposal p = make(KvProposalKind::kShorterContext, 4, c.r.budget_bytes, *kv, c.r.max_sequences);
+  p.value = lo;
+  out->push_back(p);
+  return Status::Ok();
+}
+
+// Twice the GPUs, tensor parallel: weights are already paid for, so the new
+// GPUs' usable capacity all goes to KV (less any replication TP forces).
+Status add_more_gpus(const BudgetContext& c, std::vector<KvProposal>* out) {
+  if (c.per_gpu_usable <= 0) return Status::Ok();
+  const int64_t gpus = 2 * c.o.gpus;
+  const int64_t budget =
+      c.r.budget_given
+          ? c.r.budget_bytes + std::llround(c.per_gpu_usable * dbl(c.o.gpus))
+          : std::llround(c.per_gpu_usable * dbl(gpus)) - c.r.weight_bytes - c.r.workspace_bytes;
+  auto kv = deployment_kv_bytes(c.m, c.o.context, c.o.kv_dtype, gpus);
+  if (!kv.ok()) return kv.status();
+  KvProposal p = make(KvProposalKind::kMoreGpus, 5, budget, *kv, c.r.max_sequences);
+  p.value = gpus;
+  out->push_back(p);
+  return Status::Ok();
+}
+
+// Fewer KV heads: the largest divisor of h below today's kv_heads that reaches
+// 2x (the mildest GQA), else MQA. K and V projections shrink with it.
+Status add_fewer_kv_heads(const BudgetContext& c, std::vector<KvProposal>* out) {
+  if (c.m.is_mla() || c.m.n_head_kv <= 1) return Status::Ok();
+  const int64_t want = std::max<int64_t>(1, 2 * c.r.max_sequences);
+  for (int64_t kv_heads = c.m.n_head_kv - 1; kv_heads >= 1; --kv_heads) {
+    if (c.m.n_head % kv_heads != 0) continue;
+    ModelSpec m2 = c.m;
+    m2.n_head_kv = kv_heads;
+    auto kv = deployment_kv_bytes(m2, c.o.context, c.o.kv_dtype, c.o.gpus);
+    if (!kv.ok()) return kv.status();
+    // K and V projections: 2 . L . d . d_head . (kv_heads - kv_heads') params fewer.
+    const Exact fewer = Exact(2) * Exact(c.m.n_layer) * Exact(c.m.n_embd) * Exact(c.m.n_embd_head) *
+                        Exact(c.m.n_head_kv - kv_heads);
+    const Exact freed = weight_memory_bytes(fewer, c.o.weight_dtype);
+    if (freed.overflow()) return Status::Overflow("model shape");
+    KvProposal p = make(KvProposalKind::kFewerKvHeads, 6, c.r.budget_bytes + freed.value(), *kv,
+                        c.r.max_sequences);
+    p.value = kv_heads;
+    if (p.max_sequences >= want || kv_heads == 1) {
+      out->push_back(p);
+      break;
+    }
+  }
+  return Status::Ok();
+}
+
+void rank(std::vector<KvProposal>* ps, int64_t base) {
+  const int64_t want = std::max<int64_t>(1, 2 * base);
+  std::stable_sort(ps->begin(), ps->end(), [want](const KvProposal& a, const KvProposal& b) {
+    const bool ra = a.max_sequences >= want, rb = b.max_sequences >= want;
+    if (ra != rb) return ra;
+    if (ra && a.effort != b.effort) return a.effort < b.effort;
+    return a.max_sequences > b.max_sequences;
+  });
+}
+
+}  // namespace
+
+Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
+                                         const KvBudgetOptions& o) {
+  if (o.gpus <= 0) return Status::InvalidArgument("--gpus", "must be a positive whole number");
+  if (o.context <= 0) return Status::InvalidArgument("--context", "must be a positive number of tokens");
+  if (!(o.reserve >= 0.0) || !(o.reserve < 1.0)) {
+    return Status::InvalidArgument("--reserve", "must be a fraction in [0, 1), e.g. 0.10");
+  }
+  if (o.block_size <= 0) return Status::InvalidArgument("--block-size", "must be a positive number of tokens");
+  if (o.mean_len < 0 || o.mean_len > o.context) {
+    return Status::InvalidArgument("--mean-len", "must be between 1 and --context (" +
+                                                     std::to_string(o.context) + ") tokens");
+  }
+  if (gpu == nullptr && !o.budget) {
+    return Status::InvalidArgument("--gpu", "is required unless --budget gives the KV budget directly");
+  }
+  if (o.workspace && !(*o.workspace >= 0)) {
+    return Status::InvalidArgument("--workspace", "must be a non-negative size, e.g. 2GB");
+  }
+
+  KvBudgetResult r;
+  auto params = param_breakdown(m);
+  if (!params.ok()) return params.status();
+  const int64_t n_params = params->total();
+  const Exact w = weight_memory_bytes(n_params, o.weight_dtype);
+  if (w.overflow()) return Status::Overflow("model shape");
+  r.n_params = n_params;
+  r.weight_bytes = w.value();
+
+  const double per_gpu_usable = gpu ? gpu->capacity_bytes * (1.0 - o.reserve) : 0.0;
+  if (gpu) {
+    r.capacity_bytes = gpu->capacity_bytes * dbl(o.gpus);
+    r.usable_bytes = std::llround(per_gpu_usable * dbl(o.gpus));
+  }
+  if (o.budget) {
+    if (!(*o.budget > 0)) return Status::InvalidArgument("--budget", "must be a positive size, e.g. 40GB");
+    if (gpu && *o.budget > r.capacity_bytes) {
+      return Status::InvalidArgument(
+          "--budget", "exceeds the memory of the GPUs (" + std::to_string(o.gpus) + " x " +
+                          std::to_string(std::llround(gpu->capacity_bytes / 1e9)) + " GB); give at most that");
+    }
+    if (*o.budget >= 9.0e18) return Status::Overflow("--budget");
+    r.budget_given = true;
+    r.budget_bytes = std::llround(*o.budget);
+  } else {
+    r.ffn_width = ffn_width(m);
+    if (o.workspace) {
+      r.workspace_bytes = std::llround(*o.workspace);
+    } else {
+      const Exact a = workspace_allowance_bytes(kWorkspaceChunkTokens, r.ffn_width, m.n_vocab);
+      if (a.overflow()) return Status::Overflow("model shape");
+      r.workspace_bytes = a.value();
+    }
+    r.budget_bytes = r.usable_bytes - r.weight_bytes - r.workspace_bytes;
+  }
+
+  auto per_token = kv_bytes_per_token(m, o.kv_dtype);
+  if (!per_token.ok()) return per_token.status();
+  r.kv_bytes_per_token = *per_token;
+  r.kv_heads_stored = m.is_mla() ? o.gpus : kv_heads_stored(m.n_head_kv, o.gpus);
+  auto kv = deployment_kv_bytes(m, o.context, o.kv_dtype, o.gpus);
+  if (!kv.ok()) return kv.status();
+  r.kv_bytes_per_sequence = *kv;
+  auto kv_mha = deployment_kv_bytes(as_mha(m), o.context, o.kv_dtype, o.gpus);
+  if (!kv_mha.ok()) return kv_mha.status();
+  r.kv_bytes_per_sequence_mha = *kv_mha;
+  r.kv_ratio = dbl(r.kv_bytes_per_sequence_mha) / dbl(r.kv_bytes_per_sequence);
+  r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence);
+  r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha);
+  r.mean_len = o.mean_len > 0 ? o.mean_len : (o.context + 1) / 2;
+
+  const BudgetContext c{m, o, r, per_gpu_usable};
+  std::vector<KvProposal> ps;
+  MC_RETURN_IF_ERROR(add_kv_dtype(c, &ps));
+  MC_RETURN_IF_ERROR(add_paged(c, &ps));
+  MC_RETURN_IF_ERROR(add_weight_dtype(c, n_params, &ps));
+  MC_RETURN_IF_ERROR(add_shorter_context(c, &ps));
+  MC_RETURN_IF_ERROR(add_more_gpus(c, &ps));
+  MC_RETURN_IF_ERROR(add_fewer_kv_heads(c, &ps));
+  rank(&ps, r.max_sequences);
+  r.proposals = std::move(ps);
+  return r;
+}
+
+Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec& gpu,
+                                               const TrainMemoryOptions& o) {
+  if (o.zero < 0 || o.zero > 3) return Status::InvalidArgument("--zero", "must be a ZeRO stage 0, 1, 2 or 3");
+  if (o.dp <= 0) return Status::InvalidArgument("--dp", "must be a positive whole number");
+  if (o.tp <= 0) return Status::InvalidArgument("--tp", "must be a positive whole number");
+  if (o.pp <= 0) return Status::InvalidArgument("--pp", "must be a positive whole number");
+  if (o.micro_batch <= 0) return Status::InvalidArgument("--micro-batch", "must be a positive whole number");
+  if (o.seq <= 0) return Status::InvalidArgument("--seq", "must be a positive number of tokens");
+  if (!(gpu.capacity_bytes > 0)) return Status::InvalidArgument("--gpu", "needs a capacity");
+
+  TrainMemoryResult r;
+  if (o.params) {
+    r.params = *o.params;
+  } else {
+    if (m == nullptr) return Status::InvalidArgument("--params", "give a model (flags, --model, --config) or --params");
+    if (m->n_head % o.tp != 0) {
+      return Status::InvalidArgument("--tp", "must divide the attention heads (" + std::to_string(m->n_head) +
+                                                 "), got " + std::to_string(o.tp));
+    }
+    if (o.pp > m->n_layer) {
+      return Status::InvalidArgument("--pp", "must be at most the layer count (" + std::to_string(m->n_layer) +
+                                                 "), got " + std::to_string(o.pp));
+    }
+    auto p = param_breakdown(*m);
+    if (!p.ok()) return p.status();
+    r.params = p->total();
+  }
+  r.bytes_per_param = train_bytes_per_param(o.optimizer);
+  const double n = dbl(r.params);
+  r.states_unsplit = n * dbl(r.bytes_per_param.total());
+  // Model parallelism splits every state tp . pp ways; ZeRO then shards over dp.
+  const double mp = dbl(o.tp) * dbl(o.pp);
+  const double w_all = n * dbl(r.bytes_per_param.weights) / mp;
+  const double g_all = n * dbl(r.bytes_per_param.gradients) / mp;
+  const double o_all = n * dbl(r.bytes_per_param.optimizer) / mp;
+
+  if (!o.params) {
+    r.has_activations = true;
+    r.activations_per_layer = activation_bytes_per_layer(
+        dbl(o.seq), dbl(o.micro_batch), dbl(m->n_embd), dbl(m->n_head), dbl(o.tp), o.sequence_parallel,
+        o.flash, o.recompute);
+    r.layers_per_stage = (m->n_layer + o.pp - 1) / o.pp;
+    r.in_flight = o.pp;  // 1F1B: the first stage holds pp micro-batches (Korthikanti et al. sec. 4.2.3)
+    r.activations = r.activations_per_layer * dbl(r.layers_per_stage) * dbl(r.in_flight);
+  }
+  r.capacity = gpu.capacity_bytes;
+
+  // Per-GPU {weights, gradients, optimizer} at ZeRO `stage` over `dp` GPUs.
+  auto per_gpu = [&](int stage, int64_t dp) {
+    const ZeroDivisors z = zero_divisors(stage, dp);
+    return std::array<double, 3>{w_all / dbl(z.weights), g_all / dbl(z.gradients), o_all / dbl(z.optimizer)};
+  };
+  const auto parts = per_gpu(o.zero, o.dp);
+  r.weights = parts[0];
+  r.gradients = parts[1];
+  r.optimizer = parts[2];
+  r.total = r.weights + r.gradients + r.optimizer + r.activations;
+  r.fits = r.total <= r.capacity;
+
+  for (int stage = 0; stage <= 3; ++stage) {
+    // What ZeRO `stage` leaves whole on every GPU, and what it divides by dp.
+    const double fixed = r.activations + (stage < 3 ? w_all : 0) + (stage < 2 ? g_all : 0) + (stage < 1 ? o_all : 0);
+    const double sharded = w_all + g_all + o_all + r.activations - fixed;
+    r.min_dp_by_zero[static_cast<size_t>(stage)] = min_dp_to_fit(fixed, sharded, r.capacity);
+    const auto at_dp = per_gpu(stage, o.dp);
+    if (r.smallest_zero_fitting < 0 && at_dp[0] + at_dp[1] + at_dp[2] + r.activations <= r.capacity) {
+      r.smallest_zero_fitting = stage;
+    }
+  }
+  return r;
+}
+
+Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,
+                                       int64_t max_len, int64_t kv_bytes_per_token) {
+  if (seq_lens.empty()) return Status::InvalidArgument("--lens", "needs at least one sequence length");
+  if (block_size <= 0) return Status::InvalidArgument("--block-size", "must be a positive number of tokens");
+  if (max_len <= 0) return Status::InvalidArgument("--max-len", "must be a positive number of tokens");
+  if (kv_bytes_per_token <= 0) {
+    return Status::InvalidArgument("--kv-bytes-per-token", "must be a positive number of bytes");
+  }
+  for (size_t i = 0; i < seq_lens.size(); ++i) {
+    if (seq_lens[i] < 1 || seq_lens[i] > max_len) {
+      return Status::InvalidArgument("--lens", "length #" + std::to_string(i + 1) + " (" +
+                                                   std::to_string(seq_lens[i]) + ") must be between 1 and --max-len (" +
+                                                   std::to_string(max_len) + ")");
+    }
+  }
+  auto w = paged_kv_waste(seq_lens, block_size);
+  if (!w.ok()) return w.status();
+  PagedKvResult r;
+  r.paged = *w;
+  r.max_len = max_len;
+  r.kv_bytes_per_token = kv_bytes_per_token;
+  const Exact b(kv_bytes_per_token);
+  const Exact used = Exact(w->used_tokens) * b;
+  const Exact reserved = Exact(w->sequences) * Exact(max_len) * b;
+  const Exact allocated = Exact(w->allocated_tokens) * b;
+  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("--lens");
+  r.used_bytes = used.value();
+  r.contiguous_reserved_bytes = reserved.value();
+  r.paged_allocated_bytes = allocated.value();
+  r.contiguous_waste_bytes = r.contiguous_reserved_bytes - r.used_bytes;
+  r.paged_waste_bytes = r.paged_allocated_bytes - r.used_bytes;
+  r.contiguous_waste_fraction = dbl(r.contiguous_waste_bytes) / dbl(r.contiguous_reserved_bytes);
+  r.paged_waste_fraction = dbl(r.paged_waste_bytes) / dbl(r.paged_allocated_bytes);
+  return r;
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,472 @@
+#include "capacity_report.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "format.h"
+#include "formula_text.h"
+
+namespace modelcalc {
+
+namespace {
+
+// The symbolic forms of the capacity formulas (include/modelcalc/capacity.h).
+namespace cfx {
+inline constexpr FormulaText kUsable{"kv_budget_bytes", "capacity × gpus × (1 − reserve)"};
+inline constexpr FormulaText kWorkspace{"workspace_allowance_bytes", "C × (w_ffn + V) × 2"};
+inline constexpr FormulaText kBudget{"kv_budget_bytes", "usable − W − A"};
+inline constexpr FormulaText kKvReplicated{"kv_heads_stored", "KV × stored_heads / kv_heads"};
+inline constexpr FormulaText kMaxSeq{"max_sequences", "floor(budget / KV)"};
+inline constexpr FormulaText kStates{"train_bytes_per_param", "N × bytes_per_param"};
+inline constexpr FormulaText kShard{"zero_divisors", "N × b / (tp × pp × shards)"};
+inline constexpr FormulaText kActNone{"activation_bytes_per_layer", "s × b × h × (34 + 5 × a × s / h)"};
+inline constexpr FormulaText kActTp{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t + 5 × a × s / (h × t))"};
+inline constexpr FormulaText kActSp{"activation_bytes_per_layer", "s × b × h / t × (34 + 5 × a × s / h)"};
+inline constexpr FormulaText kActTpNoScores{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t)"};
+inline constexpr FormulaText kActSpNoScores{"activation_bytes_per_layer", "s × b × h / t × 34"};
+inline constexpr FormulaText kActFull{"activation_bytes_per_layer", "2 × s × b × h"};
+inline constexpr FormulaText kActTotal{"activations", "per_layer × layers × in_flight"};
+inline constexpr FormulaText kLayersPerStage{"layers_per_stage", "ceil(L / pp)"};
+inline constexpr FormulaText kTrainTotal{"total", "W + G + O + A"};
+inline constexpr FormulaText kMinDp{"min_dp_to_fit", "ceil(sharded / (capacity − fixed))"};
+inline constexpr FormulaText kPagedUsed{"PagedKvWaste::used_tokens", "Σ len"};
+inline constexpr FormulaText kPagedAlloc{"paged_kv_waste", "Σ ceil(len / B) × B"};
+inline constexpr FormulaText kContiguous{"contiguous_reserved", "n × max_len"};
+inline constexpr FormulaText kBytes{"bytes", "tokens × KV_token"};
+inline constexpr FormulaText kWaste{"waste", "allocated − used"};
+inline constexpr FormulaText kWasteFraction{"waste_fraction", "waste / allocated"};
+}  // namespace cfx
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+
+Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
+  Line l;
+  l.key = std::move(key);
+  l.label = std::move(label);
+  l.value = std::move(v);
+  l.unit = u;
+  l.comment = std::move(comment);
+  return l;
+}
+
+Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f,
+              std::vector<Term> terms, std::string comment = "") {
+  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
+  l.formula = &f;
+  l.terms = std::move(terms);
+  return l;
+}
+
+std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
+std::string factor_text(double f) { return std::isinf(f) ? "from 0" : "×" + fmt_sig(f, 3); }
+
+// ---------------------------------------------------------------- kv-budget
+
+std::string change_text(const KvProposal& p, const ModelSpec& m, const KvBudgetOptions& o) {
+  switch (p.kind) {
+    case KvProposalKind::kKvDtype:
+      return fmt::format("KV cache in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "");
+    case KvProposalKind::kWeightDtype:
+      return fmt::format("Weights in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "");
+    case KvProposalKind::kPagedAllocation:
+      return fmt::format("Paged KV allocation (mean length {}, blocks of {})", group_digits(p.value), o.block_size);
+    case KvProposalKind::kShorterContext:
+      return fmt::format("Context {} → {} tokens", group_digits(o.context), group_digits(p.value));
+    case KvProposalKind::kMoreGpus:
+      return fmt::format("Tensor parallel over {} GPUs (from {})", p.value, o.gpus);
+    case KvProposalKind::kFewerKvHeads:
+      return fmt::format("GQA with {} KV heads (from {}: ÷{})", p.value, m.n_head_kv,
+                         fmt_sig(dbl(m.n_head_kv) / dbl(p.value), 3));
+  }
+  return "";
+}
+
+std::string cost_text(const KvProposal& p) {
+  switch (p.kind) {
+    case KvProposalKind::kKvDtype:
+      return p.dtype == Dtype::kFp8
+                 ? "quality: near-lossless with scaled fp8 (verify long-context evals); latency: fewer KV bytes "
+                   "per step; money: none (a serving flag, e.g. vLLM --kv-cache-dtype fp8)"
+                 : "quality: measurable loss unless keys are quantized per channel (e.g. KIVI); latency: "
+                   "dequantization inside attention; money: none";
+    case KvProposalKind::kWeightDtype:
+      return p.dtype == Dtype::kFp8
+                 ? "quality: small with a calibrated fp8/int8 checkpoint; latency: faster decode (half the "
+                   "weight bytes per step; fp8 matmuls need Hopper or newer); money: none"
+                 : "quality: small to moderate (AWQ/GPTQ); latency: faster at small batch, dequantization "
+                   "overhead at large batch; money: none";
+    case KvProposalKind::kPagedAllocation:
+      return "quality: none; latency: none on average, but sequences that outgrow the mean are preempted "
+             "(swapped or recomputed); money: none (vLLM, SGLang, TensorRT-LLM do it)";
+    case KvProposalKind::kShorterContext:
+      return "quality: longer requests are refused or truncated (a product limit); latency and money: none";
+    case KvProposalKind::kMoreGpus:
+      return "money: twice the GPUs per replica; latency: decode faster (each GPU reads half the weights) "
+             "minus an all-reduce per layer; needs NVLink-class links";
+    case KvProposalKind::kFewerKvHeads:
+      return "quality: needs uptraining the checkpoint to the new GQA (Ainslie et al. 2023: ~5 % of "
+             "pretraining compute) with some loss; money: a training run; latency: fewer KV bytes per step";
+  }
+  return "";
+}
+
+Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
+                          const KvBudgetResult& r) {
+  Section s{"1. Budget", {}, {}};
+  if (gpu != nullptr) {
+    s.lines.push_back(given("capacity_bytes", fmt::format("HBM: {} × {}", o.gpus, gpu->name), r.capacity_bytes,
+                            Unit::kBytes));
+  }
+  if (r.budget_given) {
+    s.lines.push_back(given("budget_bytes", "KV budget (--budget)", r.budget_bytes, Unit::kBytes, "(given)"));
+    return s;
+  }
+  s.lines.push_back(computed("usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, cfx::kUsable,
+                             {term("capacity", gb(gpu->capacity_bytes)), term("gpus", o.gpus),
+                              term("reserve", o.reserve)},
+                             fmt::format("(--reserve {} kept back: CUDA context, NCCL buffers, fragmentation)",
+                                         fmt_sig(o.reserve, 3))));
+  s.lines.push_back(computed("weight_bytes", fmt::format("Weights ({})", dtype_name(o.weight_dtype)), r.weight_bytes,
+                             Unit::kBytes, fx::kWeightBytes,
+                             {term("N", r.n_params),
+                              term("b", dtype_bytes(o.weight_dtype))}));
+  if (o.workspace) {
+    s.lines.push_back(given("workspace_bytes", "Activation/workspace allowance", r.workspace_bytes, Unit::kBytes,
+                            "(--workspace)"));
+  } else {
+    s.lines.push_back(computed("workspace_bytes", "Activation/workspace allowance", r.workspace_bytes, Unit::kBytes,
+                               cfx::kWorkspace,
+                               {term("C", kWorkspaceChunkTokens), term("w_ffn", r.ffn_width), term("V", m.n_vocab)},
+                               "(peak of one 2,048-token prefill chunk: FFN intermediate + logits, 16-bit)"));
+  }
+  s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, cfx::kBudget,
+                             {term("usable", gb(dbl(r.usable_bytes))), term("W", gb(dbl(r.weight_bytes))),
+                              term("A", gb(dbl(r.workspace_bytes)))}));
+  if (r.budget_bytes <= 0) {
+    s.notes.push_back("The weights and the allowance do not fit: no sequence fits. Shard (more GPUs) or quantize.");
+  }
+  return s;
+}
+
+Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& r) {
+  Section s{fmt::format("2. KV cache per sequence ({}, T = {})", dtype_name(o.kv_dtype), group_digits(o.context)),
+            {}, {}};
+  if (m.is_mla()) {
+    s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
+                               fx::kKvPerTokenMla,
+                               {term("L", m.n_layer), term("d_c", m.n_lora_kv + m.n_rot),
+                                term("b_kv", dtype_bytes(o.kv_dtype))}));
+  } else {
+    s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
+                               fx::kKvPerToken,
+                               {term("L", m.n_layer), term("d_kv", m.n_embd_kv()),
+                                term("b_kv", dtype_bytes(o.kv_dtype))}));
+  }
+  const bool replicated = m.is_mla() ? o.gpus > 1 : r.kv_heads_stored > m.n_head_kv;
+  const FormulaText& per_seq = m.n_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
+  if (replicated) {
+    s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence, over all GPUs", r.kv_bytes_per_sequence,
+                               Unit::kBytes, cfx::kKvReplicated,
+                               {term("KV", fmt_sig(dbl(r.kv_bytes_per_sequence) * (m.is_mla() ? 1.0 / dbl(o.gpus)
+                                                   : dbl(m.n_head_kv) / dbl(r.kv_heads_stored)), 10)),
+                                term("stored_heads", r.kv_heads_stored), term("kv_heads", m.is_mla() ? 1 : m.n_head_kv)},
+                               m.is_mla() ? "(tensor parallel keeps the whole MLA latent on every GPU)"
+                                          : "(more GPUs than KV heads: each GPU keeps a whole head, replicated)"));
+  } else {
+    s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence", r.kv_bytes_per_sequence, Unit::kBytes,
+                               per_seq, {term("KV_token", r.kv_bytes_per_token), term("T", o.context),
+                                         term("window", m.n_swa)}));
+  }
+  s.lines.push_back(given("kv_bytes_per_sequence_mha", "Same model under MHA", r.kv_bytes_per_sequence_mha,
+                          Unit::kBytes, fmt::format("(every one of the {} heads keeps its K and V)", m.n_head)));
+  s.lines.push_back(computed("kv_ratio", "MHA ÷ this model", r.kv_ratio, Unit::kFactor, fx::kKvRatio,
+                             {term("KV_mha", r.kv_bytes_per_sequence_mha), term("KV", r.kv_bytes_per_sequence)},
+                             m.is_mla() ? "(MLA caches one latent per token instead of per-head K and V)"
+                                        : fmt::format("(= heads / kv_heads = {} / {})", m.n_head, m.n_head_kv)));
+  return s;
+}
+
+Section concurrency_section(const KvBudgetResult& r) {
+  Section s{"3. Concurrency (whole context reserved per sequence)", {}, {}};
+  s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, cfx::kMaxSeq,
+                             {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence)}));
+  s.lines.push_back(computed("max_sequences_mha", "Sequences under MHA", r.max_sequences_mha, Unit::kSequences,
+                             cfx::kMaxSeq, {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha)}));
+  if (r.max_sequences_mha > 0) {
+    s.notes.push_back(fmt::format("{} vs {} sequences: ×{} (the KV ratio, up to the floor of each division).",
+                                  group_digits(r.max_sequences), group_digits(r.max_sequences_mha),
+                                  fmt_sig(dbl(r.max_sequences) / dbl(r.max_sequences_mha), 4)));
+  }
+  s.notes.push_back("The MHA line keeps the same budget; MHA's larger K and V projections would also cost weight memory.");
+  return s;
+}
+
+Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& r,
+                          nlohmann::json* out) {
+  Section s{"4. Changes that double concurrency (ranked)", {}, {}};
+  const int64_t want = std::max<int64_t>(1, 2 * r.max_sequences);
+  *out = nlohmann::json::array();
+  const KvProposal* first = nullptr;
+  for (size_t i = 0; i < r.proposals.size(); ++i) {
+    const KvProposal& p = r.proposals[i];
+    const bool reaches = p.max_sequences >= want;
+    if (reaches && first == nullptr) first = &p;
+    const std::string change = change_text(p, m, o);
+    Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences, cfx::kMaxSeq,
+                      {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)},
+                      fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
+    s.lines.push_back(std::move(l));
+    s.notes.push_back(fmt::format("{}: {}", i + 1, cost_text(p)));
+    out->push_back({{"change", change},
+                    {"max_sequences", p.max_sequences},
+                    {"factor", std::isfinite(p.factor) ? nlohmann::json(p.factor) : nlohmann::json()},
+                    {"reaches_2x", reaches},
+                    {"budget_bytes", p.budget_bytes},
+                    {"kv_bytes_per_sequence", p.kv_bytes_per_sequence},
+                    {"cost", cost_text(p)}});
+  }
+  s.notes.insert(s.notes.begin(),
+                 first ? fmt::format("Smallest change reaching ×2: {}.", change_text(*first, m, o))
+                       : std::string("No single change reaches ×2; combine the top ones (their factors multiply "
+                                     "roughly, except changes that both shrink the same bytes)."));
+  s.notes.insert(s.notes.begin() + 1,
+                 "Ranked: changes reaching ×2 first, least disruptive first (a serving flag < an engine feature < "
+                 "a quantized checkpoint < a product limit < more hardware < retraining), then the rest by size.");
+  if (o.mean_len > 0) {
+    s.notes.push_back(fmt::format("Paged allocation assumes a mean sequence length of {} tokens (--mean-len).",
+                                  group_digits(r.mean_len)));
+  } else {
+    s.notes.push_back(fmt::format("Paged allocation assumes a mean length of {} tokens: half the context, the mean "
+                                  "of lengths spread evenly up to it (--mean-len to give yours).",
+                                  group_digits(r.mean_len)));
+  }
+  return s;
+}
+
+std::string model_label(const ModelSpec& m) {
+  return m.name != "custom" ? m.name
+                            : fmt::format("L={} d={} h={} kv_heads={}", m.n_layer, m.n_embd, m.n_head, m.n_head_kv);
+}
+
+}  // namespace
+
+const char* optimizer_name(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW: return "adamw";
+    case Optimizer::kAdamWFp32: return "adamw-fp32";
+    case Optimizer::kSgd: return "sgd";
+    case Optimizer::kAdam8bit: return "adam8bit";
+  }
+  return "";
+}
+
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "";
+}
+
+Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
+                              const KvBudgetResult& r) {
+  Report rep;
+  rep.title = fmt::format("kv-budget: {}{}, context {}", model_label(m),
+                          gpu ? fmt::format(" on {} × {}", o.gpus, gpu->name) : std::string(),
+                          group_digits(o.context));
+  rep.sections.push_back(kv_budget_section(m, gpu, o, r));
+  rep.sections.push_back(kv_section(m, o, r));
+  rep.sections.push_back(concurrency_section(r));
+  nlohmann::json proposals;
+  rep.sections.push_back(proposals_section(m, o, r, &proposals));
+  rep.extra_json["proposals"] = proposals;
+  rep.ignored.push_back("Prefix sharing and prompt caching (shared prefixes store their KV once): they raise "
+                        "concurrency further for chat workloads with common system prompts.");
+  if (!r.budget_given) {
+    rep.ignored.push_back("The allowance is an estimate of the engine's activation peak; engines measure it "
+                          "(vLLM profiles a forward pass). Give --workspace when you know yours.");
+  }
+  return rep;
+}
+
+// ---------------------------------------------------------------- train-memory
+
+namespace {
+
+const FormulaText& activation_formula(const TrainMemoryOptions& o) {
+  if (o.recompute == Recompute::kFull) return cfx::kActFull;
+  const bool no_scores = o.flash || o.recompute == Recompute::kSelective;
+  if (o.sequence_parallel) return no_scores ? cfx::kActSpNoScores : cfx::kActSp;
+  if (o.tp == 1 && !no_scores) return cfx::kActNone;
+  return no_scores ? cfx::kActTpNoScores : cfx::kActTp;
+}
+
+std::string bytes_per_param_text(Optimizer o) {
+  switch (o) {
+    case Optimizer::kAdamW:
+      return "bf16 weights 2 + bf16 grads 2 + fp32 master 4, momentum 4, variance 4 (ZeRO paper, sec. 3.1)";
+    case Optimizer::kAdamWFp32: return "fp32 weights 4 + fp32 grads 4 + momentum 4, variance 4";
+    case Optimizer::kSgd: return "bf16 weights 2 + bf16 grads 2 + fp32 master 4, momentum 4";
+    case Optimizer::kAdam8bit:
+      return "bf16 weights 2 + bf16 grads 2 + fp32 master 4, 8-bit momentum 1, 8-bit variance 1 "
+             "(Dettmers et al. 2022)";
+  }
+  return "";
+}
+
+}  // namespace
+
+Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const TrainMemoryOptions& o,
+                                 const TrainMemoryResult& r) {
+  Report rep;
+  rep.title = fmt::format("train-memory: {} on {}, {}, ZeRO-{}, dp {} × tp {} × pp {}",
+                          m ? model_label(*m) : group_digits(r.params) + " params", gpu.name,
+                          optimizer_name(o.optimizer), o.zero, o.dp, o.tp, o.pp);
+  const TrainBytesPerParam& b = r.bytes_per_param;
+  Section states{"1. Model states per GPU", {}, {}};
+  states.lines.push_back(given("params", "Parameters N", r.params, Unit::kParams));
+  states.lines.push_back(given("bytes_per_param", "Bytes per parameter",
+                               fmt::format("{} + {} + {} = {} B", b.weights, b.gradients, b.optimizer, b.total()),
+                               Unit::kNone, "(" + bytes_per_param_text(o.optimizer) + ")"));
+  states.lines.push_back(computed("states_unsplit", "States on one unsharded GPU", r.states_unsplit, Unit::kBytes,
+                                  cfx::kStates, {term("N", r.params), term("bytes_per_param", b.total())},
+                                  r.states_unsplit > gpu.capacity_bytes
+                                      ? fmt::format("(> {}: sharding is needed before any activation)",
+                                                    gb(gpu.capacity_bytes))
+                                      : fmt::format("(≤ {})", gb(gpu.capacity_bytes))));
+  const ZeroDivisors z = zero_divisors(o.zero, o.dp);
+  auto part = [&](const char* key, const char* label, double v, int64_t bpp, int64_t shards, const char* what) {
+    states.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kShard,
+                                    {term("N", r.params), term("b", bpp), term("tp", o.tp), term("pp", o.pp),
+                                     term("shards", shards)},
+                                    shards > 1 ? fmt::format("(ZeRO-{} shards {} over dp {})", o.zero, what, o.dp)
+                                               : std::string()));
+  };
+  part("weights", "Weights", r.weights, b.weights, z.weights, "weights");
+  part("gradients", "Gradients", r.gradients, b.gradients, z.gradients, "gradients");
+  part("optimizer", "Optimizer states", r.optimizer, b.optimizer, z.optimizer, "optimizer states");
+  rep.sections.push_back(std::move(states));
+
+  Section act{"2. Activations per GPU (Korthikanti et al. 2022)", {}, {}};
+  if (r.has_activations) {
+    const std::string mode = fmt::format(
+        "(recompute {}{}{}{})", recompute_name(o.recompute), o.sequence_parallel ? ", sequence parallel" : "",
+        o.flash ? ", FlashAttention" : "", o.tp > 1 ? fmt::format(", tp {}", o.tp) : "");
+    act.lines.push_back(computed("activations_per_layer", "Per layer, one micro-batch", r.activations_per_layer,
+                                 Unit::kBytes, activation_formula(o),
+                                 {term("s", o.seq), term("b", o.micro_batch), term("h", m->n_embd),
+                                  term("a", m->n_head), term("t", o.tp)},
+                                 mode));
+    act.lines.push_back(computed("layers_per_stage", "Layers on the first stage", r.layers_per_stage, Unit::kNone,
+                                 cfx::kLayersPerStage, {term("L", m->n_layer), term("pp", o.pp)}));
+    act.lines.push_back(given("in_flight_micro_batches", "Micro-batches in flight", r.in_flight, Unit::kNone,
+                              "(1F1B: the first stage holds pp micro-batches)"));
+    act.lines.push_back(computed("activations", "Activations", r.activations, Unit::kBytes, cfx::kActTotal,
+                                 {term("per_layer", gb(r.activations_per_layer)), term("layers", r.layers_per_stage),
+                                  term("in_flight", r.in_flight)}));
+    act.notes.push_back("Eq. 1 (s b h (34 + 5as/h)) is per layer in bytes for 16-bit activations of the paper's "
+                        "GPT layer: MHA, a 4h GeLU MLP, dropout. 5as/h is the s² attention scores; selective "
+                        "recomputation and FlashAttention drop it. Gated FFNs, GQA and dropout-free models differ by "
+                        "a few sbh.");
+    if (o.recompute == Recompute::kFull) {
+      act.notes.push_back("Full recomputation keeps only each layer's input; during backward one layer's full "
+                          "activations exist transiently (not counted).");
+    }
+  } else {
+    act.lines.push_back(given("activations", "Activations", 0.0, Unit::kBytes, "(no shape given: not computed)"));
+    act.notes.push_back("Give the model's shape (flags, --model or --config) to count activations.");
+  }
+  rep.sections.push_back(std::move(act));
+
+  Section v{"3. Verdict", {}, {}};
+  v.lines.push_back(computed("total", "Total per GPU", r.total, Unit::kBytes, cfx::kTrainTotal,
+                             {term("W", gb(r.weights)), term("G", gb(r.gradients)), term("O", gb(r.optimizer)),
+                              term("A", gb(r.activations))}));
+  v.lines.push_back(given("capacity", "Capacity of " + gpu.name, r.capacity, Unit::kBytes));
+  v.lines.push_back(given("fits", "Fits", r.fits, Unit::kNone));
+  v.lines.push_back(given("smallest_zero_stage",
+                          fmt::format("Smallest ZeRO stage that fits at dp {}", o.dp),
+                          r.smallest_zero_fitting >= 0 ? Value(int64_t{r.smallest_zero_fitting}) : Value(std::string("none")),
+                          Unit::kNone));
+  for (int stage = 0; stage <= 3; ++stage) {
+    const int64_t dp = r.min_dp_by_zero[static_cast<size_t>(stage)];
+    const double fixed = r.activations + (stage < 3 ? r.weights * dbl(z.weights) : 0) +
+                         (stage < 2 ? r.gradients * dbl(z.gradients) : 0) +
+                         (stage < 1 ? r.optimizer * dbl(z.optimizer) : 0);
+    const double all = r.weights * dbl(z.weights) + r.gradients * dbl(z.gradients) +
+                       r.optimizer * dbl(z.optimizer) + r.activations;
+    Line l = computed(fmt::format("min_dp.zero{}", stage), fmt::format("ZeRO-{} fits from dp", stage),
+                      dp > 0 ? Value(dp) : Value(std::string("never")), Unit::kNone, cfx::kMinDp,
+                      {term("sharded", gb(all - fixed)), term("capacity", gb(r.capacity)), term("fixed", gb(fixed))},
+                      dp == 0 ? "(what stays whole on each GPU already exceeds it)" : "");
+    if (stage == 0) {
+      l.formula = nullptr;
+      l.terms.clear();
+      l.comment = dp > 0 ? "(nothing sharded: dp does not matter)" : "(nothing sharded: no dp helps)";
+    }
+    v.lines.push_back(std::move(l));
+  }
+  rep.sections.push_back(std::move(v));
+  rep.ignored.push_back("CUDA context, NCCL buffers and allocator fragmentation (1–3 GB in practice): keep that "
+                        "much headroom below the capacity.");
+  rep.ignored.push_back("Temporary buffers: ZeRO-3 gathers a layer's full weights, and the logits of the last "
+                        "stage are s·b·V values; both are transient.");
+  if (o.pp > 1) {
+    rep.ignored.push_back("Pipeline stages are taken as equal (N / pp each); the embedding and lm_head make the "
+                          "first and last stages heavier.");
+  }
+  return rep;
+}
+
+// ---------------------------------------------------------------- paged-kv
+
+Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const std::string& kv_source) {
+  Report rep;
+  rep.title = fmt::format("paged-kv: {} sequences, blocks of {} tokens, max length {}", group_digits(r.paged.sequences),
+                          block_size, group_digits(r.max_len));
+  const PagedKvWaste& w = r.paged;
+  Section t{"1. Tokens", {}, {}};
+  t.lines.push_back(given("sequences", "Sequences n", w.sequences, Unit::kSequences));
+  t.lines.push_back(computed("used_tokens", "Used", w.used_tokens, Unit::kTokens, cfx::kPagedUsed, {}));
+  t.lines.push_back(computed("contiguous_reserved_tokens", "Contiguous reservation",
+                             w.sequences * r.max_len, Unit::kTokens, cfx::kContiguous,
+                             {term("n", w.sequences), term("max_len", r.max_len)}));
+  t.lines.push_back(computed("paged_allocated_tokens", "Paged allocation", w.allocated_tokens, Unit::kTokens,
+                             cfx::kPagedAlloc, {term("B", block_size)}));
+  rep.sections.push_back(std::move(t));
+
+  Section b{"2. Bytes", {}, {}};
+  b.lines.push_back(given("kv_bytes_per_token", "KV per token", r.kv_bytes_per_token, Unit::kBytes, kv_source));
+  auto bytes = [&](const char* key, const char* label, int64_t v, int64_t tokens) {
+    b.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kBytes,
+                               {term("tokens", tokens), term("KV_token", r.kv_bytes_per_token)}));
+  };
+  bytes("used", "Used", r.used_bytes, w.used_tokens);
+  bytes("contiguous_reserved", "Contiguous reserved", r.contiguous_reserved_bytes, w.sequences * r.max_len);
+  bytes("paged_allocated", "Paged allocated", r.paged_allocated_bytes, w.allocated_tokens);
+  b.lines.push_back(computed("contiguous_waste", "Contiguous waste", r.contiguous_waste_bytes, Unit::kBytes,
+                             cfx::kWaste, {term("allocated", r.contiguous_reserved_bytes), term("used", r.used_bytes)}));
+  b.lines.push_back(computed("paged_waste", "Paged waste", r.paged_waste_bytes, Unit::kBytes, cfx::kWaste,
+                             {term("allocated", r.paged_allocated_bytes), term("used", r.used_bytes)}));
+  b.lines.push_back(computed("contiguous_waste_fraction", "Contiguous waste fraction", r.contiguous_waste_fraction,
+                             Unit::kFraction, cfx::kWasteFraction,
+                             {term("waste", r.contiguous_waste_bytes), term("allocated", r.contiguous_reserved_bytes)}));
+  b.lines.push_back(computed("paged_waste_fraction", "Paged waste fraction", r.paged_waste_fraction, Unit::kFraction,
+                             cfx::kWasteFraction,
+                             {term("waste", r.paged_waste_bytes), term("allocated", r.paged_allocated_bytes)}));
+  b.notes.push_back(fmt::format(
+      "Paged waste is only each sequence's partly filled last block: below one block per sequence, at most "
+      "n × (B − 1) = {} tokens. Contiguous allocation reserves max_len for every sequence up front.",
+      group_digits(w.sequences * (block_size - 1))));
+  if (r.paged_allocated_bytes > 0) {
+    b.notes.push_back(fmt::format("The memory paging reclaims would hold ×{} the sequences at these lengths.",
+                                  fmt_sig(dbl(r.contiguous_reserved_bytes) / dbl(r.paged_allocated_bytes), 4)));
+  }
+  rep.sections.push_back(std::move(b));
+  rep.ignored.push_back("Block tables and allocator metadata: a few bytes per block against kilobytes of KV.");
+  return rep;
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,288 @@
+// The capacity formulas and analyses, checked against values derived by hand.
+#include "modelcalc/capacity.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace modelcalc {
+namespace {
+
+// Llama-3-8B-like: L 32, d 4096, h 32, kv 8 (d_head 128, d_kv 1024), SwiGLU 14336, V 128256, untied.
+// Params by hand: per layer q 4096² = 16,777,216; kv 2·4096·1024 = 8,388,608; o 16,777,216;
+// ffn 3·4096·14336 = 176,160,768; sum 218,103,808; × 32 = 6,979,321,856;
+// embeddings 2·128256·4096 = 1,050,673,152; total 8,029,995,008 → fp16 weights 16,059,990,016 B.
+ModelSpec Llama3_8B() {
+  ModelSpec m;
+  m.n_layer = 32;
+  m.n_embd = 4096;
+  m.n_head = 32;
+  m.n_head_kv = 8;
+  m.n_embd_head = 128;
+  m.n_ff = 14336;
+  m.ffn_gated = true;
+  m.n_vocab = 128256;
+  return m;
+}
+
+GpuSpec Gpu80() {
+  GpuSpec g;
+  g.name = "80 GB test GPU";
+  g.capacity_bytes = 80e9;
+  g.bandwidth_bytes_per_s = 3.35e12;
+  g.peak_bf16_flops = 989.4e12;
+  return g;
+}
+
+TEST(PagedKvWaste, HandCountedBlocks) {
+  // B = 16: 100 → 7 blocks = 112; 2000 → 125 blocks = 2000; 517 → 33 blocks = 528.
+  const std::vector<int64_t> lens = {100, 2000, 517};
+  auto w = paged_kv_waste(lens, 16);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->sequences, 3);
+  EXPECT_EQ(w->used_tokens, 2617);       // 100 + 2000 + 517
+  EXPECT_EQ(w->allocated_tokens, 2640);  // 112 + 2000 + 528
+  EXPECT_EQ(w->waste_tokens, 23);        // 12 + 0 + 11
+  EXPECT_DOUBLE_EQ(w->waste_fraction, 23.0 / 2640.0);
+}
+
+TEST(PagedKvWaste, BelowOneBlockPerSequence) {
+  // Every length 1..300 at B = 16: each sequence wastes (-len mod B) <= B - 1 tokens.
+  std::vector<int64_t> lens;
+  int64_t expected_waste = 0;
+  for (int64_t len = 1; len <= 300; ++len) {
+    lens.push_back(len);
+    expected_waste += (16 - len % 16) % 16;
+  }
+  auto w = paged_kv_waste(lens, 16);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->waste_tokens, expected_waste);
+  EXPECT_LT(w->waste_tokens, w->sequences * 16);
+  EXPECT_LE(w->waste_tokens, w->sequences * 15);
+}
+
+TEST(PagedKvWaste, BadInputs) {
+  const std::vector<int64_t> lens = {10};
+  EXPECT_EQ(paged_kv_waste(lens, 0).status().code(), Status::Code::kInvalidArgument);
+  const std::vector<int64_t> negative = {10, -1};
+  EXPECT_EQ(paged_kv_waste(negative, 16).status().code(), Status::Code::kInvalidArgument);
+  auto none = paged_kv_waste({}, 16);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->allocated_tokens, 0);
+  EXPECT_EQ(none->waste_fraction, 0.0);
+}
+
+TEST(ActivationBytes, KorthikantiTable2Gpt3) {
+  // GPT-3 175B layer: s 2048, b 1, h 12288, a 96 → sbh = 25,165,824; 5as/h = 5·96·2048/12288 = 80.
+  const double s = 2048, b = 1, h = 12288, a = 96;
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 1, false, false, Recompute::kNone),
+                   25'165'824.0 * 114);  // Eq. 1: 34 + 80
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 8, false, false, Recompute::kNone),
+                   25'165'824.0 * 23);   // Eq. 2: 10 + 24/8 + 80/8
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 8, true, false, Recompute::kNone),
+                   25'165'824.0 / 8 * 114);  // Eq. 3
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 8, true, false, Recompute::kSelective),
+                   25'165'824.0 * 34 / 8);  // selective: the s² term goes
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 8, false, false, Recompute::kSelective),
+                   25'165'824.0 * 13);  // 10 + 24/8
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 1, false, true, Recompute::kNone),
+                   25'165'824.0 * 34);  // FlashAttention drops the s² term too
+  EXPECT_DOUBLE_EQ(activation_bytes_per_layer(s, b, h, a, 8, true, false, Recompute::kFull),
+                   25'165'824.0 * 2);  // full: only the layer input
+}
+
+TEST(TrainBytes, PerParamBudgets) {
+  EXPECT_EQ(train_bytes_per_param(Optimizer::kAdamW).total(), 16);      // 2 + 2 + 12
+  EXPECT_EQ(train_bytes_per_param(Optimizer::kAdamW).optimizer, 12);    // master 4 + m 4 + v 4
+  EXPECT_EQ(train_bytes_per_param(Optimizer::kAdamWFp32).total(), 16);  // 4 + 4 + 8
+  EXPECT_EQ(train_bytes_per_param(Optimizer::kSgd).total(), 12);        // 2 + 2 + 4 + 4
+  EXPECT_EQ(train_bytes_per_param(Optimizer::kAdam8bit).total(), 10);   // 2 + 2 + 4 + 1 + 1
+}
+
+TEST(TrainMemory, ZeroPaperFigure1) {
+  // ZeRO paper, Figure 1: Ψ = 7.5B, Nd = 64, K = 12.
+  //   baseline (2 + 2 + 12)Ψ = 120 GB; P_os 4Ψ + 12Ψ/64 = 31.40625 GB;
+  //   P_os+g 2Ψ + 14Ψ/64 = 16.640625 GB; P_os+g+p 16Ψ/64 = 1.875 GB.
+  const double expected[] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+  for (int stage = 0; stage <= 3; ++stage) {
+    TrainMemoryOptions o;
+    o.params = 7'500'000'000;
+    o.dp = 64;
+    o.zero = stage;
+    auto r = analyze_train_memory(nullptr, Gpu80(), o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_NEAR(r->total, expected[stage], 1.0) << "stage " << stage;
+  }
+}
+
+TEST(TrainMemory, SevenBNeedsZeroOnOneGpu) {
+  // 7e9 × 16 B = 112e9 B > 80e9 B: no ZeRO stage fits at dp 1.
+  TrainMemoryOptions o;
+  o.params = 7'000'000'000;
+  auto r = analyze_train_memory(nullptr, Gpu80(), o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_DOUBLE_EQ(r->states_unsplit, 112e9);
+  EXPECT_DOUBLE_EQ(r->weights, 14e9);
+  EXPECT_DOUBLE_EQ(r->gradients, 14e9);
+  EXPECT_DOUBLE_EQ(r->optimizer, 84e9);
+  EXPECT_FALSE(r->fits);
+  EXPECT_EQ(r->smallest_zero_fitting, -1);
+  // ZeRO-0: nothing shards → never. ZeRO-1: 28e9 + 84e9/dp <= 80e9 → dp >= 1.62 → 2.
+  // ZeRO-2: 14e9 + 98e9/dp → dp >= 1.48 → 2. ZeRO-3: 112e9/dp → dp >= 1.4 → 2.
+  EXPECT_EQ(r->min_dp_by_zero[0], 0);
+  EXPECT_EQ(r->min_dp_by_zero[1], 2);
+  EXPECT_EQ(r->min_dp_by_zero[2], 2);
+  EXPECT_EQ(r->min_dp_by_zero[3], 2);
+}
+
+TEST(TrainMemory, MinDpClosedForm) {
+  EXPECT_EQ(min_dp_to_fit(10, 50, 80), 1);    // all fits already
+  EXPECT_EQ(min_dp_to_fit(60, 100, 80), 5);   // 100 / 20
+  EXPECT_EQ(min_dp_to_fit(60, 101, 80), 6);   // ceil(5.05)
+  EXPECT_EQ(min_dp_to_fit(80, 1, 80), 0);     // no room for any shard
+  EXPECT_EQ(min_dp_to_fit(90, 0, 80), 0);
+}
+
+TEST(TrainMemory, BadInputs) {
+  TrainMemoryOptions o;
+  o.params = 1000;
+  o.zero = 4;
+  EXPECT_EQ(analyze_train_memory(nullptr, Gpu80(), o).status().code(), Status::Code::kInvalidArgument);
+  const ModelSpec m = Llama3_8B();
+  TrainMemoryOptions t;
+  t.tp = 3;  // 32 heads
+  auto r = analyze_train_memory(&m, Gpu80(), t);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("--tp", 0), 0u);
+}
+
+TEST(KvBudget, Llama3_8BOnOne80GbGpu) {
+  const ModelSpec m = Llama3_8B();
+  const GpuSpec g = Gpu80();
+  KvBudgetOptions o;  // 1 GPU, T 8192, reserve 0.10, fp16
+  auto r = analyze_kv_budget(m, &g, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->usable_bytes, 72'000'000'000);      // 80e9 × 0.9
+  EXPECT_EQ(r->weight_bytes, 16'059'990'016);      // 8,029,995,008 × 2
+  EXPECT_EQ(r->workspace_bytes, 642'777'088);      // 2048 × (2·14336 + 128256) × 2
+  EXPECT_EQ(r->budget_bytes, 55'297'232'896);      // 72e9 − W − A
+  EXPECT_EQ(r->kv_bytes_per_token, 131'072);       // 2 · 32 · 1024 · 2
+  EXPECT_EQ(r->kv_bytes_per_sequence, 1'073'741'824);      // × 8192
+  EXPECT_EQ(r->kv_bytes_per_sequence_mha, 4'294'967'296);  // 32 KV heads: × 4
+  EXPECT_EQ(r->kv_ratio, 4.0);                             // heads / kv_heads, exact
+  EXPECT_EQ(r->max_sequences, 51);      // 55,297,232,896 / 1,073,741,824 = 51.5
+  EXPECT_EQ(r->max_sequences_mha, 12);  // / 4,294,967,296 = 12.87
+  ASSERT_FALSE(r->proposals.empty());
+  // The least disruptive change reaching 2 × 51 = 102: fp8 KV, 55,297,232,896 / 536,870,912 = 102.999.
+  const KvProposal& first = r->proposals.front();
+  EXPECT_EQ(first.kind, KvProposalKind::kKvDtype);
+  EXPECT_EQ(first.dtype, Dtype::kFp8);
+  EXPECT_EQ(first.max_sequences, 102);
+  EXPECT_DOUBLE_EQ(first.factor, 2.0);
+  for (const KvProposal& p : r->proposals) {
+    switch (p.kind) {
+      case KvProposalKind::kShorterContext:
+        // Largest T with floor(budget / (131,072 T)) >= 102: T <= 55,297,232,896 / (102 · 131,072) = 4136.1.
+        EXPECT_EQ(p.value, 4136);
+        break;
+      case KvProposalKind::kMoreGpus:
+        // 2 GPUs: 144e9 − W − A = 127,297,232,896; / 1,073,741,824 = 118.55.
+        EXPECT_EQ(p.value, 2);
+        EXPECT_EQ(p.max_sequences, 118);
+        break;
+      case KvProposalKind::kFewerKvHeads:
+        // 4 KV heads: KV halves to 536,870,912 and K, V projections free 2·32·4096·128·4 params × 2 B
+        // = 268,435,456 B; (55,297,232,896 + 268,435,456) / 536,870,912 = 103.5.
+        EXPECT_EQ(p.value, 4);
+        EXPECT_EQ(p.max_sequences, 103);
+        break;
+      case KvProposalKind::kWeightDtype:
+        if (p.dtype == Dtype::kFp8) {
+          // fp8 weights free 8,029,995,008 B: 63,327,227,904 / 1,073,741,824 = 58.98.
+          EXPECT_EQ(p.max_sequences, 58);
+        }
+        break;
+      case KvProposalKind::kPagedAllocation:
+        // Mean 4096 tokens (context / 2), a whole number of 16-token blocks: 536,870,912 B each.
+        EXPECT_EQ(p.value, 4096);
+        EXPECT_EQ(p.max_sequences, 102);
+        break;
+      case KvProposalKind::kKvDtype:
+        break;
+    }
+  }
+}
+
+TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
+  const ModelSpec m = Llama3_8B();
+  const GpuSpec g = Gpu80();
+  auto r = analyze_kv_budget(m, &g, KvBudgetOptions{});
+  ASSERT_TRUE(r.ok());
+  bool seen_short = false;
+  int last_effort = 0;
+  for (const KvProposal& p : r->proposals) {
+    const bool reaches = p.max_sequences >= 2 * r->max_sequences;
+    if (!reaches) seen_short = true;
+    EXPECT_FALSE(reaches && seen_short) << "a ×2 change ranked after one short of it";
+    if (reaches) {
+      EXPECT_GE(p.effort, last_effort);
+      last_effort = p.effort;
+    }
+  }
+  EXPECT_TRUE(seen_short);  // fp8 weights alone: ×1.14
+}
+
+TEST(KvBudget, TensorParallelBeyondKvHeadsReplicates) {
+  EXPECT_EQ(kv_heads_stored(8, 1), 8);
+  EXPECT_EQ(kv_heads_stored(8, 2), 8);
+  EXPECT_EQ(kv_heads_stored(8, 3), 9);    // 3 GPUs × ceil(8/3) = 3 × 3
+  EXPECT_EQ(kv_heads_stored(8, 16), 16);  // each of 16 GPUs holds one whole head
+  const ModelSpec m = Llama3_8B();
+  const GpuSpec g = Gpu80();
+  KvBudgetOptions o;
+  o.gpus = 16;
+  auto r = analyze_kv_budget(m, &g, o);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kv_bytes_per_sequence, 2 * 1'073'741'824LL);
+}
+
+TEST(KvBudget, BadInputs) {
+  const ModelSpec m = Llama3_8B();
+  const GpuSpec g = Gpu80();
+  auto field = [&](KvBudgetOptions o, const GpuSpec* gpu) {
+    auto r = analyze_kv_budget(m, gpu, o);
+    EXPECT_FALSE(r.ok());
+    const std::string& msg = r.status().message();
+    return msg.substr(0, msg.find(':'));
+  };
+  KvBudgetOptions o;
+  o.reserve = 1.0;
+  EXPECT_EQ(field(o, &g), "--reserve");
+  o.reserve = -0.1;
+  EXPECT_EQ(field(o, &g), "--reserve");
+  o = {};
+  o.budget = 81e9;  // more than one 80 GB GPU
+  EXPECT_EQ(field(o, &g), "--budget");
+  o = {};
+  EXPECT_EQ(field(o, nullptr), "--gpu");
+  o.budget = 40e9;  // a budget needs no GPU
+  EXPECT_TRUE(analyze_kv_budget(m, nullptr, o).ok());
+}
+
+TEST(PagedKv, BytesAndFractions) {
+  const std::vector<int64_t> lens = {100, 2000, 517};
+  auto r = analyze_paged_kv(lens, 16, 4096, 131'072);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->used_bytes, 2617LL * 131'072);
+  EXPECT_EQ(r->contiguous_reserved_bytes, 3LL * 4096 * 131'072);
+  EXPECT_EQ(r->paged_allocated_bytes, 2640LL * 131'072);
+  EXPECT_DOUBLE_EQ(r->contiguous_waste_fraction, (12288.0 - 2617.0) / 12288.0);
+  EXPECT_DOUBLE_EQ(r->paged_waste_fraction, 23.0 / 2640.0);
+  EXPECT_FALSE(analyze_paged_kv({}, 16, 4096, 1).ok());
+  const std::vector<int64_t> too_long = {5000};
+  EXPECT_FALSE(analyze_paged_kv(too_long, 16, 4096, 1).ok());
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -1,0 +1,204 @@
+// kv-budget, train-memory and paged-kv driven through the CLI: JSON numbers
+// derived by hand, and bad inputs that must exit 2 with one line naming the flag.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+using Args = std::vector<std::string>;
+
+// Llama-3-8B-like shape (see capacity_test.cc for the hand counts).
+Args Llama3_8B(Args extra) {
+  Args a = {"-L", "32", "-d", "4096", "--heads", "32", "--kv-heads", "8", "--ffn", "14336", "--glu",
+            "--vocab", "128256"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+// Llama-2-7B-like: L 32, d 4096, h 32 (MHA), SwiGLU 11008, V 32000, untied.
+// Params: 32 × (4·4096² + 3·4096·11008) + 2·32000·4096 = 32 × 202,375,168 + 262,144,000 = 6,738,149,376.
+Args Llama2_7B(Args extra) {
+  Args a = {"-L", "32", "-d", "4096", "--heads", "32", "--ffn", "11008", "--glu", "--vocab", "32000"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+Args cmd(const std::string& name, Args rest) {
+  rest.insert(rest.begin(), name);
+  return rest;
+}
+
+// Runs args expecting a bad-input exit: status 2, nothing on stdout, one stderr line naming `flag`.
+void ExpectBadInput(const Args& args, const std::string& flag) {
+  const CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+}
+
+TEST(KvBudgetCli, EightBGqaOnOneH100) {
+  const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--context", "8192", "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  // 80e9 · 0.9 − 16,059,990,016 (weights) − 642,777,088 (2048 · (2·14336 + 128256) · 2).
+  EXPECT_EQ(j["budget_bytes"], 55'297'232'896);
+  EXPECT_EQ(j["kv_bytes_per_sequence"], 1'073'741'824);  // 2 · 32 · 1024 · 2 · 8192
+  EXPECT_EQ(j["max_sequences"], 51);
+  EXPECT_EQ(j["max_sequences_mha"], 12);
+  EXPECT_EQ(j["kv_ratio"], 4.0);  // 32 heads / 8 KV heads
+  ASSERT_TRUE(j["proposals"].is_array());
+  ASSERT_FALSE(j["proposals"].empty());
+  EXPECT_NE(j["proposals"][0]["change"].get<std::string>().find("KV cache in fp8"), std::string::npos);
+  EXPECT_EQ(j["proposals"][0]["max_sequences"], 102);
+  EXPECT_EQ(j["proposals"][0]["factor"], 2.0);
+}
+
+TEST(KvBudgetCli, BudgetGivenDirectly) {
+  const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "40GB", "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["budget_bytes"], 40'000'000'000);
+  EXPECT_EQ(j["max_sequences"], 37);     // 40e9 / 1,073,741,824 = 37.25
+  EXPECT_EQ(j["max_sequences_mha"], 9);  // 40e9 / 4,294,967,296 = 9.31
+}
+
+TEST(KvBudgetCli, TextShowsEachStepAndExplainsFormulas) {
+  const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100"})));
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("Activation/workspace allowance"), std::string::npos);
+  EXPECT_NE(text.out.find("Smallest change reaching ×2: KV cache in fp8"), std::string::npos);
+  const CliRun ex = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--explain"})));
+  ASSERT_EQ(ex.status, 0) << ex.err;
+  EXPECT_NE(ex.out.find("floor(budget / KV)"), std::string::npos);
+  EXPECT_NE(ex.out.find("= 51 sequences"), std::string::npos);
+}
+
+TEST(KvBudgetCli, BadInputs) {
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "100GB"})), "--budget");
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--reserve=-0.1"})), "--reserve");
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--reserve", "1"})), "--reserve");
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--reserve", "1.5"})), "--reserve");
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({})), "--gpu");
+  ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--context", "0"})), "--context");
+}
+
+TEST(TrainMemoryCli, SevenBAdamWIs16BytesPerParamBeforeActivations) {
+  const CliRun r = run_args(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--seq", "4096", "--flash", "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  const double n = 6'738'149'376.0;
+  EXPECT_EQ(j["weights"].get<double>(), 2 * n);
+  EXPECT_EQ(j["gradients"].get<double>(), 2 * n);
+  EXPECT_EQ(j["optimizer"].get<double>(), 12 * n);
+  EXPECT_EQ(j["weights"].get<double>() + j["gradients"].get<double>() + j["optimizer"].get<double>(), 16 * n);
+  // FlashAttention: per layer s b h · 34 = 4096 · 1 · 4096 · 34 = 570,425,344 B; × 32 layers.
+  EXPECT_EQ(j["activations"].get<double>(), 570'425'344.0 * 32);
+  EXPECT_EQ(j["total"].get<double>(), 16 * n + 570'425'344.0 * 32);
+  EXPECT_EQ(j["fits"], false);  // 126 GB > 80 GB
+}
+
+TEST(TrainMemoryCli, BareSevenBNeedsZero) {
+  const CliRun r = run_args(cmd("train-memory", {"--params", "7B", "--gpu", "h100", "--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["total"].get<double>(), 112e9);  // 7e9 × 16 B
+  EXPECT_EQ(j["fits"], false);
+  EXPECT_EQ(j["min_dp"]["zero0"], "never");
+  EXPECT_EQ(j["min_dp"]["zero3"], 2);  // 112e9 / dp <= 80e9 → dp >= 1.4
+  const CliRun z = run_args(cmd("train-memory", {"--params", "7B", "--gpu", "h100", "--zero", "3", "--dp", "2", "--json"}));
+  ASSERT_EQ(z.status, 0) << z.err;
+  EXPECT_EQ(z.json()["total"].get<double>(), 56e9);  // 112e9 / 2
+  EXPECT_EQ(z.json()["fits"], true);
+}
+
+TEST(TrainMemoryCli, TensorAndSequenceParallelActivations) {
+  // t 2 with SP, s 2048, b 1, h 4096, a 32: s b h / t · (34 + 5·32·2048/4096) = 4,194,304 · 114 per layer.
+  const CliRun r = run_args(
+      cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "2", "--sequence-parallel", "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["activations"].get<double>(), 4'194'304.0 * 114 * 32);
+  EXPECT_EQ(j["weights"].get<double>(), 6'738'149'376.0);  // 2 B × N / tp 2
+  // Selective recomputation without SP: s b h (10 + 24/t) = 8,388,608 · 22 per layer.
+  const CliRun s = run_args(
+      cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "2", "--recompute", "selective", "--json"})));
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(s.json()["activations"].get<double>(), 8'388'608.0 * 22 * 32);
+  // Full recomputation: 2 s b h = 16,777,216 per layer.
+  const CliRun f = run_args(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--recompute", "full", "--json"})));
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_EQ(f.json()["activations"].get<double>(), 16'777'216.0 * 32);
+}
+
+TEST(TrainMemoryCli, BadInputs) {
+  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--zero", "4"})), "--zero");
+  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "3"})), "--tp");
+  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--optimizer", "lion"})), "--optimizer");
+  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--recompute", "some"})), "--recompute");
+  ExpectBadInput(cmd("train-memory", Llama2_7B({})), "--gpu");
+}
+
+TEST(PagedKvCli, ListOfLengths) {
+  const CliRun r = run_args(cmd("paged-kv", {"--lens", "100,2000,517", "--block-size", "16", "--max-len", "4096",
+                                             "--kv-bytes-per-token", "131072", "--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["used"], 2617LL * 131'072);                 // 100 + 2000 + 517 tokens
+  EXPECT_EQ(j["contiguous_reserved"], 3LL * 4096 * 131'072);
+  EXPECT_EQ(j["paged_allocated"], 2640LL * 131'072);      // 112 + 2000 + 528 tokens
+  EXPECT_DOUBLE_EQ(j["contiguous_waste_fraction"].get<double>(), 9671.0 / 12288.0);
+  EXPECT_DOUBLE_EQ(j["paged_waste_fraction"].get<double>(), 23.0 / 2640.0);
+}
+
+TEST(PagedKvCli, ModelGivesBytesPerToken) {
+  // fp8 KV of the 8B GQA model: 2 · 32 · 1024 · 1 = 65,536 B per token.
+  const CliRun r = run_args(cmd("paged-kv", Llama3_8B({"--lens", "16,17", "--max-len", "64", "--kv-dtype", "fp8",
+                                                       "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.json()["kv_bytes_per_token"], 65'536);
+  EXPECT_EQ(r.json()["paged_allocated"], 48LL * 65'536);  // 16 + 32 tokens
+}
+
+TEST(PagedKvCli, LengthsFile) {
+  const std::string path = testing::TempDir() + "/modelcalc_lens.txt";
+  {
+    std::ofstream f(path);
+    f << "100\n\n2000\n517\n";
+  }
+  const CliRun r = run_args(cmd("paged-kv", {"--lens-file", path, "--max-len", "4096", "--kv-bytes-per-token", "2",
+                                             "--json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.json()["used"], 2617 * 2);
+  {
+    std::ofstream f(path);
+    f << "100\n200\nabc\n";
+  }
+  ExpectBadInput(cmd("paged-kv", {"--lens-file", path, "--max-len", "4096", "--kv-bytes-per-token", "2"}), "line 3");
+  std::remove(path.c_str());
+  ExpectBadInput(cmd("paged-kv", {"--lens-file", path, "--max-len", "4096", "--kv-bytes-per-token", "2"}),
+                 "--lens-file");
+}
+
+TEST(PagedKvCli, BadInputs) {
+  const Args common = {"--max-len", "4096", "--kv-bytes-per-token", "2"};
+  auto with = [&](Args a) {
+    a.insert(a.end(), common.begin(), common.end());
+    return cmd("paged-kv", a);
+  };
+  ExpectBadInput(with({"--lens", ""}), "--lens");
+  ExpectBadInput(with({"--lens", "100,,5"}), "--lens");
+  ExpectBadInput(with({"--lens", "100", "--block-size", "0"}), "--block-size");
+  ExpectBadInput(with({"--lens", "5000"}), "--lens");  // longer than --max-len
+  ExpectBadInput(cmd("paged-kv", {"--lens", "100", "--max-len", "4096"}), "--kv-bytes-per-token");
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -1,0 +1,138 @@
+// modelcalc paged-kv: KV memory used by a set of sequences, reserved by
+// contiguous max-length allocation, and allocated by a paged allocator.
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "capacity_report.h"
+#include "commands.h"
+#include "format.h"
+#include "inputs.h"
+#include "modelcalc/capacity.h"
+#include "quantity.h"
+
+namespace modelcalc {
+
+namespace {
+
+struct PagedKvFlags {
+  ModelFlags model;
+  OutputFlags output;
+  std::string lens;       // "100,2000,517"
+  std::string lens_file;  // one length per line
+  std::string block_size = "16";
+  std::string max_len;    // default: the model's max positions
+  std::string kv_bytes_per_token;
+  std::string kv_dtype = "fp16";
+};
+
+std::string trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+Result<std::vector<int64_t>> parse_lens(const std::string& text) {
+  std::vector<int64_t> lens;
+  size_t start = 0, item = 1;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string field = trim(text.substr(start, comma - start));
+    auto v = parse_count(field, "--lens");
+    if (!v.ok()) {
+      return Status::InvalidArgument("--lens", "item " + std::to_string(item) + " ('" + field +
+                                                   "') is not a positive whole number of tokens");
+    }
+    lens.push_back(*v);
+    start = comma + 1;
+    ++item;
+  }
+  return lens;
+}
+
+// One length per line; blank lines are skipped.
+Result<std::vector<int64_t>> read_lens_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::InvalidArgument("--lens-file", "cannot read '" + path + "'");
+  std::vector<int64_t> lens;
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    auto v = parse_count(t, "--lens-file");
+    if (!v.ok()) {
+      return Status::InvalidArgument("--lens-file", path + " line " + std::to_string(n) + ": '" + t +
+                                                        "' is not a positive whole number of tokens");
+    }
+    lens.push_back(*v);
+  }
+  if (lens.empty()) return Status::InvalidArgument("--lens-file", "'" + path + "' holds no lengths");
+  return lens;
+}
+
+Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
+  if (f.lens.empty() == f.lens_file.empty()) {
+    return Status::InvalidArgument("--lens", "give the lengths either as --lens 100,2000,517 or --lens-file F");
+  }
+  auto lens = f.lens.empty() ? read_lens_file(f.lens_file) : parse_lens(f.lens);
+  if (!lens.ok()) return lens.status();
+  auto block = parse_count(f.block_size, "--block-size");
+  if (!block.ok()) return block.status();
+
+  int64_t per_token = 0;
+  int64_t model_ctx = 0;
+  std::string source;
+  if (!f.kv_bytes_per_token.empty()) {
+    if (has_model(f.model)) {
+      return Status::InvalidArgument("--kv-bytes-per-token", "give either a model or --kv-bytes-per-token, not both");
+    }
+    auto v = parse_count(f.kv_bytes_per_token, "--kv-bytes-per-token");
+    if (!v.ok()) return v.status();
+    per_token = *v;
+    source = "(--kv-bytes-per-token)";
+  } else {
+    if (!has_model(f.model)) {
+      return Status::InvalidArgument("--kv-bytes-per-token", "is required unless a model is given");
+    }
+    auto m = resolve_model(f.model);
+    if (!m.ok()) return m.status();
+    auto t = parse_dtype(f.kv_dtype, "--kv-dtype");
+    if (!t.ok()) return t.status();
+    auto v = kv_bytes_per_token(*m, *t);
+    if (!v.ok()) return v.status();
+    per_token = *v;
+    model_ctx = m->n_ctx_train;
+    source = "(2 × L × d_kv × " + std::string(dtype_name(*t)) + " from the model)";
+  }
+  int64_t max_len = model_ctx;
+  if (!f.max_len.empty()) {
+    auto v = parse_count(f.max_len, "--max-len");
+    if (!v.ok()) return v.status();
+    max_len = *v;
+  } else if (max_len <= 0) {
+    return Status::InvalidArgument("--max-len", "is required (the model states no maximum length)");
+  }
+  auto r = analyze_paged_kv(*lens, *block, max_len, per_token);
+  if (!r.ok()) return r.status();
+  emit(build_paged_kv_report(*r, *block, source), f.output, out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+CommandRun setup_paged_kv(CLI::App& app) {
+  auto f = std::make_shared<PagedKvFlags>();
+  app.add_option("--lens", f->lens, "Sequence lengths in tokens, comma-separated: 100,2000,517");
+  app.add_option("--lens-file", f->lens_file, "A file of sequence lengths, one per line");
+  app.add_option("--block-size", f->block_size, "Paged block size in tokens")->capture_default_str();
+  app.add_option("--max-len", f->max_len, "Tokens a contiguous allocator reserves per sequence (default: the model's max positions)");
+  app.add_option("--kv-bytes-per-token", f->kv_bytes_per_token, "KV bytes one token adds (instead of a model)");
+  add_model_flags(app, &f->model);
+  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype when a model is given")->capture_default_str();
+  add_output_flags(app, &f->output);
+  return [f](std::ostream& out) { return run_paged_kv(*f, out); };
+}
+
+}  // namespace modelcalc
