@@ -13,6 +13,7 @@ CommandRun setup_size(CLI::App& app);
 CommandRun setup_exercises(CLI::App& app);
 CommandRun setup_gpus(CLI::App& app);
 CommandRun setup_models(CLI::App& app);
+CommandRun setup_diagnose(CLI::App& app);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.
