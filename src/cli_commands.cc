@@ -14,6 +14,8 @@ std::vector<Command> all_commands() {
       {"train-memory", "Memory per GPU to train: weights, gradients, optimizer (ZeRO, TP, PP), activations",
        setup_train_memory},
       {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
+      {"diagnose", "Name the regime from profiler evidence, with fixes and what not to do (drill 3)",
+       setup_diagnose},
   };
 }
 

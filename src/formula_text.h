@@ -73,6 +73,43 @@ inline constexpr FormulaText kCostPerMillion{"cost_per_million_tokens",
 inline constexpr FormulaText kMfu{"mfu", "tps × k × N / peak"};
 inline constexpr FormulaText kChinchillaTokens{"chinchilla_optimal_tokens", "20 × N"};
 inline constexpr FormulaText kChinchillaParams{"chinchilla_optimal_params", "sqrt(C / 120)"};
+// Diagnosis (drill 3; modelcalc/diagnose.h).
+inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};
+inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
+inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
+inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};
+inline constexpr FormulaText kDxFraction{"fraction_of_ceiling", "measured / ceiling"};
+inline constexpr FormulaText kDxFlopExcess{"profiler_flop_excess", "profiled / implied"};
+inline constexpr FormulaText kDxQuantCeiling{"decode_tokens_per_sec",
+                                             "min(B × bw / (N × b_q + B × KV), peak / (2 × N))"};
+inline constexpr FormulaText kDxFp8Ceiling{"decode_tokens_per_sec",
+                                           "min(B × bw / (N × 1 + B × KV), peak_fp8 / (2 × N))"};
+inline constexpr FormulaText kDxTtftFloor{"ttft_floor", "F / peak"};
+inline constexpr FormulaText kDxTtftFraction{"fraction_of_ceiling", "TTFT_floor / TTFT"};
+inline constexpr FormulaText kDxScoreBytes{"attention_score_bytes", "h × T² × b"};
+inline constexpr FormulaText kDxTransientRatio{"transient_over_scores", "transient / S"};
+inline constexpr FormulaText kDxScoreTraffic{"score_traffic", "4 × S × L / bw"};
+inline constexpr FormulaText kDxAttentionTime{"attention_time", "share × TTFT"};
+inline constexpr FormulaText kDxAttentionFloor{"attention_floor", "F_attn / peak"};
+inline constexpr FormulaText kDxTtftFused{"ttft_fused", "TTFT − (t_attn − t_floor)"};
+inline constexpr FormulaText kDxPeakMemory{"peak_memory", "W + transient"};
+inline constexpr FormulaText kDxItlFloor{"decode_step_bytes / bw", "(W + B × KV) / bw"};
+inline constexpr FormulaText kDxItlFraction{"itl_fraction", "ITL_floor / ITL"};
+inline constexpr FormulaText kDxTokensPerStep{"tokens_per_step", "B × T"};
+inline constexpr FormulaText kDxTrainCeiling{"training_flops", "peak / (6 × N)"};
+inline constexpr FormulaText kDxKernelTime{"kernel_time", "kernels × t_kernel"};
+inline constexpr FormulaText kDxGapTime{"gap_time", "kernels × t_gap"};
+inline constexpr FormulaText kDxGapShare{"timeline_gap_share", "t_gap / (t_kernel + t_gap)"};
+inline constexpr FormulaText kDxStepTime{"step_time", "1 / tps"};
+inline constexpr FormulaText kDxBusyShare{"busy_share", "kernel_time / step_time"};
+inline constexpr FormulaText kDxIdleShare{"idle_share", "1 − busy"};
+inline constexpr FormulaText kDxIdealStep{"ideal_step_time", "step_bytes / bw"};
+inline constexpr FormulaText kDxNoIdle{"speedup_no_idle", "step_time / kernel_time"};
+inline constexpr FormulaText kDxInfiniteGpu{"speedup_infinite_gpu", "step_time / (step_time − kernel_time)"};
+inline constexpr FormulaText kDxMemShare{"memory_bound_share", "norm + elementwise + cast + softmax + copy"};
+inline constexpr FormulaText kDxAmdahl{"amdahl_speedup", "1 / (1 − s)"};
+inline constexpr FormulaText kDxComputeShare{"compute_kernel_share", "gemm + attention"};
+inline constexpr FormulaText kDxInKernel{"in_kernel_flop_rate", "flop_util / compute_share"};
 }  // namespace fx
 
 }  // namespace modelcalc

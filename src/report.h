@@ -32,6 +32,7 @@ enum class Unit {
   kUsd,         // US dollars
   kHours,
   kDays,
+  kSeconds,     // s, shown in ms below 0.1 s
 };
 
 struct Term {
