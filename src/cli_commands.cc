@@ -14,6 +14,12 @@ std::vector<Command> all_commands() {
       {"train-memory", "Memory per GPU to train: weights, gradients, optimizer (ZeRO, TP, PP), activations",
        setup_train_memory},
       {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
+      {"train", "Training FLOPs (6·N·D), GPU-hours and days", setup_train},
+      {"chinchilla", "Compute-optimal tokens for N (D ≈ 20·N), or N and D for a FLOP budget", setup_chinchilla},
+      {"cost", "$ per 1M tokens: from a measured tokens/s, or a floor from a model's decode ceiling", setup_cost},
+      {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},
+      {"tradeoff", "Score two candidates on five dials under weights; name the deciding dial", setup_tradeoff},
+      {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
   };
 }
 
