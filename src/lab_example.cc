@@ -1,12 +1,14 @@
-// The lab's worked example: a 70B and an 8B dense GQA model (Llama 3 shapes,
-// typed in here) served in fp16 on H100 SXM, end to end: FLOPs, weights, KV
-// with GQA, Chinchilla, the roofline check, decode ceiling and batching, the
-// $/1M floor, and a tradeoff that flips with the weights.
+// The lab's worked example: a 70B and an 8B dense GQA model (the
+// llama-3.1-70b and llama-3.1-8b presets) served in fp16 on H100 SXM, end to
+// end: FLOPs, weights, KV with GQA, Chinchilla, the roofline check, decode
+// ceiling and batching, the $/1M floor, and a tradeoff that flips with the
+// weights.
 #include <cmath>
 #include <fmt/format.h>
 
 #include "format.h"
 #include "lab_report.h"
+#include "modelcalc/hf_config.h"
 #include "modelcalc/lab.h"
 
 namespace modelcalc {
@@ -39,20 +41,6 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 double dbl(int64_t v) { return static_cast<double>(v); }
 std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
 std::string bn(double n) { return fmt_sig(n / 1e9, 4) + "B"; }
-
-ModelSpec llama3_shape(std::string name, int64_t layers, int64_t d, int64_t heads, int64_t ffn) {
-  ModelSpec m;
-  m.name = std::move(name);
-  m.n_layer = layers;
-  m.n_embd = d;
-  m.n_head = heads;
-  m.n_head_kv = 8;
-  m.n_embd_head = 128;
-  m.n_ff = ffn;
-  m.ffn_gated = true;
-  m.n_vocab = 128256;
-  return m;
-}
 
 // One model on `gpus` H100s, analyzed at kSeq and kBatch.
 struct Deployment {
@@ -274,14 +262,18 @@ Result<Section> tradeoff_section(const Deployment& big, const Deployment& small,
 Result<Report> build_example_report() {
   auto h100 = find_gpu("h100");
   if (!h100.ok()) return h100.status();
-  auto big = deploy("70b", llama3_shape("70B dense (Llama 3 70B shape)", 80, 8192, 64, 28672), *h100, 4);
+  auto m70 = find_preset("llama-3.1-70b");
+  if (!m70.ok()) return m70.status();
+  auto m8 = find_preset("llama-3.1-8b");
+  if (!m8.ok()) return m8.status();
+  auto big = deploy("70b", *m70, *h100, 4);
   if (!big.ok()) return big.status();
-  auto small = deploy("8b", llama3_shape("8B dense (Llama 3 8B shape)", 32, 4096, 32, 14336), *h100, 1);
+  auto small = deploy("8b", *m8, *h100, 1);
   if (!small.ok()) return small.status();
 
   Report rep;
   rep.title = fmt::format(
-      "The lab's worked example — two dense GQA models (Llama 3 shapes, hand-typed) served in fp16 on {}\n"
+      "The lab's worked example — two dense GQA models (presets llama-3.1-70b, llama-3.1-8b) in fp16 on {}\n"
       "  70b: L=80 d=8192 h=64 kv_heads=8 d_ff=28672 (gated) V=128256 → N = {} params\n"
       "   8b: L=32 d=4096 h=32 kv_heads=8 d_ff=14336 (gated) V=128256 → N = {} params\n"
       "  Serving point: T = {} tokens per sequence, batch {}, ${}/GPU-hour",
@@ -300,7 +292,7 @@ Result<Report> build_example_report() {
   rep.sections.push_back(*t);
   rep.extra_json["tradeoffs"] = tradeoffs;
   rep.ignored = {
-      "Parameters follow the seed formulas (matrices only; norms are O(d) and never change an answer).",
+      "Parameters are the presets' exact counts (norms included); 2·N and 6·N·D treat them all as matmul weights.",
       "Communication between the 70B's four GPUs: tensor parallelism is taken as ideal.",
       "Prefill and the attention T² term in training FLOPs; KV fragmentation (what PagedAttention reclaims).",
       "Decode ceilings are upper bounds: kernel launches, sampling and scheduling keep real engines below them."};
