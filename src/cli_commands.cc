@@ -16,6 +16,12 @@ std::vector<Command> all_commands() {
       {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
       {"diagnose", "Name the regime from profiler evidence, with fixes and what not to do (drill 3)",
        setup_diagnose},
+      {"train", "Training FLOPs (6·N·D), GPU-hours and days", setup_train},
+      {"chinchilla", "Compute-optimal tokens for N (D ≈ 20·N), or N and D for a FLOP budget", setup_chinchilla},
+      {"cost", "$ per 1M tokens: from a measured tokens/s, or a floor from a model's decode ceiling", setup_cost},
+      {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},
+      {"tradeoff", "Score two candidates on five dials under weights; name the deciding dial", setup_tradeoff},
+      {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
   };
 }
 

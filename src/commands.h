@@ -17,6 +17,14 @@ CommandRun setup_kv_budget(CLI::App& app);
 CommandRun setup_train_memory(CLI::App& app);
 CommandRun setup_paged_kv(CLI::App& app);
 CommandRun setup_diagnose(CLI::App& app);
+// The lab's calculator (cmd_train.cc, cmd_chinchilla.cc, cmd_cost.cc, cmd_mfu.cc,
+// cmd_tradeoff.cc, cmd_example.cc).
+CommandRun setup_train(CLI::App& app);
+CommandRun setup_chinchilla(CLI::App& app);
+CommandRun setup_cost(CLI::App& app);
+CommandRun setup_mfu(CLI::App& app);
+CommandRun setup_tradeoff(CLI::App& app);
+CommandRun setup_example(CLI::App& app);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.

@@ -110,6 +110,25 @@ inline constexpr FormulaText kDxMemShare{"memory_bound_share", "norm + elementwi
 inline constexpr FormulaText kDxAmdahl{"amdahl_speedup", "1 / (1 − s)"};
 inline constexpr FormulaText kDxComputeShare{"compute_kernel_share", "gemm + attention"};
 inline constexpr FormulaText kDxInKernel{"in_kernel_flop_rate", "flop_util / compute_share"};
+// The lab's calculator (include/modelcalc/lab.h, tradeoff.h).
+inline constexpr FormulaText kInferenceFlops{"inference_flops", "2 × N × tokens"};
+inline constexpr FormulaText kForwardLab{"forward_flops_per_token", "2 × N"};
+inline constexpr FormulaText kTokensPerParam{"tokens_per_param", "D / N"};
+inline constexpr FormulaText kTrainGpuHours{"training_gpu_hours", "F / (peak × mfu) / 3600"};
+inline constexpr FormulaText kTrainDays{"training_days", "H / gpus / 24"};
+inline constexpr FormulaText kKvCacheBytes{"kv_cache_bytes", "2 × L × T × (d × n_kv / n_head) × b × B"};
+inline constexpr FormulaText kGpusTimes{"tensor_parallel", "gpus × x"};
+inline constexpr FormulaText kDecodeComputeCeiling{"decode_compute_ceiling", "peak / F_token"};
+inline constexpr FormulaText kDecodeCeiling{"decode_ceiling", "min(bandwidth_ceiling, compute_ceiling)"};
+inline constexpr FormulaText kLatencyPerToken{"latency_per_token", "1 / tps"};
+inline constexpr FormulaText kMemoryAtBatch{"decode_step_bytes", "W + B × KV"};
+inline constexpr FormulaText kFlopsPerToken{"mfu", "k × N"};
+inline constexpr FormulaText kWeightNormalized{"make_weights", "w / sum"};
+inline constexpr FormulaText kDialHigher{"resolve_tradeoff", "x / max(a, b)"};
+inline constexpr FormulaText kDialLower{"resolve_tradeoff", "min(a, b) / x"};
+inline constexpr FormulaText kTradeoffScore{"resolve_tradeoff",
+                                            "w_q × s_q + w_l × s_l + w_t × s_t + w_c × s_c + w_m × s_m"};
+inline constexpr FormulaText kDialContribution{"resolve_tradeoff", "w × (s_win − s_lose)"};
 }  // namespace fx
 
 }  // namespace modelcalc

@@ -126,6 +126,7 @@ constexpr double decode_step_bytes(double weight_bytes, double kv_bytes_per_seq,
 }
 // Bandwidth ceiling on aggregate decode tokens/s at `batch` sequences:
 // B . bw / (W + B . KV). One weight read serves the whole batch; the KV read grows with it.
+// REQUIRES: weight_bytes + batch . kv_bytes_per_seq > 0.
 constexpr double decode_tokens_per_sec(double bw_bytes_per_s, double weight_bytes,
                                        double kv_bytes_per_seq, double batch) {
   return batch * bw_bytes_per_s / decode_step_bytes(weight_bytes, kv_bytes_per_seq, batch);
@@ -147,12 +148,15 @@ constexpr int64_t max_batch_by_capacity(double capacity_bytes, double weight_byt
 
 // ---------------------------------------------------------------- cost, efficiency
 // USD per 1e6 tokens: price_per_gpu_hour . gpus / (tokens_per_s . 3600) . 1e6.
+// tokens_per_s is the aggregate over all `gpus`. REQUIRES: tokens_per_s > 0.
 constexpr double cost_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s,
                                          double gpus) {
   return usd_per_gpu_hour * gpus / (tokens_per_s * 3600.0) * 1e6;
 }
 enum class MfuMode { kInference, kTraining };
-// Model FLOPs utilization: achieved tokens/s . (2N or 6N) / peak FLOP/s.
+// Model FLOPs utilization: achieved tokens/s . (2N or 6N) / peak FLOP/s, a
+// fraction (1 = the whole peak). REQUIRES: peak_flops > 0 (the peak of all the
+// GPUs producing tokens_per_s).
 constexpr double mfu(double tokens_per_s, double n_params, double peak_flops, MfuMode mode) {
   return tokens_per_s * (mode == MfuMode::kTraining ? 6.0 : 2.0) * n_params / peak_flops;
 }
@@ -168,6 +172,7 @@ struct ChinchillaPoint {
   double tokens = 0;  // D = 20 N
 };
 // For a compute budget C = 6 N D with D = 20 N: N = sqrt(C / 120), D = 20 N.
+// The inverse of training_flops(N, chinchilla_optimal_tokens(N)). REQUIRES: C >= 0.
 inline ChinchillaPoint chinchilla_optimal_params(double compute_flops) {
   const double n = std::sqrt(compute_flops / (6.0 * kChinchillaTokensPerParam));
   return {n, kChinchillaTokensPerParam * n};

@@ -1,0 +1,380 @@
+#include "lab_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "format.h"
+#include "modelcalc/lab.h"
+
+namespace modelcalc {
+
+namespace {
+
+Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
+  Line l;
+  l.key = std::move(key);
+  l.label = std::move(label);
+  l.value = std::move(v);
+  l.unit = u;
+  l.comment = std::move(comment);
+  return l;
+}
+
+Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
+              std::string comment = "") {
+  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
+  l.formula = &f;
+  l.terms = std::move(terms);
+  return l;
+}
+
+double dbl(int64_t v) { return static_cast<double>(v); }
+std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
+std::string tbps(double bps) { return fmt_sig(bps / 1e12, 4) + " TB/s"; }
+std::string tflops(double f) { return fmt_sig(f / 1e12, 5) + " TFLOP/s"; }
+std::string usd(double v) { return "$" + fmt_sig(v, 4); }
+
+// 7e10 -> "70B", 1.4e12 -> "1.4T": the suffixes the flags accept.
+std::string count(double v) {
+  static constexpr struct {
+    double scale;
+    const char* suffix;
+  } kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+  for (const auto& s : kSuffixes) {
+    if (std::fabs(v) >= s.scale) return fmt_sig(v / s.scale, 4) + s.suffix;
+  }
+  return fmt_sig(v, 4);
+}
+
+std::string gpus_label(int64_t gpus, const std::string& name) {
+  return gpus == 1 ? name : fmt::format("{} × {}", gpus, name);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- train
+
+Report build_train_report(const TrainQuery& q) {
+  Report rep;
+  rep.title = fmt::format("modelcalc train — N = {} parameters, D = {} tokens", count(q.params), count(q.tokens));
+  const double flops = training_flops(q.params, q.tokens);
+  Section c{"Compute", {}, {}};
+  c.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
+  c.lines.push_back(given("tokens", "Training tokens D", q.tokens, Unit::kTokens));
+  c.lines.push_back(computed("flops", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
+                             {term("N", count(q.params)), term("D", count(q.tokens))},
+                             "(forward 2 + backward 4 per parameter per token)"));
+  c.lines.push_back(computed("tokens_per_param", "Tokens per parameter", q.tokens / q.params, Unit::kNone,
+                             fx::kTokensPerParam, {term("D", count(q.tokens)), term("N", count(q.params))},
+                             "(Chinchilla-optimal ≈ 20)"));
+  rep.sections.push_back(std::move(c));
+  if (q.gpu) {
+    const double peak = q.gpu->peak_bf16_flops;
+    const double hours = training_gpu_hours(flops, peak, q.mfu);
+    const double days = training_days(hours, dbl(q.gpus));
+    Section t{"Time on " + gpus_label(q.gpus, q.gpu->name), {}, {}};
+    t.lines.push_back(given("gpu.peak_flops", "Peak per GPU", peak, Unit::kFlopPerS, "(dense bf16)"));
+    t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction));
+    t.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
+    t.lines.push_back(computed("gpu_hours", "GPU-hours", hours, Unit::kHours, fx::kTrainGpuHours,
+                               {term("F", fmt_sig(flops)), term("peak", tflops(peak)), term("mfu", q.mfu)}));
+    t.lines.push_back(computed("days", "Wall-clock", days, Unit::kDays, fx::kTrainDays,
+                               {term("H", fmt_sig(hours)), term("gpus", q.gpus)}));
+    t.notes.push_back("MFU is the sustained fraction of dense peak over the whole run; large, well-tuned dense "
+                      "runs report roughly 0.35–0.5.");
+    rep.sections.push_back(std::move(t));
+  } else {
+    rep.sections.back().notes.push_back("Give --gpu (with --gpus and --mfu) for GPU-hours and days.");
+  }
+  rep.ignored = {
+      "The attention T² term: 6·N·D counts the matmuls only, so long-context training undercounts.",
+      "Activation recomputation: a full recompute adds another forward pass (8·N·D).",
+      "Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock."};
+  return rep;
+}
+
+// ---------------------------------------------------------------- chinchilla
+
+Report build_chinchilla_report(const ChinchillaQuery& q) {
+  Report rep;
+  Section s{"Compute-optimal allocation (Hoffmann et al. 2022: D ≈ 20·N)", {}, {}};
+  double n = 0, d = 0;
+  if (q.params) {
+    n = *q.params;
+    d = chinchilla_optimal_tokens(n);
+    rep.title = fmt::format("modelcalc chinchilla — N = {} parameters", count(n));
+    s.lines.push_back(given("params", "Parameters N", n, Unit::kParams));
+    s.lines.push_back(computed("tokens", "Optimal tokens D", d, Unit::kTokens, fx::kChinchillaTokens,
+                               {term("N", count(n))}));
+    s.lines.push_back(computed("compute", "Compute C", training_flops(n, d), Unit::kFlop, fx::kTrain,
+                               {term("N", count(n)), term("D", count(d))}));
+  } else {
+    const double c = *q.compute;
+    const ChinchillaPoint p = chinchilla_optimal_params(c);
+    n = p.params;
+    d = p.tokens;
+    rep.title = fmt::format("modelcalc chinchilla — C = {} FLOP", fmt_sig(c));
+    s.lines.push_back(given("compute", "Compute C", c, Unit::kFlop));
+    s.lines.push_back(computed("params", "Optimal parameters N", n, Unit::kParams, fx::kChinchillaParams,
+                               {term("C", fmt_sig(c))}, "(C = 6·N·D with D = 20·N ⇒ C = 120·N²)"));
+    s.lines.push_back(computed("tokens", "Optimal tokens D", d, Unit::kTokens, fx::kChinchillaTokens,
+                               {term("N", count(n))}));
+  }
+  s.notes.push_back("Compute-optimal for training loss at a fixed budget. Models built to be served heavily train "
+                    "far past it (Llama 3 8B saw about 15T tokens, ~1,900 per parameter), because a smaller model "
+                    "is cheaper at every token it will ever serve.");
+  rep.sections.push_back(std::move(s));
+  rep.ignored = {"The fitted constants: D/N ≈ 20 is the paper's rounded ratio; later fits put it anywhere from "
+                 "about 20 to a few tens depending on data and architecture."};
+  return rep;
+}
+
+// ---------------------------------------------------------------- cost
+
+Report build_cost_rate_report(const CostRateQuery& q) {
+  Report rep;
+  rep.title = fmt::format("modelcalc cost — {} tokens/s on {} GPU{} at {}/GPU-hour", fmt_sig(q.tokens_per_s),
+                          q.gpus, q.gpus == 1 ? "" : "s", usd(q.usd_per_gpu_hour));
+  Section s{"Cost per million tokens", {}, {}};
+  s.lines.push_back(given("price_per_gpu_hour", "Price per GPU-hour", q.usd_per_gpu_hour, Unit::kUsd));
+  s.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
+  s.lines.push_back(given("tokens_per_s", "Throughput (all GPUs)", q.tokens_per_s, Unit::kTokensPerS));
+  s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens",
+                             cost_per_million_tokens(q.usd_per_gpu_hour, q.tokens_per_s, dbl(q.gpus)), Unit::kUsd,
+                             fx::kCostPerMillion,
+                             {term("price", usd(q.usd_per_gpu_hour)), term("gpus", q.gpus),
+                              term("tps", q.tokens_per_s)}));
+  s.notes.push_back("Cost falls as 1 / throughput: batching that doubles tokens/s halves it.");
+  rep.sections.push_back(std::move(s));
+  rep.ignored = {"Everything but GPU rental: engineering, networking, storage, and idle capacity at low load."};
+  return rep;
+}
+
+GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus) {
+  GpuSpec g = one;
+  const double k = dbl(gpus);
+  g.capacity_bytes *= k;
+  g.bandwidth_bytes_per_s *= k;
+  g.peak_bf16_flops *= k;
+  g.peak_fp8_flops *= k;
+  g.peak_int8_ops *= k;
+  g.peak_fp4_flops *= k;
+  g.peak_fp32_flops *= k;
+  if (gpus > 1) g.name = gpus_label(gpus, one.name);
+  return g;
+}
+
+DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g) {
+  DecodeCeiling c;
+  c.bandwidth_tps = r.tps_aggregate;
+  c.compute_tps = decode_compute_ceiling(g.peak_bf16_flops, r.decode_per_token);
+  c.tps = std::min(c.bandwidth_tps, c.compute_tps);
+  return c;
+}
+
+Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
+                                         const SizeOptions& o, double usd_per_gpu_hour) {
+  const GpuSpec g = tensor_parallel(one_gpu, gpus);
+  auto r = analyze_size(m, g, o);
+  if (!r.ok()) return r.status();
+  if (!r->fits) {
+    return Status::InvalidArgument(
+        "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
+                              dtype_name(o.weight_dtype), gb(dbl(r->weight_bytes)), g.name, gb(g.capacity_bytes)));
+  }
+  const double w = r->step_bytes_aggregate - dbl(o.batch) * dbl(r->kv_per_seq);
+  const DecodeCeiling ceil = decode_ceiling(*r, g);
+  const double tps_bw = ceil.bandwidth_tps, tps_compute = ceil.compute_tps, tps = ceil.tps;
+  const double cost = cost_per_million_tokens(usd_per_gpu_hour, tps, dbl(gpus));
+
+  Report rep;
+  rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,
+                          g.name, o.batch, o.seq, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
+                          usd(usd_per_gpu_hour));
+  Section c{"Decode ceiling on " + g.name, {}, {}};
+  c.lines.push_back(given("weights_bytes", "Weights read per step", w, Unit::kBytes));
+  c.lines.push_back(given("kv_bytes_per_sequence", "KV per sequence at T", r->kv_per_seq, Unit::kBytes));
+  c.lines.push_back(given("batch", "Batch", o.batch, Unit::kSequences));
+  if (gpus > 1) {
+    c.lines.push_back(computed("bandwidth", "Bandwidth (ideal tensor parallel)", g.bandwidth_bytes_per_s,
+                               Unit::kBytesPerS, fx::kGpusTimes,
+                               {term("gpus", gpus), term("x", tbps(one_gpu.bandwidth_bytes_per_s))}));
+  } else {
+    c.lines.push_back(given("bandwidth", "Bandwidth", g.bandwidth_bytes_per_s, Unit::kBytesPerS));
+  }
+  c.lines.push_back(computed("ceiling.bandwidth_tokens_per_s", "Bandwidth ceiling", tps_bw, Unit::kTokensPerS,
+                             fx::kTpsAggregate,
+                             {term("B", o.batch), term("bw", tbps(g.bandwidth_bytes_per_s)), term("W", gb(w)),
+                              term("KV", gb(dbl(r->kv_per_seq)))}));
+  c.lines.push_back(computed("ceiling.compute_tokens_per_s", "Compute ceiling", tps_compute, Unit::kTokensPerS,
+                             fx::kDecodeComputeCeiling,
+                             {term("peak", tflops(g.peak_bf16_flops)), term("F_token", fmt_sig(r->decode_per_token))},
+                             "(FLOPs per token at context T)"));
+  c.lines.push_back(computed("ceiling.tokens_per_s", "Ceiling", tps, Unit::kTokensPerS, fx::kDecodeCeiling,
+                             {term("bandwidth_ceiling", fmt_sig(tps_bw)), term("compute_ceiling", fmt_sig(tps_compute))},
+                             tps_bw <= tps_compute ? "(bandwidth-bound)" : "(compute-bound)"));
+  rep.sections.push_back(std::move(c));
+
+  Section s{"Cost floor", {}, {}};
+  s.lines.push_back(given("price_per_gpu_hour", "Price per GPU-hour", usd_per_gpu_hour, Unit::kUsd));
+  s.lines.push_back(given("gpus", "GPUs", gpus, Unit::kNone));
+  s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens (FLOOR)", cost, Unit::kUsd,
+                             fx::kCostPerMillion,
+                             {term("price", usd(usd_per_gpu_hour)), term("gpus", gpus), term("tps", fmt_sig(tps))},
+                             "(a floor: real throughput is below the ceiling, so real cost is above this)"));
+  s.lines.push_back(given("usd_per_million_tokens_is_floor", "Is a floor", true, Unit::kNone));
+  s.notes.push_back(fmt::format(
+      "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
+      "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
+      o.batch, o.seq, usd(cost / 0.8), usd(cost / 0.6)));
+  rep.sections.push_back(std::move(s));
+
+  rep.ignored = {"Prefill: only decode tokens are priced.",
+                 "Kernel launches, sampling and scheduling: they are why real throughput stays below the ceiling."};
+  if (gpus > 1) {
+    rep.ignored.push_back("Communication between GPUs: tensor parallelism is taken as ideal (gpus × bandwidth, "
+                          "capacity and peak).");
+  }
+  if (r->max_batch_by_capacity < o.batch) {
+    rep.warnings.push_back(fmt::format(
+        "Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
+        "assumes a batch that cannot run.",
+        o.batch, o.seq, gb(dbl(o.batch) * dbl(r->kv_per_seq)), r->max_batch_by_capacity, g.name));
+  }
+  rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"gpus", gpus},
+                               {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};
+  return rep;
+}
+
+// ---------------------------------------------------------------- mfu
+
+Report build_mfu_report(const MfuQuery& q) {
+  const bool train = q.mode == MfuMode::kTraining;
+  const double k = train ? 6.0 : 2.0;
+  const double peak = q.peak_per_gpu * dbl(q.gpus);
+  const double u = mfu(q.tokens_per_s, q.params, peak, q.mode);
+  Report rep;
+  rep.title = fmt::format("modelcalc mfu — N = {}, {} tokens/s on {}, {}", count(q.params), fmt_sig(q.tokens_per_s),
+                          gpus_label(q.gpus, q.gpu_name), train ? "training" : "inference");
+  Section s{"Model FLOPs utilization", {}, {}};
+  s.lines.push_back(given("tokens_per_s", "Achieved throughput", q.tokens_per_s, Unit::kTokensPerS));
+  s.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
+  s.lines.push_back(computed("flops_per_token", "FLOPs per token", k * q.params, Unit::kFlop, fx::kFlopsPerToken,
+                             {term("k", k), term("N", count(q.params))},
+                             train ? "(training: forward 2 + backward 4)" : "(inference: forward only)"));
+  if (q.gpus > 1) {
+    s.lines.push_back(computed("peak_flops", "Peak (all GPUs)", peak, Unit::kFlopPerS, fx::kGpusTimes,
+                               {term("gpus", q.gpus), term("x", tflops(q.peak_per_gpu))}, "(dense bf16)"));
+  } else {
+    s.lines.push_back(given("peak_flops", "Peak", peak, Unit::kFlopPerS, "(dense bf16)"));
+  }
+  s.lines.push_back(computed("mfu", "MFU", u, Unit::kFraction, fx::kMfu,
+                             {term("tps", q.tokens_per_s), term("k", k), term("N", count(q.params)),
+                              term("peak", tflops(peak))}));
+  if (!train) {
+    s.notes.push_back("Decode is memory-bound, so a low inference MFU is expected rather than a bug: bandwidth, "
+                      "not FLOPs, limits it until the batch is large.");
+  }
+  rep.sections.push_back(std::move(s));
+  rep.ignored = {"Attention FLOPs (k·N counts the matmul weights only), so MFU reads slightly low at long context."};
+  if (u > 1) {
+    rep.warnings.push_back(fmt::format("An MFU of {} % exceeds the peak: check --tokens-per-s (aggregate over all "
+                                       "GPUs), --params and the GPU.",
+                                       fmt_sig(u * 100, 3)));
+  }
+  return rep;
+}
+
+// ---------------------------------------------------------------- tradeoff
+
+Report build_tradeoff_report(const Candidate& a, const Candidate& b, const TradeoffWeights& w,
+                             const TradeoffResult& r) {
+  Report rep;
+  rep.title = fmt::format("modelcalc tradeoff — {} vs {}", a.name, b.name);
+
+  Section ws{"Weights (normalized to sum 1)", {}, {}};
+  for (Dial d : kAllDials) {
+    const std::string name(dial_name(d));
+    ws.lines.push_back(computed("weights." + name, name, w.w[d], Unit::kNone, fx::kWeightNormalized,
+                                {term("w", w.w[d] * w.given_sum), term("sum", w.given_sum)}));
+  }
+  ws.notes.push_back(std::fabs(w.given_sum - 1) < 1e-12
+                         ? std::string("The weights sum to 1 as given; dials not named weigh 0.")
+                         : fmt::format("The weights given sum to {}; each was divided by it so they sum to 1. "
+                                       "Dials not named weigh 0.",
+                                       fmt_sig(w.given_sum, 6)));
+  rep.sections.push_back(std::move(ws));
+
+  Section ds{"Dials (per dial, the better of the two scores 1, the other the ratio)", {}, {}};
+  for (Dial d : kAllDials) {
+    const bool higher = dial_direction(d) == Direction::kHigherIsBetter;
+    const FormulaText& f = higher ? fx::kDialHigher : fx::kDialLower;
+    const std::string dir = higher ? "higher is better" : "lower is better";
+    for (const Candidate* c : {&a, &b}) {
+      const double s = c == &a ? r.normalized_a[d] : r.normalized_b[d];
+      ds.lines.push_back(computed("", fmt::format("{} of {} = {}", dial_name(d), c->name, fmt_sig(c->dials[d], 4)),
+                                  s, Unit::kNone, f,
+                                  {term("x", c->dials[d]), term("a", a.dials[d]), term("b", b.dials[d])},
+                                  "(" + dir + ")"));
+    }
+  }
+  rep.sections.push_back(std::move(ds));
+
+  Section ss{"Scores", {}, {}};
+  for (const Candidate* c : {&a, &b}) {
+    const Dials& s = c == &a ? r.normalized_a : r.normalized_b;
+    ss.lines.push_back(computed("", c->name, c == &a ? r.score_a : r.score_b, Unit::kNone, fx::kTradeoffScore,
+                                {term("w_q", w.w.quality), term("s_q", s.quality), term("w_l", w.w.latency),
+                                 term("s_l", s.latency), term("w_t", w.w.throughput), term("s_t", s.throughput),
+                                 term("w_c", w.w.cost), term("s_c", s.cost), term("w_m", w.w.memory),
+                                 term("s_m", s.memory)}));
+  }
+  rep.sections.push_back(std::move(ss));
+
+  nlohmann::json winner = nullptr, deciding = nullptr;
+  Section dec{"Decision", {}, {}};
+  if (r.winner != Winner::kTie) {
+    const bool a_wins = r.winner == Winner::kA;
+    const Candidate& win = a_wins ? a : b;
+    const Dials& sw = a_wins ? r.normalized_a : r.normalized_b;
+    const Dials& sl = a_wins ? r.normalized_b : r.normalized_a;
+    Section ms{"Margin by dial (" + win.name + " minus the other)", {}, {}};
+    for (Dial d : kAllDials) {
+      const std::string name(dial_name(d));
+      ms.lines.push_back(computed("contribution." + name, name, r.contribution[d], Unit::kNone, fx::kDialContribution,
+                                  {term("w", w.w[d]), term("s_win", sw[d]), term("s_lose", sl[d])},
+                                  d == *r.deciding_dial ? "← deciding dial" : ""));
+    }
+    rep.sections.push_back(std::move(ms));
+    winner = win.name;
+    deciding = std::string(dial_name(*r.deciding_dial));
+    dec.lines.push_back(given("", "Winner", win.name, Unit::kNone));
+    dec.lines.push_back(given("", "Deciding dial", std::string(dial_name(*r.deciding_dial)), Unit::kNone));
+    dec.lines.push_back(given("margin", "Margin", r.margin, Unit::kNone));
+  } else {
+    dec.lines.push_back(given("", "Winner", std::string("none: a tie"), Unit::kNone));
+  }
+  dec.lines.push_back(given("decision", "For the decision record", r.sentence, Unit::kNone));
+  rep.sections.push_back(std::move(dec));
+
+  rep.ignored = {"Anything the five dials do not capture (risk, team familiarity, vendor lock-in): a score is a "
+                 "structured conversation, not a verdict."};
+  rep.extra_json["winner"] = winner;
+  rep.extra_json["deciding_dial"] = deciding;
+  rep.extra_json["scores"] = {{a.name, r.score_a}, {b.name, r.score_b}};
+  nlohmann::json cands = nlohmann::json::array();
+  for (const Candidate* c : {&a, &b}) {
+    nlohmann::json dials, norm;
+    const Dials& s = c == &a ? r.normalized_a : r.normalized_b;
+    for (Dial d : kAllDials) {
+      dials[std::string(dial_name(d))] = c->dials[d];
+      norm[std::string(dial_name(d))] = s[d];
+    }
+    cands.push_back({{"name", c->name}, {"dials", dials}, {"normalized", norm}});
+  }
+  rep.extra_json["candidates"] = cands;
+  return rep;
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,84 @@
+// Presentation of the lab's calculator: train, chinchilla, cost, mfu,
+// tradeoff and the worked example. Each builder takes validated inputs and
+// returns a Report (text, --explain and JSON all come from it); the numbers
+// come from the formula core (formulas.h, lab.h), the size analysis and
+// resolve_tradeoff.
+#ifndef MODELCALC_LAB_REPORT_H_
+#define MODELCALC_LAB_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "modelcalc/formulas.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/size.h"
+#include "modelcalc/status.h"
+#include "modelcalc/tradeoff.h"
+#include "report.h"
+
+namespace modelcalc {
+
+struct TrainQuery {
+  double params = 0;            // N, > 0
+  double tokens = 0;            // D, > 0
+  std::optional<GpuSpec> gpu;   // when set: peak_bf16_flops > 0
+  int64_t gpus = 1;             // > 0
+  double mfu = 0.4;             // (0, 1]
+};
+Report build_train_report(const TrainQuery& q);
+
+// Exactly one of params and compute is set, and it is > 0.
+struct ChinchillaQuery {
+  std::optional<double> params;   // N
+  std::optional<double> compute;  // C, FLOP
+};
+Report build_chinchilla_report(const ChinchillaQuery& q);
+
+struct CostRateQuery {
+  double usd_per_gpu_hour = 0;  // > 0
+  double tokens_per_s = 0;      // aggregate, > 0
+  int64_t gpus = 1;             // > 0
+};
+Report build_cost_rate_report(const CostRateQuery& q);
+
+// `gpus` GPUs treated as one with gpus x capacity, bandwidth and peak: ideal
+// tensor parallelism, no communication cost (so still a ceiling).
+GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus);
+
+// Ceiling-based cost: the size analysis' aggregate decode ceiling (capped by
+// the compute ceiling) priced per GPU-hour; a FLOOR on the real cost. Fails,
+// naming --gpus, when the weights do not fit in gpus x capacity.
+// REQUIRES: validate(m).ok(), one_gpu has bandwidth, capacity and bf16 peak > 0,
+// gpus > 0, usd_per_gpu_hour > 0, options valid.
+Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
+                                         const SizeOptions& options, double usd_per_gpu_hour);
+
+struct MfuQuery {
+  double tokens_per_s = 0;  // achieved, aggregate over all GPUs; > 0
+  double params = 0;        // N, > 0
+  std::string gpu_name;     // for the labels
+  double peak_per_gpu = 0;  // dense bf16 FLOP/s, > 0
+  int64_t gpus = 1;         // > 0
+  MfuMode mode = MfuMode::kInference;
+};
+Report build_mfu_report(const MfuQuery& q);
+
+// The decode ceiling the cost floor prices: min of the size analysis'
+// aggregate bandwidth ceiling and the compute ceiling peak / FLOPs per token.
+struct DecodeCeiling {
+  double bandwidth_tps = 0, compute_tps = 0, tps = 0;  // tokens/s, aggregate
+};
+// REQUIRES: r == analyze_size(m, g, o) for some m, o; g has a bf16 peak > 0.
+DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g);
+
+// REQUIRES: r == resolve_tradeoff(a, b, w).
+Report build_tradeoff_report(const Candidate& a, const Candidate& b, const TradeoffWeights& w,
+                             const TradeoffResult& r);
+
+// The lab's worked example end to end (70B and 8B dense GQA models on H100).
+Result<Report> build_example_report();
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_LAB_REPORT_H_
