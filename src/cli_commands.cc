@@ -16,6 +16,8 @@ std::vector<Command> all_commands() {
       {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
       {"diagnose", "Name the regime from profiler evidence, with fixes and what not to do (drill 3)",
        setup_diagnose},
+      {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
+       setup_roofline},
   };
 }
 

@@ -17,6 +17,7 @@ CommandRun setup_kv_budget(CLI::App& app);
 CommandRun setup_train_memory(CLI::App& app);
 CommandRun setup_paged_kv(CLI::App& app);
 CommandRun setup_diagnose(CLI::App& app);
+CommandRun setup_roofline(CLI::App& app);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.
