@@ -88,7 +88,7 @@ AxisMap fit_axes(const RooflineResult& r, double left, double top, double width,
 namespace {
 
 // Layout, px.
-constexpr double kLeft = 104, kTop = 72, kPlotW = 600, kPlotH = 440, kBottom = 64, kGap = 28;
+constexpr double kLeft = kPlotLeft, kTop = kPlotTop, kPlotW = kPlotWidth, kPlotH = kPlotHeight, kBottom = 64, kGap = 28;
 constexpr double kFont = 12;      // labels
 constexpr double kCharW = 0.6;    // average glyph width / font size (DejaVu Sans, Helvetica)
 const char* const kFontFamily = "DejaVu Sans, Helvetica, Arial, sans-serif";

@@ -27,6 +27,10 @@ double y_px(const AxisMap& a, double flops);
 // margin, over the given plot area.
 AxisMap fit_axes(const RooflineResult& r, double left, double top, double width, double height);
 
+// The plot area of roofline_svg_element, px: the axes are
+// fit_axes(r, kPlotLeft, kPlotTop, kPlotWidth, kPlotHeight).
+inline constexpr double kPlotLeft = 104, kPlotTop = 72, kPlotWidth = 600, kPlotHeight = 440;
+
 struct PlotOptions {
   std::string title = "Roofline";  // first line above the plot
   std::string subtitle;            // second line (conditions), may be empty
