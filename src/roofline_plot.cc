@@ -309,7 +309,8 @@ void draw_legend(SvgWriter& s, const RooflineResult& r, double x, double y) {
 
 std::string roofline_svg_element(const RooflineResult& r, const PlotOptions& o) {
   const double legend_w = legend_width(r);
-  const double width = kLeft + kPlotW + kGap + legend_w + 16;
+  // Wide enough for the legend and for the title (16 px bold runs ~5 % wider than 12 px text per em).
+  const double width = std::max(kLeft + kPlotW + kGap + legend_w + 16, kLeft + text_width(o.title, 16 * 1.05) + 24);
   const double height = kTop + kPlotH + kBottom;
   const AxisMap a = fit_axes(r, kLeft, kTop, kPlotW, kPlotH);
   SvgWriter s(width, height);
@@ -420,8 +421,8 @@ std::string roofline_svg_element(const RooflineResult& r, const PlotOptions& o) 
                                            fmt_sig(roof.ridge, 4));
       const double y = y_px(a, roof.peak_flops);
       std::vector<LabelPlacer::Spot> spots;
-      for (int k = 0; k < 6; ++k) {
-        for (double dx : {0.0, 80.0, 160.0}) {
+      for (int k = 0; k < 8; ++k) {
+        for (double dx : {0.0, 80.0, 160.0, 240.0, 320.0}) {
           spots.push_back({right - 6 - dx, y - 6 - 14.0 * k, "end"});
           spots.push_back({right - 6 - dx, y + 16 + 14.0 * k, "end"});
         }
