@@ -22,6 +22,8 @@ std::vector<Command> all_commands() {
       {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},
       {"tradeoff", "Score two candidates on five dials under weights; name the deciding dial", setup_tradeoff},
       {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
+      {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
+       setup_roofline},
   };
 }
 

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "html_report.h"
 #include "inputs.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
@@ -21,6 +22,7 @@ struct SizeFlags {
   std::string dtype = "fp16";
   std::string kv_dtype;      // default: --dtype
   std::string train_tokens;  // e.g. 1.5T
+  std::string report;        // --report: HTML page path
 };
 
 Status run_size(const SizeFlags& f, std::ostream& out) {
@@ -59,7 +61,10 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   const GpuSpec g = o.has_gpu ? **gpu : GpuSpec{};
   auto r = analyze_size(*model, g, o);
   if (!r.ok()) return r.status();
-  emit(build_size_report(*model, g, o, *r), f.output, out);
+  const Report rep = build_size_report(*model, g, o, *r);
+  emit(rep, f.output, out);
+  // Last, so a failure anywhere above leaves no file behind.
+  if (!f.report.empty()) MC_RETURN_IF_ERROR(write_size_html_report(f.report, rep, *model, g, o));
   return Status::Ok();
 }
 
@@ -74,6 +79,7 @@ CommandRun setup_size(CLI::App& app) {
   app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
   app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
   app.add_option("--train-tokens", f->train_tokens, "Training tokens D for 6·N·D, e.g. 1.5T");
+  app.add_option("--report", f->report, "Also write a one-page HTML report (sections, formulas, roofline) to this file");
   add_output_flags(app, &f->output);
   return [f](std::ostream& out) { return run_size(*f, out); };
 }

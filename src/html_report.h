@@ -1,0 +1,35 @@
+// The one-page HTML report of `size --report`: the size report's sections
+// with every formula, substitution and result, and the model's roofline as
+// inline SVG. Self-contained: inline CSS, no scripts, no network fetches.
+#ifndef MODELCALC_HTML_REPORT_H_
+#define MODELCALC_HTML_REPORT_H_
+
+#include <string>
+
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/roofline.h"
+#include "modelcalc/size.h"
+#include "report.h"
+
+namespace modelcalc {
+
+// The roofline options the report uses for a size run: decode at batches
+// 1, 8, 64, 256 and the run's --batch, context o.seq, the run's dtypes; math
+// in the weight dtype when the GPU has a peak for it, else bf16 (e.g. int4
+// weights are dequantized and multiplied in bf16).
+RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o);
+
+// The page. `roofline` may be null (no GPU given); then the page says so.
+// `size_report` is rendered line by line (label, value, formula, substitution).
+std::string render_html_report(const Report& size_report, const ModelSpec& m, const RooflineOptions* ro,
+                               const RooflineResult* roofline);
+
+// Runs the roofline for (m, gpu) when o.has_gpu, renders the page and writes
+// it to `path` (all or nothing). Errors name --report.
+Status write_size_html_report(const std::string& path, const Report& size_report, const ModelSpec& m,
+                              const GpuSpec& gpu, const SizeOptions& o);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_HTML_REPORT_H_
