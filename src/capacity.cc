@@ -188,8 +188,15 @@ Status add_fewer_kv_heads(const BudgetContext& c, std::vector<KvProposal>* out) 
   return Status::Ok();
 }
 
+// Changes reaching 2x base first, least disruptive first; the rest by size.
+// When nothing fits today (base 0) "doubling" means nothing: largest gain first.
 void rank(std::vector<KvProposal>* ps, int64_t base) {
-  const int64_t want = std::max<int64_t>(1, 2 * base);
+  if (base == 0) {
+    std::stable_sort(ps->begin(), ps->end(),
+                     [](const KvProposal& a, const KvProposal& b) { return a.max_sequences > b.max_sequences; });
+    return;
+  }
+  const int64_t want = 2 * base;
   std::stable_sort(ps->begin(), ps->end(), [want](const KvProposal& a, const KvProposal& b) {
     const bool ra = a.max_sequences >= want, rb = b.max_sequences >= want;
     if (ra != rb) return ra;

@@ -1,6 +1,7 @@
 #include "capacity_report.h"
 
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -204,8 +205,12 @@ Section concurrency_section(const KvBudgetResult& r) {
 
 Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& r,
                           nlohmann::json* out) {
-  Section s{"4. Changes that double concurrency (ranked)", {}, {}};
-  const int64_t want = std::max<int64_t>(1, 2 * r.max_sequences);
+  const bool none_fit = r.max_sequences == 0;
+  Section s{none_fit ? "4. Changes that make room (no full-context sequence fits today)"
+                     : "4. Changes that double concurrency (ranked)",
+            {}, {}};
+  // With nothing fitting, no change "doubles"; proposals are ranked by gain.
+  const int64_t want = none_fit ? std::numeric_limits<int64_t>::max() : 2 * r.max_sequences;
   *out = nlohmann::json::array();
   const KvProposal* first = nullptr;
   for (size_t i = 0; i < r.proposals.size(); ++i) {
@@ -215,7 +220,7 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
     const std::string change = change_text(p, m, o);
     Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences, cfx::kMaxSeq,
                       {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)},
-                      fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
+                      none_fit ? "" : fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
     s.lines.push_back(std::move(l));
     s.notes.push_back(fmt::format("{}: {}", i + 1, cost_text(p)));
     out->push_back({{"change", change},
@@ -226,13 +231,22 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
                     {"kv_bytes_per_sequence", p.kv_bytes_per_sequence},
                     {"cost", cost_text(p)}});
   }
-  s.notes.insert(s.notes.begin(),
-                 first ? fmt::format("Smallest change reaching ×2: {}.", change_text(*first, m, o))
-                       : std::string("No single change reaches ×2; combine the top ones (their factors multiply "
-                                     "roughly, except changes that both shrink the same bytes)."));
-  s.notes.insert(s.notes.begin() + 1,
-                 "Ranked: changes reaching ×2 first, least disruptive first (a serving flag < an engine feature < "
-                 "a quantized checkpoint < a product limit < more hardware < retraining), then the rest by size.");
+  if (none_fit) {
+    s.notes.insert(s.notes.begin(),
+                   fmt::format("Not one sequence at the full context fits: the KV budget ({}) is below one sequence's "
+                               "KV ({}). Ranked by the concurrency each change makes room for; the largest: {}.",
+                               fmt_si(static_cast<double>(r.budget_bytes), "B"),
+                               fmt_si(static_cast<double>(r.kv_bytes_per_sequence), "B"),
+                               r.proposals.empty() ? "none" : change_text(r.proposals.front(), m, o)));
+  } else {
+    s.notes.insert(s.notes.begin(),
+                   first ? fmt::format("Smallest change reaching ×2: {}.", change_text(*first, m, o))
+                         : std::string("No single change reaches ×2; combine the top ones (their factors multiply "
+                                       "roughly, except changes that both shrink the same bytes)."));
+    s.notes.insert(s.notes.begin() + 1,
+                   "Ranked: changes reaching ×2 first, least disruptive first (a serving flag < an engine feature < "
+                   "a quantized checkpoint < a product limit < more hardware < retraining), then the rest by size.");
+  }
   if (o.mean_len > 0) {
     s.notes.push_back(fmt::format("Paged allocation assumes a mean sequence length of {} tokens (--mean-len).",
                                   group_digits(r.mean_len)));

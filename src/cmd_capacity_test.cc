@@ -70,6 +70,31 @@ TEST(KvBudgetCli, BudgetGivenDirectly) {
   EXPECT_EQ(j["max_sequences_mha"], 9);  // 40e9 / 4,294,967,296 = 9.31
 }
 
+TEST(KvBudgetCli, NothingFitsRanksByGainNotByDoubling) {
+  // 1e9 B / 1,073,741,824 B per sequence = 0.93: not one full-context sequence fits.
+  const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB", "--json"})));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["max_sequences"], 0);
+  const auto& ps = j["proposals"];
+  ASSERT_GE(ps.size(), 2u);
+  for (size_t i = 1; i < ps.size(); ++i) {
+    EXPECT_GE(ps[i - 1]["max_sequences"].get<int64_t>(), ps[i]["max_sequences"].get<int64_t>());
+  }
+  // KV in int4 leaves the budget alone: 1e9 / (1,073,741,824 / 4) = 3.73 -> 3 sequences.
+  bool saw_kv_int4 = false;
+  for (const auto& p : ps) {
+    if (p["change"].get<std::string>().find("KV cache in int4") != std::string::npos) {
+      saw_kv_int4 = true;
+      EXPECT_EQ(p["max_sequences"], 3);
+    }
+  }
+  EXPECT_TRUE(saw_kv_int4);
+  const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB"})));
+  EXPECT_NE(text.out.find("Not one sequence at the full context fits"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("Smallest change reaching ×2"), std::string::npos);
+}
+
 TEST(KvBudgetCli, TextShowsEachStepAndExplainsFormulas) {
   const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100"})));
   ASSERT_EQ(text.status, 0) << text.err;
