@@ -32,7 +32,7 @@ inline constexpr FormulaText kEmbeddings{"embedding_params", "k × V × d"};
 inline constexpr FormulaText kTotal{"ParamBreakdown::total", "N_blocks + N_emb"};
 inline constexpr FormulaText kActive{"ParamBreakdown::active", "N − routed + routed_active"};
 inline constexpr FormulaText kShortcut{"shortcut_layer_params", "12 × d²"};
-inline constexpr FormulaText kShortcutError{"shortcut_error", "12d² / P_layer"};
+inline constexpr FormulaText kShortcutError{"shortcut_error", "12 × d² / P_layer"};
 // Memory.
 inline constexpr FormulaText kWeightBytes{"weight_memory_bytes", "N × b"};
 inline constexpr FormulaText kKvRoom{"kv_room", "capacity − W"};

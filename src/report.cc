@@ -89,7 +89,13 @@ std::string substitute(std::string_view expr, const std::vector<Term>& terms) {
   std::string out;
   size_t i = 0;
   while (i < expr.size()) {
-    if (is_ident_char(expr[i]) && !std::isdigit(static_cast<unsigned char>(expr[i]))) {
+    if (std::isdigit(static_cast<unsigned char>(expr[i]))) {
+      // A numeric literal ("12", "1e6", "0.5") is copied whole: its letters are not symbols.
+      size_t j = i;
+      while (j < expr.size() && (is_ident_char(expr[j]) || expr[j] == '.')) ++j;
+      out += expr.substr(i, j - i);
+      i = j;
+    } else if (is_ident_char(expr[i])) {
       size_t j = i;
       while (j < expr.size() && is_ident_char(expr[j])) ++j;
       const std::string_view ident = expr.substr(i, j - i);

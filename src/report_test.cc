@@ -12,6 +12,9 @@ TEST(ReportTest, SubstituteReplacesWholeIdentifiersOnly) {
   EXPECT_EQ(substitute("2 × L × d_kv × d", t), "2 × 48 × 1,024 × 6,144");
   EXPECT_EQ(substitute("d²", t), "6,144²");
   EXPECT_EQ(substitute("unknown + d", t), "unknown + 6,144");
+  // Letters inside numeric literals are not symbols: "12d" and "1e6" stay as written.
+  const std::vector<Term> e = {term("e6", int64_t{7}), term("d", int64_t{2})};
+  EXPECT_EQ(substitute("x × 1e6 + 12d + d", e), "x × 1e6 + 12d + 2");
 }
 
 TEST(ReportTest, JsonTextAndExplainComeFromTheSameLines) {
