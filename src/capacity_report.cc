@@ -39,27 +39,6 @@ inline constexpr FormulaText kWaste{"waste", "allocated − used"};
 inline constexpr FormulaText kWasteFraction{"waste_fraction", "waste / allocated"};
 }  // namespace cfx
 
-double dbl(int64_t v) { return static_cast<double>(v); }
-
-Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
-  Line l;
-  l.key = std::move(key);
-  l.label = std::move(label);
-  l.value = std::move(v);
-  l.unit = u;
-  l.comment = std::move(comment);
-  return l;
-}
-
-Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f,
-              std::vector<Term> terms, std::string comment = "") {
-  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
-  l.formula = &f;
-  l.terms = std::move(terms);
-  return l;
-}
-
-std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
 std::string factor_text(double f) { return std::isinf(f) ? "from 0" : "×" + fmt_sig(f, 3); }
 
 // ---------------------------------------------------------------- kv-budget
@@ -124,7 +103,7 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
     return s;
   }
   s.lines.push_back(computed("usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, cfx::kUsable,
-                             {term("capacity", gb(gpu->capacity_bytes)), term("gpus", o.gpus),
+                             {term("capacity", fmt_gb(gpu->capacity_bytes)), term("gpus", o.gpus),
                               term("reserve", o.reserve)},
                              fmt::format("(--reserve {} kept back: CUDA context, NCCL buffers, fragmentation)",
                                          fmt_sig(o.reserve, 3))));
@@ -142,8 +121,8 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
                                "(peak of one 2,048-token prefill chunk: FFN intermediate + logits, 16-bit)"));
   }
   s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, cfx::kBudget,
-                             {term("usable", gb(dbl(r.usable_bytes))), term("W", gb(dbl(r.weight_bytes))),
-                              term("A", gb(dbl(r.workspace_bytes)))}));
+                             {term("usable", fmt_gb(dbl(r.usable_bytes))), term("W", fmt_gb(dbl(r.weight_bytes))),
+                              term("A", fmt_gb(dbl(r.workspace_bytes)))}));
   if (r.budget_bytes <= 0) {
     s.notes.push_back("The weights and the allowance do not fit: no sequence fits. Shard (more GPUs) or quantize.");
   }
@@ -348,8 +327,8 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                                   cfx::kStates, {term("N", r.params), term("bytes_per_param", b.total())},
                                   r.states_unsplit > gpu.capacity_bytes
                                       ? fmt::format("(> {}: sharding is needed before any activation)",
-                                                    gb(gpu.capacity_bytes))
-                                      : fmt::format("(≤ {})", gb(gpu.capacity_bytes))));
+                                                    fmt_gb(gpu.capacity_bytes))
+                                      : fmt::format("(≤ {})", fmt_gb(gpu.capacity_bytes))));
   const ZeroDivisors z = zero_divisors(o.zero, o.dp);
   auto part = [&](const char* key, const char* label, double v, int64_t bpp, int64_t shards, const char* what) {
     states.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kShard,
@@ -378,7 +357,7 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
     act.lines.push_back(given("in_flight_micro_batches", "Micro-batches in flight", r.in_flight, Unit::kNone,
                               "(1F1B: the first stage holds pp micro-batches)"));
     act.lines.push_back(computed("activations", "Activations", r.activations, Unit::kBytes, cfx::kActTotal,
-                                 {term("per_layer", gb(r.activations_per_layer)), term("layers", r.layers_per_stage),
+                                 {term("per_layer", fmt_gb(r.activations_per_layer)), term("layers", r.layers_per_stage),
                                   term("in_flight", r.in_flight)}));
     act.notes.push_back("Eq. 1 (s b h (34 + 5as/h)) is per layer in bytes for 16-bit activations of the paper's "
                         "GPT layer: MHA, a 4h GeLU MLP, dropout. 5as/h is the s² attention scores; selective "
@@ -396,8 +375,8 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
 
   Section v{"3. Verdict", {}, {}};
   v.lines.push_back(computed("total", "Total per GPU", r.total, Unit::kBytes, cfx::kTrainTotal,
-                             {term("W", gb(r.weights)), term("G", gb(r.gradients)), term("O", gb(r.optimizer)),
-                              term("A", gb(r.activations))}));
+                             {term("W", fmt_gb(r.weights)), term("G", fmt_gb(r.gradients)), term("O", fmt_gb(r.optimizer)),
+                              term("A", fmt_gb(r.activations))}));
   v.lines.push_back(given("capacity", "Capacity of " + gpu.name, r.capacity, Unit::kBytes));
   v.lines.push_back(given("fits", "Fits", r.fits, Unit::kNone));
   v.lines.push_back(given("smallest_zero_stage",
@@ -413,7 +392,7 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                        r.optimizer * dbl(z.optimizer) + r.activations;
     Line l = computed(fmt::format("min_dp.zero{}", stage), fmt::format("ZeRO-{} fits from dp", stage),
                       dp > 0 ? Value(dp) : Value(std::string("never")), Unit::kNone, cfx::kMinDp,
-                      {term("sharded", gb(all - fixed)), term("capacity", gb(r.capacity)), term("fixed", gb(fixed))},
+                      {term("sharded", fmt_gb(all - fixed)), term("capacity", fmt_gb(r.capacity)), term("fixed", fmt_gb(fixed))},
                       dp == 0 ? "(what stays whole on each GPU already exceeds it)" : "");
     if (stage == 0) {
       l.formula = nullptr;

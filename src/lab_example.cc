@@ -20,26 +20,6 @@ constexpr int64_t kBatch = 64;
 constexpr double kUsdPerGpuHour = 3.0;
 constexpr double kTrainMfu = 0.4;
 
-Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
-  Line l;
-  l.key = std::move(key);
-  l.label = std::move(label);
-  l.value = std::move(v);
-  l.unit = u;
-  l.comment = std::move(comment);
-  return l;
-}
-
-Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
-              std::string comment = "") {
-  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
-  l.formula = &f;
-  l.terms = std::move(terms);
-  return l;
-}
-
-double dbl(int64_t v) { return static_cast<double>(v); }
-std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
 std::string bn(double n) { return fmt_sig(n / 1e9, 4) + "B"; }
 
 // One model on `gpus` H100s, analyzed at kSeq and kBatch.
@@ -170,15 +150,15 @@ Section batching_section(const Deployment& d) {
     const double tps = decode_tokens_per_sec(bw, w, kv, dbl(b));
     s.lines.push_back(computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), tps,
                                Unit::kTokensPerS, fx::kTpsAggregate,
-                               {term("B", b), term("bw", fmt_sig(bw / 1e9, 5) + " GB/s"), term("W", gb(w)),
-                                term("KV", gb(kv))},
+                               {term("B", b), term("bw", fmt_sig(bw / 1e9, 5) + " GB/s"), term("W", fmt_gb(w)),
+                                term("KV", fmt_gb(kv))},
                                b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})", fmt_sig(tps / one, 3), b)));
   }
   s.notes.push_back(fmt::format(
       "One weight read ({}) serves the whole batch, so throughput rises almost linearly while B × KV ({} per "
       "sequence) is small next to it, and bends once the KV read rivals the weights; capacity stops it at {} "
       "sequences.",
-      gb(w), gb(kv), r.max_batch_by_capacity));
+      fmt_gb(w), fmt_gb(kv), r.max_batch_by_capacity));
   return s;
 }
 

@@ -11,26 +11,6 @@ namespace modelcalc {
 
 namespace {
 
-Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
-  Line l;
-  l.key = std::move(key);
-  l.label = std::move(label);
-  l.value = std::move(v);
-  l.unit = u;
-  l.comment = std::move(comment);
-  return l;
-}
-
-Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
-              std::string comment = "") {
-  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
-  l.formula = &f;
-  l.terms = std::move(terms);
-  return l;
-}
-
-double dbl(int64_t v) { return static_cast<double>(v); }
-std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
 std::string tbps(double bps) { return fmt_sig(bps / 1e12, 4) + " TB/s"; }
 std::string tflops(double f) { return fmt_sig(f / 1e12, 5) + " TFLOP/s"; }
 std::string usd(double v) { return "$" + fmt_sig(v, 4); }
@@ -181,7 +161,7 @@ Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_
   if (!r->fits) {
     return Status::InvalidArgument(
         "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
-                              dtype_name(o.weight_dtype), gb(dbl(r->weight_bytes)), g.name, gb(g.capacity_bytes)));
+                              dtype_name(o.weight_dtype), fmt_gb(dbl(r->weight_bytes)), g.name, fmt_gb(g.capacity_bytes)));
   }
   const double w = r->step_bytes_aggregate - dbl(o.batch) * dbl(r->kv_per_seq);
   const DecodeCeiling ceil = decode_ceiling(*r, g);
@@ -205,8 +185,8 @@ Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_
   }
   c.lines.push_back(computed("ceiling.bandwidth_tokens_per_s", "Bandwidth ceiling", tps_bw, Unit::kTokensPerS,
                              fx::kTpsAggregate,
-                             {term("B", o.batch), term("bw", tbps(g.bandwidth_bytes_per_s)), term("W", gb(w)),
-                              term("KV", gb(dbl(r->kv_per_seq)))}));
+                             {term("B", o.batch), term("bw", tbps(g.bandwidth_bytes_per_s)), term("W", fmt_gb(w)),
+                              term("KV", fmt_gb(dbl(r->kv_per_seq)))}));
   c.lines.push_back(computed("ceiling.compute_tokens_per_s", "Compute ceiling", tps_compute, Unit::kTokensPerS,
                              fx::kDecodeComputeCeiling,
                              {term("peak", tflops(g.peak_bf16_flops)), term("F_token", fmt_sig(r->decode_per_token))},
@@ -240,7 +220,7 @@ Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_
     rep.warnings.push_back(fmt::format(
         "Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
         "assumes a batch that cannot run.",
-        o.batch, o.seq, gb(dbl(o.batch) * dbl(r->kv_per_seq)), r->max_batch_by_capacity, g.name));
+        o.batch, o.seq, fmt_gb(dbl(o.batch) * dbl(r->kv_per_seq)), r->max_batch_by_capacity, g.name));
   }
   rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"gpus", gpus},
                                {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};

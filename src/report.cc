@@ -68,6 +68,24 @@ std::string render_footer(const Report& r) {
 
 }  // namespace
 
+Line given(std::string key, std::string label, Value v, Unit u, std::string comment) {
+  Line l;
+  l.key = std::move(key);
+  l.label = std::move(label);
+  l.value = std::move(v);
+  l.unit = u;
+  l.comment = std::move(comment);
+  return l;
+}
+
+Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
+              std::string comment) {
+  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
+  l.formula = &f;
+  l.terms = std::move(terms);
+  return l;
+}
+
 std::string format_value(const Value& v, Unit unit) {
   if (const auto* i = std::get_if<int64_t>(&v)) return format_int(*i, unit);
   if (const auto* d = std::get_if<double>(&v)) return format_double(*d, unit);

@@ -66,6 +66,12 @@ struct Report {
   nlohmann::json extra_json = nlohmann::json::object();  // merged into JSON output
 };
 
+// A line whose value is an input or a verdict (no formula).
+Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "");
+// A line computed by formula `f` from `terms` (shown by --explain).
+Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
+              std::string comment = "");
+
 // Formats a value with its unit for humans ("39,019,610,112 B (39.02 GB)").
 std::string format_value(const Value& v, Unit unit);
 // Builds a Term from a number, formatted compactly for substitution.

@@ -20,27 +20,9 @@ inline constexpr FormulaText kMemoryBound{"is_memory_bound", "I < ridge"};
 inline constexpr FormulaText kFits{"fits", "W + KV ≤ capacity"};
 }  // namespace fxr
 
-Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
-  Line l;
-  l.key = std::move(key);
-  l.label = std::move(label);
-  l.value = std::move(v);
-  l.unit = u;
-  l.comment = std::move(comment);
-  return l;
-}
-
-Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
-              std::string comment = "") {
-  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
-  l.formula = &f;
-  l.terms = std::move(terms);
-  return l;
-}
-
 std::string tflops(double f) { return fmt_si(f, "FLOP/s"); }
 std::string tbps(double b) { return fmt_si(b, "B/s"); }
-std::string gb(double b) { return fmt_si(b, "B"); }
+std::string bytes_si(double b) { return fmt_si(b, "B"); }
 
 std::string prefix_of(const RooflineResult& r, const GpuRoofline& g) {
   return r.gpus.size() == 1 ? "" : "gpus." + g.gpu.key + ".";
@@ -73,14 +55,14 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
                                    fxr::kDecodeStepFlops,
                                    {term("B", p.batch), term("F_token", p.flops / static_cast<double>(p.batch))}));
         s.lines.push_back(computed(k + "bytes", label + ": bytes per step", p.bytes, Unit::kBytes, fx::kStepBytes,
-                                   {term("W", gb(p.weight_bytes)), term("B", p.batch),
-                                    term("KV", gb(p.kv_bytes / static_cast<double>(p.batch)))}));
+                                   {term("W", bytes_si(p.weight_bytes)), term("B", p.batch),
+                                    term("KV", bytes_si(p.kv_bytes / static_cast<double>(p.batch)))}));
         break;
       case PointKind::kPrefill:
         s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fxr::kPrefillFlops,
                                    {}, "(the size analysis: 2 × N_blocks × T + attention)"));
         s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fxr::kPrefillBytes,
-                                   {term("W", gb(p.weight_bytes)), term("KV", gb(p.kv_bytes)),
+                                   {term("W", bytes_si(p.weight_bytes)), term("KV", bytes_si(p.kv_bytes)),
                                     term("L", m != nullptr ? m->n_layer : 0), term("T", p.tokens),
                                     term("d", m != nullptr ? m->n_embd : 0), term("b", b)},
                                    "(weights once, KV written, residual stream in and out per layer)"));
@@ -104,7 +86,7 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
 Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const GpuRoofline& g) {
   const std::string pre = prefix_of(r, g);
   const double bw = g.gpu.bandwidth_bytes_per_s;
-  Section s{fmt::format("{} ({}, {})", g.gpu.name, tbps(bw), gb(g.gpu.capacity_bytes)), {}, {}};
+  Section s{fmt::format("{} ({}, {})", g.gpu.name, tbps(bw), bytes_si(g.gpu.capacity_bytes)), {}, {}};
   for (const Roof& roof : g.roofs) {
     const std::string d(dtype_name(roof.dtype));
     s.lines.push_back(given(pre + "roofs." + d + ".peak_flops", d + " peak", roof.peak_flops, Unit::kFlopPerS));
@@ -133,10 +115,10 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
                                pp.memory_bound ? "(bandwidth-bound: raise the intensity, e.g. batch, or quantize)"
                                                : "(compute-bound: only more FLOP/s helps)"));
     if (p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill) {
-      s.lines.push_back(computed(k + "fits", label + ": fits in " + gb(g.gpu.capacity_bytes), pp.fits, Unit::kNone,
+      s.lines.push_back(computed(k + "fits", label + ": fits in " + bytes_si(g.gpu.capacity_bytes), pp.fits, Unit::kNone,
                                  fxr::kFits,
-                                 {term("W", gb(p.resident_bytes - p.kv_bytes)), term("KV", gb(p.kv_bytes)),
-                                  term("capacity", gb(g.gpu.capacity_bytes))}));
+                                 {term("W", bytes_si(p.resident_bytes - p.kv_bytes)), term("KV", bytes_si(p.kv_bytes)),
+                                  term("capacity", bytes_si(g.gpu.capacity_bytes))}));
     }
   }
   return s;
@@ -245,7 +227,7 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
   }
   const std::string md(dtype_name(o.math_dtype));
   for (const GpuRoofline& g : r.gpus) {
-    out += fmt::format("\n{} — {}, {}\n", g.gpu.name, tbps(g.gpu.bandwidth_bytes_per_s), gb(g.gpu.capacity_bytes));
+    out += fmt::format("\n{} — {}, {}\n", g.gpu.name, tbps(g.gpu.bandwidth_bytes_per_s), bytes_si(g.gpu.capacity_bytes));
     std::string roofs;
     for (const Roof& roof : g.roofs) {
       roofs += fmt::format("{}{} {} (ridge {})", roofs.empty() ? "" : " · ", dtype_name(roof.dtype),

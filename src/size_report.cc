@@ -9,27 +9,6 @@ namespace modelcalc {
 
 namespace {
 
-double dbl(int64_t v) { return static_cast<double>(v); }
-
-Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "") {
-  Line l;
-  l.key = std::move(key);
-  l.label = std::move(label);
-  l.value = std::move(v);
-  l.unit = u;
-  l.comment = std::move(comment);
-  return l;
-}
-
-Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f,
-              std::vector<Term> terms, std::string comment = "") {
-  Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
-  l.formula = &f;
-  l.terms = std::move(terms);
-  return l;
-}
-
-std::string gb(double bytes) { return fmt_sig(bytes / 1e9, 4) + " GB"; }
 std::string gbps(double bps) { return fmt_fixed(bps / 1e9, 0) + " GB/s"; }
 
 std::string model_line(const ModelSpec& m) {
@@ -153,11 +132,11 @@ Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
                           r.weight_bytes, Unit::kBytes));
   if (o.has_gpu) {
-    s.lines.push_back(given("weights.fits", "Fits one " + gpu.name + " (" + gb(gpu.capacity_bytes) + ")", r.fits,
+    s.lines.push_back(given("weights.fits", "Fits one " + gpu.name + " (" + fmt_gb(gpu.capacity_bytes) + ")", r.fits,
                             Unit::kNone));
     s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes,
-                               fx::kKvRoom, {term("capacity", gb(gpu.capacity_bytes)),
-                                             term("W", gb(dbl(r.weight_bytes)))}));
+                               fx::kKvRoom, {term("capacity", fmt_gb(gpu.capacity_bytes)),
+                                             term("W", fmt_gb(dbl(r.weight_bytes)))}));
   }
   return s;
 }
@@ -236,8 +215,8 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
 Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
   Section s{"5. Decode ceiling on " + gpu.name + " (" + gbps(gpu.bandwidth_bytes_per_s) + ")", {}, {}};
   const std::string bw = gbps(gpu.bandwidth_bytes_per_s);
-  const std::string w = gb(r.decode_weight_bytes);
-  const std::string kvb = gb(dbl(r.kv_per_seq));
+  const std::string w = fmt_gb(r.decode_weight_bytes);
+  const std::string kvb = fmt_gb(dbl(r.kv_per_seq));
   s.lines.push_back(computed("decode.tokens_per_s_weights_only", "Single stream, weights only",
                              r.tps_weights_only, Unit::kTokensPerS, fx::kTpsWeights,
                              {term("bw", bw), term("W", w)}, "(GB/s ÷ GB = 1/s)"));
@@ -246,12 +225,12 @@ Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                              fmt::format("({} % lower)", fmt_sig((1 - r.tps_with_kv / r.tps_weights_only) * 100, 2))));
   s.lines.push_back(computed("decode.step_bytes", "Bytes per step at batch " + group_digits(o.batch),
                              r.step_bytes_aggregate, Unit::kBytes, fx::kStepBytes,
-                             {term("W", gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
+                             {term("W", fmt_gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
                               term("B", o.batch), term("KV", kvb)}));
   s.lines.push_back(computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch),
                              r.tps_aggregate, Unit::kTokensPerS, fx::kTpsAggregate,
                              {term("B", o.batch), term("bw", bw),
-                              term("W", gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
+                              term("W", fmt_gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
                               term("KV", kvb)},
                              fmt::format("({} per sequence)", fmt_fixed(r.tps_aggregate / dbl(o.batch), 1) + " tokens/s")));
   if (m.n_expert > 0) {
@@ -305,8 +284,8 @@ Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                              {term("R", r.ridge), term("b", b)}, "(intensity ≈ 2T/b)"));
   s.lines.push_back(computed("roofline.max_batch_by_capacity", "Sequences at T that fit beside the weights",
                              r.max_batch_by_capacity, Unit::kSequences, fx::kMaxBatch,
-                             {term("capacity", gb(gpu.capacity_bytes)), term("W", gb(dbl(r.weight_bytes))),
-                              term("KV", gb(dbl(r.kv_per_seq)))}));
+                             {term("capacity", fmt_gb(gpu.capacity_bytes)), term("W", fmt_gb(dbl(r.weight_bytes))),
+                              term("KV", fmt_gb(dbl(r.kv_per_seq)))}));
   s.lines.push_back(given("roofline.regime", "Conclusion", regime_text(r), Unit::kNone));
   return s;
 }
@@ -342,10 +321,10 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
   }
   if (!r.fits) {
     v.push_back(fmt::format("The {} weights ({}) exceed one {} ({}): the single-GPU ceilings assume they fit.",
-                            dtype_name(o.weight_dtype), gb(dbl(r.weight_bytes)), gpu.name, gb(gpu.capacity_bytes)));
+                            dtype_name(o.weight_dtype), fmt_gb(dbl(r.weight_bytes)), gpu.name, fmt_gb(gpu.capacity_bytes)));
   } else if (r.max_batch_by_capacity < o.batch) {
     v.push_back(fmt::format("Batch {} at T = {} needs {} of KV; only {} sequences fit beside the weights.", o.batch,
-                            o.seq, gb(dbl(o.batch) * dbl(r.kv_per_seq)), r.max_batch_by_capacity));
+                            o.seq, fmt_gb(dbl(o.batch) * dbl(r.kv_per_seq)), r.max_batch_by_capacity));
   }
   return v;
 }
