@@ -48,29 +48,13 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
     return Status::InvalidArgument("--gpu", (*gpu)->name + " has no published dense bf16 peak; give --peak");
   }
   SizeOptions o;
-  if (!f.seq.empty()) {
-    auto seq = parse_count(f.seq, "--seq");
-    if (!seq.ok()) return seq.status();
-    o.seq = *seq;
-  } else if (model->n_ctx_train > 0) {
-    o.seq = model->n_ctx_train;
-  }
+  MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
   if (!f.batch.empty()) {
-    auto batch = parse_count(f.batch, "--batch");
-    if (!batch.ok()) return batch.status();
-    o.batch = *batch;
+    MC_ASSIGN_OR_RETURN(o.batch, parse_count(f.batch, "--batch"));
   }
-  if (!f.dtype.empty()) {
-    auto t = parse_dtype(f.dtype, "--dtype");
-    if (!t.ok()) return t.status();
-    o.weight_dtype = *t;
-  }
-  o.kv_dtype = o.weight_dtype;
-  if (!f.kv_dtype.empty()) {
-    auto t = parse_dtype(f.kv_dtype, "--kv-dtype");
-    if (!t.ok()) return t.status();
-    o.kv_dtype = *t;
-  }
+  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.weight_dtype = dtypes.weights;
+  o.kv_dtype = dtypes.kv;
   auto rep = build_cost_ceiling_report(*model, **gpu, gpus, o, price);
   if (!rep.ok()) return rep.status();
   emit(*rep, f.output, out);

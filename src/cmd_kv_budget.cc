@@ -44,15 +44,9 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   auto reserve = parse_real(f.reserve, "--reserve");
   if (!reserve.ok()) return reserve.status();
   o.reserve = *reserve;
-  auto dtype = parse_dtype(f.dtype, "--dtype");
-  if (!dtype.ok()) return dtype.status();
-  o.weight_dtype = *dtype;
-  o.kv_dtype = o.weight_dtype;
-  if (!f.kv_dtype.empty()) {
-    auto kv = parse_dtype(f.kv_dtype, "--kv-dtype");
-    if (!kv.ok()) return kv.status();
-    o.kv_dtype = *kv;
-  }
+  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.weight_dtype = dtypes.weights;
+  o.kv_dtype = dtypes.kv;
   if (!f.budget.empty()) {
     auto b = parse_bytes(f.budget, "--budget");
     if (!b.ok()) return b.status();

@@ -109,14 +109,9 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (!gpus.ok()) return gpus.status();
 
   RooflineOptions o;
-  auto dtype = parse_dtype(f.dtype, "--dtype");
-  if (!dtype.ok()) return dtype.status();
-  o.weight_dtype = o.kv_dtype = o.math_dtype = *dtype;
-  if (!f.kv_dtype.empty()) {
-    auto kv = parse_dtype(f.kv_dtype, "--kv-dtype");
-    if (!kv.ok()) return kv.status();
-    o.kv_dtype = *kv;
-  }
+  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.weight_dtype = o.math_dtype = dtypes.weights;
+  o.kv_dtype = dtypes.kv;
   if (!f.intensity.empty()) {
     auto i = parse_real_count(f.intensity, "--intensity");
     if (!i.ok()) return i.status();
@@ -131,13 +126,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     auto batches = parse_batches(f.batch);
     if (!batches.ok()) return batches.status();
     o.batches = *batches;
-    if (!f.seq.empty()) {
-      auto seq = parse_count(f.seq, "--seq");
-      if (!seq.ok()) return seq.status();
-      o.seq = *seq;
-    } else if (model->n_ctx_train > 0) {
-      o.seq = model->n_ctx_train;
-    }
+    MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
   } else if (!o.intensity && f.plot.empty()) {
     return Status::InvalidArgument("--intensity",
                                    "give an intensity (e.g. --intensity 1), a model (--model, --config or shape "

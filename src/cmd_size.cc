@@ -33,25 +33,11 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
 
   SizeOptions o;
   o.has_gpu = gpu->has_value();
-  if (!f.seq.empty()) {
-    auto seq = parse_count(f.seq, "--seq");
-    if (!seq.ok()) return seq.status();
-    o.seq = *seq;
-  } else if (model->n_ctx_train > 0) {
-    o.seq = model->n_ctx_train;
-  }
-  auto batch = parse_count(f.batch, "--batch");
-  if (!batch.ok()) return batch.status();
-  o.batch = *batch;
-  auto dtype = parse_dtype(f.dtype, "--dtype");
-  if (!dtype.ok()) return dtype.status();
-  o.weight_dtype = *dtype;
-  o.kv_dtype = o.weight_dtype;
-  if (!f.kv_dtype.empty()) {
-    auto kv = parse_dtype(f.kv_dtype, "--kv-dtype");
-    if (!kv.ok()) return kv.status();
-    o.kv_dtype = *kv;
-  }
+  MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
+  MC_ASSIGN_OR_RETURN(o.batch, parse_count(f.batch, "--batch"));
+  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.weight_dtype = dtypes.weights;
+  o.kv_dtype = dtypes.kv;
   if (!f.train_tokens.empty()) {
     auto d = parse_real_count(f.train_tokens, "--train-tokens");
     if (!d.ok()) return d.status();

@@ -115,13 +115,4 @@ std::span<const ArchEntry> arch_table();
 
 }  // namespace modelcalc::hf
 
-// Unwraps a Result<T> into `lhs` or returns its Status.
-#define MC_ASSIGN_OR_RETURN(lhs, expr)          \
-  auto MC_CONCAT_(mc_r_, __LINE__) = (expr);    \
-  if (!MC_CONCAT_(mc_r_, __LINE__).ok())        \
-    return MC_CONCAT_(mc_r_, __LINE__).status(); \
-  lhs = std::move(MC_CONCAT_(mc_r_, __LINE__)).value()
-#define MC_CONCAT_(a, b) MC_CONCAT_INNER_(a, b)
-#define MC_CONCAT_INNER_(a, b) a##b
-
 #endif  // MODELCALC_HF_READER_H_

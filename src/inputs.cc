@@ -103,6 +103,23 @@ Result<ModelSpec> resolve_model(const ModelFlags& f) {
   return m;
 }
 
+Result<int64_t> resolve_seq(const std::string& text, const ModelSpec& m, const char* flag) {
+  if (!text.empty()) return parse_count(text, flag);
+  return m.n_ctx_train > 0 ? m.n_ctx_train : int64_t{4096};
+}
+
+Result<Dtypes> resolve_dtypes(const std::string& dtype, const std::string& kv_dtype) {
+  Dtypes d;
+  if (!dtype.empty()) {
+    MC_ASSIGN_OR_RETURN(d.weights, parse_dtype(dtype, "--dtype"));
+  }
+  d.kv = d.weights;
+  if (!kv_dtype.empty()) {
+    MC_ASSIGN_OR_RETURN(d.kv, parse_dtype(kv_dtype, "--kv-dtype"));
+  }
+  return d;
+}
+
 void add_gpu_flags(CLI::App& app, GpuFlags* f) {
   app.add_option("--gpu", f->gpu, "GPU from the catalog (modelcalc gpus lists them)");
   app.add_option("--bandwidth", f->bandwidth, "Memory bandwidth, e.g. 3.35TB/s (overrides --gpu's)");

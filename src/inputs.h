@@ -31,6 +31,16 @@ bool has_model(const ModelFlags& f);
 // The model the flags describe. Errors name the flag.
 Result<ModelSpec> resolve_model(const ModelFlags& f);
 
+// The context / prompt length: `text` when given, else the model's
+// max_position_embeddings, else 4096. Errors name `flag`.
+Result<int64_t> resolve_seq(const std::string& text, const ModelSpec& m, const char* flag = "--seq");
+// Weight dtype from --dtype, KV dtype from --kv-dtype (default: the weights').
+struct Dtypes {
+  Dtype weights = Dtype::kFp16;
+  Dtype kv = Dtype::kFp16;
+};
+Result<Dtypes> resolve_dtypes(const std::string& dtype, const std::string& kv_dtype);
+
 struct GpuFlags {
   std::string gpu;        // catalog name
   std::string bandwidth;  // e.g. "3.35TB/s", overrides the catalog's

@@ -66,4 +66,14 @@ class Result {
     if (!mc_s_.ok()) return mc_s_;     \
   } while (0)
 
+// `lhs = value of expr`, or return its Status from the enclosing function.
+// expr is a Result<T>; lhs may declare a variable: MC_ASSIGN_OR_RETURN(auto x, f());
+#define MC_ASSIGN_OR_RETURN(lhs, expr)          \
+  auto MC_CONCAT_(mc_r_, __LINE__) = (expr);    \
+  if (!MC_CONCAT_(mc_r_, __LINE__).ok())        \
+    return MC_CONCAT_(mc_r_, __LINE__).status(); \
+  lhs = std::move(MC_CONCAT_(mc_r_, __LINE__)).value()
+#define MC_CONCAT_(a, b) MC_CONCAT_INNER_(a, b)
+#define MC_CONCAT_INNER_(a, b) a##b
+
 #endif  // MODELCALC_STATUS_H_
