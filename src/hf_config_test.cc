@@ -9,7 +9,8 @@
 namespace modelcalc {
 namespace {
 
-// Fixtures copied verbatim from shared/fixtures/hf-configs into the repo.
+// Fixtures: some copied verbatim from shared/fixtures/hf-configs, some
+// transcribed by hand (tests/fixtures/hf-configs/README.md says which).
 std::string Fixture(const std::string& name) {
   return std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs/" + name + ".config.json";
 }
