@@ -134,8 +134,13 @@ Result<ModelSpec> build_phi(Cfg& c) {
 // (modeling_falcon.py): sequential blocks two LayerNorms; parallel blocks two
 // (ln_attn, ln_mlp) when num_ln_in_parallel_attn is 2 (the default for the
 // new architecture), else one. Legacy "RefinedWeb"/"RefinedWebModel" configs
-// (n_layer, n_head, n_head_kv, n_embed) describe the same tensors.
+// (n_layer, n_head, n_head_kv, n_embed) describe the same tensors; they carry
+// no new_decoder_architecture key, and transformers' converter
+// (models/falcon/convert_custom_code_checkpoint.py) sets it to true exactly
+// when n_head_kv is present (Falcon-40B's RefinedWeb), false otherwise.
 Result<ModelSpec> build_falcon(Cfg& c) {
+  const bool legacy = c.model_type() == "RefinedWeb" || c.model_type() == "RefinedWebModel";
+  const bool new_arch_absent = legacy && c.has("n_head_kv");
   c.alias("hidden_size", "n_embed");
   c.alias("num_hidden_layers", "n_layer");
   c.alias("num_attention_heads", "n_head");
@@ -146,7 +151,7 @@ Result<ModelSpec> build_falcon(Cfg& c) {
   MC_ASSIGN_OR_RETURN(int64_t V, c.req("vocab_size"));
   MC_ASSIGN_OR_RETURN(auto kv_opt, c.opt("num_kv_heads", std::nullopt));
   MC_ASSIGN_OR_RETURN(auto ff_opt, c.opt("ffn_hidden_size", std::nullopt));
-  MC_ASSIGN_OR_RETURN(bool new_arch, c.flag("new_decoder_architecture", false));
+  MC_ASSIGN_OR_RETURN(bool new_arch, c.flag("new_decoder_architecture", new_arch_absent));
   MC_ASSIGN_OR_RETURN(bool mq, c.flag("multi_query", true));
   MC_ASSIGN_OR_RETURN(bool parallel, c.flag("parallel_attn", true));
   MC_ASSIGN_OR_RETURN(bool bias, c.flag("bias", false));

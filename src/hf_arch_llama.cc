@@ -175,6 +175,21 @@ Status read_qwen_window(Cfg& c, Decoder& a) {
   return Status::Ok();
 }
 
+// Qwen2-MoE/Qwen3-MoE: which layers slide under use_sliding_window differs
+// from Qwen2's rule and between transformers releases (configuration_qwen2_moe.py
+// now slides even layers below max_window_layers; Qwen3MoeConfig slides every
+// layer), so a window is refused rather than guessed. Released checkpoints
+// set use_sliding_window false. Parameter counts do not depend on it.
+Status refuse_qwen_moe_window(Cfg& c) {
+  MC_ASSIGN_OR_RETURN(bool use, c.flag("use_sliding_window", false));
+  if (use) {
+    return c.error("use_sliding_window",
+                   "true is not supported for " + c.model_type() +
+                       " (which layers slide depends on the transformers release)");
+  }
+  return Status::Ok();
+}
+
 // Qwen MoE layout: layer il is sparse iff il not in mlp_only_layers and
 // (il + 1) % decoder_sparse_step == 0. Supported when that means "the first
 // k layers dense, the rest MoE".
@@ -246,12 +261,14 @@ Result<ModelSpec> build_qwen2(Cfg& c) {
 }
 
 // configuration_qwen2_moe.py: kv 16, 60 experts, top-4, moe width 1408,
-// shared expert 5632 with a Linear(d, 1) gate, qkv_bias True.
+// shared expert 5632, qkv_bias True, untied. modular_qwen2_moe.py: q/k/v
+// biased by qkv_bias, o_proj never; router weight (experts x d) without bias;
+// shared_expert_gate Linear(d, 1, bias=False).
 Result<ModelSpec> build_qwen2_moe(Cfg& c) {
   Decoder a;
   MC_RETURN_IF_ERROR(read_core(c, a, 16, std::nullopt, false));
   MC_ASSIGN_OR_RETURN(a.qkv_bias, c.flag("qkv_bias", true));
-  MC_RETURN_IF_ERROR(read_qwen_window(c, a));
+  MC_RETURN_IF_ERROR(refuse_qwen_moe_window(c));
   MC_ASSIGN_OR_RETURN(a.n_expert, req_or_default(c, "num_experts", 60));
   MC_ASSIGN_OR_RETURN(a.top_k, req_or_default(c, "num_experts_per_tok", 4));
   MC_ASSIGN_OR_RETURN(a.ff_exp, req_or_default(c, "moe_intermediate_size", 1408));
@@ -274,16 +291,18 @@ Result<ModelSpec> build_qwen3(Cfg& c) {
   return finish(c, a);
 }
 
-// configuration_qwen3_moe.py: as qwen3, experts without a shared expert.
-// head_dim is required here (released configs state it).
+// configuration_qwen3_moe.py: kv 4, 128 experts, top-8, moe width 768,
+// attention_bias False, untied; experts and router without bias, no shared
+// expert. Unlike Qwen3Config the class declares no head_dim: Qwen3MoeAttention
+// takes getattr(config, "head_dim", hidden_size // num_attention_heads), so an
+// absent key means hidden / heads. q_norm and k_norm are RMSNorm(head_dim).
 Result<ModelSpec> build_qwen3_moe(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(int64_t hd, c.req("head_dim"));
-  MC_RETURN_IF_ERROR(read_core(c, a, 4, hd, false));
+  MC_RETURN_IF_ERROR(read_core(c, a, 4, std::nullopt, false));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   a.q_norm = a.k_norm = a.head_dim;
-  MC_RETURN_IF_ERROR(read_qwen_window(c, a));
+  MC_RETURN_IF_ERROR(refuse_qwen_moe_window(c));
   MC_ASSIGN_OR_RETURN(a.n_expert, req_or_default(c, "num_experts", 128));
   MC_ASSIGN_OR_RETURN(a.top_k, req_or_default(c, "num_experts_per_tok", 8));
   MC_ASSIGN_OR_RETURN(a.ff_exp, req_or_default(c, "moe_intermediate_size", 768));

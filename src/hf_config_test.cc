@@ -9,7 +9,8 @@
 namespace modelcalc {
 namespace {
 
-// Fixtures copied verbatim from shared/fixtures/hf-configs into the repo.
+// Fixtures: some copied verbatim from shared/fixtures/hf-configs, some
+// transcribed by hand (tests/fixtures/hf-configs/README.md says which).
 std::string Fixture(const std::string& name) {
   return std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs/" + name + ".config.json";
 }
@@ -35,6 +36,8 @@ void ExpectConsistent(const ModelSpec& m) {
   EXPECT_LE(p.mlp_routed_active, p.mlp_routed);
   EXPECT_TRUE(validate(m).ok()) << m.name;
 }
+
+Result<ModelSpec> Parse(const std::string& text) { return model_from_hf_json(text, "test.json"); }
 
 // --- fixtures: exact_total_params from shared/fixtures/hf-configs/params.tsv ---
 
@@ -211,6 +214,219 @@ TEST(HfConfigTest, DeepSeekV3) {
   EXPECT_EQ(m.n_layer_dense_lead, 3);
 }
 
+// --- transcribed fixtures (tests/fixtures/hf-configs/README.md): totals derived
+// by hand from each modeling_<type>.py; published figures only cross-check ---
+
+TEST(HfConfigTest, Pythia160mAndPythia1b) {
+  // gpt_neox, attention_bias true, untied embed_out without bias. Per layer:
+  // query_key_value d x 3d + 3d, dense d x d + d, dense_h_to_4h d x ff + ff,
+  // dense_4h_to_h ff x d + d, input/post_attention LayerNorm 2 x 2d;
+  // use_parallel_residual has no parameters. Plus final_layer_norm 2d.
+  // pythia-160m: d 768, ff 3072, L 12, V 50304.
+  // Layer: 1,769,472 + 2,304 + 589,824 + 768 + 2,359,296 + 3,072 + 2,359,296
+  // + 768 + 3,072 = 7,087,872; x 12 = 85,054,464; + final 1,536 = 85,056,000
+  // (the Pythia table's non-embedding count); + 2 x 50304 x 768 (77,266,944)
+  // = 162,322,944 (published total).
+  const ModelSpec s = LoadFixture("pythia-160m");
+  EXPECT_EQ(s.exact->total(), 162'322'944);
+  EXPECT_EQ(s.exact->lm_head, 38'633'472);
+  EXPECT_EQ(s.exact->norms, 12 * 3'072 + 1'536);
+  EXPECT_EQ(s.exact->biases, 12 * (2'304 + 768 + 3'072 + 768));
+  ExpectConsistent(s);
+  // pythia-1b: d 2048, ff 8192, L 16. Layer: 12 d^2 = 50,331,648 + biases 9d
+  // = 18,432 + LayerNorms 4d = 8,192 -> 50,358,272; x 16 = 805,732,352;
+  // + final 4,096 = 805,736,448; + 2 x 50304 x 2048 (206,045,184)
+  // = 1,011,781,632 (published).
+  EXPECT_EQ(LoadFixture("pythia-1b").exact->total(), 1'011'781'632);
+  // attention_bias false drops query_key_value and dense biases (3d + d).
+  auto r = Parse(R"({"model_type":"gpt_neox","hidden_size":768,"num_hidden_layers":12,
+      "num_attention_heads":12,"intermediate_size":3072,"vocab_size":50304,
+      "attention_bias":false})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exact->total(), 162'322'944 - 12 * (2'304 + 768));
+}
+
+TEST(HfConfigTest, Bloom560m) {
+  // d 1024, L 24, V 250880, tied (PretrainedConfig default), ALiBi (buffer).
+  // word_embeddings 250880 x 1024 = 256,901,120 + word_embeddings_layernorm
+  // 2,048. Layer: query_key_value 3d^2 + 3d, dense d^2 + d, dense_h_to_4h
+  // 4d^2 + 4d, dense_4h_to_h 4d^2 + d -> 12 d^2 + 9d = 12,582,912 + 9,216;
+  // input/post_attention LayerNorm 4,096 -> 12,596,224; x 24 = 302,309,376.
+  // ln_f 2,048. Total 559,214,592 (the model card's count).
+  const ModelSpec m = LoadFixture("bloom-560m");
+  EXPECT_EQ(m.exact->total(), 559'214'592);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  EXPECT_EQ(m.exact->norms, 2'048 + 24 * 4'096 + 2'048);
+  ExpectConsistent(m);
+}
+
+TEST(HfConfigTest, Phi3Mini4k) {
+  // phi3: qkv_proj d -> (h + 2 kv) x d_head and gate_up_proj d -> 2 ff are fused
+  // but hold the same weights as separate q/k/v and gate/up; no biases; two
+  // RMSNorms per layer; untied. d 3072, L 32, h = kv = 32, ff 8192, V 32064.
+  // Layer: qkv 3072 x 9216 = 28,311,552 + o_proj 9,437,184 + gate_up
+  // 3072 x 16384 = 50,331,648 + down 25,165,824 + norms 6,144 = 113,252,352;
+  // x 32 = 3,624,075,264; + final 3,072 + 2 x 32064 x 3072 (197,001,216)
+  // = 3,821,079,552 (as published: "3.8B").
+  const ModelSpec m = LoadFixture("Phi-3-mini-4k-instruct");
+  EXPECT_EQ(m.exact->total(), 3'821'079'552);
+  EXPECT_EQ(m.exact->biases, 0);
+  EXPECT_EQ(m.n_swa, 2047);  // sliding_window passed to every layer
+  EXPECT_EQ(m.n_swa_pattern, 1);
+  ExpectConsistent(m);
+}
+
+TEST(HfConfigTest, Olmo2_7B) {
+  // olmo2: no input_layernorm; post_attention and post_feedforward RMSNorm(d);
+  // q_norm RMSNorm(h x d_head) and k_norm RMSNorm(kv x d_head) over the whole
+  // projection; no biases; untied. d 4096, L 32, h = kv = 32, ff 11008,
+  // V 100352. Layer: 4 x 4096^2 = 67,108,864 + MLP 3 x 4096 x 11008 =
+  // 135,266,304 + q_norm 4,096 + k_norm 4,096 + 2 x 4,096 = 202,391,552;
+  // x 32 = 6,476,529,664; + final 4,096 + 2 x 100352 x 4096 (822,083,584)
+  // = 7,298,617,344 (safetensors metadata agrees).
+  const ModelSpec m = LoadFixture("OLMo-2-1124-7B");
+  EXPECT_EQ(m.exact->total(), 7'298'617'344);
+  EXPECT_EQ(m.exact->norms, 32 * 16'384 + 4'096);
+  ExpectConsistent(m);
+  // GQA narrows k_norm to kv x d_head: d 64, h 4, kv 2 (d_head 16):
+  // q_norm 64 + k_norm 32 + 2 x 64 per layer + final 64 = 288.
+  auto r = Parse(R"({"model_type":"olmo2","hidden_size":64,"num_hidden_layers":1,
+      "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":8,"vocab_size":10})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exact->norms, 288);
+}
+
+TEST(HfConfigTest, Qwen3_30B_A3B) {
+  // qwen3_moe: every layer MoE (decoder_sparse_step 1, mlp_only_layers []),
+  // 128 experts of width 768, top 8, router Linear(d, 128) without bias, no
+  // shared expert; q_norm/k_norm RMSNorm(d_head); no biases; untied.
+  // d 2048, L 48, h 32, kv 4, d_head 128, V 151936.
+  // Layer: q 2048 x 4096 = 8,388,608 + k, v 2 x 2048 x 512 = 2,097,152 + o
+  // 8,388,608 = 18,874,368; q/k norms 256; layer norms 4,096; experts 128 x
+  // 3 x 2048 x 768 = 128 x 4,718,592 = 603,979,776; router 262,144
+  // -> 623,120,640; x 48 = 29,909,790,720; + final 2,048 (29,909,792,768:
+  // "29.9B non-embedding") + 2 x 151936 x 2048 (622,329,856)
+  // = 30,532,122,624 (safetensors index metadata agrees).
+  const ModelSpec m = LoadFixture("Qwen3-30B-A3B");
+  EXPECT_EQ(m.exact->total(), 30'532'122'624);
+  // Active: 120 idle experts x 48 layers x 4,718,592 = 27,179,089,920 fewer
+  // -> 3,353,032,704 ("3.3B activated").
+  EXPECT_EQ(m.exact->active(), 3'353'032'704);
+  EXPECT_EQ(m.exact->router, 48 * 262'144);
+  EXPECT_EQ(m.exact->mlp_dense, 0);
+  EXPECT_EQ(m.exact->mlp_shared, 0);
+  ExpectConsistent(m);
+}
+
+TEST(HfConfigTest, Qwen3MoeHeadDimDefaultsToHiddenOverHeads) {
+  // Qwen3MoeConfig declares no head_dim (unlike Qwen3Config's 128):
+  // Qwen3MoeAttention uses getattr(config, "head_dim", hidden // heads).
+  // d 64, h 4 -> d_head 16, kv 2: q 64 x 64 + k, v 2 x 64 x 32 + o 64 x 64 =
+  // 12,288; q_norm + k_norm 16 + 16; layer norms 128; final 64.
+  auto r = Parse(R"({"model_type":"qwen3_moe","hidden_size":64,"num_hidden_layers":1,
+      "num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":8,"vocab_size":10,
+      "num_experts":2,"num_experts_per_tok":1,"moe_intermediate_size":8})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->n_embd_head, 16);
+  EXPECT_EQ(r->exact->attention, 12'288);
+  EXPECT_EQ(r->exact->norms, 32 + 128 + 64);
+}
+
+TEST(HfConfigTest, Qwen15MoeA27B) {
+  // qwen2_moe: q/k/v biased (qkv_bias default true), o_proj not; 60 experts
+  // of 1408, top 4; router (60 x d) without bias; one shared expert of 5632
+  // plus shared_expert_gate Linear(d, 1) without bias; untied.
+  // d 2048, L 24, h = kv = 16, V 151936.
+  // Layer: attention 4 x 2048^2 = 16,777,216; q/k/v biases 3 x 2,048 = 6,144;
+  // norms 4,096; experts 60 x 3 x 2048 x 1408 = 60 x 8,650,752 =
+  // 519,045,120; router 122,880; shared 3 x 2048 x 5632 = 34,603,008 + gate
+  // 2,048 -> 570,560,512; x 24 = 13,693,452,288; + final 2,048 + 2 x 151936
+  // x 2048 (622,329,856) = 14,315,784,192 (safetensors metadata agrees).
+  const ModelSpec m = LoadFixture("Qwen1.5-MoE-A2.7B");
+  EXPECT_EQ(m.exact->total(), 14'315'784'192);
+  EXPECT_EQ(m.exact->biases, 24 * 6'144);
+  EXPECT_EQ(m.exact->mlp_shared, 24 * (34'603'008 + 2'048));
+  // Active: 56 idle experts x 24 layers x 8,650,752 = 11,626,610,688 fewer ->
+  // 2,689,173,504 ("2.7B activated"; minus embeddings 2,066,843,648: "2.0B").
+  EXPECT_EQ(m.exact->active(), 2'689'173'504);
+  ExpectConsistent(m);
+}
+
+TEST(HfConfigTest, QwenMoeWindowRefused) {
+  // Which layers slide differs between qwen2_moe releases and from qwen2's rule.
+  auto r = Parse(R"({"model_type":"qwen2_moe","hidden_size":16,"num_hidden_layers":2,
+      "num_attention_heads":2,"num_key_value_heads":2,"intermediate_size":32,"vocab_size":10,
+      "use_sliding_window":true})");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("use_sliding_window"), std::string::npos);
+}
+
+TEST(HfConfigTest, Gemma2_2B) {
+  // gemma2: d 2304, L 26, h 8, kv 4, d_head 256, ff 9216, V 256000, tied.
+  // Layer: q 2304 x 2048 = 4,718,592; k, v 2 x 2304 x 1024 = 4,718,592;
+  // o 4,718,592; MLP 3 x 2304 x 9216 = 63,700,992; four RMSNorms 9,216
+  // -> 77,865,984; x 26 = 2,024,515,584; + final 2,304 = 2,024,517,888 (the
+  // Gemma 2 report's non-embedding count); + 256000 x 2304 (589,824,000)
+  // = 2,614,341,888.
+  const ModelSpec m = LoadFixture("gemma-2-2b");
+  EXPECT_EQ(m.exact->total(), 2'614'341'888);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  EXPECT_EQ(m.exact->norms, 26 * 9'216 + 2'304);
+  ExpectConsistent(m);
+}
+
+TEST(HfConfigTest, Falcon40bLegacyConfig) {
+  // The original custom-code config: model_type "RefinedWeb", n_head 128,
+  // n_head_kv 8, n_layer 60, no new_decoder_architecture key. transformers'
+  // convert_custom_code_checkpoint.py turns n_head_kv into
+  // new_decoder_architecture true. d 8192, d_head 64, ffn 4d, no Linear
+  // biases, tied. Layer: query_key_value 8192 x (2 x 8 + 128) x 64 = 8192 x
+  // 9216 = 75,497,472; dense 67,108,864; MLP 2 x 8192 x 32768 = 536,870,912;
+  // ln_attn + ln_mlp 2 x 2 x 8192 = 32,768 -> 679,510,016; x 60 =
+  // 40,770,600,960; + ln_f 16,384 + 65024 x 8192 (532,676,608)
+  // = 41,303,293,952.
+  const ModelSpec m = LoadFixture("falcon-40b");
+  EXPECT_EQ(m.model_type, "falcon");
+  EXPECT_EQ(m.n_head_kv, 8);
+  EXPECT_EQ(m.exact->total(), 41'303'293'952);
+  ExpectConsistent(m);
+  // The converted hub file states the flag; same tensors, same count.
+  auto r = Parse(R"({"model_type":"falcon","hidden_size":8192,"num_hidden_layers":60,
+      "num_attention_heads":128,"num_kv_heads":8,"new_decoder_architecture":true,
+      "parallel_attn":true,"bias":false,"vocab_size":65024})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exact->total(), 41'303'293'952);
+}
+
+TEST(HfConfigTest, DeepSeekV3AttentionBiasPlacement) {
+  // modeling_deepseek_v3.py with attention_bias true: q_a_proj,
+  // kv_a_proj_with_mqa and o_proj carry a bias; q_proj, q_b_proj and kv_b_proj
+  // never do. d 16, h 2, q_lora 8, kv_lora 4, rope 2, nope 4, v 4, L 2 with
+  // first_k_dense_replace 1, ff 32, 4 experts of 8, 1 shared, top 2, V 10.
+  // Attention per layer: q_a 16 x 8 = 128, q_b 8 x 2 x 6 = 96, kv_a 16 x 6 =
+  // 96, kv_b 4 x 2 x 8 = 64, o 2 x 4 x 16 = 128 -> 512; biases 8 + 6 + 16 = 30;
+  // norms q_a 8 + kv_a 4 + 2 x 16 = 44. Dense layer 3 x 16 x 32 = 1,536; MoE
+  // layer experts 4 x 384 = 1,536, shared 384, router 64. Embeddings and
+  // lm_head 160 each; final norm 16.
+  const std::string base = R"("model_type":"deepseek_v3","hidden_size":16,
+      "num_hidden_layers":2,"num_attention_heads":2,"intermediate_size":32,"vocab_size":10,
+      "kv_lora_rank":4,"qk_rope_head_dim":2,"qk_nope_head_dim":4,"v_head_dim":4,
+      "n_routed_experts":4,"num_experts_per_tok":2,"moe_intermediate_size":8,
+      "n_shared_experts":1,"first_k_dense_replace":1,"attention_bias":true)";
+  auto r = Parse("{" + base + R"(,"q_lora_rank":8})");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->exact->attention, 2 * 512);
+  EXPECT_EQ(r->exact->biases, 2 * 30);
+  EXPECT_EQ(r->exact->norms, 2 * 44 + 16);
+  EXPECT_EQ(r->exact->total(), 160 + 160 + 1'024 + 60 + 104 + 1'536 + 1'536 + 384 + 64);
+  EXPECT_EQ(r->exact->mlp_routed_active, 2 * 384);
+  // q_lora_rank null: plain q_proj 16 x 2 x 6 = 192, unbiased; biases 6 + 16.
+  auto p = Parse("{" + base + R"(,"q_lora_rank":null})");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->exact->attention, 2 * (192 + 96 + 64 + 128));
+  EXPECT_EQ(p->exact->biases, 2 * 22);
+}
+
 // --- KV cache shape ---
 
 TEST(HfConfigTest, MlaKvPerToken) {
@@ -248,8 +464,6 @@ TEST(HfConfigTest, Gemma2AlternatingKv) {
 }
 
 // --- small synthetic configs for the flags fixtures do not exercise ---
-
-Result<ModelSpec> Parse(const std::string& text) { return model_from_hf_json(text, "test.json"); }
 
 TEST(HfConfigTest, OptProjectionAndNoFinalNorm) {
   // OPT-350m-like: d 1024, proj 512, L 1, ff 4096, V 100, 10 positions, post-LN.
