@@ -111,6 +111,21 @@ TEST(CliTest, NoGpuLeavesOutHardwareSections) {
   EXPECT_EQ(r.json()["params"]["total"], 111'104);
 }
 
+TEST(CliTest, ImplausibleResultsGetASanityNote) {
+  // 2 x (4 x 64^2 + 2 x 64 x 256) + 2 x 100 x 64 = 111,104 params = 222,208 B in fp16:
+  // 3.35e12 / 222,208 = 1.5e7 tokens/s, far above any real single stream.
+  CliRun r = run_args({"-L", "2", "-d", "64", "--heads", "4", "--ffn", "256", "--vocab", "100", "--gpu", "h100",
+                       "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto w = r.json()["warnings"];
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].get<std::string>().find("implausibly high"), std::string::npos);
+  // A context past the model's max_position_embeddings (Llama-3.1-8B: 131,072) is said too.
+  CliRun seq = run_args({"--model", "llama-3.1-8b", "--seq", "200000", "--json"});
+  ASSERT_EQ(seq.status, 0) << seq.err;
+  EXPECT_NE(seq.json()["warnings"][0].get<std::string>().find("exceeds"), std::string::npos);
+}
+
 struct BadCase {
   std::vector<std::string> args;
   std::string names;  // the flag or field the one-line error must name
