@@ -79,8 +79,9 @@ Result<Dial> parse_dial(std::string_view text, std::string_view field) {
     if (s == dial_name(d)) return d;
     names.emplace_back(dial_name(d));
   }
-  return Status::InvalidArgument(field, "unknown dial '" + std::string(text) + "'" + did_you_mean(s, names) +
-                                            "; the dials are " + std::string(kDialList));
+  // "unknown dial 'x' (the dials are ...); did you mean 'y'?"
+  return Status::InvalidArgument(field, "unknown dial '" + std::string(text) + "' (the dials are " +
+                                            std::string(kDialList) + ")" + did_you_mean(s, names));
 }
 
 double Dials::operator[](Dial d) const {
