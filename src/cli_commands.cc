@@ -24,6 +24,9 @@ std::vector<Command> all_commands() {
       {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
       {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
        setup_roofline},
+      {"sweep", "Size every combination of lists (models × GPUs × seq × batch × dtypes), one row each; "
+                "text, csv, md, json, jsonl",
+       setup_sweep},
   };
 }
 

@@ -26,6 +26,7 @@ CommandRun setup_mfu(CLI::App& app);
 CommandRun setup_tradeoff(CLI::App& app);
 CommandRun setup_example(CLI::App& app);
 CommandRun setup_roofline(CLI::App& app);
+CommandRun setup_sweep(CLI::App& app);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.

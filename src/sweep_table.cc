@@ -1,0 +1,288 @@
+#include "sweep_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "format.h"
+#include "suggest.h"
+
+namespace modelcalc {
+
+namespace {
+
+constexpr SweepColumn kColumns[] = {
+    {"model", "/model/name", Unit::kNone, true, "model name (preset, config folder, or 'custom')",
+     [](const SweepRow& r) -> Cell { return std::string_view(r.model_spec->name); }},
+    {"gpu", "/gpu/key", Unit::kNone, true, "GPU catalog key ('custom' for --bandwidth/--capacity/--peak)",
+     [](const SweepRow& r) -> Cell { return std::string_view(r.gpu_spec->key); }},
+    {"seq", "/options/seq", Unit::kTokens, true, "context length T, tokens",
+     [](const SweepRow& r) -> Cell { return r.options.seq; }},
+    {"batch", "/options/batch", Unit::kSequences, true, "concurrent sequences B",
+     [](const SweepRow& r) -> Cell { return r.options.batch; }},
+    {"dtype", "/options/dtype", Unit::kNone, true, "weight dtype",
+     [](const SweepRow& r) -> Cell { return dtype_name(r.options.weight_dtype); }},
+    {"kv_dtype", "/options/kv_dtype", Unit::kNone, true, "KV-cache dtype",
+     [](const SweepRow& r) -> Cell { return dtype_name(r.options.kv_dtype); }},
+    {"params_total", "/params/total", Unit::kParams, true, "parameters N",
+     [](const SweepRow& r) -> Cell { return r.result.total; }},
+    {"params_active", "/params/active", Unit::kParams, true, "parameters active per token",
+     [](const SweepRow& r) -> Cell { return r.result.active; }},
+    {"weight_bytes", "/weights/bytes", Unit::kBytes, true, "weights in dtype, bytes",
+     [](const SweepRow& r) -> Cell { return r.result.weight_bytes; }},
+    {"kv_bytes_per_sequence", "/kv/bytes_per_sequence", Unit::kBytes, true, "KV cache of one sequence at T, bytes",
+     [](const SweepRow& r) -> Cell { return r.result.kv_per_seq; }},
+    {"fits", "/weights/fits", Unit::kNone, true, "weights fit one GPU",
+     [](const SweepRow& r) -> Cell { return r.result.fits; }},
+    {"tokens_per_s_weights_only", "/decode/tokens_per_s_weights_only", Unit::kTokensPerS, true,
+     "single-stream decode ceiling, weights only: bw / W",
+     [](const SweepRow& r) -> Cell { return r.result.tps_weights_only; }},
+    {"tokens_per_s_with_kv", "/decode/tokens_per_s_with_kv", Unit::kTokensPerS, true,
+     "single-stream decode ceiling with KV at T: bw / (W + KV)",
+     [](const SweepRow& r) -> Cell { return r.result.tps_with_kv; }},
+    {"tokens_per_s_aggregate", "/decode/tokens_per_s_aggregate", Unit::kTokensPerS, true,
+     "aggregate decode ceiling at batch B: B bw / (W + B KV)",
+     [](const SweepRow& r) -> Cell { return r.result.tps_aggregate; }},
+    {"max_batch_by_capacity", "/roofline/max_batch_by_capacity", Unit::kSequences, true,
+     "sequences at T whose KV fits beside the weights",
+     [](const SweepRow& r) -> Cell { return r.result.max_batch_by_capacity; }},
+    {"regime", "", Unit::kNone, true, "weights_do_not_fit, capacity_bound or compute_reachable",
+     [](const SweepRow& r) -> Cell { return regime_name(r.result.regime); }},
+    // Not shown by default.
+    {"params_blocks", "/params/blocks", Unit::kParams, false, "parameters in the transformer blocks",
+     [](const SweepRow& r) -> Cell { return r.result.blocks; }},
+    {"kv_bytes_per_token", "/kv/bytes_per_token", Unit::kBytes, false, "KV cache per token per sequence, bytes",
+     [](const SweepRow& r) -> Cell { return r.result.kv_per_token; }},
+    {"kv_room_bytes", "/weights/kv_room_bytes", Unit::kBytes, false, "capacity minus weights, bytes",
+     [](const SweepRow& r) -> Cell { return r.result.kv_room_bytes; }},
+    {"step_bytes", "/decode/step_bytes", Unit::kBytes, false, "bytes one decode step reads at batch B",
+     [](const SweepRow& r) -> Cell { return r.result.step_bytes_aggregate; }},
+    {"decode_flops_per_token", "/flops/decode_per_token", Unit::kFlop, false, "decode FLOPs per token at T",
+     [](const SweepRow& r) -> Cell { return r.result.decode_per_token; }},
+    {"prefill_flops", "/flops/prefill_total", Unit::kFlop, false, "prefill FLOPs for a T-token prompt",
+     [](const SweepRow& r) -> Cell { return r.result.prefill_total; }},
+    {"attention_fraction", "/flops/attention_fraction", Unit::kFraction, false, "attention share of prefill FLOPs",
+     [](const SweepRow& r) -> Cell { return r.result.attention_fraction; }},
+    {"ridge", "/roofline/ridge", Unit::kFlopPerByte, false, "GPU ridge point, FLOP/byte (dense bf16)",
+     [](const SweepRow& r) -> Cell { return r.result.ridge; }},
+    {"compute_bound_batch", "/roofline/compute_bound_batch", Unit::kSequences, false,
+     "batch at which decode turns compute-bound (d x d projection)",
+     [](const SweepRow& r) -> Cell { return r.result.compute_bound_batch; }},
+    {"gpu_capacity_bytes", "/gpu/capacity_bytes", Unit::kBytes, false, "GPU memory capacity, bytes",
+     [](const SweepRow& r) -> Cell { return r.gpu_spec->capacity_bytes; }},
+    {"gpu_bandwidth_bytes_per_s", "/gpu/bandwidth_bytes_per_s", Unit::kBytesPerS, false,
+     "GPU memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
+};
+
+std::string trim_right(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Human units, as text and Markdown show them.
+std::string human(const Cell& c, Unit u) {
+  if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
+  if (const auto* b = std::get_if<bool>(&c)) return *b ? "yes" : "no";
+  const double v = std::holds_alternative<int64_t>(c) ? dbl(std::get<int64_t>(c)) : std::get<double>(c);
+  switch (u) {
+    case Unit::kParams: return trim_right(fmt_si(v, ""));
+    case Unit::kBytes: return fmt_si(v, "B");
+    case Unit::kBytesPerS: return fmt_si(v, "B/s");
+    case Unit::kTokensPerS: return fmt_fixed(v, 1);
+    case Unit::kFraction: return fmt_sig(v * 100, 3) + " %";
+    case Unit::kFlop: return fmt_sig(v);
+    default: break;
+  }
+  if (const auto* i = std::get_if<int64_t>(&c)) return group_digits(*i);
+  return fmt_sig(v);
+}
+
+// Base units, full precision: what csv prints. Non-finite reals are empty.
+std::string base(const Cell& c) {
+  if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
+  if (const auto* b = std::get_if<bool>(&c)) return *b ? "true" : "false";
+  if (const auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
+  const double v = std::get<double>(c);
+  return std::isfinite(v) ? fmt::format("{}", v) : "";
+}
+
+nlohmann::ordered_json to_json(const Cell& c) {
+  if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
+  if (const auto* b = std::get_if<bool>(&c)) return *b;
+  if (const auto* i = std::get_if<int64_t>(&c)) return *i;
+  const double v = std::get<double>(c);
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();  // as size --json: non-finite is null
+}
+
+// Keys in column order.
+nlohmann::ordered_json row_object(const SweepTable& t, size_t r) {
+  nlohmann::ordered_json o = nlohmann::ordered_json::object();
+  for (size_t c = 0; c < t.columns.size(); ++c) o[std::string(t.columns[c]->name)] = to_json(t.at(r, c));
+  return o;
+}
+
+// Text columns (names, dtypes, verdicts) align left, numbers right.
+bool left_aligned(const SweepTable& t, size_t c) {
+  if (t.rows() == 0) return t.columns[c]->unit == Unit::kNone;
+  const Cell& first = t.at(0, c);
+  return std::holds_alternative<std::string_view>(first) || std::holds_alternative<bool>(first);
+}
+
+// Display width in code points (UTF-8 continuation bytes do not count).
+size_t width(std::string_view s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+}
+
+std::vector<std::vector<std::string>> human_rows(const SweepTable& t) {
+  std::vector<std::vector<std::string>> rows(t.rows());
+  for (size_t r = 0; r < t.rows(); ++r) {
+    rows[r].reserve(t.columns.size());
+    for (size_t c = 0; c < t.columns.size(); ++c) rows[r].push_back(human(t.at(r, c), t.columns[c]->unit));
+  }
+  return rows;
+}
+
+std::string pad(const std::string& s, size_t w, bool left) {
+  const std::string fill(w > width(s) ? w - width(s) : 0, ' ');
+  return left ? s + fill : fill + s;
+}
+
+void print_text(const SweepTable& t, std::ostream& out) {
+  const auto rows = human_rows(t);
+  std::vector<size_t> w(t.columns.size());
+  for (size_t c = 0; c < t.columns.size(); ++c) {
+    w[c] = t.columns[c]->name.size();
+    for (const auto& row : rows) w[c] = std::max(w[c], width(row[c]));
+  }
+  auto line = [&](auto cell) {
+    std::string s;
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (c > 0) s += "  ";
+      s += pad(cell(c), w[c], left_aligned(t, c));
+    }
+    out << trim_right(std::move(s)) << "\n";
+  };
+  line([&](size_t c) { return std::string(t.columns[c]->name); });
+  for (const auto& row : rows) line([&](size_t c) { return row[c]; });
+}
+
+void print_csv(const SweepTable& t, std::ostream& out) {
+  for (size_t c = 0; c < t.columns.size(); ++c) out << (c ? "," : "") << csv_field(t.columns[c]->name);
+  out << "\n";
+  for (size_t r = 0; r < t.rows(); ++r) {
+    for (size_t c = 0; c < t.columns.size(); ++c) out << (c ? "," : "") << csv_field(base(t.at(r, c)));
+    out << "\n";
+  }
+}
+
+std::string md_cell(const std::string& s) {
+  std::string o;
+  for (char ch : s) {
+    if (ch == '|') o += '\\';
+    o += ch == '\n' ? ' ' : ch;
+  }
+  return o;
+}
+
+void print_md(const SweepTable& t, std::ostream& out) {
+  const auto rows = human_rows(t);
+  out << "|";
+  for (const SweepColumn* col : t.columns) out << " " << col->name << " |";
+  out << "\n|";
+  for (size_t c = 0; c < t.columns.size(); ++c) out << (left_aligned(t, c) ? " --- |" : " ---: |");
+  out << "\n";
+  for (const auto& row : rows) {
+    out << "|";
+    for (const std::string& cell : row) out << " " << md_cell(cell) << " |";
+    out << "\n";
+  }
+}
+
+void print_json(const SweepTable& t, std::ostream& out) {
+  if (t.rows() == 0) {
+    out << "[]\n";
+    return;
+  }
+  out << "[\n";
+  for (size_t r = 0; r < t.rows(); ++r) out << "  " << row_object(t, r).dump() << (r + 1 < t.rows() ? ",\n" : "\n");
+  out << "]\n";
+}
+
+void print_jsonl(const SweepTable& t, std::ostream& out) {
+  for (size_t r = 0; r < t.rows(); ++r) out << row_object(t, r).dump() << "\n";
+}
+
+constexpr SweepFormat kFormats[] = {
+    {"text", print_text}, {"csv", print_csv}, {"md", print_md}, {"json", print_json}, {"jsonl", print_jsonl},
+};
+
+}  // namespace
+
+std::span<const SweepColumn> sweep_columns() { return kColumns; }
+
+Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
+  std::vector<const SweepColumn*> out;
+  if (text.empty()) {
+    for (const SweepColumn& c : kColumns) {
+      if (c.by_default) out.push_back(&c);
+    }
+    return out;
+  }
+  std::vector<std::string> names;
+  for (const SweepColumn& c : kColumns) names.emplace_back(c.name);
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string_view name = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    if (name.empty()) {
+      return Status::InvalidArgument("--fields", "empty name in '" + std::string(text) +
+                                                     "'; give comma-separated column names (--fields help lists them)");
+    }
+    const auto it = std::find_if(std::begin(kColumns), std::end(kColumns),
+                                 [&](const SweepColumn& c) { return c.name == name; });
+    if (it == std::end(kColumns)) {
+      return Status::InvalidArgument("--fields", "unknown column '" + std::string(name) + "'" +
+                                                     did_you_mean(name, names) + " (--fields help lists them)");
+    }
+    out.push_back(&*it);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string fields_help() {
+  std::string s = "Columns (* = shown by default; --fields a,b,c picks and orders them):\n";
+  for (const SweepColumn& c : kColumns) {
+    s += fmt::format("  {:<26} {} {}\n", c.name, c.by_default ? "*" : " ", c.help);
+  }
+  return s;
+}
+
+void SweepTable::add(const SweepRow& row) {
+  for (const SweepColumn* c : columns) cells.push_back(c->get(row));
+}
+
+std::span<const SweepFormat> sweep_formats() { return kFormats; }
+
+Result<SweepPrinter> find_sweep_format(std::string_view name) {
+  std::string names;
+  for (const SweepFormat& f : kFormats) {
+    if (f.name == name) return f.print;
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
+  return Status::InvalidArgument("--format", "unknown format '" + std::string(name) + "'; use one of " + names);
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+  std::string o = "\"";
+  for (char ch : s) {
+    if (ch == '"') o += '"';
+    o += ch;
+  }
+  return o + "\"";
+}
+
+}  // namespace modelcalc

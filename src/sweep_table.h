@@ -1,0 +1,72 @@
+// Presentation of `modelcalc sweep`: the columns a row can show and the
+// printers (text, csv, md, json, jsonl) that lay a table of them out. Every
+// printer reads the same cells, so the formats cannot disagree.
+#ifndef MODELCALC_SWEEP_TABLE_H_
+#define MODELCALC_SWEEP_TABLE_H_
+
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "modelcalc/status.h"
+#include "modelcalc/sweep.h"
+#include "report.h"
+
+namespace modelcalc {
+
+// One value of a row in base units. Text is a view of data that outlives the
+// table: the SweepSpec's model names and GPU keys, or static names.
+using Cell = std::variant<int64_t, double, bool, std::string_view>;
+
+struct SweepColumn {
+  std::string_view name;      // --fields name; the CSV header and JSON key
+  std::string_view size_key;  // the same value in `size --json`, as a JSON pointer; "" when size has none
+  Unit unit;                  // how text and Markdown show it
+  bool by_default;            // shown when --fields is not given
+  std::string_view help;
+  Cell (*get)(const SweepRow&);
+};
+
+// Every column, in default display order (default columns first).
+std::span<const SweepColumn> sweep_columns();
+
+// The columns `text` names, comma-separated, in the order given; "" gives the
+// default columns. Unknown or empty names fail with InvalidArgument naming
+// --fields (with a did-you-mean).
+Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text);
+
+// One line per column: name, (default) marker and meaning. For --fields help.
+std::string fields_help();
+
+// Rows of cells, row-major: cells[r * columns.size() + c].
+struct SweepTable {
+  std::vector<const SweepColumn*> columns;
+  std::vector<Cell> cells;
+  size_t rows() const { return columns.empty() ? 0 : cells.size() / columns.size(); }
+  const Cell& at(size_t r, size_t c) const { return cells[r * columns.size() + c]; }
+  // Appends the row's cells for every column.
+  void add(const SweepRow& row);
+};
+
+// A printer writes the whole table. text and md show human units (39.02 GB);
+// csv, json and jsonl give base units (bytes, tokens/s) with full precision.
+using SweepPrinter = void (*)(const SweepTable& t, std::ostream& out);
+struct SweepFormat {
+  std::string_view name;
+  SweepPrinter print;
+};
+std::span<const SweepFormat> sweep_formats();
+// The printer called `name`; errors name --format and list the formats.
+Result<SweepPrinter> find_sweep_format(std::string_view name);
+
+// RFC 4180: quoted when the field holds a comma, a double quote, CR or LF,
+// with inner quotes doubled. Exposed for tests.
+std::string csv_field(std::string_view s);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_SWEEP_TABLE_H_

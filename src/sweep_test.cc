@@ -1,0 +1,385 @@
+// modelcalc sweep: the library's order and row count, hand-derived rows,
+// agreement with `size --json`, the printers, and bad inputs.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "drills.h"
+#include "modelcalc/hf_config.h"
+#include "modelcalc/sweep.h"
+#include "sweep_table.h"
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+using Args = std::vector<std::string>;
+
+// Drill 1's shape (seed 001). Hand counts, one layer:
+//   Q = O = d·h·d_head = 6144·48·128 = 37,748,736
+//   K+V   = 2·d·d_kv   = 2·6144·(8·128) = 12,582,912
+//   FFN   = 3·d·d_ff   = 3·6144·16384 = 301,989,888 (gated)
+//   layer = 390,070,272; blocks = 48 × layer = 18,723,373,056
+//   embeddings (untied) = 2·64000·6144 = 786,432,000
+//   N = 19,509,805,056; fp16 weights 2N = 39,019,610,112 B; int8 N B.
+//   KV per token = 2·L·d_kv·b = 2·48·1024·2 = 196,608 B (fp16).
+constexpr int64_t kN = 19'509'805'056;
+constexpr double kWfp16 = 39'019'610'112.0;
+constexpr double kKvTokenFp16 = 196'608.0;
+
+Args Sweep(Args extra) {
+  Args a = {"sweep", "-L", "48", "-d", "6144", "--heads", "48", "--kv-heads", "8", "--ffn", "16384", "--glu",
+            "--vocab", "64000"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+void ExpectBadInput(const Args& args, const std::string& flag) {
+  const CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+}
+
+GpuSpec Gpu(const char* name) { return find_gpu(name).value(); }
+
+// ---- Library ---------------------------------------------------------------
+
+TEST(SweepLib, RowCountIsTheProductOfTheListSizes) {
+  SweepSpec s;
+  s.models = {drill1_model(), find_preset("llama-3.1-8b").value()};
+  s.gpus = {Gpu("h100"), Gpu("mi300x"), Gpu("a100")};
+  s.seqs = {2048, 8192};
+  s.batches = {1, 8, 64};
+  s.dtypes = {Dtype::kFp16, Dtype::kInt8};
+  s.kv_dtypes = {Dtype::kFp16, Dtype::kFp8};
+  int64_t calls = 0;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { EXPECT_EQ(r.index, calls++); }).ok());
+  EXPECT_EQ(calls, 2 * 3 * 2 * 3 * 2 * 2);  // 144
+  EXPECT_EQ(sweep_row_count(s).value(), 144);
+}
+
+TEST(SweepLib, OrderIsModelsGpuSeqBatchDtypeKvDtype) {
+  SweepSpec s;
+  s.models = {drill1_model(), find_preset("llama-3.1-8b").value()};
+  s.gpus = {Gpu("h100"), Gpu("mi300x")};
+  s.seqs = {2048, 8192};
+  s.batches = {1, 8};
+  s.dtypes = {Dtype::kFp16, Dtype::kInt8};
+  s.kv_dtypes = {Dtype::kFp16, Dtype::kFp8};
+  using Key = std::tuple<size_t, size_t, int64_t, int64_t, Dtype, Dtype>;
+  std::vector<Key> got;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) {
+                got.emplace_back(r.model, r.gpu, r.options.seq, r.options.batch, r.options.weight_dtype,
+                                 r.options.kv_dtype);
+                EXPECT_EQ(r.model_spec, &s.models[r.model]);
+                EXPECT_EQ(r.gpu_spec, &s.gpus[r.gpu]);
+              }).ok());
+  std::vector<Key> want;  // the documented nesting, last list fastest
+  for (size_t m = 0; m < 2; ++m)
+    for (size_t g = 0; g < 2; ++g)
+      for (int64_t seq : {2048, 8192})
+        for (int64_t b : {1, 8})
+          for (Dtype d : {Dtype::kFp16, Dtype::kInt8})
+            for (Dtype kv : {Dtype::kFp16, Dtype::kFp8}) want.emplace_back(m, g, seq, b, d, kv);
+  EXPECT_EQ(got, want);
+}
+
+TEST(SweepLib, EmptySeqAndKvListsFollowTheModelAndTheWeightDtype) {
+  SweepSpec s;
+  ModelSpec m = drill1_model();
+  m.n_ctx_train = 32768;  // max_position_embeddings
+  s.models = {m, drill1_model()};
+  s.gpus = {Gpu("mi300x")};
+  s.dtypes = {Dtype::kFp16, Dtype::kInt4};
+  std::vector<std::tuple<int64_t, Dtype>> got;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { got.emplace_back(r.options.seq, r.options.kv_dtype); }).ok());
+  // The model's own context, else 4096; the KV cache in the row's weight dtype.
+  const std::vector<std::tuple<int64_t, Dtype>> want = {
+      {32768, Dtype::kFp16}, {32768, Dtype::kInt4}, {4096, Dtype::kFp16}, {4096, Dtype::kInt4}};
+  EXPECT_EQ(got, want);
+}
+
+TEST(SweepLib, RowsAreWhatAnalyzeSizeGives) {
+  SweepSpec s;
+  s.models = {drill1_model(), find_preset("mixtral-8x7b-v0.1").value()};
+  s.gpus = {Gpu("h100"), Gpu("mi300x")};
+  s.seqs = {1024, 32768};
+  s.batches = {1, 16};
+  s.dtypes = {Dtype::kBf16, Dtype::kInt4};
+  s.kv_dtypes = {Dtype::kFp8};
+  int64_t rows = 0;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) {
+                const SizeResult want = analyze_size(*r.model_spec, *r.gpu_spec, r.options).value();
+                EXPECT_EQ(r.result.weight_bytes, want.weight_bytes);
+                EXPECT_EQ(r.result.kv_per_seq, want.kv_per_seq);
+                EXPECT_EQ(r.result.tps_aggregate, want.tps_aggregate);  // bitwise: the same computation
+                EXPECT_EQ(r.result.max_batch_by_capacity, want.max_batch_by_capacity);
+                EXPECT_EQ(r.result.regime, want.regime);
+                ++rows;
+              }).ok());
+  EXPECT_EQ(rows, 32);
+}
+
+TEST(SweepLib, InvalidInputIsRefusedBeforeAnyRow) {
+  int calls = 0;
+  auto count = [&](const SweepRow&) { ++calls; };
+  SweepSpec s;
+  s.models = {drill1_model()};
+  s.gpus = {Gpu("h100")};
+  s.batches = {1, 0};
+  EXPECT_FALSE(sweep(s, count).ok());
+  s.batches = {1};
+  s.seqs = {4096, int64_t{1} << 60};  // KV bytes per sequence overflow int64
+  EXPECT_FALSE(sweep(s, count).ok());
+  s.seqs = {4096};
+  s.gpus.push_back(GpuSpec{});  // no capacity or bandwidth
+  EXPECT_FALSE(sweep(s, count).ok());
+  s.gpus.pop_back();
+  s.models.push_back(ModelSpec{});  // invalid shape
+  EXPECT_FALSE(sweep(s, count).ok());
+  s.models.clear();
+  EXPECT_FALSE(sweep(s, count).ok());
+  EXPECT_EQ(calls, 0);
+}
+
+// ---- CLI: hand-derived rows ------------------------------------------------
+
+TEST(SweepCli, Drill1RowsByHand) {
+  const CliRun r = run_args(Sweep({"--gpu", "h100,mi300x", "--seq", "8192", "--batch", "1,64", "--dtype",
+                                   "fp16,int8", "--format", "json"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  ASSERT_EQ(j.size(), 8u);  // 2 GPUs × 1 seq × 2 batches × 2 dtypes
+  // Order: gpu, batch, dtype. Row 0 = h100, batch 1, fp16.
+  const auto& h100 = j[0];
+  EXPECT_EQ(h100["gpu"], "h100-sxm");
+  EXPECT_EQ(h100["params_total"], kN);
+  EXPECT_EQ(h100["weight_bytes"], 39'019'610'112);
+  EXPECT_NEAR(h100["tokens_per_s_weights_only"].get<double>(), 85.85, 0.005);  // 3.35e12 / 39,019,610,112
+  EXPECT_EQ(h100["regime"], "capacity_bound");
+
+  // Row 4 = mi300x, batch 1, fp16: bw 5.3e12, capacity 192e9.
+  const auto& a = j[4];
+  EXPECT_EQ(a["gpu"], "mi300x");
+  EXPECT_EQ(a["batch"], 1);
+  EXPECT_EQ(a["dtype"], "fp16");
+  EXPECT_EQ(a["kv_dtype"], "fp16");
+  const double kv = kKvTokenFp16 * 8192;  // 1,610,612,736 B
+  EXPECT_EQ(a["kv_bytes_per_sequence"], 1'610'612'736);
+  EXPECT_NEAR(a["tokens_per_s_weights_only"].get<double>(), 5.3e12 / kWfp16, 1e-9);  // 135.83
+  EXPECT_NEAR(a["tokens_per_s_weights_only"].get<double>(), 135.83, 0.005);
+  EXPECT_NEAR(a["tokens_per_s_with_kv"].get<double>(), 5.3e12 / (kWfp16 + kv), 1e-9);  // 130.44
+  // (192e9 − 39,019,610,112) / 1,610,612,736 = 94.98 → 94 sequences.
+  EXPECT_EQ(a["max_batch_by_capacity"], 94);
+  EXPECT_EQ(a["fits"], true);
+  // Compute-bound from batch ≈ R·b/2 = (1307.4/5.3)·2/2 ≈ 247 > 94: capacity binds first.
+  EXPECT_EQ(a["regime"], "capacity_bound");
+
+  // Row 5 = mi300x, batch 1, int8: W = N bytes, KV in int8 = 805,306,368 B.
+  const auto& b = j[5];
+  EXPECT_EQ(b["dtype"], "int8");
+  EXPECT_EQ(b["weight_bytes"], kN);
+  EXPECT_NEAR(b["tokens_per_s_weights_only"].get<double>(), 271.66, 0.005);  // 5.3e12 / 19,509,805,056
+  // (192e9 − 19,509,805,056) / 805,306,368 = 214.19 → 214 ≥ R·1/2 ≈ 123: compute-bound is reachable.
+  EXPECT_EQ(b["max_batch_by_capacity"], 214);
+  EXPECT_EQ(b["regime"], "compute_reachable");
+
+  // Row 6 = mi300x, batch 64, fp16: 64 · 5.3e12 / (W + 64 · KV) = 3.392e14 / 142,098,825,216 = 2387.07.
+  EXPECT_EQ(j[6]["batch"], 64);
+  EXPECT_NEAR(j[6]["tokens_per_s_aggregate"].get<double>(), 64 * 5.3e12 / (kWfp16 + 64 * kv), 1e-9);
+  EXPECT_NEAR(j[6]["tokens_per_s_aggregate"].get<double>(), 2387.07, 0.005);
+}
+
+TEST(SweepCli, RowCountOfEveryFormatIsTheProduct) {
+  const Args lists = {"--gpu", "h100,mi300x,a100", "--seq", "2048,8192", "--batch", "1,8,64", "--dtype", "fp16,int8",
+                      "--kv-dtype", "fp16,fp8"};
+  const size_t n = 3 * 2 * 3 * 2 * 2;  // 72
+  auto run = [&](const std::string& format) {
+    Args a = Sweep(lists);
+    a.insert(a.end(), {"--format", format});
+    const CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r;
+  };
+  EXPECT_EQ(static_cast<size_t>(line_count(run("jsonl").out)), n);
+  EXPECT_EQ(static_cast<size_t>(line_count(run("csv").out)), n + 1);   // + header
+  EXPECT_EQ(static_cast<size_t>(line_count(run("text").out)), n + 1);  // + header
+  EXPECT_EQ(static_cast<size_t>(line_count(run("md").out)), n + 2);    // + header and separator
+  EXPECT_EQ(run("json").json().size(), n);
+}
+
+// ---- CLI: the same numbers as size --json ---------------------------------
+
+// Every column that has a size --json key, for one combination, must equal
+// what `size --json` prints for that combination.
+void ExpectSameAsSize(const Args& model, const Args& combo) {
+  std::string all;
+  for (const SweepColumn& c : sweep_columns()) all += (all.empty() ? "" : ",") + std::string(c.name);
+  Args sw = {"sweep"};
+  sw.insert(sw.end(), model.begin(), model.end());
+  sw.insert(sw.end(), combo.begin(), combo.end());
+  sw.insert(sw.end(), {"--fields", all, "--json"});
+  Args sz = {"size"};
+  sz.insert(sz.end(), model.begin(), model.end());
+  sz.insert(sz.end(), combo.begin(), combo.end());
+  sz.push_back("--json");
+  const CliRun a = run_args(sw), b = run_args(sz);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  const auto rows = a.json();
+  ASSERT_EQ(rows.size(), 1u);
+  const auto& row = rows[0];
+  const auto size = b.json();
+  int compared = 0;
+  for (const SweepColumn& c : sweep_columns()) {
+    if (c.size_key.empty()) continue;
+    const nlohmann::json::json_pointer p{std::string(c.size_key)};
+    ASSERT_TRUE(size.contains(p)) << c.size_key;
+    EXPECT_EQ(row[std::string(c.name)], size[p]) << c.name;
+    ++compared;
+  }
+  EXPECT_GE(compared, 20);
+  // size states the regime as a sentence; its opening says which one.
+  const std::string sentence = size["roofline"]["regime"];
+  const std::string regime = row["regime"];
+  const std::string opening = regime == "weights_do_not_fit" ? "capacity-bound: the weights do not fit"
+                              : regime == "capacity_bound"   ? "bandwidth-bound at every batch that fits"
+                                                             : "bandwidth-bound below batch";
+  EXPECT_EQ(sentence.rfind(opening, 0), 0u) << regime << " vs " << sentence;
+}
+
+TEST(SweepCli, SameNumbersAsSizeJson) {
+  const Args drill1 = {"-L", "48", "-d", "6144", "--heads", "48", "--kv-heads", "8", "--ffn", "16384", "--glu",
+                       "--vocab", "64000"};
+  ExpectSameAsSize(drill1, {"--gpu", "mi300x", "--seq", "8192", "--batch", "64", "--dtype", "int8"});
+  ExpectSameAsSize(drill1, {"--gpu", "h100", "--seq", "2048", "--batch", "8", "--dtype", "bf16", "--kv-dtype", "fp8"});
+  // MoE: the aggregate reads the experts a batch touches.
+  ExpectSameAsSize({"--model", "mixtral-8x7b-v0.1"}, {"--gpu", "a100", "--seq", "4096", "--batch", "16"});
+  // Weights that do not fit; no --seq: both use the model's max positions.
+  ExpectSameAsSize({"--model", "llama-3.1-70b"}, {"--gpu", "l4", "--dtype", "fp16"});
+  // A custom GPU from the three override flags.
+  ExpectSameAsSize({"--model", "qwen2.5-7b"},
+                   {"--bandwidth", "2TB/s", "--capacity", "48GB", "--peak", "400TFLOPS", "--batch", "4"});
+}
+
+// ---- Printers ----------------------------------------------------------------
+
+TEST(SweepTable, CsvQuotesByRfc4180) {
+  EXPECT_EQ(csv_field("h100-sxm"), "h100-sxm");
+  EXPECT_EQ(csv_field("drill 1, renamed"), "\"drill 1, renamed\"");
+  EXPECT_EQ(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+  EXPECT_EQ(csv_field("two\nlines"), "\"two\nlines\"");
+
+  // A model whose name holds a comma, through the csv printer.
+  SweepSpec s;
+  s.models = {drill1_model()};
+  s.models[0].name = "drill 1, renamed";
+  s.gpus = {Gpu("mi300x")};
+  s.seqs = {8192};
+  SweepTable t;
+  t.columns = parse_fields("model,gpu,weight_bytes,fits").value();
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { t.add(r); }).ok());
+  std::ostringstream out;
+  find_sweep_format("csv").value()(t, out);
+  EXPECT_EQ(out.str(), "model,gpu,weight_bytes,fits\n\"drill 1, renamed\",mi300x,39019610112,true\n");
+}
+
+TEST(SweepCli, CsvAndJsonGiveBaseUnitsTextAndMarkdownHumanUnits) {
+  const Args a = {"--gpu", "mi300x", "--seq", "8192", "--fields", "gpu,weight_bytes,tokens_per_s_weights_only,fits"};
+  auto run = [&](const std::string& format) {
+    Args args = Sweep(a);
+    args.insert(args.end(), {"--format", format});
+    const CliRun r = run_args(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  const std::string csv = run("csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "gpu,weight_bytes,tokens_per_s_weights_only,fits");
+  EXPECT_NE(csv.find("mi300x,39019610112,135.829"  /* 5.3e12 / 39,019,610,112 = 135.8291 */), std::string::npos) << csv;
+  const std::string md = run("md");
+  EXPECT_EQ(md.substr(0, md.find('\n')), "| gpu | weight_bytes | tokens_per_s_weights_only | fits |");
+  EXPECT_NE(md.find("| --- | ---: | ---: | --- |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| mi300x | 39.02 GB | 135.8 | yes |"), std::string::npos) << md;
+  const std::string text = run("text");
+  EXPECT_EQ(text.find("gpu     weight_bytes  tokens_per_s_weights_only  fits"), 0u) << text;
+  EXPECT_NE(text.find("mi300x      39.02 GB"), std::string::npos) << text;
+  const std::string jsonl = run("jsonl");
+  // Keys in --fields order; the ceiling is bw / W = 5.3e12 / 39,019,610,112 at full precision.
+  EXPECT_EQ(jsonl, "{\"gpu\":\"mi300x\",\"weight_bytes\":39019610112,\"tokens_per_s_weights_only\":" +
+                       nlohmann::json(5.3e12 / kWfp16).dump() + ",\"fits\":true}\n");
+  const auto o = nlohmann::json::parse(jsonl);
+  EXPECT_EQ(o["weight_bytes"], 39'019'610'112);
+  EXPECT_EQ(o.size(), 4u);
+}
+
+TEST(SweepCli, FieldsPickAndOrderColumns) {
+  const CliRun r = run_args(Sweep({"--gpu", "h100", "--seq", "2048", "--fields", "regime,seq", "--format", "csv"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "regime,seq\ncapacity_bound,2048\n");
+}
+
+TEST(SweepCli, FieldsHelpAndHelpListEveryColumn) {
+  const CliRun a = run_args({"sweep", "--fields", "help"});
+  const CliRun b = run_args({"sweep", "--help"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  for (const SweepColumn& c : sweep_columns()) {
+    EXPECT_NE(a.out.find(std::string(c.name)), std::string::npos) << c.name;
+    EXPECT_NE(b.out.find(std::string(c.name)), std::string::npos) << c.name;
+  }
+}
+
+TEST(SweepCli, PresetListsAndDefaultSeq) {
+  const CliRun r = run_args({"sweep", "--model", "mistral-7b-v0.1,phi-2", "--gpu", "h100", "--fields", "model,seq",
+                             "--format", "csv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Without --seq each model uses its max_position_embeddings, as size does
+  // (32768 in Mistral 7B v0.1's config.json, 2048 in Phi-2's).
+  EXPECT_EQ(r.out, "model,seq\nmistral-7b-v0.1,32768\nphi-2,2048\n");
+}
+
+// ---- Bad input ---------------------------------------------------------------
+
+TEST(SweepCli, BadInputIsOneLineExitTwo) {
+  ExpectBadInput(Sweep({"--gpu", "h100", "--batch", "1,,8"}), "--batch");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--seq", "2048,"}), "--seq");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--seq", "0"}), "--seq");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--dtype", "fp16,int3"}), "--dtype");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--kv-dtype", "fp9"}), "--kv-dtype");
+  ExpectBadInput(Sweep({"--gpu", "h100,h999"}), "--gpu");
+  ExpectBadInput(Sweep({}), "--gpu");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--format", "xml"}), "--format");
+  ExpectBadInput(Sweep({"--gpu", "h100", "--format", "csv", "--json"}), "--json");
+  ExpectBadInput({"sweep", "--model", "llama-3.1-8b,nope-7b", "--gpu", "h100"}, "--model");
+  ExpectBadInput({"sweep", "--gpu", "h100"}, "--model");
+  ExpectBadInput({"sweep", "--model", "llama-3.1-8b", "-L", "4", "--gpu", "h100"}, "--layers");
+}
+
+TEST(SweepCli, UnknownFieldSuggestsTheClosest) {
+  ExpectBadInput(Sweep({"--gpu", "h100", "--fields", "model,tokens_per_s_agregate"}), "--fields");
+  const CliRun r = run_args(Sweep({"--gpu", "h100", "--fields", "model,tokens_per_s_agregate"}));
+  EXPECT_NE(r.err.find("did you mean 'tokens_per_s_aggregate'"), std::string::npos) << r.err;
+  ExpectBadInput(Sweep({"--gpu", "h100", "--fields", "model,,gpu"}), "--fields");
+}
+
+TEST(SweepCli, TooManyCombinationsIsRefused) {
+  // 1 model × 1 GPU × 100 seqs × 100 batches × 3 dtypes × 4 KV dtypes = 120,000 > 100,000.
+  std::string seqs, batches;
+  for (int i = 1; i <= 100; ++i) {
+    seqs += (i > 1 ? "," : "") + std::to_string(i * 128);
+    batches += (i > 1 ? "," : "") + std::to_string(i);
+  }
+  const Args a = Sweep({"--gpu", "h100", "--seq", seqs, "--batch", batches, "--dtype", "fp16,int8,int4", "--kv-dtype",
+                        "fp16,fp8,int8,int4"});
+  ExpectBadInput(a, "--seq");
+  const CliRun r = run_args(a);
+  EXPECT_NE(r.err.find("100,000"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace modelcalc
