@@ -105,7 +105,7 @@ Result<ModelSpec> resolve_model(const ModelFlags& f) {
 
 Result<int64_t> resolve_seq(const std::string& text, const ModelSpec& m, const char* flag) {
   if (!text.empty()) return parse_count(text, flag);
-  return m.n_ctx_train > 0 ? m.n_ctx_train : int64_t{4096};
+  return default_context(m);
 }
 
 Result<Dtypes> resolve_dtypes(const std::string& dtype, const std::string& kv_dtype) {

@@ -54,6 +54,24 @@ TEST(ModelTest, AlternatingSlidingWindowLayers) {
   EXPECT_EQ(kv_bytes_per_sequence(m, 1000, Dtype::kFp16).value(), 3LL * 1000 * 4096);
 }
 
+TEST(ModelTest, MhaLayoutCountsWhatAsMhaBuilds) {
+  // MLA toy: 2 layers, 4 heads, K head 96 (64 nope + 32 rope), V head 64, latent 128.
+  ModelSpec m = drill1_model();
+  m.n_layer = 2;
+  m.n_head = 4;
+  m.n_head_kv = 4;
+  m.n_lora_kv = 128;
+  m.n_rot = 32;
+  m.n_embd_head_k = 96;
+  m.n_embd_head_v = 64;
+  // As configured: 2 layers x (128 + 32) x 2 B = 640 B per token.
+  EXPECT_EQ(kv_bytes_per_token(m, Dtype::kFp16).value(), 640);
+  // MHA: 2 layers x 4 heads x (96 + 64) x 2 B = 2,560 B per token.
+  EXPECT_EQ(kv_bytes_per_token(m, Dtype::kFp16, KvLayout::kMha).value(), 2560);
+  EXPECT_EQ(kv_bytes_per_token(as_mha(m), Dtype::kFp16).value(), 2560);
+  EXPECT_EQ(kv_bytes_per_sequence(m, 100, Dtype::kFp16, KvLayout::kMha).value(), 256'000);  // x 100 tokens
+}
+
 TEST(ModelTest, OverflowIsReported) {
   ModelSpec m = drill1_model();
   m.n_vocab = 4'000'000'000'000'000LL;  // 4e18 x 6144 overflows int64

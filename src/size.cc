@@ -96,9 +96,8 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
   // 4. KV cache.
   r.kv_per_token = kv_bytes_per_token(m, o.kv_dtype).value();
   r.kv_per_seq = kv_bytes_per_sequence(m, o.seq, o.kv_dtype).value();
-  const ModelSpec mha = as_mha(m);
-  r.kv_mha_per_token = kv_bytes_per_token(mha, o.kv_dtype).value();
-  r.kv_mha_per_seq = kv_bytes_per_sequence(mha, o.seq, o.kv_dtype).value();
+  r.kv_mha_per_token = kv_bytes_per_token(m, o.kv_dtype, KvLayout::kMha).value();
+  r.kv_mha_per_seq = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, KvLayout::kMha).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
   if (!o.has_gpu) return r;
 
@@ -146,10 +145,9 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
     if (auto l = seed_layer_matrices(m); !l.ok()) return l.status();
   }
   if (weight_memory_bytes(p->total(), Dtype::kFp32).overflow()) return Status::Overflow("model shape");
-  const ModelSpec mha = as_mha(m);
-  for (const ModelSpec* s : {&m, &mha}) {
-    if (auto k = kv_bytes_per_token(*s, o.kv_dtype); !k.ok()) return k.status();
-    if (auto k = kv_bytes_per_sequence(*s, o.seq, o.kv_dtype); !k.ok()) return Status::Overflow("seq");
+  for (KvLayout layout : {KvLayout::kAsConfigured, KvLayout::kMha}) {
+    if (auto k = kv_bytes_per_token(m, o.kv_dtype, layout); !k.ok()) return k.status();
+    if (auto k = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, layout); !k.ok()) return Status::Overflow("seq");
   }
   return compute_size(m, *p, gpu, o);
 }

@@ -10,7 +10,6 @@ size_t at_least_one(size_t n) { return n == 0 ? 1 : n; }
 
 }  // namespace
 
-int64_t default_context(const ModelSpec& m) { return m.n_ctx_train > 0 ? m.n_ctx_train : int64_t{4096}; }
 
 Result<int64_t> sweep_row_count(const SweepSpec& s) {
   int64_t n = 1;

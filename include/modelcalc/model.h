@@ -137,12 +137,23 @@ Result<LayerMatrices> seed_layer_matrices(const ModelSpec& m);
 // The breakdown size and every analysis use: m.exact when set, else the seed's.
 Result<ParamBreakdown> param_breakdown(const ModelSpec& m);
 
+// Which cache to count: the model's own (GQA, MQA, MLA), or the same model
+// with every query head keeping its own K and V (MHA; what as_mha() builds).
+enum class KvLayout { kAsConfigured, kMha };
+
 // KV cache bytes for one sequence of `ctx` tokens, summed over layers (GQA,
 // MLA and sliding windows included). Exact; Overflow if it does not fit.
-Result<int64_t> kv_bytes_per_sequence(const ModelSpec& m, int64_t ctx, Dtype kv_dtype);
+// Allocation-free.
+Result<int64_t> kv_bytes_per_sequence(const ModelSpec& m, int64_t ctx, Dtype kv_dtype,
+                                      KvLayout layout = KvLayout::kAsConfigured);
 // KV bytes one token adds when no window has filled: sum over layers of
 // kv_elems_per_token(il) x bytes.
-Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype);
+Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype,
+                                   KvLayout layout = KvLayout::kAsConfigured);
+
+// The context a report uses when none is given: max_position_embeddings when
+// the model states it, else 4096 tokens.
+int64_t default_context(const ModelSpec& m);
 
 // The same shape with every KV head restored (MHA): n_head_kv = n_head. For MLA
 // models, the MHA equivalent caches n_head x (d_head_k + d_head_v) per layer.

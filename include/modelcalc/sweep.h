@@ -40,9 +40,6 @@ struct SweepRow {
   SizeResult result;         // == *analyze_size(*model_spec, *gpu_spec, options)
 };
 
-// The context `size` assumes when none is given: the model's
-// max_position_embeddings, else 4096 tokens.
-int64_t default_context(const ModelSpec& m);
 
 // Rows the sweep yields: the product of the list sizes (an empty `seqs` or
 // `kv_dtypes` counts as one). Overflow when the product exceeds int64_t.
