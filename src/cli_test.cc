@@ -111,6 +111,21 @@ TEST(CliTest, NoGpuLeavesOutHardwareSections) {
   EXPECT_EQ(r.json()["params"]["total"], 111'104);
 }
 
+TEST(CliTest, GpusSplitTheModelIdeally) {
+  // Llama-3.1-70B: 70,553,706,496 params x 2 B = 141,107,412,992 B: too big for one 80 GB H100,
+  // fits 2 (160 GB). Weights-only ceiling on 2 x 3.35 TB/s: 6.7e12 / 141,107,412,992 = 47.48 tokens/s.
+  CliRun one = run_args({"--model", "llama-3.1-70b", "--gpu", "h100", "--seq", "4096", "--json"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_FALSE(one.json()["weights"]["fits"].get<bool>());
+  CliRun two = run_args({"--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "2", "--seq", "4096", "--json"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_TRUE(two.json()["weights"]["fits"].get<bool>());
+  EXPECT_NEAR(two.json()["decode"]["tokens_per_s_weights_only"].get<double>(), 47.48, 0.01);
+  CliRun no_gpu = run_args({"--model", "llama-3.1-70b", "--gpus", "2"});
+  EXPECT_EQ(no_gpu.status, 2);
+  EXPECT_NE(no_gpu.err.find("--gpus"), std::string::npos);
+}
+
 TEST(CliTest, ImplausibleResultsGetASanityNote) {
   // 2 x (4 x 64^2 + 2 x 64 x 256) + 2 x 100 x 64 = 111,104 params = 222,208 B in fp16:
   // 3.35e12 / 222,208 = 1.5e7 tokens/s, far above any real single stream.

@@ -19,6 +19,7 @@ struct SizeFlags {
   OutputFlags output;
   std::string seq;           // default: the config's max_position_embeddings, else 4096
   std::string batch = "1";
+  std::string gpus = "1";    // ideal tensor parallelism over this many GPUs
   std::string dtype = "fp16";
   std::string kv_dtype;      // default: --dtype
   std::string train_tokens;  // e.g. 1.5T
@@ -44,7 +45,9 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
     if (*d <= 0) return Status::InvalidArgument("--train-tokens", "must be positive, e.g. 1.5T");
     o.train_tokens = *d;
   }
-  const GpuSpec g = o.has_gpu ? **gpu : GpuSpec{};
+  MC_ASSIGN_OR_RETURN(const int64_t n_gpus, parse_count(f.gpus, "--gpus"));
+  if (n_gpus > 1 && !o.has_gpu) return Status::InvalidArgument("--gpus", "needs a GPU: give --gpu NAME");
+  const GpuSpec g = o.has_gpu ? tensor_parallel(**gpu, n_gpus) : GpuSpec{};
   auto r = analyze_size(*model, g, o);
   if (!r.ok()) return r.status();
   const Report rep = build_size_report(*model, g, o, *r);
@@ -62,6 +65,8 @@ CommandRun setup_size(CLI::App& app) {
   add_gpu_flags(app, &f->gpu);
   app.add_option("--seq", f->seq, "Prompt / context length T in tokens (default: the model's max positions, else 4096)");
   app.add_option("--batch", f->batch, "Concurrent sequences for the aggregate decode ceiling")->capture_default_str();
+  app.add_option("--gpus", f->gpus, "GPUs the model is split over (ideal tensor parallelism: capacity, bandwidth "
+                                    "and peak add up)")->capture_default_str();
   app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
   app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
   app.add_option("--train-tokens", f->train_tokens, "Training tokens D for 6·N·D, e.g. 1.5T");

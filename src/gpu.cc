@@ -267,4 +267,18 @@ Result<GpuSpec> find_gpu(std::string_view name) {
                           " (modelcalc gpus lists all)");
 }
 
+GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus) {
+  GpuSpec g = one;
+  const double k = static_cast<double>(gpus);
+  g.capacity_bytes *= k;
+  g.bandwidth_bytes_per_s *= k;
+  g.peak_bf16_flops *= k;
+  g.peak_fp8_flops *= k;
+  g.peak_int8_ops *= k;
+  g.peak_fp4_flops *= k;
+  g.peak_fp32_flops *= k;
+  if (gpus > 1) g.name = std::to_string(gpus) + " × " + one.name;
+  return g;
+}
+
 }  // namespace modelcalc

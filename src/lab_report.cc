@@ -131,20 +131,6 @@ Report build_cost_rate_report(const CostRateQuery& q) {
   return rep;
 }
 
-GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus) {
-  GpuSpec g = one;
-  const double k = dbl(gpus);
-  g.capacity_bytes *= k;
-  g.bandwidth_bytes_per_s *= k;
-  g.peak_bf16_flops *= k;
-  g.peak_fp8_flops *= k;
-  g.peak_int8_ops *= k;
-  g.peak_fp4_flops *= k;
-  g.peak_fp32_flops *= k;
-  if (gpus > 1) g.name = gpus_label(gpus, one.name);
-  return g;
-}
-
 DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g) {
   DecodeCeiling c;
   c.bandwidth_tps = r.tps_aggregate;

@@ -42,9 +42,6 @@ struct CostRateQuery {
 };
 Report build_cost_rate_report(const CostRateQuery& q);
 
-// `gpus` GPUs treated as one with gpus x capacity, bandwidth and peak: ideal
-// tensor parallelism, no communication cost (so still a ceiling).
-GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus);
 
 // Ceiling-based cost: the size analysis' aggregate decode ceiling (capped by
 // the compute ceiling) priced per GPU-hour; a FLOOR on the real cost. Fails,

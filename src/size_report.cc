@@ -132,7 +132,7 @@ Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
                           r.weight_bytes, Unit::kBytes));
   if (o.has_gpu) {
-    s.lines.push_back(given("weights.fits", "Fits one " + gpu.name + " (" + fmt_gb(gpu.capacity_bytes) + ")", r.fits,
+    s.lines.push_back(given("weights.fits", "Fits " + gpu.name + " (" + fmt_gb(gpu.capacity_bytes) + ")", r.fits,
                             Unit::kNone));
     s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes,
                                fx::kKvRoom, {term("capacity", fmt_gb(gpu.capacity_bytes)),

@@ -43,6 +43,12 @@ struct GpuSpec {
   double ridge_point(Dtype t = Dtype::kBf16) const;
 };
 
+// `gpus` copies of `one` as one ideal GPU (perfect tensor parallelism):
+// capacity, bandwidth and every peak times `gpus`; the name becomes "N × name".
+// It is the ceiling, not a prediction: all-reduces and imbalance are ignored.
+// REQUIRES: gpus >= 1.
+GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus);
+
 // The compiled-in catalog (data/gpus.tsv), in display order. Parsed once; a
 // malformed catalog is a programming error and aborts with a message.
 std::span<const GpuSpec> gpu_catalog();
