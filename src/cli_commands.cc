@@ -2,13 +2,18 @@
 
 namespace modelcalc {
 
+// Grouped as a user meets them: sizing, the catalogs, capacity, diagnosis,
+// then the lab's calculator.
 std::vector<Command> all_commands() {
   return {
       {"size", "Size a model end to end: parameters, memory, FLOPs, KV cache, decode ceiling, regime (default)",
        setup_size},
+      {"sweep", "Size every combination of lists (models × GPUs × seq × batch × dtypes), one row each; "
+                "text, csv, md, json, jsonl",
+       setup_sweep},
       {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
-      {"gpus", "The hardware catalog, with sources", setup_gpus},
       {"models", "The compiled-in model presets and the architectures config.json may use", setup_models},
+      {"gpus", "The hardware catalog, with sources", setup_gpus},
       {"kv-budget", "HBM budget to concurrent sequences, MHA vs GQA, and changes that double it (drill 2)",
        setup_kv_budget},
       {"train-memory", "Memory per GPU to train: weights, gradients, optimizer (ZeRO, TP, PP), activations",
@@ -16,17 +21,14 @@ std::vector<Command> all_commands() {
       {"paged-kv", "KV memory used vs reserved contiguously vs allocated in pages", setup_paged_kv},
       {"diagnose", "Name the regime from profiler evidence, with fixes and what not to do (drill 3)",
        setup_diagnose},
+      {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
+       setup_roofline},
       {"train", "Training FLOPs (6·N·D), GPU-hours and days", setup_train},
       {"chinchilla", "Compute-optimal tokens for N (D ≈ 20·N), or N and D for a FLOP budget", setup_chinchilla},
       {"cost", "$ per 1M tokens: from a measured tokens/s, or a floor from a model's decode ceiling", setup_cost},
       {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},
       {"tradeoff", "Score two candidates on five dials under weights; name the deciding dial", setup_tradeoff},
       {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
-      {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
-       setup_roofline},
-      {"sweep", "Size every combination of lists (models × GPUs × seq × batch × dtypes), one row each; "
-                "text, csv, md, json, jsonl",
-       setup_sweep},
   };
 }
 
