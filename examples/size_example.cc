@@ -1,9 +1,7 @@
 // The README's library example, compiled with every build so it cannot rot.
 #include <cstdio>
 
-#include "modelcalc/gpu.h"
-#include "modelcalc/hf_config.h"
-#include "modelcalc/size.h"
+#include "modelcalc/modelcalc.h"
 
 using namespace modelcalc;
 

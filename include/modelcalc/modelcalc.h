@@ -1,0 +1,20 @@
+// Everything modelcalc offers a C++ caller, in one include. Link modelcalc_lib.
+#ifndef MODELCALC_MODELCALC_H_
+#define MODELCALC_MODELCALC_H_
+
+#include "modelcalc/capacity.h"   // kv-budget, train-memory, paged KV waste
+#include "modelcalc/diagnose.h"   // regime from profiler evidence
+#include "modelcalc/dtype.h"      // fp32 ... int4 and their sizes
+#include "modelcalc/exact.h"      // overflow-checked counts
+#include "modelcalc/formulas.h"   // the formula core, under the lab's names
+#include "modelcalc/gpu.h"        // the hardware catalog
+#include "modelcalc/hf_config.h"  // config.json reader and presets
+#include "modelcalc/lab.h"        // training time and decode compute ceilings
+#include "modelcalc/model.h"      // ModelSpec and exact parameter breakdowns
+#include "modelcalc/roofline.h"   // operating points on a roofline
+#include "modelcalc/size.h"       // drill 1 end to end
+#include "modelcalc/status.h"     // errors as values
+#include "modelcalc/sweep.h"      // every combination of lists
+#include "modelcalc/tradeoff.h"   // the weighted tradeoff resolver
+
+#endif  // MODELCALC_MODELCALC_H_
