@@ -4,7 +4,7 @@
 #   scripts/setup.sh --test   also what the test suite uses (chromium for the browser test)
 set -euo pipefail
 
-pkgs=(g++ cmake ninja-build libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
+pkgs=(g++ cmake ninja-build ccache libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(libxml2-utils)
   optional=(chromium)

@@ -4,5 +4,5 @@
 # the SVG in the DOM, a screenshot that is not blank. Skips (exit 77) only
 # where chromium is not installed; scripts/setup.sh --test installs it.
 add_test(NAME browser_report
-         COMMAND ${CMAKE_SOURCE_DIR}/tests/browser_test.sh $<TARGET_FILE:modelcalc>)
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/browser_test.sh $<TARGET_FILE:modelcalc>)
 set_tests_properties(browser_report PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)

@@ -25,10 +25,9 @@ RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o
 std::string render_html_report(const Report& size_report, const ModelSpec& m, const RooflineOptions* ro,
                                const RooflineResult* roofline);
 
-// Runs the roofline for (m, gpu) when o.has_gpu, renders the page and writes
-// it to `path` (all or nothing). Errors name --report.
-Status write_size_html_report(const std::string& path, const Report& size_report, const ModelSpec& m,
-                              const GpuSpec& gpu, const SizeOptions& o);
+// Runs the roofline for (m, gpu) when o.has_gpu and renders the page.
+Result<std::string> size_html_page(const Report& size_report, const ModelSpec& m, const GpuSpec& gpu,
+                                   const SizeOptions& o);
 
 }  // namespace modelcalc
 

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "format.h"
-#include "output_file.h"
 #include "roofline_plot.h"
 #include "roofline_report.h"
 #include "svg.h"
@@ -171,8 +170,8 @@ std::string render_html_report(const Report& size_report, const ModelSpec& m, co
   return h;
 }
 
-Status write_size_html_report(const std::string& path, const Report& size_report, const ModelSpec& m,
-                              const GpuSpec& gpu, const SizeOptions& o) {
+Result<std::string> size_html_page(const Report& size_report, const ModelSpec& m, const GpuSpec& gpu,
+                                   const SizeOptions& o) {
   std::string page;
   if (o.has_gpu) {
     const RooflineOptions ro = report_roofline_options(gpu, o);
@@ -183,7 +182,7 @@ Status write_size_html_report(const std::string& path, const Report& size_report
   } else {
     page = render_html_report(size_report, m, nullptr, nullptr);
   }
-  return write_output_file(path, page, "--report");
+  return page;
 }
 
 }  // namespace modelcalc

@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "html_report.h"
+#include "output_file.h"
 #include "inputs.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
@@ -53,7 +54,10 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   const Report rep = build_size_report(*model, g, o, *r);
   emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
-  if (!f.report.empty()) MC_RETURN_IF_ERROR(write_size_html_report(f.report, rep, *model, g, o));
+  if (!f.report.empty()) {
+    MC_ASSIGN_OR_RETURN(std::string page, size_html_page(rep, *model, g, o));
+    MC_RETURN_IF_ERROR(write_output_file(f.report, page, "--report"));
+  }
   return Status::Ok();
 }
 
