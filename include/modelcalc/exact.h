@@ -32,6 +32,18 @@ class Exact {
     r.overflow_ = a.overflow_ || b.overflow_ || __builtin_mul_overflow(a.v_, b.v_, &r.v_);
     return r;
   }
+  // The integer a double holds (truncated toward zero), or an overflowed
+  // Exact when it is NaN or outside int64_t's range, where a static_cast
+  // would be undefined behaviour.
+  static constexpr Exact from_double(double v) {
+    Exact r;
+    if (!(v > -9223372036854775808.0 && v < 9223372036854775808.0)) {
+      r.overflow_ = true;
+      return r;
+    }
+    r.v_ = static_cast<int64_t>(v);
+    return r;
+  }
   constexpr Exact& operator+=(Exact b) { return *this = *this + b; }
   constexpr Exact& operator*=(Exact b) { return *this = *this * b; }
 

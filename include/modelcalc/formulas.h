@@ -139,11 +139,12 @@ inline double expected_experts_touched(double n_expert, double k, double batch) 
   return n_expert * (1.0 - std::pow(1.0 - k / n_expert, batch));
 }
 // Sequences of KV that fit beside the weights: floor((capacity - W) / KV). 0 if none.
-constexpr int64_t max_batch_by_capacity(double capacity_bytes, double weight_bytes,
-                                        double kv_bytes_per_seq) {
+// overflow() when the count does not fit in int64_t (or an input is NaN).
+constexpr Exact max_batch_by_capacity(double capacity_bytes, double weight_bytes,
+                                      double kv_bytes_per_seq) {
   const double left = capacity_bytes - weight_bytes;
-  if (left <= 0 || kv_bytes_per_seq <= 0) return 0;
-  return static_cast<int64_t>(std::floor(left / kv_bytes_per_seq));
+  if (left <= 0 || kv_bytes_per_seq <= 0) return Exact(0);
+  return Exact::from_double(std::floor(left / kv_bytes_per_seq));
 }
 
 // ---------------------------------------------------------------- cost, efficiency

@@ -187,7 +187,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{with(kDrill1, {"--batch", "0"}), "--batch"},
                       BadCase{with(kDrill1, {"--train-tokens", "lots"}), "--train-tokens"},
                       BadCase{drill_with(9, "99999999999999999999"), "--ffn"},
-                      BadCase{drill_with(12, "4000000000000000"), "overflow"},
+                      BadCase{drill_with(12, "4000000000000000"), "--vocab: must be a whole number between 1 and 1e15"},
+                      BadCase{drill_with(12, "1000000000000000"), "overflow"},  // in range, 6144 x 1e15 is not
                       BadCase{{"-L", "48", "-d", "6144"}, "--heads"},
                       BadCase{{"-L", "48", "--bandwidth", "3TB/s"}, "--hidden"},
                       BadCase{{"sise", "-L", "1"}, "did you mean 'size'"},

@@ -41,7 +41,7 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   auto context = parse_count(f.context, "--context");
   if (!context.ok()) return context.status();
   o.context = *context;
-  auto reserve = parse_real(f.reserve, "--reserve");
+  auto reserve = parse_fraction(f.reserve, "--reserve");
   if (!reserve.ok()) return reserve.status();
   o.reserve = *reserve;
   MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
@@ -83,7 +83,7 @@ CommandRun setup_kv_budget(CLI::App& app) {
   app.add_option("--gpus", f->gpus, "GPUs in the tensor-parallel group (weights and KV split across them)")
       ->capture_default_str();
   app.add_option("--context", f->context, "Tokens reserved per sequence")->capture_default_str();
-  app.add_option("--reserve", f->reserve, "Fraction of capacity kept back, in [0, 1)")->capture_default_str();
+  app.add_option("--reserve", f->reserve, "Fraction of capacity kept back, in [0, 1): 0.1 or 10%")->capture_default_str();
   app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
   app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
   app.add_option("--budget", f->budget, "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)");

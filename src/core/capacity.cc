@@ -33,6 +33,10 @@ namespace {
 
 double dbl(int64_t v) { return static_cast<double>(v); }
 
+// A byte amount held as a double, rounded to whole bytes; overflow() when it
+// does not fit in int64_t (never llround's unspecified result).
+Exact whole_bytes(double v) { return Exact::from_double(std::round(v)); }
+
 // KV bytes one sequence of `ctx` tokens holds over a tensor-parallel group of
 // `gpus`: one copy, times the replication TP forces. GQA: each GPU keeps
 // ceil(kv_heads / g) heads. MLA: the shared latent is kept whole on every GPU.
@@ -149,13 +153,14 @@ Status add_shorter_context(const BudgetContext& c, std::vector<KvProposal>* out)
 Status add_more_gpus(const BudgetContext& c, std::vector<KvProposal>* out) {
   if (c.per_gpu_usable <= 0) return Status::Ok();
   const int64_t gpus = 2 * c.o.gpus;
-  const int64_t budget =
+  const Exact budget =
       c.r.budget_given
-          ? c.r.budget_bytes + std::llround(c.per_gpu_usable * dbl(c.o.gpus))
-          : std::llround(c.per_gpu_usable * dbl(gpus)) - c.r.weight_bytes - c.r.workspace_bytes;
+          ? Exact(c.r.budget_bytes) + whole_bytes(c.per_gpu_usable * dbl(c.o.gpus))
+          : whole_bytes(c.per_gpu_usable * dbl(gpus)) - Exact(c.r.weight_bytes) - Exact(c.r.workspace_bytes);
+  if (budget.overflow()) return Status::Overflow("--gpus");
   auto kv = deployment_kv_bytes(c.m, c.o.context, c.o.kv_dtype, gpus);
   if (!kv.ok()) return kv.status();
-  KvProposal p = make(KvProposalKind::kMoreGpus, 5, budget, *kv, c.r.max_sequences);
+  KvProposal p = make(KvProposalKind::kMoreGpus, 5, budget.value(), *kv, c.r.max_sequences);
   p.value = gpus;
   out->push_back(p);
   return Status::Ok();
@@ -238,7 +243,12 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   const double per_gpu_usable = gpu ? gpu->capacity_bytes * (1.0 - o.reserve) : 0.0;
   if (gpu) {
     r.capacity_bytes = gpu->capacity_bytes * dbl(o.gpus);
-    r.usable_bytes = std::llround(per_gpu_usable * dbl(o.gpus));
+    const Exact usable = whole_bytes(per_gpu_usable * dbl(o.gpus));
+    if (usable.overflow()) {
+      return Status::InvalidArgument("--gpus", "the memory of " + std::to_string(o.gpus) +
+                                                   " GPUs does not fit in a 64-bit byte count; give fewer");
+    }
+    r.usable_bytes = usable.value();
   }
   if (o.budget) {
     if (!(*o.budget > 0)) return Status::InvalidArgument("--budget", "must be a positive size, e.g. 40GB");
@@ -247,19 +257,24 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
           "--budget", "exceeds the memory of the GPUs (" + std::to_string(o.gpus) + " x " +
                           std::to_string(std::llround(gpu->capacity_bytes / 1e9)) + " GB); give at most that");
     }
-    if (*o.budget >= 9.0e18) return Status::Overflow("--budget");
+    const Exact budget = whole_bytes(*o.budget);
+    if (budget.overflow()) return Status::Overflow("--budget");
     r.budget_given = true;
-    r.budget_bytes = std::llround(*o.budget);
+    r.budget_bytes = budget.value();
   } else {
     r.ffn_width = ffn_width(m);
     if (o.workspace) {
-      r.workspace_bytes = std::llround(*o.workspace);
+      const Exact workspace = whole_bytes(*o.workspace);
+      if (workspace.overflow()) return Status::Overflow("--workspace");
+      r.workspace_bytes = workspace.value();
     } else {
       const Exact a = workspace_allowance_bytes(kWorkspaceChunkTokens, r.ffn_width, m.n_vocab);
       if (a.overflow()) return Status::Overflow("model shape");
       r.workspace_bytes = a.value();
     }
-    r.budget_bytes = r.usable_bytes - r.weight_bytes - r.workspace_bytes;
+    const Exact budget = Exact(r.usable_bytes) - Exact(r.weight_bytes) - Exact(r.workspace_bytes);
+    if (budget.overflow()) return Status::Overflow("--workspace");
+    r.budget_bytes = budget.value();
   }
 
   auto per_token = kv_bytes_per_token(m, o.kv_dtype);

@@ -193,13 +193,18 @@ double activation_bytes(Dtype weights) {
 }
 
 double weight_bytes_of(double params, Dtype t) {
-  return static_cast<double>(weight_memory_bytes(Exact(std::llround(params)), t).value());
+  const Exact n = Exact::from_double(std::round(params));
+  const Exact w = weight_memory_bytes(n, t);
+  if (w.overflow()) return params * dtype_bytes(t);  // beyond int64: the double product is the answer
+  return static_cast<double>(w.value());
 }
 
 std::optional<double> kv_per_seq(const Shape& s, double ctx, Dtype t) {
   if (ctx <= 0) return std::nullopt;
   if (s.spec) {
-    auto kv = kv_bytes_per_sequence(*s.spec, static_cast<int64_t>(ctx), t);
+    const Exact c = Exact::from_double(ctx);
+    if (c.overflow()) return std::nullopt;
+    auto kv = kv_bytes_per_sequence(*s.spec, c.value(), t);
     if (kv.ok()) return static_cast<double>(*kv);
     return std::nullopt;
   }
@@ -477,15 +482,16 @@ bool check_capacity(const Evidence& e, Diagnosis* d) {
     return true;
   }
   if (d->phase == Phase::kDecode && n.kv_bytes_per_seq && *n.kv_bytes_per_seq > 0) {
-    const int64_t fit = max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq);
-    if (static_cast<double>(fit) < n.batch) {
+    const Exact fit_count = max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq);
+    const int64_t fit = fit_count.value();
+    if (!fit_count.overflow() && static_cast<double>(fit) < n.batch) {
       capacity_bound(fmt::format("decode, capacity-bound: only {} sequences' KV fit beside the weights, batch is {}",
                                  fit, n.batch),
                      fmt::format("floor((capacity − W) / KV) = floor(({} − {}) / {}) = {} < batch {}", gb(n.capacity),
                                  gb(W), gb(*n.kv_bytes_per_seq), fit, n.batch));
       d->fixes.push_back({"Shrink the KV cache: int8/fp8 KV, fewer KV heads (GQA), paged allocation",
                           fmt::format("int8 KV from {} halves it: about {} sequences fit", "fp16",
-                                      max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq / 2)),
+                                      max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq / 2).value()),
                           std::nullopt});
       d->fixes.push_back({"Cap the batch at what fits, or add GPUs for KV", fmt::format("batch ≤ {}", fit),
                           std::nullopt});

@@ -15,19 +15,23 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+enum class Split { kOk, kNotANumber, kOutOfRange };
+
 // Splits "3.35TB/s" into the number 3.35 and the unit "tb/s" (lower-cased,
-// spaces removed). Fails if there is no leading number.
-bool split_number(std::string_view text, double* value, std::string* unit) {
+// spaces removed). Fails if there is no leading finite number; a literal
+// beyond double's range (1e400) or below it (1e-400) is kOutOfRange.
+Split split_number(std::string_view text, double* value, std::string* unit) {
   text = trim(text);
   const char* begin = text.data();
   const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(begin, end, *value);
-  if (ec != std::errc() || !std::isfinite(*value)) return false;
+  auto [ptr, ec] = std::from_chars(begin, end, *value, std::chars_format::general);
+  if (ec == std::errc::result_out_of_range) return Split::kOutOfRange;
+  if (ec != std::errc() || !std::isfinite(*value)) return Split::kNotANumber;
   unit->clear();
   for (const char* p = ptr; p != end; ++p) {
     if (*p != ' ') unit->push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(*p))));
   }
-  return true;
+  return Split::kOk;
 }
 
 double decimal_prefix(char c) {
@@ -42,64 +46,116 @@ double decimal_prefix(char c) {
   }
 }
 
+// "1e15" for the powers of ten the limits are.
+std::string limit_text(double v) {
+  return "1e" + std::to_string(static_cast<int>(std::lround(std::log10(v))));
+}
+
 Status bad(std::string_view flag, std::string_view text, std::string_view allowed) {
-  return Status::InvalidArgument(flag, "cannot read '" + std::string(text) + "'; " + std::string(allowed));
+  return Status::InvalidArgument(flag, "cannot read " + quote_input(text) + "; " + std::string(allowed));
+}
+
+Status out_of_range(std::string_view flag, std::string_view text, std::string_view range) {
+  return Status::InvalidArgument(flag, "must be " + std::string(range) + ", got " + quote_input(text));
+}
+
+// Reads the number, maps a kOutOfRange literal to the range error.
+Status read_number(std::string_view text, std::string_view flag, std::string_view allowed, std::string_view range,
+                   double* v, std::string* unit) {
+  switch (split_number(text, v, unit)) {
+    case Split::kOk: return Status::Ok();
+    case Split::kOutOfRange: return out_of_range(flag, text, range);
+    case Split::kNotANumber: break;
+  }
+  return bad(flag, text, allowed);
+}
+
+// The multiplier of a count suffix: K M B/G T (decimal), Ki Mi Gi Ti (binary).
+// 0 when `unit` is none of them.
+double count_multiplier(const std::string& unit) {
+  if (unit.empty()) return 1;
+  if (unit == "k") return 1e3;
+  if (unit == "m") return 1e6;
+  if (unit == "b" || unit == "g") return 1e9;
+  if (unit == "t") return 1e12;
+  if (unit == "ki") return 1024.0;
+  if (unit == "mi") return 1024.0 * 1024;
+  if (unit == "gi") return 1024.0 * 1024 * 1024;
+  if (unit == "ti") return 1024.0 * 1024 * 1024 * 1024;
+  return 0;
 }
 
 }  // namespace
 
+std::string quote_input(std::string_view text) {
+  constexpr size_t kMax = 40;
+  if (text.size() <= kMax) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, kMax)) + "...'";
+}
+
 Result<double> parse_real_count(std::string_view text, std::string_view flag) {
   static constexpr std::string_view kAllowed =
-      "expected a non-negative number, optionally with K, M, B or T (e.g. 7B, 1.5T)";
+      "expected a non-negative number, optionally with K, M, B, T or Ki, Mi, Gi, Ti (e.g. 7B, 1.5T, 8Ki)";
+  static const std::string kRange = "between 0 and " + limit_text(kMaxRealCount);
   double v = 0;
   std::string unit;
-  if (!split_number(text, &v, &unit)) return bad(flag, text, kAllowed);
-  double mult = 1;
-  if (unit == "k") mult = 1e3;
-  else if (unit == "m") mult = 1e6;
-  else if (unit == "b" || unit == "g") mult = 1e9;
-  else if (unit == "t") mult = 1e12;
-  else if (!unit.empty()) return bad(flag, text, kAllowed);
-  if (v < 0) return Status::InvalidArgument(flag, "must not be negative, got " + std::string(text));
-  return v * mult;
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
+  const double mult = count_multiplier(unit);
+  if (mult == 0) return bad(flag, text, kAllowed);
+  const double x = v * mult;
+  if (!(x >= 0) || !(x <= kMaxRealCount)) return out_of_range(flag, text, kRange);
+  return x;
 }
 
 Result<int64_t> parse_count(std::string_view text, std::string_view flag) {
-  auto r = parse_real_count(text, flag);
-  if (!r.ok()) {
-    return Status::InvalidArgument(flag, "cannot read '" + std::string(text) +
-                                             "'; expected a positive whole number (e.g. 4096, 64K)");
-  }
-  const double v = *r;
-  if (v <= 0) return Status::InvalidArgument(flag, "must be a positive whole number, got " + std::string(text));
-  if (v >= 9.2e18) return Status::Overflow(flag);
-  if (std::floor(v) != v) {
-    return Status::InvalidArgument(flag, "must be a whole number, got " + std::string(text));
-  }
-  // Re-read plain integers exactly (doubles lose digits above 2^53).
-  int64_t exact = 0;
-  std::string_view t = trim(text);
-  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), exact);
-  if (ec == std::errc() && ptr == t.data() + t.size()) return exact;
-  if (ec == std::errc::result_out_of_range) return Status::Overflow(flag);
-  return static_cast<int64_t>(v);
+  static constexpr std::string_view kAllowed =
+      "expected a positive whole number, optionally with K, M, B, T or Ki, Mi, Gi, Ti (e.g. 4096, 64K, 8Ki)";
+  static const std::string kRange = "a whole number between 1 and " + limit_text(static_cast<double>(kMaxCount));
+  double v = 0;
+  std::string unit;
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
+  const double mult = count_multiplier(unit);
+  if (mult == 0) return bad(flag, text, kAllowed);
+  const double x = v * mult;
+  if (!(x >= 1) || !(x <= static_cast<double>(kMaxCount))) return out_of_range(flag, text, kRange);
+  if (std::floor(x) != x) return Status::InvalidArgument(flag, "must be a whole number, got " + quote_input(text));
+  // x is integral and at most 1e15 < 2^53, so the conversion is exact and in range.
+  return static_cast<int64_t>(x);
 }
 
 Result<double> parse_real(std::string_view text, std::string_view flag) {
+  static constexpr std::string_view kAllowed = "expected a plain number (e.g. 0.1)";
+  static const std::string kRange = "between 0 and " + limit_text(kMaxReal);
   double v = 0;
   std::string unit;
-  if (!split_number(text, &v, &unit) || !unit.empty()) {
-    return bad(flag, text, "expected a plain number (e.g. 0.1)");
-  }
-  if (v < 0) return Status::InvalidArgument(flag, "must not be negative, got " + std::string(text));
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
+  if (!unit.empty()) return bad(flag, text, kAllowed);
+  if (v < 0) return Status::InvalidArgument(flag, "must not be negative, got " + quote_input(text));
+  if (!(v <= kMaxReal)) return out_of_range(flag, text, kRange);
   return v;
+}
+
+Result<double> parse_fraction(std::string_view text, std::string_view flag) {
+  static constexpr std::string_view kAllowed = "expected a fraction such as 0.1 or a percentage such as 10%";
+  static constexpr std::string_view kRange = "a fraction between 0 and 1 (or 0% to 100%)";
+  std::string_view t = trim(text);
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.remove_suffix(1);
+  double v = 0;
+  std::string unit;
+  MC_RETURN_IF_ERROR(read_number(t, flag, kAllowed, kRange, &v, &unit));
+  if (!unit.empty()) return bad(flag, text, kAllowed);
+  const double f = percent ? v / 100 : v;
+  if (!(f >= 0) || !(f <= 1)) return out_of_range(flag, text, kRange);
+  return f;
 }
 
 Result<double> parse_bytes(std::string_view text, std::string_view flag) {
   static constexpr std::string_view kAllowed = "expected a size such as 80GB, 192 GB, 24GiB or 40e9";
+  static const std::string kRange = "a positive size of at most " + limit_text(kMaxBytes) + " B (1 PB)";
   double v = 0;
   std::string unit;
-  if (!split_number(text, &v, &unit)) return bad(flag, text, kAllowed);
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
   if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "/s") {
     return bad(flag, text, "this is a rate; expected a size such as 80GB");
   }
@@ -114,43 +170,49 @@ Result<double> parse_bytes(std::string_view text, std::string_view flag) {
     if (pos != std::string::npos) mult = std::ldexp(1.0, 10 * static_cast<int>(pos + 1));
   }
   if (mult == 0) return bad(flag, text, kAllowed);
-  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + std::string(text));
-  return v * mult;
+  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + quote_input(text));
+  const double x = v * mult;
+  if (!(x > 0) || !(x <= kMaxBytes)) return out_of_range(flag, text, kRange);
+  return x;
 }
 
 Result<double> parse_bandwidth(std::string_view text, std::string_view flag) {
   static constexpr std::string_view kAllowed = "expected a rate such as 3.35TB/s or 900GB/s";
+  static const std::string kRange = "a positive rate of at most " + limit_text(kMaxBandwidth) + " B/s (1 PB/s)";
   double v = 0;
   std::string unit;
-  if (!split_number(text, &v, &unit)) return bad(flag, text, kAllowed);
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
   double mult = 0;
-  if (unit.size() == 2 && unit == "/s") mult = 1;
-  if (unit == "b/s") mult = 1;
+  if (unit == "/s" || unit == "b/s") mult = 1;
   if (unit.size() == 4 && unit.substr(1) == "b/s") mult = decimal_prefix(unit[0]);
   if (mult == 0) return bad(flag, text, kAllowed);
-  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + std::string(text));
-  return v * mult;
+  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + quote_input(text));
+  const double x = v * mult;
+  if (!(x > 0) || !(x <= kMaxBandwidth)) return out_of_range(flag, text, kRange);
+  return x;
 }
 
 Result<double> parse_flops(std::string_view text, std::string_view flag) {
   static constexpr std::string_view kAllowed = "expected a rate such as 989.4TFLOPS or 1.3PFLOP/s";
+  static const std::string kRange = "a positive rate of at most " + limit_text(kMaxFlops) + " FLOP/s (1 EFLOP/s)";
   double v = 0;
   std::string unit;
-  if (!split_number(text, &v, &unit)) return bad(flag, text, kAllowed);
+  MC_RETURN_IF_ERROR(read_number(text, flag, kAllowed, kRange, &v, &unit));
   double mult = 0;
-  std::string u = unit;
   for (std::string_view suffix : {"flop/s", "flops"}) {
-    if (u.size() >= suffix.size() && u.substr(u.size() - suffix.size()) == suffix) {
-      const std::string prefix = u.substr(0, u.size() - suffix.size());
+    if (unit.size() >= suffix.size() && unit.substr(unit.size() - suffix.size()) == suffix) {
+      const std::string prefix = unit.substr(0, unit.size() - suffix.size());
       if (prefix.empty()) mult = 1;
       else if (prefix.size() == 1) mult = decimal_prefix(prefix[0]);
       break;
     }
   }
-  if (u.empty()) mult = 1;
+  if (unit.empty()) mult = 1;
   if (mult == 0) return bad(flag, text, kAllowed);
-  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + std::string(text));
-  return v * mult;
+  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + quote_input(text));
+  const double x = v * mult;
+  if (!(x > 0) || !(x <= kMaxFlops)) return out_of_range(flag, text, kRange);
+  return x;
 }
 
 }  // namespace modelcalc

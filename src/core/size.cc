@@ -118,7 +118,7 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
   r.intensity_full_prompt = projection_intensity(d, T, b);
   r.compute_bound_batch = projection_compute_bound_tokens(d, r.ridge, b);
   r.compute_bound_batch_approx = projection_compute_bound_tokens_approx(r.ridge, b);
-  r.max_batch_by_capacity = max_batch_by_capacity(gpu.capacity_bytes, W, kv);
+  r.max_batch_by_capacity = max_batch_by_capacity(gpu.capacity_bytes, W, kv).value();  // checked by analyze_size
   if (!r.fits) {
     r.regime = ServingRegime::kWeightsDoNotFit;
   } else if (static_cast<double>(r.max_batch_by_capacity) < r.compute_bound_batch) {
@@ -149,7 +149,14 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
     if (auto k = kv_bytes_per_token(m, o.kv_dtype, layout); !k.ok()) return k.status();
     if (auto k = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, layout); !k.ok()) return Status::Overflow("seq");
   }
-  return compute_size(m, *p, gpu, o);
+  SizeResult r = compute_size(m, *p, gpu, o);
+  if (o.has_gpu && max_batch_by_capacity(gpu.capacity_bytes, static_cast<double>(r.weight_bytes),
+                                         static_cast<double>(r.kv_per_seq))
+                       .overflow()) {
+    return Status::InvalidArgument("capacity", "the sequences that fit in it would not fit in a 64-bit count; "
+                                               "give a capacity of at most 1 PB per GPU");
+  }
+  return r;
 }
 
 }  // namespace modelcalc
