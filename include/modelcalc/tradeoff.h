@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "modelcalc/status.h"
 
@@ -86,6 +87,11 @@ Result<TradeoffWeights> parse_weights(std::string_view text, std::string_view fi
 // Checks a candidate: a non-empty name and every dial finite and > 0. Errors
 // name `field` (e.g. the file) plus the candidate and dial.
 Status validate(const Candidate& c, std::string_view field = "candidate");
+
+// Parses a candidates file's text: a JSON array of exactly two objects, each
+// with a "name" and all five dials as numbers, the names different. Strict
+// JSON (no duplicate keys); errors are one line naming `source`.
+Result<std::vector<Candidate>> parse_candidates_json(std::string_view json_text, std::string_view source);
 
 enum class Winner { kA, kB, kTie };
 

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "diagnose_report.h"
+#include "input_file.h"
 #include "inputs.h"
 #include "modelcalc/diagnose.h"
 #include "quantity.h"
@@ -30,7 +31,7 @@ Status positive_real(const std::string& text, const char* flag, std::optional<do
   if (text.empty()) return Status::Ok();
   auto v = parse_real(text, flag);
   if (!v.ok()) return v.status();
-  if (*v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + text);
+  if (*v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + quote_input(text));
   *out = *v;
   return Status::Ok();
 }
@@ -38,12 +39,9 @@ Status positive_real(const std::string& text, const char* flag, std::optional<do
 // A fraction: "0.78" or "78%".
 Status fraction(const std::string& text, const char* flag, std::optional<double>* out) {
   if (text.empty()) return Status::Ok();
-  const bool percent = text.back() == '%';
-  auto v = parse_real(percent ? text.substr(0, text.size() - 1) : text, flag);
+  auto v = parse_fraction(text, flag);
   if (!v.ok()) return v.status();
-  const double f = percent ? *v / 100 : *v;
-  if (f > 1) return Status::InvalidArgument(flag, "must be a fraction between 0 and 1 (or a percentage like 78%), got " + text);
-  *out = f;
+  *out = *v;
   return Status::Ok();
 }
 
@@ -56,28 +54,27 @@ Status count(const std::string& text, const char* flag, std::optional<int64_t>* 
 }
 
 // "6-30", "6,30" or "12" microseconds.
-Status range(const std::string& text, const char* flag, std::optional<Range>* out) {
+Status range(const std::string& text, const char* flag, std::optional<Range>* out, bool zero_ok) {
   if (text.empty()) return Status::Ok();
   const auto sep = text.find_first_of("-,", 1);
   auto lo = parse_real(text.substr(0, sep), flag);
-  if (!lo.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + text);
+  if (!lo.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + quote_input(text));
   double hi = *lo;
   if (sep != std::string::npos) {
     auto h = parse_real(text.substr(sep + 1), flag);
-    if (!h.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + text);
+    if (!h.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + quote_input(text));
     hi = *h;
   }
-  if (*lo > hi) return Status::InvalidArgument(flag, "LO must not exceed HI, got " + text);
+  if (*lo > hi) return Status::InvalidArgument(flag, "LO must not exceed HI, got " + quote_input(text));
+  if (!zero_ok && !(hi > 0)) return Status::InvalidArgument(flag, "must take some time, got " + quote_input(text));
   *out = Range{*lo, hi};
   return Status::Ok();
 }
 
 Result<Evidence> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(path, "cannot read the evidence file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_evidence_json(text.str(), path);
+  auto text = read_input_file(path);
+  if (!text.ok()) return Status::InvalidArgument("evidence file", text.status().message());
+  return parse_evidence_json(*text, path);
 }
 
 Status apply_model_flags(const DiagnoseFlags& f, Evidence* e) {
@@ -129,8 +126,8 @@ Status apply_flags(const DiagnoseFlags& f, Evidence* e) {
   MC_RETURN_IF_ERROR(fraction(f.flop_util, "--flop-util", &e->profile.flop_utilization));
   MC_RETURN_IF_ERROR(fraction(f.bw_util, "--bw-util", &e->profile.bandwidth_utilization));
   MC_RETURN_IF_ERROR(count(f.kernels, "--kernels-per-step", &e->profile.kernels_per_step));
-  MC_RETURN_IF_ERROR(range(f.kernel_us, "--kernel-us", &e->profile.kernel_us));
-  MC_RETURN_IF_ERROR(range(f.gap_us, "--gap-us", &e->profile.gap_us));
+  MC_RETURN_IF_ERROR(range(f.kernel_us, "--kernel-us", &e->profile.kernel_us, /*zero_ok=*/false));
+  MC_RETURN_IF_ERROR(range(f.gap_us, "--gap-us", &e->profile.gap_us, /*zero_ok=*/true));  // back-to-back kernels
   if (!f.transient.empty()) {
     auto b = parse_bytes(f.transient, "--peak-transient");
     if (!b.ok()) return b.status();
@@ -164,6 +161,17 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
   }
   auto gpu = gpu_for(f, e);
   if (!gpu.ok()) return gpu.status();
+  // Nothing to diagnose: no measurement, no profile and no model to compute a ceiling for.
+  const Measured& m = e.measured;
+  const Profile& p = e.profile;
+  const EvidenceModel& em = e.model;
+  if (!m.tokens_per_s_per_sequence && !m.tokens_per_s_aggregate && !m.ttft_s && !m.itl_s && !p.flop_utilization &&
+      !p.bandwidth_utilization && p.kernel_time_fraction.empty() && !p.kernels_per_step && !p.kernel_us &&
+      !p.gap_us && !p.peak_transient_bytes && !em.params && !em.spec && !em.layers && !em.hidden) {
+    return Status::InvalidArgument(
+        "evidence", "none given; give an evidence file, or a model (--params, --model, --config or shape flags) "
+                    "and what was measured (--tokens-per-s, --flop-util, --bw-util, --ttft, --itl, ...)");
+  }
   const Diagnosis d = diagnose(e, *gpu);
   emit(build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file), f.output, out);
   return Status::Ok();

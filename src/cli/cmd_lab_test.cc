@@ -267,7 +267,7 @@ TEST(LabCommandsTest, BadTradeoffInputIsOneLineAndExitTwo) {
   ExpectBadInput({"tradeoff", good}, "--weights");
   ExpectBadInput({"tradeoff", "/nonexistent/candidates.json", "--weights", "quality=1"}, "candidates file");
   ExpectBadInput({"tradeoff", WriteFile("lab_not_json.json", "{not json"), "--weights", "quality=1"},
-                 "is not valid JSON");
+                 "malformed JSON");
   ExpectBadInput({"tradeoff", WriteFile("lab_one.json", R"([{"name": "a"}])"), "--weights", "quality=1"},
                  "exactly two");
   ExpectBadInput({"tradeoff",

@@ -1,13 +1,14 @@
 // modelcalc paged-kv: KV memory used by a set of sequences, reserved by
 // contiguous max-length allocation, and allocated by a paged allocator.
 #include <CLI/CLI.hpp>
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <vector>
 
 #include "capacity_report.h"
 #include "commands.h"
 #include "format.h"
+#include "input_file.h"
 #include "inputs.h"
 #include "modelcalc/capacity.h"
 #include "quantity.h"
@@ -42,8 +43,8 @@ Result<std::vector<int64_t>> parse_lens(const std::string& text) {
     const std::string field = trim(text.substr(start, comma - start));
     auto v = parse_count(field, "--lens");
     if (!v.ok()) {
-      return Status::InvalidArgument("--lens", "item " + std::to_string(item) + " ('" + field +
-                                                   "') is not a positive whole number of tokens");
+      return Status::InvalidArgument("--lens", "item " + std::to_string(item) + " (" + quote_input(field) +
+                                                   ") is not a whole number of tokens between 1 and 1e15");
     }
     lens.push_back(*v);
     start = comma + 1;
@@ -54,8 +55,9 @@ Result<std::vector<int64_t>> parse_lens(const std::string& text) {
 
 // One length per line; blank lines are skipped.
 Result<std::vector<int64_t>> read_lens_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::InvalidArgument("--lens-file", "cannot read '" + path + "'");
+  auto text = read_input_file(path);
+  if (!text.ok()) return Status::InvalidArgument("--lens-file", text.status().message());
+  std::istringstream in(*text);
   std::vector<int64_t> lens;
   std::string line;
   for (int64_t n = 1; std::getline(in, line); ++n) {
@@ -63,8 +65,8 @@ Result<std::vector<int64_t>> read_lens_file(const std::string& path) {
     if (t.empty()) continue;
     auto v = parse_count(t, "--lens-file");
     if (!v.ok()) {
-      return Status::InvalidArgument("--lens-file", path + " line " + std::to_string(n) + ": '" + t +
-                                                        "' is not a positive whole number of tokens");
+      return Status::InvalidArgument("--lens-file", path + " line " + std::to_string(n) + ": " + quote_input(t) +
+                                                        " is not a whole number of tokens between 1 and 1e15");
     }
     lens.push_back(*v);
   }

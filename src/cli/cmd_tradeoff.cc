@@ -7,13 +7,11 @@
 //    {"name": "8b", "quality": 0.62, "latency": 15, "throughput": 4253,
 //     "cost": 0.20, "memory": 50}]
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <vector>
 
 #include "commands.h"
+#include "input_file.h"
 #include "inputs.h"
 #include "lab_report.h"
 #include "modelcalc/tradeoff.h"
@@ -28,59 +26,10 @@ struct TradeoffFlags {
   OutputFlags output;
 };
 
-Result<Candidate> candidate_from_json(const nlohmann::json& j, size_t index, const std::string& field) {
-  const std::string where = "candidate " + std::to_string(index + 1);
-  if (!j.is_object()) return Status::InvalidArgument(field, where + " is not a JSON object");
-  Candidate c;
-  bool seen[kDialCount] = {};
-  for (const auto& [key, value] : j.items()) {
-    if (key == "name") {
-      if (!value.is_string() || value.get<std::string>().empty()) {
-        return Status::InvalidArgument(field, where + ": \"name\" must be a non-empty string");
-      }
-      c.name = value.get<std::string>();
-      continue;
-    }
-    auto dial = parse_dial(key, field + " (" + where + ")");
-    if (!dial.ok()) return dial.status();
-    if (!value.is_number()) {
-      return Status::InvalidArgument(field, where + ": \"" + key + "\" must be a number, got " + value.dump());
-    }
-    c.dials[*dial] = value.get<double>();
-    seen[static_cast<int>(*dial)] = true;
-  }
-  if (c.name.empty()) return Status::InvalidArgument(field, where + " has no \"name\"");
-  for (Dial d : kAllDials) {
-    if (!seen[static_cast<int>(d)]) {
-      return Status::InvalidArgument(field, "candidate '" + c.name + "' lacks the dial \"" + std::string(dial_name(d)) +
-                                                "\"; every candidate needs quality, latency, throughput, cost, memory");
-    }
-  }
-  MC_RETURN_IF_ERROR(validate(c, field));
-  return c;
-}
-
 Result<std::vector<Candidate>> read_candidates(const std::string& path) {
-  const std::string field = "candidates file '" + path + "'";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::InvalidArgument(field, "cannot be opened (does it exist?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument(field, "is not valid JSON");
-  if (!j.is_array() || j.size() != 2) {
-    return Status::InvalidArgument(field, "must be a JSON array of exactly two candidate objects");
-  }
-  std::vector<Candidate> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    auto c = candidate_from_json(j[i], i, field);
-    if (!c.ok()) return c.status();
-    out.push_back(*c);
-  }
-  if (out[0].name == out[1].name) {
-    return Status::InvalidArgument(field, "the two candidates need different names, both are '" + out[0].name + "'");
-  }
-  return out;
+  auto text = read_input_file(path);
+  if (!text.ok()) return Status::InvalidArgument("candidates file", text.status().message());
+  return parse_candidates_json(*text, "candidates file '" + path + "'");
 }
 
 Status run_tradeoff(const TradeoffFlags& f, std::ostream& out) {

@@ -348,8 +348,8 @@ TEST(DiagnoseBadInput, BadFlagsAndFilesAreRefused) {
   expect_bad({"diagnose", "--gap-us", "15-8"}, "--gap-us");
   expect_bad({"diagnose", "--phase", "inference"}, "--phase");
   expect_bad({"diagnose", write_temp("gpu.json", R"({"gpu": "h1000"})")}, "gpu");
-  expect_bad({"diagnose", write_temp("json.json", "{ not json")}, "not valid JSON");
-  expect_bad({"diagnose", "/nonexistent/case.json"}, "cannot read");
+  expect_bad({"diagnose", write_temp("json.json", "{ not json")}, "malformed JSON");
+  expect_bad({"diagnose", "/nonexistent/case.json"}, "no such file");
 }
 
 TEST(DiagnoseBadInput, ValidateNamesTheField) {

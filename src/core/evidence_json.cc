@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "modelcalc/diagnose.h"
+#include "input_file.h"
 #include "quantity.h"
 
 namespace modelcalc {
@@ -11,6 +12,8 @@ namespace modelcalc {
 namespace {
 
 using nlohmann::json;
+
+Result<Evidence> parse_evidence(std::string_view json_text, std::string_view source);
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -36,8 +39,10 @@ Status object(const json& j, const std::string& field) {
 // A number; strings with units are accepted where `parse` is given ("13B", "40GB").
 Status read_number(const json& j, const std::string& field, std::optional<double>* out,
                    Result<double> (*parse)(std::string_view, std::string_view) = nullptr) {
-  if (j.is_number()) {
-    *out = j.get<double>();
+  if (j.is_number()) {  // held to the range the flag of the same meaning has
+    auto v = (parse != nullptr ? parse : parse_real)(j.dump(), field);
+    if (!v.ok()) return v.status();
+    *out = *v;
     return Status::Ok();
   }
   if (j.is_string() && parse != nullptr) {
@@ -52,11 +57,9 @@ Status read_number(const json& j, const std::string& field, std::optional<double
 
 Status read_count(const json& j, const std::string& field, std::optional<int64_t>* out) {
   if (!j.is_number()) return Status::InvalidArgument(field, "must be a whole number");
-  const double v = j.get<double>();
-  if (std::floor(v) != v || std::fabs(v) > 9e15) {
-    return Status::InvalidArgument(field, "must be a whole number, got " + j.dump());
-  }
-  *out = j.is_number_integer() ? j.get<int64_t>() : static_cast<int64_t>(v);
+  auto v = parse_count(j.dump(), field);  // 1 .. 1e15, as the flags
+  if (!v.ok()) return v.status();
+  *out = *v;
   return Status::Ok();
 }
 
@@ -67,14 +70,18 @@ Status read_string(const json& j, const std::string& field, std::string* out) {
 }
 
 Status read_range(const json& j, const std::string& field, std::optional<Range>* out) {
+  std::optional<double> lo, hi;
   if (j.is_number()) {  // one typical value
-    *out = Range{j.get<double>(), j.get<double>()};
+    MC_RETURN_IF_ERROR(read_number(j, field, &lo));
+    *out = Range{*lo, *lo};
     return Status::Ok();
   }
   if (!j.is_array() || j.size() != 2 || !j[0].is_number() || !j[1].is_number()) {
     return Status::InvalidArgument(field, "must be [lo, hi] in microseconds, e.g. [8, 15]");
   }
-  *out = Range{j[0].get<double>(), j[1].get<double>()};
+  MC_RETURN_IF_ERROR(read_number(j[0], field, &lo));
+  MC_RETURN_IF_ERROR(read_number(j[1], field, &hi));
+  *out = Range{*lo, *hi};
   return Status::Ok();
 }
 
@@ -168,14 +175,18 @@ Status read_profile(const json& j, Profile* p) {
 }  // namespace
 
 Result<Evidence> parse_evidence_json(std::string_view json_text, std::string_view source) {
-  json j;
   try {
-    j = json::parse(json_text);
-  } catch (const json::parse_error& err) {
-    std::string what = err.what();
-    const auto colon = what.find("parse error");
-    return Status::InvalidArgument(source, "not valid JSON: " + (colon == std::string::npos ? what : what.substr(colon)));
+    return parse_evidence(json_text, source);
+  } catch (const json::exception& e) {  // defensive: every read above checks the type first
+    std::string why = e.what();
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    return Status::InvalidArgument(source, "unexpected JSON: " + why);
   }
+}
+
+namespace {
+Result<Evidence> parse_evidence(std::string_view json_text, std::string_view source) {
+  MC_ASSIGN_OR_RETURN(const json j, parse_json_strict(json_text, source));
   if (!j.is_object()) return Status::InvalidArgument(source, "evidence must be a JSON object");
   MC_RETURN_IF_ERROR(known_fields(j, "", {"description", "phase", "model", "gpu", "gpus", "batch", "context",
                                           "prompt_tokens", "measured", "profile"}));
@@ -209,5 +220,7 @@ Result<Evidence> parse_evidence_json(std::string_view json_text, std::string_vie
   }
   return e;
 }
+
+}  // namespace
 
 }  // namespace modelcalc

@@ -10,6 +10,7 @@
 
 #include "embedded_data.h"
 #include "hf_reader.h"
+#include "input_file.h"
 #include "suggest.h"
 
 namespace modelcalc {
@@ -150,39 +151,6 @@ std::string_view canonical_type(std::string_view t) {
   return t;
 }
 
-// "line L, column C" of byte offset `pos` (1-based, as nlohmann reports it).
-std::string position_of(std::string_view text, size_t pos) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i + 1 < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
-
-Result<json> parse_json(std::string_view text, std::string_view source) {
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    std::string why = e.what();
-    // nlohmann: "[json.exception.parse_error.101] parse error at line 1, column 5: <why>"
-    if (auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
-    if (auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
-    std::replace(why.begin(), why.end(), '\n', ' ');
-    return Status::InvalidArgument(source, "malformed JSON at " + position_of(text, e.byte) +
-                                               ": " + why);
-  } catch (const json::exception& e) {  // e.g. out_of_range: a number too large
-    std::string why = e.what();
-    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
-    std::replace(why.begin(), why.end(), '\n', ' ');
-    return Status::InvalidArgument(source, "malformed JSON: " + why);
-  }
-}
-
 std::string supported_list() {
   std::string out;
   for (const auto& t : supported_model_types()) out += (out.empty() ? "" : ", ") + t;
@@ -202,7 +170,7 @@ std::span<const std::string> supported_model_types() {
 }
 
 Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source) {
-  MC_ASSIGN_OR_RETURN(auto j, hf::parse_json(json_text, source));
+  MC_ASSIGN_OR_RETURN(auto j, parse_json_strict(json_text, source));
   if (!j.is_object()) {
     return Status::InvalidArgument(source, std::string("expected a JSON object, got ") +
                                                j.type_name());
@@ -246,12 +214,8 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
   } else if (!fs::exists(file, ec)) {
     return Status::NotFound(path + ": no such file or folder");
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Status::IoError(file.string() + ": cannot open for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IoError(file.string() + ": read failed");
-  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text.str(), file.string()));
+  MC_ASSIGN_OR_RETURN(const std::string text, read_input_file(file.string()));
+  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text, file.string()));
   // Presentation name: the folder holding config.json, else the file name.
   const fs::path abs = fs::absolute(file, ec);
   const std::string folder = abs.parent_path().filename().string();

@@ -1,0 +1,200 @@
+#include "input_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+namespace modelcalc {
+
+namespace {
+
+using nlohmann::json;
+
+std::string kind_of(mode_t mode) {
+  if (S_ISDIR(mode)) return "is a folder, not a file";
+  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+  return "is not a regular file";
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// "line L, column C" of byte offset `pos` (1-based, as nlohmann reports it).
+std::string position_of(std::string_view text, size_t pos) {
+  size_t line = 1, col = 1;
+  for (size_t i = 0; i + 1 < pos && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(col);
+}
+
+// nlohmann's SAX events built into a json value, with the checks the DOM
+// parser lacks: duplicate keys and a depth limit. Records the first error
+// instead of throwing.
+class StrictBuilder {
+ public:
+  json root;
+  std::string error;  // why parsing stopped, empty if it did not
+  size_t error_pos = 0;
+  size_t position = 0;  // set by the caller for errors found here (approximate)
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool v) { return put(v); }
+  bool number_integer(json::number_integer_t v) { return put(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
+  bool number_float(json::number_float_t v, const std::string& /*text*/) { return put(v); }
+  bool string(json::string_t& v) { return put(std::move(v)); }
+  bool binary(json::binary_t& /*v*/) { return fail("binary values are not JSON"); }
+  bool start_object(size_t /*n*/) { return open(json::object()); }
+  bool start_array(size_t /*n*/) { return open(json::array()); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& k) {
+    if (stack_.back()->contains(k)) {
+      const std::string shown = k.size() > 40 ? k.substr(0, 40) + "..." : k;
+      return fail("duplicate key \"" + shown + "\" (each key may appear once)");
+    }
+    key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(size_t pos, const std::string& /*token*/, const nlohmann::detail::exception& ex) {
+    std::string why = ex.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: <why>"
+    if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+    if (why.starts_with("parse error")) {
+      if (auto p = why.find(": "); p != std::string::npos) why = why.substr(p + 2);
+    }
+    error = why;
+    error_pos = pos;
+    return false;
+  }
+
+ private:
+  bool fail(std::string why) {
+    error = std::move(why);
+    error_pos = 0;
+    return false;
+  }
+  bool put(json v) {
+    if (stack_.empty()) {
+      root = std::move(v);
+      return true;
+    }
+    json* top = stack_.back();
+    if (top->is_object()) {
+      (*top)[key_] = std::move(v);
+    } else {
+      top->push_back(std::move(v));
+    }
+    return true;
+  }
+  bool open(json v) {
+    if (static_cast<int>(stack_.size()) >= kMaxJsonDepth) {
+      return fail("nested more than " + std::to_string(kMaxJsonDepth) + " levels deep");
+    }
+    if (stack_.empty()) {
+      root = std::move(v);
+      stack_.push_back(&root);
+      return true;
+    }
+    json* top = stack_.back();
+    json* child = nullptr;
+    if (top->is_object()) {
+      child = &((*top)[key_] = std::move(v));
+    } else {
+      top->push_back(std::move(v));
+      child = &top->back();
+    }
+    stack_.push_back(child);
+    return true;
+  }
+  bool close() {
+    stack_.pop_back();
+    return true;
+  }
+
+  std::vector<json*> stack_;
+  std::string key_;
+};
+
+}  // namespace
+
+Result<std::string> read_input_file(const std::string& path) {
+  const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path, why); };
+  if (path.empty()) return Status::InvalidArgument("file", "needs a path");
+  // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below.
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return fail("no such file");
+    return fail(std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fail(kind_of(st.st_mode));
+  const auto limit_error = [&] {
+    return fail("is larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB, the limit for input files");
+  };
+  if (st.st_size < 0 || static_cast<unsigned long long>(st.st_size) > kMaxInputFileBytes) return limit_error();
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size) + 1);
+  size_t got = 0;
+  for (;;) {
+    if (got == text.size()) {
+      if (text.size() > kMaxInputFileBytes) return limit_error();  // it grew while we read
+      text.resize(std::min(text.size() * 2 + 1, kMaxInputFileBytes + 1));
+    }
+    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(std::string("read failed: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > kMaxInputFileBytes) return limit_error();
+  text.resize(got);
+  return text;
+}
+
+Result<json> parse_json_strict(std::string_view text, std::string_view source) {
+  StrictBuilder b;
+  bool ok = false;
+  try {
+    ok = json::sax_parse(text.begin(), text.end(), &b, json::input_format_t::json, /*strict=*/true);
+  } catch (const std::exception& e) {  // defensive: the builder does not throw, but allocation may
+    return Status::InvalidArgument(source, std::string("cannot parse JSON: ") + e.what());
+  }
+  if (!ok) {
+    std::string why = b.error.empty() ? "invalid JSON" : b.error;
+    for (char& c : why) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    const std::string where = b.error_pos > 0 ? " at " + position_of(text, b.error_pos) : "";
+    return Status::InvalidArgument(source, "malformed JSON" + where + ": " + why);
+  }
+  return std::move(b.root);
+}
+
+}  // namespace modelcalc

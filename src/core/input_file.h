@@ -1,0 +1,35 @@
+// Reading files a user names (config.json, evidence, tradeoff candidates,
+// --lens-file): the one place that opens them, and the one strict JSON parser
+// every reader uses.
+#ifndef MODELCALC_INPUT_FILE_H_
+#define MODELCALC_INPUT_FILE_H_
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+// Input files are at most 16 MiB (the largest real config.json is a few KB).
+inline constexpr size_t kMaxInputFileBytes = size_t{16} << 20;
+// JSON nests at most 64 arrays/objects deep (real configs nest 3 or 4).
+inline constexpr int kMaxJsonDepth = 64;
+
+// The whole content of the regular file at `path`. A folder, FIFO, device or
+// socket is refused without reading (never blocks: opened non-blocking), as is
+// a file larger than kMaxInputFileBytes. Errors are one line naming the path:
+// "PATH: is a FIFO, not a regular file".
+Result<std::string> read_input_file(const std::string& path);
+
+// Parses `text` as JSON, strictly: a duplicate key in an object, nesting
+// deeper than kMaxJsonDepth, a number beyond double's range and any syntax
+// error are one-line errors naming `source` and the line and column:
+// "SOURCE: malformed JSON at line 3, column 5: ...". Never throws.
+Result<nlohmann::json> parse_json_strict(std::string_view text, std::string_view source);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_INPUT_FILE_H_
