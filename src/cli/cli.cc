@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "quantity.h"
 #include "suggest.h"
 
 namespace modelcalc {
@@ -20,6 +21,15 @@ constexpr const char* kDescription =
     "modelcalc: exact, explained performance arithmetic for transformer models.\n"
     "`size` is the default command: `modelcalc -L 48 -d 6144 ...` means `modelcalc size -L 48 ...`.";
 
+// Every --help ends with the rules for typed numbers (quantity.h, input_file.h).
+constexpr const char* kNumbersHelp =
+    "Numbers: K = 1e3, M = 1e6, B or G = 1e9, T = 1e12 (decimal, the tool's convention); Ki, Mi, Gi, Ti are\n"
+    "binary (8Ki = 8,192). Sizes and rates are decimal (1 GB = 1e9 B, 1 TB/s = 1e12 B/s); KiB, GiB are binary.\n"
+    "Allowed ranges: whole counts 1 to 1e15; parameters, tokens, FLOP and tokens/s 0 to 1e27; bytes up to\n"
+    "1 PB; bandwidth up to 1 PB/s and peak up to 1 EFLOP/s per GPU; prices and times up to 1e9; fractions\n"
+    "0 to 1 or 0% to 100%. Input files: regular files of at most 16 MiB, JSON nested at most 64 deep, no\n"
+    "duplicate keys. Bad input: one line on stderr naming the flag, exit status 2, nothing else.";
+
 bool is_command(const std::string& name) {
   for (const Command& c : commands()) {
     if (name == c.name) return true;
@@ -27,10 +37,77 @@ bool is_command(const std::string& name) {
   return false;
 }
 
-std::string first_line(std::string s) {
-  const auto nl = s.find('\n');
-  if (nl != std::string::npos) s.resize(nl);
-  return s;
+// The length of the well-formed UTF-8 sequence at s[i] and its code point,
+// or 0 when the bytes there are not one.
+size_t utf8_sequence(std::string_view s, size_t i, char32_t* cp) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  size_t n = 0;
+  char32_t c = 0;
+  if (b >= 0xC2 && b <= 0xDF) n = 2, c = b & 0x1F;
+  else if (b >= 0xE0 && b <= 0xEF) n = 3, c = b & 0x0F;
+  else if (b >= 0xF0 && b <= 0xF4) n = 4, c = b & 0x07;
+  else return 0;
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    const auto cb = static_cast<unsigned char>(s[i + k]);
+    if ((cb & 0xC0) != 0x80) return 0;
+    c = (c << 6) | (cb & 0x3F);
+  }
+  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) || (c >= 0xD800 && c <= 0xDFFF)) return 0;
+  *cp = c;
+  return n;
+}
+
+}  // namespace
+
+std::string escape_for_terminal(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b < 0x7F) {
+      out.push_back(static_cast<char>(b));
+      ++i;
+      continue;
+    }
+    if (b == '\n') {
+      out += "\\n";
+    } else if (b == '\t') {
+      out += "\\t";
+    } else if (b == '\r') {
+      out += "\\r";
+    } else if (b >= 0x80) {
+      char32_t cp = 0;
+      if (const size_t n = utf8_sequence(s, i, &cp); n > 0) {
+        if (cp >= 0x80 && cp <= 0x9F) {  // C1 controls (e.g. CSI) act like ESC sequences
+          out += "\\u00";
+          out.push_back(kHex[cp >> 4]);
+          out.push_back(kHex[cp & 0xF]);
+        } else {
+          out.append(s.substr(i, n));
+        }
+        i += n;
+        continue;
+      }
+      out += "\\x";
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 0xF]);
+    } else {  // C0 controls, ESC, DEL
+      out += "\\x";
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 0xF]);
+    }
+    ++i;
+  }
+  return out;
+}
+
+namespace {
+
+// The one place errors are printed: "modelcalc: error: MESSAGE", escaped, one line.
+void print_error(std::ostream& err, std::string_view message, bool internal = false) {
+  err << (internal ? "modelcalc: internal error: " : "modelcalc: error: ") << escape_for_terminal(message) << "\n";
 }
 
 }  // namespace
@@ -44,18 +121,20 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
   if (!args.empty() && args[0][0] != '-' && !is_command(args[0])) {
     std::vector<std::string> names;
     for (const Command& c : commands()) names.emplace_back(c.name);
-    err << "modelcalc: error: unknown command '" << args[0] << "'" << did_you_mean(args[0], names)
-        << " (modelcalc --help lists them)\n";
+    print_error(err, "unknown command " + quote_input(args[0]) + did_you_mean(args[0], names) +
+                         " (modelcalc --help lists them)");
     return 2;
   }
 
   CLI::App app(kDescription, "modelcalc");
   app.set_version_flag("--version", "modelcalc 0.1.0");
   app.require_subcommand(0, 1);
+  app.footer(kNumbersHelp);
   std::vector<std::pair<CLI::App*, CommandRun>> runs;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     runs.emplace_back(sub, c.setup(*sub));
+    sub->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
   }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
@@ -67,7 +146,9 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       out << help_out.str() << help_err.str();
       return 0;
     }
-    err << "modelcalc: error: " << first_line(e.what()) << "\n";
+    std::string what = e.what();
+    while (!what.empty() && what.back() == '\n') what.pop_back();
+    print_error(err, what);
     return 2;
   }
   for (auto& [sub, run] : runs) {
@@ -77,11 +158,11 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     try {
       s = run(buffer);
     } catch (const std::exception& e) {
-      err << "modelcalc: internal error: " << e.what() << "\n";
+      print_error(err, e.what(), /*internal=*/true);
       return 1;
     }
     if (!s.ok()) {
-      err << "modelcalc: error: " << s.message() << "\n";
+      print_error(err, s.message());
       return 2;
     }
     out << buffer.str();

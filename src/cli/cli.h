@@ -8,6 +8,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "modelcalc/status.h"
@@ -35,6 +36,11 @@ const std::vector<Command>& commands();
 // when the command succeeds; errors are one line on `err`. Returns the exit
 // status: 0 success, 2 bad input, 1 internal error.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// `s` safe to print on one terminal line: newline, tab and CR as \n \t \r,
+// other control bytes (ESC, DEL, ...) and bytes that are not UTF-8 as \xNN,
+// C1 control characters as \u00NN; other UTF-8 text is kept.
+std::string escape_for_terminal(std::string_view s);
 
 }  // namespace modelcalc
 

@@ -9,9 +9,18 @@
 
 namespace modelcalc {
 
-// Writes `content` to `path` through a temporary file in the same folder and
-// a rename, so a failure never leaves a half-written file at `path`. Errors
-// are InvalidArgument naming `flag` and the path ("--plot: cannot write ...").
+// Writes `content` to `path`, so that `path` only ever holds a complete file:
+// - a regular file (or none yet) is written to a uniquely named temporary in
+//   the same folder (".modelcalc-PID-N-RANDOM.tmp", created exclusively, so
+//   concurrent writers and a user's own PATH.tmp are never touched), fsynced,
+//   then renamed over `path` (an existing file keeps its permissions);
+// - a symbolic link is followed: its target is what gets written (the link
+//   stays a link); a dangling link is refused;
+// - a device or FIFO is written through, never replaced (a FIFO with no
+//   reader is refused rather than waited on);
+// - a folder is refused.
+// Errors are InvalidArgument naming `flag` and the path ("--plot: cannot
+// write 'x.svg': ...").
 Status write_output_file(const std::string& path, std::string_view content, std::string_view flag);
 
 }  // namespace modelcalc
