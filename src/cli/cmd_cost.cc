@@ -44,9 +44,7 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   if (!gpu->has_value()) {
     return Status::InvalidArgument("--gpu", "is required for a ceiling-based cost (or --bandwidth, --capacity, --peak)");
   }
-  if (!((*gpu)->peak_bf16_flops > 0)) {
-    return Status::InvalidArgument("--gpu", (*gpu)->name + " has no published dense bf16 peak; give --peak");
-  }
+  MC_RETURN_IF_ERROR(require_peak(**gpu));
   SizeOptions o;
   MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
   if (!f.batch.empty()) {

@@ -35,6 +35,7 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
 
   SizeOptions o;
   o.has_gpu = gpu->has_value();
+  if (o.has_gpu) MC_RETURN_IF_ERROR(require_peak(**gpu));  // the regime needs the ridge point
   MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
   MC_ASSIGN_OR_RETURN(o.batch, parse_count(f.batch, "--batch"));
   MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));

@@ -17,6 +17,8 @@ struct TrainFlags {
   std::string gpus = "1";
   std::string mfu = "0.4";
   OutputFlags output;
+  const CLI::Option* gpus_opt = nullptr;  // to tell a given --gpus/--mfu from the default
+  const CLI::Option* mfu_opt = nullptr;
 };
 
 Status run_train(const TrainFlags& f, std::ostream& out) {
@@ -29,9 +31,17 @@ Status run_train(const TrainFlags& f, std::ostream& out) {
   if (!gpu.ok()) return gpu.status();
   auto gpus = parse_count(f.gpus, "--gpus");
   if (!gpus.ok()) return gpus.status();
-  auto u = parse_positive_real(f.mfu, "--mfu");
+  auto u = parse_fraction(f.mfu, "--mfu");
   if (!u.ok()) return u.status();
-  if (*u > 1) return Status::InvalidArgument("--mfu", "is a fraction of peak in (0, 1], got " + f.mfu);
+  if (!(*u > 0)) return Status::InvalidArgument("--mfu", "is a fraction of peak in (0, 1], got " + quote_input(f.mfu));
+  // Without a GPU only the FLOPs are computed: --gpus and --mfu would be silently ignored.
+  if (!gpu->has_value()) {
+    for (const CLI::Option* o : {f.gpus_opt, f.mfu_opt}) {
+      if (o != nullptr && o->count() > 0) {
+        return Status::InvalidArgument(o->get_name(), "has no effect without a GPU; give --gpu NAME or --peak");
+      }
+    }
+  }
   q.params = *n;
   q.tokens = *d;
   q.gpu = *gpu;
@@ -48,8 +58,9 @@ CommandRun setup_train(CLI::App& app) {
   app.add_option("--params", f->params, "Parameters N, e.g. 70B")->required();
   app.add_option("--tokens", f->tokens, "Training tokens D, e.g. 2T")->required();
   add_peak_flags(app, &f->gpu);
-  app.add_option("--gpus", f->gpus, "GPUs in the run")->capture_default_str();
-  app.add_option("--mfu", f->mfu, "Sustained model FLOPs utilization, in (0, 1]")->capture_default_str();
+  f->gpus_opt = app.add_option("--gpus", f->gpus, "GPUs in the run (needs --gpu or --peak)")->capture_default_str();
+  f->mfu_opt = app.add_option("--mfu", f->mfu, "Sustained model FLOPs utilization, in (0, 1]: 0.4 or 40% (needs --gpu or --peak)")
+                   ->capture_default_str();
   add_output_flags(app, &f->output);
   return [f](std::ostream& out) { return run_train(*f, out); };
 }

@@ -168,6 +168,12 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
   return std::optional<GpuSpec>(g);
 }
 
+Status require_peak(const GpuSpec& g) {
+  if (g.peak_bf16_flops > 0) return Status::Ok();
+  return Status::InvalidArgument("--gpu", g.name + " has no published dense bf16 peak; give --peak (e.g. --peak "
+                                                   "125TFLOPS) to supply one");
+}
+
 void add_output_flags(CLI::App& app, OutputFlags* f) {
   app.add_flag("--json", f->json, "Print JSON (for scripts)");
   app.add_flag("--explain", f->explain, "Show every number as formula, substitution, result");

@@ -51,6 +51,9 @@ void add_gpu_flags(CLI::App& app, GpuFlags* f);
 // The GPU the flags describe; nullopt when none was given. A custom GPU
 // (no --gpu) needs all of --bandwidth, --capacity and --peak.
 Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f);
+// OK when `g` has a dense bf16 peak; else the one message every command gives,
+// naming --gpu: "A10G has no published dense bf16 peak; give --peak ...".
+Status require_peak(const GpuSpec& g);
 
 struct OutputFlags {
   bool json = false;     // machine-readable

@@ -44,9 +44,7 @@ Result<std::optional<GpuSpec>> resolve_peak_gpu(const GpuFlags& f) {
     g.peak_bf16_flops = *v;
     if (!f.gpu.empty()) g.name += " (modified)";
   }
-  if (!(g.peak_bf16_flops > 0)) {
-    return Status::InvalidArgument("--gpu", g.name + " has no published dense bf16 peak; give --peak");
-  }
+  MC_RETURN_IF_ERROR(require_peak(g));
   return std::optional<GpuSpec>(g);
 }
 
