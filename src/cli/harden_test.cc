@@ -1,0 +1,430 @@
+// Hostile input over the whole CLI (issue #13): every numeric flag of every
+// subcommand, enumerated from the CLI itself, refuses out-of-range values
+// with exit 2, one line naming the flag, and nothing on stdout; errors are
+// escaped; writes to stdout are checked.
+#include <CLI/CLI.hpp>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cli.h"
+#include "quantity.h"
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+namespace fs = std::filesystem;
+using Args = std::vector<std::string>;
+
+enum class Kind { kCount, kRealCount, kBytes, kBandwidth, kFlops, kReal, kFraction };
+
+struct NumericFlag {
+  NumericFlag(Kind k, bool z = false, std::string o = "") : kind(k), zero_ok(z), over(std::move(o)) {}
+  Kind kind;
+  bool zero_ok;      // 0 is a meaningful value (a reserve of 0, 0 % utilization)
+  std::string over;  // the largest allowed value + 1, when tighter than the kind's
+};
+
+// A model typed as flags, so the shape flags get exercised too.
+const Args kShape = {"-L", "32", "-d", "4096", "--heads", "32", "--kv-heads", "8", "--head-dim", "128",
+                     "--ffn", "11008", "--vocab", "32000"};
+const Args kCustomGpu = {"--bandwidth", "3TB/s", "--capacity", "80GB", "--peak", "900TFLOPS"};
+
+Args cat(std::initializer_list<Args> parts) {
+  Args out;
+  for (const Args& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// Invocations that succeed, together giving every numeric flag a valid value.
+// A flag is tested on the first invocation that contains it.
+const std::map<std::string, std::vector<Args>>& bases() {
+  static const std::map<std::string, std::vector<Args>> kBases = {
+      {"size",
+       {cat({{"size"}, kShape, {"--gpu", "h100", "--seq", "4096", "--batch", "8", "--gpus", "2", "--train-tokens", "1T"}}),
+        cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu})}},
+      {"kv-budget",
+       {cat({{"kv-budget"}, kShape,
+             {"--gpu", "h100", "--gpus", "2", "--context", "8192", "--reserve", "0.1", "--workspace", "2GB",
+              "--mean-len", "1000", "--block-size", "16"}}),
+        cat({{"kv-budget", "--model", "llama-3.1-8b", "--budget", "40GB"}, kCustomGpu})}},
+      {"train-memory",
+       {cat({{"train-memory"}, kShape,
+             {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096"}}),
+        cat({{"train-memory", "--params", "7B"}, kCustomGpu})}},
+      {"paged-kv",
+       {{"paged-kv", "--lens", "100,2000", "--max-len", "4096", "--block-size", "16", "--kv-bytes-per-token", "1000"},
+        cat({{"paged-kv", "--lens", "100", "--max-len", "4096"}, kShape})}},
+      {"diagnose",
+       {{"diagnose", "--phase", "decode", "--params", "13B", "--gpu", "mi300x", "--gpus", "1", "--batch", "1",
+         "--context", "2048", "--prompt-tokens", "512", "--tokens-per-s", "160", "--aggregate-tokens-per-s", "160",
+         "--ttft", "0.5", "--itl", "0.006", "--flop-util", "4%", "--bw-util", "78%", "--kernels-per-step", "300",
+         "--kernel-us", "6-30", "--gap-us", "8-15", "--peak-transient", "1GB"},
+        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kShape, kCustomGpu})}},
+      {"sweep",
+       {cat({{"sweep"}, kShape, {"--gpu", "h100", "--seq", "2048,4096", "--batch", "1,8"}}),
+        cat({{"sweep", "--model", "llama-3.1-8b"}, kCustomGpu})}},
+      {"train", {{"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4",
+                  "--peak", "900TFLOPS"}}},
+      {"chinchilla", {{"chinchilla", "--params", "70B"}, {"chinchilla", "--compute", "5.76e23"}}},
+      {"roofline",
+       {{"roofline", "--gpu", "a100", "--intensity", "1", "--gemm", "1024"},
+        cat({{"roofline"}, kShape, {"--gpu", "h100", "--batch", "1,8", "--seq", "4096"}}),
+        cat({{"roofline", "--intensity", "1"}, kCustomGpu})}},
+      {"cost",
+       {{"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"},
+        cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu})}},
+      {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
+                "312TFLOPS"}}},
+  };
+  return kBases;
+}
+
+// Every option that takes a number, by its long name, in any subcommand. A
+// flag the CLI declares that is in neither this table nor kNotNumeric fails
+// the walk, so a new numeric flag cannot escape it.
+const std::map<std::string, NumericFlag>& numeric_flags() {
+  static const std::map<std::string, NumericFlag> kFlags = {
+      {"--layers", {Kind::kCount}},       {"--hidden", {Kind::kCount}},
+      {"--heads", {Kind::kCount}},        {"--kv-heads", {Kind::kCount}},
+      {"--head-dim", {Kind::kCount}},     {"--ffn", {Kind::kCount}},
+      {"--vocab", {Kind::kCount}},        {"--seq", {Kind::kCount}},
+      {"--batch", {Kind::kCount}},        {"--gpus", {Kind::kCount}},
+      {"--context", {Kind::kCount}},      {"--mean-len", {Kind::kCount}},
+      {"--block-size", {Kind::kCount}},   {"--dp", {Kind::kCount}},
+      {"--tp", {Kind::kCount}},           {"--pp", {Kind::kCount}},
+      {"--micro-batch", {Kind::kCount}},  {"--lens", {Kind::kCount}},
+      {"--max-len", {Kind::kCount}},      {"--kv-bytes-per-token", {Kind::kCount}},
+      {"--prompt-tokens", {Kind::kCount}}, {"--kernels-per-step", {Kind::kCount}},
+      {"--gemm", {Kind::kCount, false, "1000001"}},
+      {"--params", {Kind::kRealCount}},   {"--tokens", {Kind::kRealCount}},
+      {"--compute", {Kind::kRealCount}},  {"--train-tokens", {Kind::kRealCount}},
+      {"--intensity", {Kind::kRealCount}}, {"--tokens-per-s", {Kind::kRealCount}},
+      {"--aggregate-tokens-per-s", {Kind::kReal}},
+      {"--capacity", {Kind::kBytes}},     {"--budget", {Kind::kBytes}},
+      {"--workspace", {Kind::kBytes}},    {"--peak-transient", {Kind::kBytes}},
+      {"--bandwidth", {Kind::kBandwidth}}, {"--peak", {Kind::kFlops}},
+      {"--price-per-hour", {Kind::kReal}}, {"--ttft", {Kind::kReal}},
+      {"--itl", {Kind::kReal}},           {"--kernel-us", {Kind::kReal}},
+      {"--gap-us", {Kind::kReal, true}},  // 0: kernels back to back
+      {"--mfu", {Kind::kFraction}},
+      {"--reserve", {Kind::kFraction, true, "1"}},  // [0, 1): a reserve of all memory leaves nothing
+      {"--flop-util", {Kind::kFraction, true}},     {"--bw-util", {Kind::kFraction, true}},
+  };
+  return kFlags;
+}
+
+const std::set<std::string> kNotNumeric = {
+    "--help", "--json", "--explain", "--glu", "--tied", "--sources", "--train", "--sequence-parallel", "--flash",
+    "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
+    "--lens-file", "--optimizer", "--recompute", "--phase", "--weights",
+    "--zero",  // a stage, 0 to 3: a choice, not a quantity
+    "evidence", "candidates"};
+
+std::string format_over(double max) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", std::nextafter(max, HUGE_VAL));
+  return buf;
+}
+
+// Values every flag of `f`'s kind must refuse.
+std::vector<std::string> bad_values(const NumericFlag& f) {
+  std::vector<std::string> v = {"-1", "nan", "NaN", "inf", "-inf", "infinity", "1e400", "-1e400", "1e30"};
+  if (!f.zero_ok) v.push_back("0");
+  std::vector<std::string> units;
+  std::string over;
+  switch (f.kind) {
+    case Kind::kCount:
+      units = {"K", "M", "B", "G", "T", "Ki", "Mi", "Gi", "Ti"};
+      over = std::to_string(kMaxCount + 1);
+      break;
+    case Kind::kRealCount:
+      units = {"K", "M", "B", "G", "T", "Ki", "Mi", "Gi", "Ti"};
+      over = format_over(kMaxRealCount);
+      break;
+    case Kind::kBytes:
+      units = {"B", "KB", "MB", "GB", "TB", "PB", "EB", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+      over = format_over(kMaxBytes) + "B";
+      break;
+    case Kind::kBandwidth:
+      units = {"B/s", "KB/s", "MB/s", "GB/s", "TB/s", "PB/s", "EB/s"};
+      over = format_over(kMaxBandwidth) + "B/s";
+      break;
+    case Kind::kFlops:
+      units = {"FLOPS", "KFLOPS", "MFLOPS", "GFLOPS", "TFLOPS", "PFLOPS", "EFLOPS", "TFLOP/s"};
+      over = format_over(kMaxFlops) + "FLOPS";
+      break;
+    case Kind::kReal:
+      over = format_over(kMaxReal);
+      break;
+    case Kind::kFraction:
+      units = {"%"};
+      over = format_over(1.0);
+      break;
+  }
+  for (const std::string& u : units) {
+    v.push_back("1e30" + u);
+    v.push_back("1e308" + u);
+  }
+  v.push_back(f.over.empty() ? over : f.over);
+  return v;
+}
+
+// argv with `flag` set to `value`: replaced where the invocation has it,
+// else appended. The short spellings of the shape flags count as the flag.
+Args with_value(Args args, const std::string& flag, const std::string& value) {
+  const std::map<std::string, std::string> shorts = {{"--layers", "-L"}, {"--hidden", "-d"}};
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == flag || (shorts.count(flag) && args[i] == shorts.at(flag))) {
+      args[i + 1] = value;
+      return args;
+    }
+  }
+  args.push_back(flag);
+  args.push_back(value);
+  return args;
+}
+
+bool has_flag(const Args& args, const std::string& flag) {
+  return with_value(args, flag, "").size() == args.size();
+}
+
+std::string show(const Args& a) {
+  std::string s;
+  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+// Every (subcommand, option long name) the CLI declares, from CLI11 itself.
+std::vector<std::pair<std::string, std::string>> declared_options() {
+  std::vector<std::pair<std::string, std::string>> out;
+  CLI::App app;
+  for (const Command& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    c.setup(*sub);
+    for (const CLI::Option* o : sub->get_options()) {
+      std::string name = o->get_name();
+      if (name.empty()) continue;
+      const auto comma = name.find(',');
+      if (comma != std::string::npos) name = name.substr(0, comma);
+      for (const std::string& l : o->get_lnames()) name = "--" + l;  // prefer the long spelling
+      out.emplace_back(c.name, name);
+    }
+  }
+  return out;
+}
+
+TEST(HardenTest, TheBaseInvocationsSucceed) {
+  for (const auto& [cmd, list] : bases()) {
+    for (const Args& a : list) {
+      CliRun r = run_args(a);
+      EXPECT_EQ(r.status, 0) << show(a) << "\n" << r.err;
+    }
+  }
+}
+
+TEST(HardenTest, EveryNumericFlagOfEveryCommandRefusesHostileValues) {
+  const auto options = declared_options();
+  ASSERT_GT(options.size(), 50u);
+  int tested = 0;
+  for (const auto& [cmd, flag] : options) {
+    if (kNotNumeric.count(flag)) continue;
+    const auto it = numeric_flags().find(flag);
+    ASSERT_NE(it, numeric_flags().end())
+        << cmd << " " << flag << ": classify this new flag in harden_test.cc (numeric, with its kind, or not)";
+    const auto b = bases().find(cmd);
+    ASSERT_NE(b, bases().end()) << cmd << " has numeric flags but no base invocation in harden_test.cc";
+    const Args* base = nullptr;
+    for (const Args& a : b->second) {
+      if (has_flag(a, flag)) {
+        base = &a;
+        break;
+      }
+    }
+    ASSERT_NE(base, nullptr) << cmd << " " << flag << ": no base invocation gives it a valid value";
+    for (const std::string& v : bad_values(it->second)) {
+      const Args args = with_value(*base, flag, v);
+      CliRun r = run_args(args);
+      ++tested;
+      EXPECT_EQ(r.status, 2) << show(args) << "\n" << r.err;
+      EXPECT_TRUE(r.out.empty()) << show(args);
+      EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+      EXPECT_NE(r.err.find(flag), std::string::npos) << show(args) << "\n" << r.err;
+    }
+  }
+  EXPECT_GT(tested, 1000);
+}
+
+TEST(HardenTest, UncheckedConversionsAreGone) {
+  // Each of these once answered with exit 0 and a wrapped or infinite number.
+  const std::vector<Args> cases = {
+      {"kv-budget", "--model", "llama-3.1-70b", "--gpu", "h100", "--workspace", "1e30B"},
+      {"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--capacity", "1e30B"},
+      {"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--capacity", "1e308EB"},
+      {"train", "--params", "70B", "--tokens", "2T", "--peak", "1e308PFLOPS"},
+      {"train", "--params", "70B", "--tokens", "1e300T"},
+  };
+  for (const Args& a : cases) {
+    CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 2) << show(a) << "\n" << r.out;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+  }
+  // The largest capacity and GPU count allowed still give an exact, in-range count,
+  // or an error naming the field; never a negative or wrapped one.
+  CliRun big = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--capacity", "1PB", "--gpus",
+                         "1000000000000000", "--json"});
+  if (big.status == 0) {
+    EXPECT_GE(big.json()["roofline"]["max_batch_by_capacity"].get<int64_t>(), 0);
+  } else {
+    EXPECT_EQ(big.status, 2);
+    EXPECT_EQ(line_count(big.err), 1) << big.err;
+  }
+  CliRun kv = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "1000000000000000"});
+  EXPECT_EQ(kv.status, 2) << kv.out;
+  EXPECT_NE(kv.err.find("--gpus"), std::string::npos) << kv.err;
+}
+
+TEST(HardenTest, ErrorsEscapeControlCharactersAndStayOneLine) {
+  // An OSC sequence that would set the terminal's title, and a newline.
+  CliRun r = run_args({"size", "--model", "\x1b]0;pwned\x07", "--gpu", "h100"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\x07'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\x1b]0;pwned\\x07"), std::string::npos) << r.err;
+  EXPECT_EQ(line_count(r.err), 1) << r.err;
+  CliRun nl = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "12\nFAKE: line"});
+  EXPECT_EQ(nl.status, 2);
+  EXPECT_EQ(line_count(nl.err), 1) << nl.err;
+  EXPECT_NE(nl.err.find("12\\nFAKE"), std::string::npos) << nl.err;
+  CliRun cmd = run_args({"\x1b[2Jsize"});
+  EXPECT_EQ(cmd.status, 2);
+  EXPECT_EQ(cmd.err.find('\x1b'), std::string::npos) << cmd.err;
+  EXPECT_EQ(escape_for_terminal("a\tb\rc\x7f"), "a\\tb\\rc\\x7f");
+  EXPECT_EQ(escape_for_terminal("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI in UTF-8
+  EXPECT_EQ(escape_for_terminal("\xff"), "\\xff");                   // not UTF-8
+  EXPECT_EQ(escape_for_terminal("µs → ∞"), "µs → ∞");               // text stays text
+}
+
+TEST(HardenTest, DiagnoseWithoutEvidenceIsAnError) {
+  CliRun r = run_args({"diagnose"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("evidence: none given"), std::string::npos) << r.err;
+  EXPECT_EQ(line_count(r.err), 1);
+  CliRun g = run_args({"diagnose", "--gpu", "mi300x", "--phase", "decode"});  // neither a model nor a measurement
+  EXPECT_EQ(g.status, 2);
+  EXPECT_NE(g.err.find("--tokens-per-s"), std::string::npos) << g.err;
+  // A model on a GPU with nothing measured is evidence: the ceiling, and what to measure first.
+  EXPECT_EQ(run_args({"diagnose", "--phase", "decode", "--params", "13B", "--gpu", "mi300x"}).status, 0);
+}
+
+TEST(HardenTest, FlagsWithNoEffectAreRefused) {
+  CliRun r = run_args({"train", "--params", "70B", "--tokens", "2T", "--gpus", "8", "--mfu", "0.5"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--gpus: has no effect without a GPU"), std::string::npos) << r.err;
+  CliRun m = run_args({"train", "--params", "70B", "--tokens", "2T", "--mfu", "0.5"});
+  EXPECT_NE(m.err.find("--mfu: has no effect without a GPU"), std::string::npos) << m.err;
+  EXPECT_EQ(run_args({"train", "--params", "70B", "--tokens", "2T"}).status, 0);  // defaults are not "given"
+  EXPECT_EQ(run_args({"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--mfu", "40%"}).status, 0);
+}
+
+TEST(HardenTest, AGpuWithoutAPeakIsRefusedNamingGpuAndPeak) {
+  for (const Args& a : std::vector<Args>{{"size", "--model", "llama-3.1-8b", "--gpu", "a10g"},
+                                         {"train", "--params", "70B", "--tokens", "2T", "--gpu", "a10g"},
+                                         {"mfu", "--params", "7B", "--tokens-per-s", "100", "--gpu", "a10g"},
+                                         {"cost", "--price-per-hour", "1", "--model", "llama-3.1-8b", "--gpu", "a10g"}}) {
+    CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 2) << show(a);
+    EXPECT_EQ(r.err.rfind("modelcalc: error: --gpu: NVIDIA A10G", 0), 0u) << show(a) << "\n" << r.err;
+    EXPECT_NE(r.err.find("has no published dense bf16 peak; give --peak"), std::string::npos) << r.err;
+  }
+  // Supplying the peak is the way out.
+  EXPECT_EQ(run_args({"size", "--model", "llama-3.1-8b", "--gpu", "a10g", "--peak", "125TFLOPS"}).status, 0);
+}
+
+class HardenFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mc_harden_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(HardenFileTest, InputFilesThatAreNotRegularFilesAreOneLineErrors) {
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"size", "--config", fifo}, "FIFO"},
+      {{"size", "--config", "/dev/zero"}, "device"},
+      {{"diagnose", fifo}, "evidence file"},
+      {{"paged-kv", "--lens-file", fifo, "--max-len", "4096", "--kv-bytes-per-token", "10"}, "--lens-file"},
+      {{"tradeoff", fifo, "--weights", "quality=1"}, "candidates file"},
+      {{"tradeoff", "/dev/zero", "--weights", "quality=1"}, "device"},
+  };
+  for (const auto& [args, want] : cases) {
+    CliRun r = run_args(args);
+    EXPECT_EQ(r.status, 2) << show(args);
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(want), std::string::npos) << show(args) << "\n" << r.err;
+  }
+}
+
+TEST_F(HardenFileTest, DuplicateKeysAndHugeNumbersInInputFilesAreErrors) {
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  };
+  const std::string cands = write("c.json",
+                                  R"([{"name": "a", "quality": 1, "quality": 2, "latency": 1, "throughput": 1,
+                                       "cost": 1, "memory": 1}, {"name": "b", "quality": 1, "latency": 1,
+                                       "throughput": 1, "cost": 1, "memory": 1}])");
+  CliRun t = run_args({"tradeoff", cands, "--weights", "quality=1"});
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.err.find("duplicate key \"quality\""), std::string::npos) << t.err;
+  const std::string ev = write("e.json", R"({"measured": {"tokens_per_s_per_sequence": 1e400}})");
+  CliRun e = run_args({"diagnose", ev, "--params", "13B", "--gpu", "h100"});
+  EXPECT_EQ(e.status, 2) << e.err;  // was exit 1, "internal error: [json.exception.out_of_range.406]"
+  EXPECT_EQ(e.err.find("internal error"), std::string::npos) << e.err;
+  EXPECT_EQ(line_count(e.err), 1) << e.err;
+}
+
+TEST_F(HardenFileTest, BadInputTouchesNoFile) {
+  const fs::path plot = dir_ / "plot.svg";
+  CliRun r = run_args({"roofline", "--gpu", "a100", "--intensity", "nan", "--plot", plot.string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_FALSE(fs::exists(plot));
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+// The binary itself: a failed write to stdout is an error, not exit 0.
+TEST(HardenBinaryTest, AFailedWriteToStdoutExitsNonZeroWithOneLine) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const fs::path err = fs::temp_directory_path() / ("mc_full_" + std::to_string(::getpid()) + ".err");
+  const std::string cmd = std::string(MODELCALC_BINARY) + " gpus > /dev/full 2> " + err.string();
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_NE(WEXITSTATUS(rc), 0);
+  std::ifstream in(err);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(err);
+  EXPECT_EQ(line_count(all), 1) << all;
+  EXPECT_NE(all.find("cannot write to standard output"), std::string::npos) << all;
+}
+
+}  // namespace
+}  // namespace modelcalc
