@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what modelcalc needs from Debian's packages, and only what is missing.
 #   scripts/setup.sh          build dependencies
-#   scripts/setup.sh --test   also what the test suite uses (chromium for the browser test)
+#   scripts/setup.sh --test   also what the test suite uses: clang with its sanitizer and libFuzzer
+#                             runtimes and llvm (the symbolizer) for the sanitize preset, chromium
+#                             for the browser test
 set -euo pipefail
 
 pkgs=(g++ cmake ninja-build ccache libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
 if [[ "${1:-}" == "--test" ]]; then
-  pkgs+=(libxml2-utils)
+  pkgs+=(libxml2-utils clang llvm libclang-rt-dev)
   optional=(chromium)
 else
   optional=()
