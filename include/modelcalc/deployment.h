@@ -87,9 +87,9 @@ struct DeploymentOptions {
   int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
 };
 
-enum class Regime { kBandwidthBound, kComputeBound, kCapacityBound, kCommunicationBound };
+enum class DeploymentRegime { kBandwidthBound, kComputeBound, kCapacityBound, kCommunicationBound };
 // "bandwidth-bound", "compute-bound", "capacity-bound", "communication-bound".
-std::string_view regime_name(Regime r);
+std::string_view regime_name(DeploymentRegime r);
 
 // Weight bytes one GPU holds, by part (worst pipeline stage).
 struct WeightShard {
@@ -186,7 +186,7 @@ struct DecodeStep {
   double tokens_per_s_per_sequence = 0;  // 1 / seconds
   double tokens_per_s_aggregate = 0;     // batch x dp / seconds
   bool fits = false;            // batch <= max_sequences
-  Regime regime = Regime::kBandwidthBound;
+  DeploymentRegime regime = DeploymentRegime::kBandwidthBound;
 };
 
 struct Prefill {

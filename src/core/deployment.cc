@@ -26,12 +26,12 @@ Dtype default_kv_dtype(Dtype weight) {
   }
 }
 
-std::string_view regime_name(Regime r) {
+std::string_view regime_name(DeploymentRegime r) {
   switch (r) {
-    case Regime::kBandwidthBound: return "bandwidth-bound";
-    case Regime::kComputeBound: return "compute-bound";
-    case Regime::kCapacityBound: return "capacity-bound";
-    case Regime::kCommunicationBound: return "communication-bound";
+    case DeploymentRegime::kBandwidthBound: return "bandwidth-bound";
+    case DeploymentRegime::kComputeBound: return "compute-bound";
+    case DeploymentRegime::kCapacityBound: return "capacity-bound";
+    case DeploymentRegime::kCommunicationBound: return "communication-bound";
   }
   return "?";
 }
@@ -360,13 +360,13 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   st.tokens_per_s_aggregate = B * static_cast<double>(d.split.dp) / st.seconds;
   st.fits = batch <= mem.max_sequences;
   if (!st.fits) {
-    st.regime = Regime::kCapacityBound;
+    st.regime = DeploymentRegime::kCapacityBound;
   } else if (st.comm_seconds > busy) {
-    st.regime = Regime::kCommunicationBound;
+    st.regime = DeploymentRegime::kCommunicationBound;
   } else if (st.compute_seconds >= st.memory_seconds) {
-    st.regime = Regime::kComputeBound;
+    st.regime = DeploymentRegime::kComputeBound;
   } else {
-    st.regime = Regime::kBandwidthBound;
+    st.regime = DeploymentRegime::kBandwidthBound;
   }
 
   // ---- prefill of one prompt

@@ -298,7 +298,7 @@ TEST(DeploymentTest, GqaDecodeIntensityLevelsOffBelowTheRidge) {
   o.batch = 214;
   auto r = analyze_deployment(drill1_model(), Mi300x(), o);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->decode.regime, Regime::kCapacityBound);
+  EXPECT_EQ(r->decode.regime, DeploymentRegime::kCapacityBound);
   EXPECT_NEAR(r->decode.ridge, 1307.4 / 5.3, 1e-9);
   const double per_seq_flops = 2.0 * 18'723'373'056 + 2.0 * 64000 * 6144 + 2.0 * 8192 * 48 * 256 * 48;
   const double limit = per_seq_flops / 1'610'612'736.0;
@@ -319,11 +319,11 @@ TEST(DeploymentTest, RegimeByWhichTermDominates) {
   g.capacity_bytes = 1e12;
   auto r = analyze_deployment(drill1_model(), g, o);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->decode.regime, Regime::kComputeBound);
+  EXPECT_EQ(r->decode.regime, DeploymentRegime::kComputeBound);
   o.batch = 1;
   auto b = analyze_deployment(drill1_model(), g, o);
   ASSERT_TRUE(b.ok());
-  EXPECT_EQ(b->decode.regime, Regime::kBandwidthBound);
+  EXPECT_EQ(b->decode.regime, DeploymentRegime::kBandwidthBound);
   // A tiny model on 8 GPUs at batch 1: latency of 2 all-reduces per layer dominates.
   ModelSpec m;
   m.n_layer = 4;
@@ -335,7 +335,7 @@ TEST(DeploymentTest, RegimeByWhichTermDominates) {
   m.n_vocab = 1000;
   auto c = analyze_deployment(m, H100(), Split(8));
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c->decode.regime, Regime::kCommunicationBound);
+  EXPECT_EQ(c->decode.regime, DeploymentRegime::kCommunicationBound);
   // The batch where decode turns compute-bound: first batch with flops/peak >= bytes/bw.
   auto p = prepare_deployment(drill1_model(), g, o);
   ASSERT_TRUE(p.ok());
