@@ -228,6 +228,16 @@ int64_t compute_bound_batch(const PreparedDeployment& d, int64_t context);
 Result<DeploymentResult> analyze_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                             const DeploymentOptions& options);
 
+// What a command shows: the prepared constants, the result at options.batch,
+// and the batch at which decode turns compute-bound (0 = never up to 2^30).
+struct DeploymentAnalysis {
+  PreparedDeployment prepared;
+  DeploymentResult result;
+  int64_t compute_bound_batch = 0;
+};
+Result<DeploymentAnalysis> analyze_deployment_full(const ModelSpec& m, const GpuSpec& gpu,
+                                                   const DeploymentOptions& options);
+
 }  // namespace modelcalc
 
 #endif  // MODELCALC_DEPLOYMENT_H_

@@ -433,4 +433,14 @@ Result<DeploymentResult> analyze_deployment(const ModelSpec& m, const GpuSpec& g
   return evaluate_deployment(d, o.batch, o.context, o.prompt_tokens);
 }
 
+Result<DeploymentAnalysis> analyze_deployment_full(const ModelSpec& m, const GpuSpec& gpu,
+                                                   const DeploymentOptions& o) {
+  DeploymentAnalysis a;
+  MC_ASSIGN_OR_RETURN(a.prepared, prepare_deployment(m, gpu, o));
+  MC_RETURN_IF_ERROR(check_workload(a.prepared, o.batch, o.context, o.prompt_tokens));
+  a.result = evaluate_deployment(a.prepared, o.batch, o.context, o.prompt_tokens);
+  a.compute_bound_batch = compute_bound_batch(a.prepared, o.context);
+  return a;
+}
+
 }  // namespace modelcalc

@@ -418,5 +418,17 @@ TEST(DeploymentTest, PrefillTimeAndPromptDefault) {
   EXPECT_DOUBLE_EQ(r->prefill.seconds, std::max(r->prefill.flops / 989.4e12, r->prefill.bytes / 3.35e12));
 }
 
+TEST(DeploymentTest, FullAnalysisAgreesWithTheHotPath) {
+  DeploymentOptions o = Split(8);
+  o.batch = 16;
+  o.context = 8192;
+  auto a = analyze_deployment_full(Llama70b(), H100(), o);
+  auto r = analyze_deployment(Llama70b(), H100(), o);
+  ASSERT_TRUE(a.ok() && r.ok());
+  EXPECT_EQ(a->result.decode.seconds, r->decode.seconds);
+  EXPECT_EQ(a->result.memory.max_sequences, r->memory.max_sequences);
+  EXPECT_EQ(a->compute_bound_batch, compute_bound_batch(a->prepared, 8192));
+}
+
 }  // namespace
 }  // namespace modelcalc
