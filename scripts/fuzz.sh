@@ -2,32 +2,35 @@
 # Fuzzes every libFuzzer target (src/*/*_fuzz.cc) for SECONDS each, one after
 # another, niced, and prints each target's executions and findings.
 #   scripts/fuzz.sh SECONDS [TARGET...]
-# Seeds come from tests/fuzz/<target>/ (kept in the repo, replayed by ctest in
-# the sanitize preset); inputs the fuzzer finds are kept in build/fuzz/corpus/
-# and crashes in build/fuzz/findings/<target>/. To keep a finding as a
-# regression test, copy it into tests/fuzz/<target>/.
+#   RUNS=10000000 scripts/fuzz.sh 3600 quantity_fuzz   # stop each at RUNS executions (or SECONDS)
+# The targets are built by the sanitize preset (clang, ASan + UBSan), the same
+# build CI tests, so one build serves both. Seeds come from tests/fuzz/<target>/
+# (kept in the repo, replayed by ctest); inputs the fuzzer finds are kept in
+# build/sanitize/corpus/ and crashes in build/sanitize/findings/<target>/. To
+# keep a finding as a regression test, copy it into tests/fuzz/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}"
 shift
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz >/dev/null
 if [[ $# -gt 0 ]]; then
   targets=("$@")
 else
   targets=()
   for f in src/*/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
 fi
+build=build/sanitize
+[[ -f "$build/build.ninja" ]] || cmake --preset sanitize >/dev/null
+cmake --build "$build" --target "${targets[@]}" >/dev/null
 printf '%-18s %14s %10s %s\n' target executions exec/s findings
 status=0
 for t in "${targets[@]}"; do
-  corpus="build/fuzz/corpus/$t"
-  findings="build/fuzz/findings/$t"
+  corpus="$build/corpus/$t"
+  findings="$build/findings/$t"
   mkdir -p "$corpus" "$findings"
-  log="build/fuzz/$t.log"
+  log="$build/fuzz-$t.log"
   # New inputs go to the first folder (build/), the repo's seeds are read only.
-  nice -n 10 "build/fuzz/$t" "$corpus" "tests/fuzz/$t" -max_total_time="$secs" -print_final_stats=1 \
-    -artifact_prefix="$findings/" -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1 || true
+  nice -n 10 "$build/$t" "$corpus" "tests/fuzz/$t" -max_total_time="$secs" -print_final_stats=1 \
+    -artifact_prefix="$findings/" -rss_limit_mb=2048 -timeout=10 ${RUNS:+-runs="$RUNS"} >"$log" 2>&1 || true
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   found=$(find "$findings" -type f | wc -l)

@@ -1,10 +1,12 @@
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "commands.h"
+#include "flags.h"
 #include "quantity.h"
 #include "suggest.h"
 
@@ -30,11 +32,11 @@ constexpr const char* kNumbersHelp =
     "0 to 1 or 0% to 100%. Input files: regular files of at most 16 MiB, JSON nested at most 64 deep, no\n"
     "duplicate keys. Bad input: one line on stderr naming the flag, exit status 2, nothing else.";
 
-bool is_command(const std::string& name) {
+const Command* find_command(const std::string& name) {
   for (const Command& c : commands()) {
-    if (name == c.name) return true;
+    if (name == c.name) return &c;
   }
-  return false;
+  return nullptr;
 }
 
 // The length of the well-formed UTF-8 sequence at s[i] and its code point,
@@ -118,7 +120,8 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       args[0] != "--version") {
     args.insert(args.begin(), "size");  // the seed's flag spelling: size is the default
   }
-  if (!args.empty() && args[0][0] != '-' && !is_command(args[0])) {
+  const Command* chosen = args.empty() ? nullptr : find_command(args[0]);
+  if (!args.empty() && (args[0].empty() || args[0][0] != '-') && chosen == nullptr) {
     std::vector<std::string> names;
     for (const Command& c : commands()) names.emplace_back(c.name);
     print_error(err, "unknown command " + quote_input(args[0]) + did_you_mean(args[0], names) +
@@ -130,11 +133,18 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
   app.set_version_flag("--version", "modelcalc 0.1.0");
   app.require_subcommand(0, 1);
   app.footer(kNumbersHelp);
-  std::vector<std::pair<CLI::App*, CommandRun>> runs;
+  // Only the command that runs declares its flags (start-up cost); the others
+  // are listed by name and summary for --help.
+  CLI::App* sub = nullptr;
+  std::unique_ptr<FlagSet> flags;
+  CommandRun run;
   for (const Command& c : commands()) {
-    CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    runs.emplace_back(sub, c.setup(*sub));
-    sub->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
+    CLI::App* one = app.add_subcommand(c.name, c.summary);
+    if (&c != chosen) continue;
+    sub = one;
+    flags = std::make_unique<FlagSet>(*one);
+    run = c.setup(*flags);
+    one->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
   }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
@@ -151,12 +161,12 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     print_error(err, what);
     return 2;
   }
-  for (auto& [sub, run] : runs) {
-    if (!sub->parsed()) continue;
+  if (sub != nullptr && sub->parsed()) {
     std::ostringstream buffer;
     Status s;
     try {
-      s = run(buffer);
+      s = flags->apply();
+      if (s.ok()) s = run(buffer);
     } catch (const std::exception& e) {
       print_error(err, e.what(), /*internal=*/true);
       return 1;

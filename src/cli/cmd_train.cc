@@ -1,5 +1,4 @@
 // modelcalc train: 6·N·D training FLOPs, and on a GPU the GPU-hours and days.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -12,56 +11,55 @@ namespace modelcalc {
 namespace {
 
 struct TrainFlags {
-  std::string params, tokens;
+  double params = 0, tokens = 0;
   GpuFlags gpu;
-  std::string gpus = "1";
-  std::string mfu = "0.4";
+  int64_t gpus = 1;
+  double mfu = 0.4;
   OutputFlags output;
-  const CLI::Option* gpus_opt = nullptr;  // to tell a given --gpus/--mfu from the default
-  const CLI::Option* mfu_opt = nullptr;
+  const FlagSet* flags = nullptr;  // to tell a given --gpus/--mfu from the default
 };
 
 Status run_train(const TrainFlags& f, std::ostream& out) {
   TrainQuery q;
-  auto n = parse_positive_count(f.params, "--params");
-  if (!n.ok()) return n.status();
-  auto d = parse_positive_count(f.tokens, "--tokens");
-  if (!d.ok()) return d.status();
   auto gpu = resolve_peak_gpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto gpus = parse_count(f.gpus, "--gpus");
-  if (!gpus.ok()) return gpus.status();
-  auto u = parse_fraction(f.mfu, "--mfu");
-  if (!u.ok()) return u.status();
-  if (!(*u > 0)) return Status::InvalidArgument("--mfu", "is a fraction of peak in (0, 1], got " + quote_input(f.mfu));
   // Without a GPU only the FLOPs are computed: --gpus and --mfu would be silently ignored.
   if (!gpu->has_value()) {
-    for (const CLI::Option* o : {f.gpus_opt, f.mfu_opt}) {
-      if (o != nullptr && o->count() > 0) {
-        return Status::InvalidArgument(o->get_name(), "has no effect without a GPU; give --gpu NAME or --peak");
+    for (const char* flag : {"--gpus", "--mfu"}) {
+      if (f.flags != nullptr && f.flags->given(flag)) {
+        return Status::InvalidArgument(flag, "has no effect without a GPU; give --gpu NAME or --peak");
       }
     }
   }
-  q.params = *n;
-  q.tokens = *d;
+  q.params = f.params;
+  q.tokens = f.tokens;
   q.gpu = *gpu;
-  q.gpus = *gpus;
-  q.mfu = *u;
+  q.gpus = f.gpus;
+  q.mfu = f.mfu;
   emit(build_train_report(q), f.output, out);
   return Status::Ok();
 }
 
 }  // namespace
 
-CommandRun setup_train(CLI::App& app) {
+CommandRun setup_train(FlagSet& flags) {
   auto f = std::make_shared<TrainFlags>();
-  app.add_option("--params", f->params, "Parameters N, e.g. 70B")->required();
-  app.add_option("--tokens", f->tokens, "Training tokens D, e.g. 2T")->required();
-  add_peak_flags(app, &f->gpu);
-  f->gpus_opt = app.add_option("--gpus", f->gpus, "GPUs in the run (needs --gpu or --peak)")->capture_default_str();
-  f->mfu_opt = app.add_option("--mfu", f->mfu, "Sustained model FLOPs utilization, in (0, 1]: 0.4 or 40% (needs --gpu or --peak)")
-                   ->capture_default_str();
-  add_output_flags(app, &f->output);
+  f->flags = &flags;
+  flags.add<double>("--params", "Parameters N, e.g. 70B", &f->params, parse_positive_count)
+      .required()
+      .add<double>("--tokens", "Training tokens D, e.g. 2T", &f->tokens, parse_positive_count)
+      .required();
+  add_peak_flags(flags, &f->gpu);
+  flags.add<int64_t>("--gpus", "GPUs in the run (default: 1; needs --gpu or --peak)", &f->gpus, parse_gpu_count)
+      .add<double>("--mfu", "Sustained model FLOPs utilization, in (0, 1]: 0.4 or 40% (default: 0.4; needs --gpu or --peak)", &f->mfu,
+                   [](std::string_view text, std::string_view flag) -> Result<double> {
+                     MC_ASSIGN_OR_RETURN(const double u, parse_fraction(text, flag));  // 0.4 or 40%
+                     if (!(u > 0)) {
+                       return Status::InvalidArgument(flag, "is a fraction of peak in (0, 1], got " + quote_input(text));
+                     }
+                     return u;
+                   });
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_train(*f, out); };
 }
 

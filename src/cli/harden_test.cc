@@ -13,9 +13,12 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "cli.h"
+#include "flags.h"
+#include "inputs.h"
 #include "quantity.h"
 #include "test_util.h"
 
@@ -59,7 +62,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
         cat({{"kv-budget", "--model", "llama-3.1-8b", "--budget", "40GB"}, kCustomGpu})}},
       {"train-memory",
        {cat({{"train-memory"}, kShape,
-             {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096"}}),
+             {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096",
+              "--zero", "1"}}),
         cat({{"train-memory", "--params", "7B"}, kCustomGpu})}},
       {"paged-kv",
        {{"paged-kv", "--lens", "100,2000", "--max-len", "4096", "--block-size", "16", "--kv-bytes-per-token", "1000"},
@@ -94,17 +98,25 @@ const std::map<std::string, std::vector<Args>>& bases() {
 // the walk, so a new numeric flag cannot escape it.
 const std::map<std::string, NumericFlag>& numeric_flags() {
   static const std::map<std::string, NumericFlag> kFlags = {
+      {"--tp", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--pp", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--ep", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--dp", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--gpus", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--seq", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--context", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--prompt", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--prompt-tokens", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--batch", {Kind::kCount, false, std::to_string(kMaxBatch + 1)}},
+      {"--zero", {Kind::kCount, true, "4"}},  // a ZeRO stage, 0 to 3
       {"--layers", {Kind::kCount}},       {"--hidden", {Kind::kCount}},
       {"--heads", {Kind::kCount}},        {"--kv-heads", {Kind::kCount}},
       {"--head-dim", {Kind::kCount}},     {"--ffn", {Kind::kCount}},
-      {"--vocab", {Kind::kCount}},        {"--seq", {Kind::kCount}},
-      {"--batch", {Kind::kCount}},        {"--gpus", {Kind::kCount}},
-      {"--context", {Kind::kCount}},      {"--mean-len", {Kind::kCount}},
-      {"--block-size", {Kind::kCount}},   {"--dp", {Kind::kCount}},
-      {"--tp", {Kind::kCount}},           {"--pp", {Kind::kCount}},
-      {"--micro-batch", {Kind::kCount}},  {"--lens", {Kind::kCount}},
+      {"--vocab", {Kind::kCount}},        {"--mean-len", {Kind::kCount}},
+      {"--block-size", {Kind::kCount}},   {"--micro-batch", {Kind::kCount}},
+      {"--lens", {Kind::kCount}},
       {"--max-len", {Kind::kCount}},      {"--kv-bytes-per-token", {Kind::kCount}},
-      {"--prompt-tokens", {Kind::kCount}}, {"--kernels-per-step", {Kind::kCount}},
+      {"--kernels-per-step", {Kind::kCount}},
       {"--gemm", {Kind::kCount, false, "1000001"}},
       {"--params", {Kind::kRealCount}},   {"--tokens", {Kind::kRealCount}},
       {"--compute", {Kind::kRealCount}},  {"--train-tokens", {Kind::kRealCount}},
@@ -126,9 +138,8 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
 const std::set<std::string> kNotNumeric = {
     "--help", "--json", "--explain", "--glu", "--tied", "--sources", "--train", "--sequence-parallel", "--flash",
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
-    "--lens-file", "--optimizer", "--recompute", "--phase", "--weights",
-    "--zero",  // a stage, 0 to 3: a choice, not a quantity
-    "evidence", "candidates"};
+    "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
+    "candidates"};
 
 std::string format_over(double max) {
   char buf[64];
@@ -179,12 +190,17 @@ std::vector<std::string> bad_values(const NumericFlag& f) {
   return v;
 }
 
-// argv with `flag` set to `value`: replaced where the invocation has it,
-// else appended. The short spellings of the shape flags count as the flag.
+// argv with `flag` set to `value`: replaced where the invocation has it (in
+// any of its spellings, which becomes `flag`), else appended.
 Args with_value(Args args, const std::string& flag, const std::string& value) {
-  const std::map<std::string, std::string> shorts = {{"--layers", "-L"}, {"--hidden", "-d"}};
+  const std::multimap<std::string, std::string> same = {
+      {"--layers", "-L"},     {"--hidden", "-d"},     {"--context", "--seq"},
+      {"--seq", "--context"}, {"--prompt-tokens", "--prompt"}, {"--prompt", "--prompt-tokens"}};
   for (size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == flag || (shorts.count(flag) && args[i] == shorts.at(flag))) {
+    bool match = args[i] == flag;
+    for (auto [it, end] = same.equal_range(flag); it != end; ++it) match = match || args[i] == it->second;
+    if (match) {
+      args[i] = flag;
       args[i + 1] = value;
       return args;
     }
@@ -208,9 +224,11 @@ std::string show(const Args& a) {
 std::vector<std::pair<std::string, std::string>> declared_options() {
   std::vector<std::pair<std::string, std::string>> out;
   CLI::App app;
+  std::vector<std::unique_ptr<FlagSet>> sets;
   for (const Command& c : commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    c.setup(*sub);
+    sets.push_back(std::make_unique<FlagSet>(*sub));
+    c.setup(*sets.back());
     for (const CLI::Option* o : sub->get_options()) {
       std::string name = o->get_name();
       if (name.empty()) continue;
