@@ -40,6 +40,7 @@ struct NumericFlag {
 // A model typed as flags, so the shape flags get exercised too.
 const Args kShape = {"-L", "32", "-d", "4096", "--heads", "32", "--kv-heads", "8", "--head-dim", "128",
                      "--ffn", "11008", "--vocab", "32000"};
+const Args kSplit = {"--tp", "1", "--pp", "1", "--ep", "1", "--dp", "1"};
 const Args kCustomGpu = {"--bandwidth", "3TB/s", "--capacity", "80GB", "--peak", "900TFLOPS"};
 
 Args cat(std::initializer_list<Args> parts) {
@@ -54,12 +55,13 @@ const std::map<std::string, std::vector<Args>>& bases() {
   static const std::map<std::string, std::vector<Args>> kBases = {
       {"size",
        {cat({{"size"}, kShape, {"--gpu", "h100", "--seq", "4096", "--batch", "8", "--gpus", "2", "--train-tokens", "1T"}}),
-        cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu})}},
+        cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--reserve", "0.1"}})}},
       {"kv-budget",
        {cat({{"kv-budget"}, kShape,
              {"--gpu", "h100", "--gpus", "2", "--context", "8192", "--reserve", "0.1", "--workspace", "2GB",
               "--mean-len", "1000", "--block-size", "16"}}),
-        cat({{"kv-budget", "--model", "llama-3.1-8b", "--budget", "40GB"}, kCustomGpu})}},
+        cat({{"kv-budget", "--model", "llama-3.1-8b", "--budget", "40GB"}, kCustomGpu}),
+        cat({{"kv-budget", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--batch", "8"}})}},
       {"train-memory",
        {cat({{"train-memory"}, kShape,
              {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096",
@@ -86,7 +88,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
         cat({{"roofline", "--intensity", "1"}, kCustomGpu})}},
       {"cost",
        {{"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"},
-        cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu})}},
+        cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu, kSplit,
+             {"--reserve", "0.1"}})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"}}},
   };
