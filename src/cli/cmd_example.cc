@@ -1,5 +1,4 @@
 // modelcalc example: the lab's worked example, end to end.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -8,9 +7,9 @@
 
 namespace modelcalc {
 
-CommandRun setup_example(CLI::App& app) {
+CommandRun setup_example(FlagSet& flags) {
   auto f = std::make_shared<OutputFlags>();
-  add_output_flags(app, f.get());
+  add_output_flags(flags, f.get());
   return [f](std::ostream& out) -> Status {
     auto rep = build_example_report();
     if (!rep.ok()) return rep.status();
