@@ -85,7 +85,7 @@ Result<double> parse_rate(std::string_view text, std::string_view flag,
   return r;
 }
 
-Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
+Result<std::vector<std::string>> split_comma_list(std::string_view text, std::string_view flag) {
   std::vector<std::string> out;
   size_t start = 0;
   while (true) {

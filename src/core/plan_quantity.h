@@ -33,7 +33,7 @@ Result<double> parse_rate(std::string_view text, std::string_view flag,
 
 // "a,b, c" -> {"a", "b", "c"}: items trimmed, none empty, none repeated
 // (compared as typed). An empty list is refused.
-Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag);
+Result<std::vector<std::string>> split_comma_list(std::string_view text, std::string_view flag);
 
 }  // namespace modelcalc
 

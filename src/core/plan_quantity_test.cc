@@ -42,16 +42,16 @@ TEST(PlanQuantityTest, Rates) {
 }
 
 TEST(PlanQuantityTest, Lists) {
-  auto l = split_list("h100, h200,mi300x", "--gpu").value();
+  auto l = split_comma_list("h100, h200,mi300x", "--gpu").value();
   ASSERT_EQ(l.size(), 3u);
   EXPECT_EQ(l[0], "h100");
   EXPECT_EQ(l[1], "h200");
   EXPECT_EQ(l[2], "mi300x");
-  EXPECT_EQ(split_list("bf16", "--dtype").value().size(), 1u);
-  EXPECT_FALSE(split_list("", "--gpu").ok());
-  EXPECT_FALSE(split_list("h100,,h200", "--gpu").ok());
-  EXPECT_FALSE(split_list("h100,", "--gpu").ok());
-  auto dup = split_list("bf16,bf16", "--dtype");
+  EXPECT_EQ(split_comma_list("bf16", "--dtype").value().size(), 1u);
+  EXPECT_FALSE(split_comma_list("", "--gpu").ok());
+  EXPECT_FALSE(split_comma_list("h100,,h200", "--gpu").ok());
+  EXPECT_FALSE(split_comma_list("h100,", "--gpu").ok());
+  auto dup = split_comma_list("bf16,bf16", "--dtype");
   ASSERT_FALSE(dup.ok());
   EXPECT_NE(dup.status().message().find("twice"), std::string::npos);
 }

@@ -153,7 +153,7 @@ const GpuPrice* find_price(std::string_view gpu_key) {
 }
 
 Result<std::vector<GpuPrice>> parse_price_overrides(std::string_view text, std::string_view field) {
-  MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_list(text, field));
+  MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(text, field));
   std::vector<GpuPrice> out;
   for (const std::string& item : items) {
     const size_t eq = item.find('=');

@@ -18,7 +18,9 @@ TEST(PricesTest, CompiledInListIsValidAndCited) {
     EXPECT_TRUE(find_gpu(p.gpu).ok()) << p.gpu;
     EXPECT_GT(p.usd_per_hour, 0) << p.gpu;
     EXPECT_FALSE(p.source.empty()) << p.gpu;
-    if (!p.confirmed) EXPECT_FALSE(p.notes.empty()) << p.gpu;
+    if (!p.confirmed) {
+      EXPECT_FALSE(p.notes.empty()) << p.gpu;
+    }
   }
   ASSERT_NE(find_price("h100-sxm"), nullptr);
   // Runpod H100 active worker $0.00093/s x 3600 s/h = $3.348/h.
