@@ -40,6 +40,29 @@ TEST(CmdPlanTest, JsonKeysAndTargetsMet) {
   }
 }
 
+// One engine: each configuration's TTFT and TPOT are what `size` reports for
+// that deployment at that batch (context isl + osl, prompt isl).
+TEST(CmdPlanTest, EachConfigAgreesWithSize) {
+  auto r = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100,mi300x", "--json",
+                          "--top", "6"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  ASSERT_FALSE(j["configs"].empty());
+  for (const auto& c : j["configs"]) {
+    const int64_t tp = c["tp"], pp = c["pp"], ep = c["ep"], batch = c["batch"];
+    auto s = run_args({"size", "--model", "llama-3.1-70b", "--gpu", c["gpu"].get<std::string>(), "--gpus",
+                       std::to_string(tp * pp), "--tp", std::to_string(tp), "--pp", std::to_string(pp), "--ep",
+                       std::to_string(ep), "--dtype", c["weight_dtype"].get<std::string>(), "--kv-dtype",
+                       c["kv_dtype"].get<std::string>(), "--seq", "2560", "--prompt", "2048", "--batch",
+                       std::to_string(batch), "--json"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    const auto sj = s.json();
+    EXPECT_DOUBLE_EQ(c["tpot_s"].get<double>(), sj["decode_step"]["seconds"].get<double>());
+    EXPECT_DOUBLE_EQ(c["ttft_s"].get<double>(), sj["prefill"]["seconds"].get<double>());
+    EXPECT_EQ(c["max_sequences"].get<int64_t>(), sj["memory_per_gpu"]["max_sequences"].get<int64_t>());
+  }
+}
+
 TEST(CmdPlanTest, NothingFitsIsExitOneWithMisses) {
   auto r = run_args(with({"--tpot", "200us", "--gpu", "h100"}));
   EXPECT_EQ(r.status, 1) << r.err;
