@@ -2,7 +2,8 @@
 //
 // The search enumerates GPU kinds x tensor/pipeline/expert splits (TP inside
 // the GPU's fast domain, PP and EP where they divide) x weight and KV dtypes x
-// batch sizes. Per (GPU, split, dtypes) it prepares the deployment once; the
+// batch sizes (the listed ones plus the largest batch HBM holds, when it falls
+// between two listed ones). Per (GPU, split, dtypes) it prepares the deployment once; the
 // batch loop only evaluates (no allocation). Each evaluation is either
 // rejected with a reason (memory, ttft, tpot, communication, gpus) or costed.
 //
@@ -202,7 +203,7 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   std::vector<PlanConfig> best(cands.size()), next(cands.size());
   PlanConfig cheapest;  // the cheapest rejected point whose weights fit
   std::vector<plan_detail::FrontierRaw> frontier;
-  frontier.reserve(cands.size() * s.batches.size());
+  frontier.reserve(cands.size() * (s.batches.size() + 1));  // + the largest batch that fits
   std::array<PlanConfig, 3> misses;
   std::array<double, 3> miss_d{};
   size_t n_misses = 0;
@@ -212,9 +213,28 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
     if (!prepared[i]) continue;
     const PlanCandidate& c = cands[i];
     const int64_t group = c.tp * c.pp;
-    for (int64_t batch : s.batches) {
+    // The listed batches, plus the largest batch HBM holds when it falls between two of
+    // them (max_sequences depends only on the context, so the first evaluation gives it).
+    const size_t n_listed = s.batches.size();
+    int64_t fill = 0;  // the extra batch, once known; -1 when none
+    size_t k = 0;
+    while (k < n_listed || fill > 0) {
+      int64_t batch = 0;
+      if (fill > 0 && (k == n_listed || fill < s.batches[k])) {
+        batch = fill;
+        fill = -1;
+      } else if (k < n_listed) {
+        batch = s.batches[k++];
+      } else {
+        break;
+      }
       const PlanPoint p = evaluate(*prepared[i], batch, context, r.isl);
       ++out.searched;
+      if (fill == 0) {
+        const int64_t m = p.max_sequences;
+        const bool listed = std::find(s.batches.begin(), s.batches.end(), m) != s.batches.end();
+        fill = (m > batch && m < s.batches.back() && !listed) ? m : -1;
+      }
       cost_plan_point(r, s, c, batch, p, &cfg);
       if (batch <= p.max_sequences) {
         frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /

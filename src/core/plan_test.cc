@@ -66,15 +66,17 @@ PlanResult run(const PlanRequest& r, const PlanSpace& s) {
 
 TEST(PlanTest, HandDerivedSmallCase) {
   const PlanResult res = run(small_request(), small_space());
-  // Candidates: a TP1, a TP2, b TP1, b TP2; 7 batches each.
-  EXPECT_EQ(res.searched, 28);
+  // Candidates: a TP1, a TP2, b TP1, b TP2; 7 batches each, plus the largest batch that fits
+  // where it falls between two listed ones: 60 for a TP2 and b TP1 (a TP1 holds none, b TP2's
+  // 220 is above the largest listed, 64).
+  EXPECT_EQ(res.searched, 30);
   // a TP1: 80 - 100 < 0, the weights do not fit (7 x memory).
   // a TP2: holds floor(160 - 100) = 60; TPOT (100 + B)/2/1000 <= 60 ms up to B = 16;
-  //        B = 32 misses TPOT (66 ms), B = 64 misses memory.
-  // b TP1: holds 60; TPOT (100 + B)/2000 <= 60 ms up to B = 16; 32 misses TPOT, 64 memory.
+  //        B = 32 and 60 miss TPOT (66, 80 ms), B = 64 misses memory.
+  // b TP1: holds 60; TPOT (100 + B)/2000 <= 60 ms up to B = 16; 32 and 60 miss TPOT, 64 memory.
   // b TP2: holds 220; TPOT (100 + B)/4000 <= 41 ms: all 7 pass.
   EXPECT_EQ(res.rejected.memory, 9);
-  EXPECT_EQ(res.rejected.tpot, 2);
+  EXPECT_EQ(res.rejected.tpot, 4);
   EXPECT_EQ(res.rejected.ttft, 0);
   EXPECT_EQ(res.feasible, 3);
   ASSERT_EQ(res.configs.size(), 3u);
