@@ -171,6 +171,11 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, e.what(), /*internal=*/true);
       return 1;
     }
+    if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
+      out << buffer.str();
+      err << "modelcalc: " << s.message() << "\n";
+      return 1;
+    }
     if (!s.ok()) {
       print_error(err, s.message());
       return 2;
