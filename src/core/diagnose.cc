@@ -415,8 +415,9 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResu
   if (modeled != nullptr) {
     n.max_sequences = static_cast<double>(modeled->memory.max_sequences);
   } else if (n.weight_bytes && n.kv_bytes_per_seq && *n.kv_bytes_per_seq > 0 && n.capacity > 0) {
-    n.max_sequences =
-        static_cast<double>(max_batch_by_capacity(n.capacity, *n.weight_bytes, *n.kv_bytes_per_seq));
+    // A count beyond int64 leaves it unset: memory does not limit the batch.
+    const Exact fit = max_batch_by_capacity(n.capacity, *n.weight_bytes, *n.kv_bytes_per_seq);
+    if (!fit.overflow()) n.max_sequences = static_cast<double>(fit.value());
   }
   n.compute_fraction = e.profile.flop_utilization;
   n.bandwidth_fraction = e.profile.bandwidth_utilization;
