@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "modelcalc/dtype.h"
+#include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/status.h"
@@ -215,7 +216,11 @@ inline constexpr double kRoomForOverhead = 0.7;  // below this, ask for the time
 
 // REQUIRES: validate(e).ok(). `gpu` may be empty (zero bandwidth and peak):
 // then no ceiling is computed and the diagnosis leans on the utilizations.
-Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu);
+// `modeled`, when given, is the deployment engine's result for the same
+// setup (modelcalc/deployment.h): the decode ceilings the evidence is compared
+// with are then the engine's (experts actually read, embedding rows, lm_head,
+// replication, communication), the same figures `size` reports.
+Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled = nullptr);
 
 }  // namespace modelcalc
 

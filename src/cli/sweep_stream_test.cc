@@ -43,14 +43,20 @@ TEST(SweepStream, SameBytesAsTheTablePrinters) {
     ASSERT_FALSE(want.empty()) << format;
     EXPECT_TRUE(r.out == want) << format << ": output differs from the golden";
   }
-  const std::vector<std::string> custom = {"sweep",    "--model", "llama-3.1-70b", "--bandwidth", "1TB/s",
-                                           "--capacity", "1GB",   "--peak",        "1e15"};
+  // The default columns when the goldens were captured (the deployment
+  // engine has since added columns to the defaults).
+  const std::string fields =
+      "model,gpu,seq,batch,dtype,kv_dtype,params_total,params_active,weight_bytes,kv_bytes_per_sequence,fits,"
+      "tokens_per_s_weights_only,tokens_per_s_with_kv,tokens_per_s_aggregate,max_batch_by_capacity,regime";
+  const std::vector<std::string> custom = {"sweep",      "--model", "llama-3.1-70b", "--bandwidth", "1TB/s",
+                                           "--capacity", "1GB",     "--peak",        "1e15",        "--fields",
+                                           fields};
   for (const char* format : {"csv", "jsonl"}) {
     std::vector<std::string> args = custom;
     args.insert(args.end(), {"--format", format});
     EXPECT_EQ(run_args(args).out, Golden(std::string("sweep_custom_default.") + format)) << format;
   }
-  EXPECT_EQ(run_args({"sweep", "--model", "llama-3.1-70b", "--gpu", "h100", "--format", "json"}).out,
+  EXPECT_EQ(run_args({"sweep", "--model", "llama-3.1-70b", "--gpu", "h100", "--format", "json", "--fields", fields}).out,
             Golden("sweep_one_row.json"));
 }
 
