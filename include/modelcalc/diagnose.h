@@ -120,6 +120,13 @@ struct DiagnosisNumbers {
   std::optional<double> params, bytes_per_param;
   std::optional<double> weight_bytes;      // N × b
   std::optional<double> kv_bytes_per_seq;  // at `context` tokens
+  // Sequences HBM can hold at `context`: the deployment engine's (reserve,
+  // workspace, shards) when given, else floor((capacity - W) / KV). Advice
+  // never proposes a larger batch.
+  std::optional<double> max_sequences;
+  // Set when the decode ceilings came from the deployment engine: its step per GPU.
+  std::optional<double> modeled_flops, modeled_bytes;  // per GPU, per stage
+  std::optional<double> modeled_compute_s, modeled_memory_s, modeled_comm_s;
 
   // Decode.
   std::optional<double> step_bytes;                 // W + B × KV

@@ -46,6 +46,10 @@ inline constexpr FormulaText kForward{"forward_flops_per_token", "2 × N_blocks"
 inline constexpr FormulaText kTrain{"training_flops", "6 × N × D"};
 inline constexpr FormulaText kPrefillLinear{"prefill_linear_flops", "2 × N_blocks × T"};
 inline constexpr FormulaText kPrefillAttention{"prefill_attention_flops", "4 × T² × d_attn × L"};
+inline constexpr FormulaText kPrefillAttentionSwa{"prefill_attention_flops",
+                                                  "4 × T × (L_full × T + L_swa × T_win) × d_attn"};
+inline constexpr FormulaText kDecodeFlopsSwa{"decode_flops_per_token",
+                                             "2 × N_blocks + 4 × (L_full × T + L_swa × T_win) × d_attn"};
 inline constexpr FormulaText kPrefillTotal{"prefill_total", "linear + attention"};
 inline constexpr FormulaText kAttentionFraction{"attention_fraction", "attention / total"};
 inline constexpr FormulaText kPerToken{"per_token", "F / T"};
@@ -93,6 +97,7 @@ inline constexpr FormulaText kDepTpsAgg{"tokens_per_s_aggregate", "B × dp / t_s
 inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_memory) + t_comm"};
 // Diagnosis (drill 3; modelcalc/diagnose.h).
 inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};
+inline constexpr FormulaText kDxKvPerSeqMla{"kv_bytes_per_sequence", "L × d_c × b × T"};
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
 inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
 inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};
