@@ -119,6 +119,10 @@ struct DiagnosisNumbers {
   std::optional<double> params, bytes_per_param;
   std::optional<double> weight_bytes;      // N × b
   std::optional<double> kv_bytes_per_seq;  // at `context` tokens
+  // With a full ModelSpec: KV bytes per token over all layers (MLA: the latent),
+  // and the layers that keep at most `kv_window` tokens (sliding windows).
+  std::optional<double> kv_bytes_per_token;
+  double kv_layers_swa = 0, kv_window = 0;
 
   // Decode.
   std::optional<double> step_bytes;                 // W + B × KV

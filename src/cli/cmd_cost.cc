@@ -1,9 +1,11 @@
 // modelcalc cost: $ per 1M tokens, from a measured throughput, or from a
 // model's decode ceiling on a GPU (then a floor on the real cost).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <memory>
 
 #include "commands.h"
+#include "format.h"
 #include "lab_flags.h"
 #include "lab_report.h"
 #include "quantity.h"
@@ -55,9 +57,14 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
-  auto rep = build_cost_ceiling_report(*model, **gpu, gpus, o, price);
-  if (!rep.ok()) return rep.status();
-  emit(*rep, f.output, out);
+  MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));
+  if (!r.size.fits) {
+    return Status::InvalidArgument(
+        "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
+                              dtype_name(o.weight_dtype), fmt_gb(static_cast<double>(r.size.weight_bytes)), r.gpu.name,
+                              fmt_gb(r.gpu.capacity_bytes)));
+  }
+  emit(build_cost_ceiling_report(*model, **gpu, o, price, r), f.output, out);
   return Status::Ok();
 }
 

@@ -390,6 +390,11 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
   const std::optional<int64_t> ctx = e.context ? e.context : e.prompt_tokens;
   n.context = ctx ? static_cast<double>(*ctx) : 0;
   n.kv_bytes_per_seq = kv_per_seq(s, n.context, dt);
+  if (s.spec != nullptr) {
+    if (auto t = kv_bytes_per_token(*s.spec, dt); t.ok()) n.kv_bytes_per_token = static_cast<double>(*t);
+    n.kv_layers_swa = static_cast<double>(s.spec->n_swa_layers());
+    n.kv_window = static_cast<double>(s.spec->n_swa);
+  }
   n.compute_fraction = e.profile.flop_utilization;
   n.bandwidth_fraction = e.profile.bandwidth_utilization;
 

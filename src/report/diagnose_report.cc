@@ -60,9 +60,16 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   const std::string KV = gbs(n.kv_bytes_per_seq.value_or(0));
   L.add(n.weight_bytes, "weight_bytes", "Weights", Unit::kBytes, fx::kWeightBytes,
         {term("N", N), term("b", fmt_sig(n.bytes_per_param.value_or(0), 3) + " B")});
-  L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeq,
-        {term("L", n.layers), term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
-         term("T", n.context)});
+  if (n.kv_bytes_per_token) {  // a full model: MLA latents and sliding windows as the model has them
+    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes,
+          n.kv_layers_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq,
+          {term("KV_token", *n.kv_bytes_per_token), term("T", n.context), term("L", n.layers),
+           term("L_full", n.layers - n.kv_layers_swa), term("L_swa", n.kv_layers_swa), term("window", n.kv_window)});
+  } else {
+    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeq,
+          {term("L", n.layers), term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
+           term("T", n.context)});
+  }
   // Decode.
   L.add(n.step_bytes, "step_bytes", "Bytes read per decode step", Unit::kBytes, fx::kStepBytes,
         {term("W", W), term("B", B), term("KV", KV)});

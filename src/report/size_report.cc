@@ -153,11 +153,13 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
     s.notes.push_back("6·N·D ignores the attention T² term (it grows with context) and activation "
                       "recomputation (full recompute adds another forward: 8·N·D).");
   }
-  const std::vector<Term> attn_terms = {term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer)};
+  const std::vector<Term> attn_terms = {term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer),
+                                        term("L_full", m.n_layer - m.n_swa_layers()),
+                                        term("L_swa", m.n_swa_layers()), term("window", m.n_swa)};
   s.lines.push_back(computed("flops.prefill_linear", "Prefill linear term", r.prefill_linear, Unit::kFlop,
                              fx::kPrefillLinear, {term("N_blocks", r.blocks_active), term("T", o.seq)}));
   s.lines.push_back(computed("flops.prefill_attention", "Prefill attention term", r.prefill_attention,
-                             Unit::kFlop, fx::kPrefillAttention, attn_terms,
+                             Unit::kFlop, swa ? fx::kPrefillAttentionSwa : fx::kPrefillAttention, attn_terms,
                              swa ? "(sliding-window layers attend at most the window)" : ""));
   s.lines.push_back(computed("flops.prefill_total", "Prefill total", r.prefill_total, Unit::kFlop,
                              fx::kPrefillTotal,
@@ -168,9 +170,10 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   s.lines.push_back(computed("flops.prefill_per_token", "Prefill per token", r.prefill_per_token, Unit::kFlop,
                              fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.seq)}));
   s.lines.push_back(computed("flops.decode_per_token", "Decode per token at T context", r.decode_per_token,
-                             Unit::kFlop, fx::kDecodeFlops,
+                             Unit::kFlop, swa ? fx::kDecodeFlopsSwa : fx::kDecodeFlops,
                              {term("N_blocks", r.blocks_active), term("T", o.seq), term("d_attn", r.d_attn),
-                              term("L", m.n_layer)}));
+                              term("L", m.n_layer), term("L_full", m.n_layer - m.n_swa_layers()),
+                              term("L_swa", m.n_swa_layers()), term("window", m.n_swa)}));
   const double per_layer = dbl(r.blocks_active) / dbl(m.n_layer);
   s.lines.push_back(computed("flops.crossover_tokens", "Attention = linear at context", r.crossover_tokens,
                              Unit::kTokens, fx::kCrossover, {term("P_layer", per_layer), term("d_attn", r.d_attn)},
@@ -201,9 +204,12 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   const FormulaText& per_seq = swa ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
   s.lines.push_back(computed("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.seq),
                              r.kv_per_seq, Unit::kBytes, per_seq,
-                             {term("KV_token", r.kv_per_token), term("T", o.seq), term("window", m.n_swa)}));
+                             {term("KV_token", r.kv_per_token), term("T", o.seq), term("window", m.n_swa), term("L", m.n_layer),
+                              term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())}));
   s.lines.push_back(computed("kv.mha_bytes_per_sequence", "Same under MHA", r.kv_mha_per_seq, Unit::kBytes,
-                             per_seq, {term("KV_token", r.kv_mha_per_token), term("T", o.seq), term("window", m.n_swa)},
+                             per_seq, {term("KV_token", r.kv_mha_per_token), term("T", o.seq), term("window", m.n_swa),
+                                       term("L", m.n_layer), term("L_full", m.n_layer - m.n_swa_layers()),
+                                       term("L_swa", m.n_swa_layers())},
                              "(every head keeps its K and V)"));
   s.lines.push_back(computed("kv.mha_ratio", "MHA ÷ actual", r.kv_mha_ratio, Unit::kFactor, fx::kKvRatio,
                              {term("KV_mha", r.kv_mha_per_seq), term("KV", r.kv_per_seq)},
