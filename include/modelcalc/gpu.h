@@ -33,6 +33,14 @@ struct GpuSpec {
   bool confirmed = false;
   std::string notes;
 
+  // Interconnect, as numbers (the deployment engine's communication terms).
+  double link_bytes_per_s = 0;      // per GPU, per direction, inside the fast domain
+  int64_t domain_gpus = 1;          // GPUs in one fast domain (8 for HGX H100, 72 for NVL72)
+  double scaleout_bytes_per_s = 0;  // per GPU, per direction, between domains (the NIC)
+  double link_latency_s = 0;        // fixed cost of one small collective inside the domain
+  double scaleout_latency_s = 0;    // the same across domains
+  std::string link_source;          // where the interconnect figures come from
+
   // Peak for math in `t` (fp16/bf16 -> bf16 peak, fp8 -> fp8, int8 -> int8,
   // fp32 -> non-tensor fp32; int4 -> 0: no int4 rate is catalogued and the int8
   // peak is NOT assumed). 0 means the GPU has no such peak.

@@ -3,6 +3,7 @@
 #define MODELCALC_MODELCALC_H_
 
 #include "modelcalc/capacity.h"   // kv-budget, train-memory, paged KV waste
+#include "modelcalc/deployment.h" // the deployment engine: a model on G GPUs, split and serving
 #include "modelcalc/diagnose.h"   // regime from profiler evidence
 #include "modelcalc/dtype.h"      // fp32 ... int4 and their sizes
 #include "modelcalc/exact.h"      // overflow-checked counts

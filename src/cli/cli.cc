@@ -1,10 +1,12 @@
 #include "cli.h"
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <ostream>
 #include <sstream>
 
 #include "commands.h"
+#include "flags.h"
 #include "suggest.h"
 
 namespace modelcalc {
@@ -20,11 +22,11 @@ constexpr const char* kDescription =
     "modelcalc: exact, explained performance arithmetic for transformer models.\n"
     "`size` is the default command: `modelcalc -L 48 -d 6144 ...` means `modelcalc size -L 48 ...`.";
 
-bool is_command(const std::string& name) {
+const Command* find_command(const std::string& name) {
   for (const Command& c : commands()) {
-    if (name == c.name) return true;
+    if (name == c.name) return &c;
   }
-  return false;
+  return nullptr;
 }
 
 std::string first_line(std::string s) {
@@ -41,7 +43,8 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       args[0] != "--version") {
     args.insert(args.begin(), "size");  // the seed's flag spelling: size is the default
   }
-  if (!args.empty() && args[0][0] != '-' && !is_command(args[0])) {
+  const Command* chosen = args.empty() ? nullptr : find_command(args[0]);
+  if (!args.empty() && (args[0].empty() || args[0][0] != '-') && chosen == nullptr) {
     std::vector<std::string> names;
     for (const Command& c : commands()) names.emplace_back(c.name);
     err << "modelcalc: error: unknown command '" << args[0] << "'" << did_you_mean(args[0], names)
@@ -52,10 +55,17 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
   CLI::App app(kDescription, "modelcalc");
   app.set_version_flag("--version", "modelcalc 0.1.0");
   app.require_subcommand(0, 1);
-  std::vector<std::pair<CLI::App*, CommandRun>> runs;
+  // Only the command that runs declares its flags (start-up cost); the others
+  // are listed by name and summary for --help.
+  CLI::App* sub = nullptr;
+  std::unique_ptr<FlagSet> flags;
+  CommandRun run;
   for (const Command& c : commands()) {
-    CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    runs.emplace_back(sub, c.setup(*sub));
+    CLI::App* one = app.add_subcommand(c.name, c.summary);
+    if (&c != chosen) continue;
+    sub = one;
+    flags = std::make_unique<FlagSet>(*one);
+    run = c.setup(*flags);
   }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
@@ -70,12 +80,12 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     err << "modelcalc: error: " << first_line(e.what()) << "\n";
     return 2;
   }
-  for (auto& [sub, run] : runs) {
-    if (!sub->parsed()) continue;
+  if (sub != nullptr && sub->parsed()) {
     std::ostringstream buffer;
     Status s;
     try {
-      s = run(buffer);
+      s = flags->apply();
+      if (s.ok()) s = run(buffer);
     } catch (const std::exception& e) {
       err << "modelcalc: internal error: " << e.what() << "\n";
       return 1;

@@ -1,5 +1,6 @@
 // The command line: a table of subcommands, each in its own cmd_*.cc with an
-// options struct, a setup_* that declares its flags and returns what to run.
+// options struct, a setup_* that declares its flags (flags.h) and returns what
+// to run. Only the subcommand that runs declares its flags.
 // run_cli is the whole program minus main(), so tests drive it in-process on
 // argv vectors.
 #ifndef MODELCALC_CLI_H_
@@ -12,11 +13,9 @@
 
 #include "modelcalc/status.h"
 
-namespace CLI {
-class App;
-}
-
 namespace modelcalc {
+
+class FlagSet;
 
 // What a subcommand does once its flags are parsed: write its whole output to
 // `out` and return OK, or return the error (nothing it wrote is shown).
@@ -25,7 +24,7 @@ using CommandRun = std::function<Status(std::ostream& out)>;
 struct Command {
   const char* name;
   const char* summary;
-  CommandRun (*setup)(CLI::App& app);
+  CommandRun (*setup)(FlagSet& flags);  // declares its flags, returns what to run
 };
 
 // Every subcommand, in the order `modelcalc --help` lists them.

@@ -1,5 +1,4 @@
 // modelcalc chinchilla: compute-optimal tokens for N, or N and D for a budget C.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -11,23 +10,19 @@ namespace modelcalc {
 namespace {
 
 struct ChinchillaFlags {
-  std::string params, compute;
+  std::optional<double> params, compute;
   OutputFlags output;
 };
 
 Status run_chinchilla(const ChinchillaFlags& f, std::ostream& out) {
-  if (f.params.empty() == f.compute.empty()) {
+  if (f.params.has_value() == f.compute.has_value()) {
     return Status::InvalidArgument("--params", "give exactly one of --params (e.g. 70B) or --compute (e.g. 5.76e23)");
   }
   ChinchillaQuery q;
-  if (!f.params.empty()) {
-    auto n = parse_positive_count(f.params, "--params");
-    if (!n.ok()) return n.status();
-    q.params = *n;
+  if (f.params) {
+    q.params = *f.params;
   } else {
-    auto c = parse_positive_count(f.compute, "--compute");
-    if (!c.ok()) return c.status();
-    q.compute = *c;
+    q.compute = *f.compute;
   }
   emit(build_chinchilla_report(q), f.output, out);
   return Status::Ok();
@@ -35,11 +30,14 @@ Status run_chinchilla(const ChinchillaFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_chinchilla(CLI::App& app) {
+CommandRun setup_chinchilla(FlagSet& flags) {
   auto f = std::make_shared<ChinchillaFlags>();
-  app.add_option("--params", f->params, "Parameters N, e.g. 70B: gives the optimal tokens D = 20·N");
-  app.add_option("--compute", f->compute, "Compute budget C in FLOP, e.g. 5.76e23: gives N = sqrt(C/120) and D");
-  add_output_flags(app, &f->output);
+  flags
+      .add<double>("--params", "Parameters N, e.g. 70B: gives the optimal tokens D = 20·N", &f->params,
+                   parse_positive_count)
+      .add<double>("--compute", "Compute budget C in FLOP, e.g. 5.76e23: gives N = sqrt(C/120) and D", &f->compute,
+                   parse_positive_count);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_chinchilla(*f, out); };
 }
 

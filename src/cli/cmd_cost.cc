@@ -1,6 +1,5 @@
 // modelcalc cost: $ per 1M tokens, from a measured throughput, or from a
 // model's decode ceiling on a GPU (then a floor on the real cost).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
 
@@ -15,22 +14,23 @@ namespace modelcalc {
 namespace {
 
 struct CostFlags {
-  std::string price_per_hour, tokens_per_s;
-  std::string gpus = "1";
+  double price_per_hour = 0;
+  std::optional<double> tokens_per_s;
   ModelFlags model;
   GpuFlags gpu;
-  std::string seq, batch, dtype, kv_dtype;  // ceiling mode only
+  DeploymentFlags dep;  // --gpus; ceiling mode only: --seq --batch --dtype --kv-dtype
   OutputFlags output;
 };
 
 // Flags that only make sense with a model must not be silently ignored.
 Status refuse_ceiling_flags(const CostFlags& f) {
-  const std::pair<const std::string*, const char*> only_with_model[] = {
-      {&f.gpu.gpu, "--gpu"},   {&f.gpu.bandwidth, "--bandwidth"}, {&f.gpu.capacity, "--capacity"},
-      {&f.gpu.peak, "--peak"}, {&f.seq, "--seq"},                 {&f.batch, "--batch"},
-      {&f.dtype, "--dtype"},   {&f.kv_dtype, "--kv-dtype"}};
-  for (const auto& [value, flag] : only_with_model) {
-    if (!value->empty()) {
+  const std::pair<bool, const char*> only_with_model[] = {
+      {!f.gpu.gpu.empty(), "--gpu"}, {f.gpu.bandwidth.has_value(), "--bandwidth"},
+      {f.gpu.capacity.has_value(), "--capacity"}, {f.gpu.peak.has_value(), "--peak"},
+      {f.dep.seq.has_value(), "--seq"}, {f.dep.batch.has_value(), "--batch"},
+      {f.dep.dtype.has_value(), "--dtype"}, {f.dep.kv_dtype.has_value(), "--kv-dtype"}};
+  for (const auto& [given, flag] : only_with_model) {
+    if (given) {
       return Status::InvalidArgument(flag, "is only used for a ceiling-based cost (with a model), not with "
                                            "--tokens-per-s");
     }
@@ -50,11 +50,9 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
     return Status::InvalidArgument("--gpu", (*gpu)->name + " has no published dense bf16 peak; give --peak");
   }
   SizeOptions o;
-  MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
-  if (!f.batch.empty()) {
-    MC_ASSIGN_OR_RETURN(o.batch, parse_count(f.batch, "--batch"));
-  }
-  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.seq = resolve_seq(f.dep.seq, *model);
+  if (f.dep.batch) o.batch = *f.dep.batch;
+  const Dtypes dtypes = resolve_dtypes(f.dep);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));
@@ -69,41 +67,40 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
 }
 
 Status run_cost(const CostFlags& f, std::ostream& out) {
-  auto price = parse_positive_real(f.price_per_hour, "--price-per-hour");
-  if (!price.ok()) return price.status();
-  auto gpus = parse_count(f.gpus, "--gpus");
-  if (!gpus.ok()) return gpus.status();
+  const double price = f.price_per_hour;
+  const int64_t gpus = f.dep.gpus.value_or(1);
   const bool with_model = has_model(f.model);
-  if (with_model && !f.tokens_per_s.empty()) {
+  if (with_model && f.tokens_per_s) {
     return Status::InvalidArgument("--tokens-per-s", "give either a measured --tokens-per-s or a model (for a "
                                                      "ceiling-based floor), not both");
   }
-  if (with_model) return run_cost_ceiling(f, *price, *gpus, out);
-  if (f.tokens_per_s.empty()) {
+  if (with_model) return run_cost_ceiling(f, price, gpus, out);
+  if (!f.tokens_per_s) {
     return Status::InvalidArgument("--tokens-per-s", "is required, or give a model (--model, --config or shape "
                                                      "flags) and --gpu for a ceiling-based floor");
   }
   MC_RETURN_IF_ERROR(refuse_ceiling_flags(f));
-  auto tps = parse_positive_count(f.tokens_per_s, "--tokens-per-s");
-  if (!tps.ok()) return tps.status();
-  emit(build_cost_rate_report({*price, *tps, *gpus}), f.output, out);
+  emit(build_cost_rate_report({price, *f.tokens_per_s, gpus}), f.output, out);
   return Status::Ok();
 }
 
 }  // namespace
 
-CommandRun setup_cost(CLI::App& app) {
+CommandRun setup_cost(FlagSet& flags) {
   auto f = std::make_shared<CostFlags>();
-  app.add_option("--price-per-hour", f->price_per_hour, "USD per GPU-hour, e.g. 2.50")->required();
-  app.add_option("--tokens-per-s", f->tokens_per_s, "Measured throughput, aggregate over all GPUs");
-  app.add_option("--gpus", f->gpus, "GPUs serving (with a model: ideal tensor parallel)")->capture_default_str();
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.add_option("--seq", f->seq, "Context T of every sequence (default: the model's max positions, else 4096)");
-  app.add_option("--batch", f->batch, "Concurrent sequences (default 1)");
-  app.add_option("--dtype", f->dtype, "Weight dtype (default fp16)");
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
-  add_output_flags(app, &f->output);
+  flags.add<double>("--price-per-hour", "USD per GPU-hour, e.g. 2.50", &f->price_per_hour, parse_positive_real)
+      .required()
+      .add<double>("--tokens-per-s", "Measured throughput, aggregate over all GPUs", &f->tokens_per_s,
+                   parse_positive_count);
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kGpus, "1; with a model: ideal tensor parallel"},
+                        {Dep::kSeq, "the model's max positions, else 4096"},
+                        {Dep::kBatch, "1"},
+                        {Dep::kDtype, "fp16"},
+                        {Dep::kKvDtype, "--dtype"}});
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_cost(*f, out); };
 }
 

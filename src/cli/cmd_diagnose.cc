@@ -1,6 +1,5 @@
 // modelcalc diagnose: drill 3. Evidence (a JSON file, flags, or both: flags
 // override the file) → regime, the numbers that settle it, fixes, reject, ask.
-#include <CLI/CLI.hpp>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -8,6 +7,7 @@
 #include "commands.h"
 #include "diagnose_report.h"
 #include "inputs.h"
+#include "lab_flags.h"
 #include "modelcalc/diagnose.h"
 #include "quantity.h"
 
@@ -20,44 +20,36 @@ struct DiagnoseFlags {
   ModelFlags model;
   GpuFlags gpu;
   OutputFlags output;
-  std::string phase, params, dtype, gpus, batch, context, prompt_tokens;
-  std::string tps, tps_aggregate, ttft, itl;
-  std::string flop_util, bw_util, kernels, kernel_us, gap_us, transient;
+  std::optional<Phase> phase;
+  std::optional<double> params;
+  DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt (= --prompt-tokens)
+  std::optional<double> tps, tps_aggregate, ttft, itl;
+  std::optional<double> flop_util, bw_util;
+  std::optional<int64_t> kernels;
+  std::optional<Range> kernel_us, gap_us;
+  std::optional<double> transient;
 };
 
 // A positive real ("160", "2.6").
-Status positive_real(const std::string& text, const char* flag, std::optional<double>* out) {
-  if (text.empty()) return Status::Ok();
-  auto v = parse_real(text, flag);
-  if (!v.ok()) return v.status();
-  if (*v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + text);
-  *out = *v;
-  return Status::Ok();
+Result<double> positive_real(std::string_view text, std::string_view flag) {
+  MC_ASSIGN_OR_RETURN(const double v, parse_real(text, flag));
+  if (v <= 0) return Status::InvalidArgument(flag, "must be positive, got " + std::string(text));
+  return v;
 }
 
 // A fraction: "0.78" or "78%".
-Status fraction(const std::string& text, const char* flag, std::optional<double>* out) {
-  if (text.empty()) return Status::Ok();
-  const bool percent = text.back() == '%';
-  auto v = parse_real(percent ? text.substr(0, text.size() - 1) : text, flag);
-  if (!v.ok()) return v.status();
-  const double f = percent ? *v / 100 : *v;
-  if (f > 1) return Status::InvalidArgument(flag, "must be a fraction between 0 and 1 (or a percentage like 78%), got " + text);
-  *out = f;
-  return Status::Ok();
-}
-
-Status count(const std::string& text, const char* flag, std::optional<int64_t>* out) {
-  if (text.empty()) return Status::Ok();
-  auto v = parse_count(text, flag);
-  if (!v.ok()) return v.status();
-  *out = *v;
-  return Status::Ok();
+Result<double> fraction(std::string_view text, std::string_view flag) {
+  auto v = parse_fraction(text, flag);
+  if (!v.ok()) {
+    return Status::InvalidArgument(flag, "must be a fraction between 0 and 1 (or a percentage like 78%), got " +
+                                             std::string(text));
+  }
+  return *v;
 }
 
 // "6-30", "6,30" or "12" microseconds.
-Status range(const std::string& text, const char* flag, std::optional<Range>* out) {
-  if (text.empty()) return Status::Ok();
+Result<Range> range(std::string_view text_view, std::string_view flag) {
+  const std::string text(text_view);
   const auto sep = text.find_first_of("-,", 1);
   auto lo = parse_real(text.substr(0, sep), flag);
   if (!lo.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + text);
@@ -68,8 +60,14 @@ Status range(const std::string& text, const char* flag, std::optional<Range>* ou
     hi = *h;
   }
   if (*lo > hi) return Status::InvalidArgument(flag, "LO must not exceed HI, got " + text);
-  *out = Range{*lo, hi};
-  return Status::Ok();
+  return Range{*lo, hi};
+}
+
+Result<Phase> parse_phase(std::string_view text, std::string_view flag) {
+  if (text == "decode") return Phase::kDecode;
+  if (text == "prefill") return Phase::kPrefill;
+  if (text == "training") return Phase::kTraining;
+  return Status::InvalidArgument(flag, "must be decode, prefill or training, got " + std::string(text));
 }
 
 Result<Evidence> read_file(const std::string& path) {
@@ -83,59 +81,45 @@ Result<Evidence> read_file(const std::string& path) {
 Status apply_model_flags(const DiagnoseFlags& f, Evidence* e) {
   const ModelFlags& m = f.model;
   const bool full = !m.model.empty() || !m.config.empty() ||
-                    (!m.layers.empty() && !m.hidden.empty() && !m.heads.empty() && !m.ffn.empty() && !m.vocab.empty());
+                    (m.layers && m.hidden && m.heads && m.ffn && m.vocab);
   if (full) {
     auto spec = resolve_model(m);
     if (!spec.ok()) return spec.status();
     e->model = EvidenceModel{};  // the spec defines the whole shape and the parameter count
     e->model.spec = *spec;
-  } else if (has_model(m) || !m.kv_heads.empty() || !m.head_dim.empty()) {
-    MC_RETURN_IF_ERROR(count(m.layers, "--layers", &e->model.layers));
-    MC_RETURN_IF_ERROR(count(m.hidden, "--hidden", &e->model.hidden));
-    MC_RETURN_IF_ERROR(count(m.heads, "--heads", &e->model.heads));
-    MC_RETURN_IF_ERROR(count(m.kv_heads, "--kv-heads", &e->model.kv_heads));
-    MC_RETURN_IF_ERROR(count(m.head_dim, "--head-dim", &e->model.head_dim));
+  } else if (has_model(m) || m.kv_heads || m.head_dim) {
+    for (auto [from, to] : {std::pair{&m.layers, &e->model.layers}, {&m.hidden, &e->model.hidden},
+                            {&m.heads, &e->model.heads}, {&m.kv_heads, &e->model.kv_heads},
+                            {&m.head_dim, &e->model.head_dim}}) {
+      if (*from) *to = *from;
+    }
   }
-  if (!f.params.empty()) {
-    auto p = parse_real_count(f.params, "--params");
-    if (!p.ok()) return p.status();
-    if (*p <= 0) return Status::InvalidArgument("--params", "must be positive, e.g. 13B");
-    e->model.params = *p;
-  }
-  if (!f.dtype.empty()) {
-    auto t = parse_dtype(f.dtype, "--dtype");
-    if (!t.ok()) return t.status();
-    e->model.dtype = *t;
-  }
+  if (f.params) e->model.params = *f.params;
+  if (f.dep.dtype) e->model.dtype = *f.dep.dtype;
   return Status::Ok();
 }
 
 Status apply_flags(const DiagnoseFlags& f, Evidence* e) {
-  if (!f.phase.empty()) {
-    if (f.phase == "decode") e->phase = Phase::kDecode;
-    else if (f.phase == "prefill") e->phase = Phase::kPrefill;
-    else if (f.phase == "training") e->phase = Phase::kTraining;
-    else return Status::InvalidArgument("--phase", "must be decode, prefill or training, got " + f.phase);
-  }
+  if (f.phase) e->phase = *f.phase;
   MC_RETURN_IF_ERROR(apply_model_flags(f, e));
-  MC_RETURN_IF_ERROR(count(f.gpus, "--gpus", &e->gpus));
-  MC_RETURN_IF_ERROR(count(f.batch, "--batch", &e->batch));
-  MC_RETURN_IF_ERROR(count(f.context, "--context", &e->context));
-  MC_RETURN_IF_ERROR(count(f.prompt_tokens, "--prompt-tokens", &e->prompt_tokens));
-  MC_RETURN_IF_ERROR(positive_real(f.tps, "--tokens-per-s", &e->measured.tokens_per_s_per_sequence));
-  MC_RETURN_IF_ERROR(positive_real(f.tps_aggregate, "--aggregate-tokens-per-s", &e->measured.tokens_per_s_aggregate));
-  MC_RETURN_IF_ERROR(positive_real(f.ttft, "--ttft", &e->measured.ttft_s));
-  MC_RETURN_IF_ERROR(positive_real(f.itl, "--itl", &e->measured.itl_s));
-  MC_RETURN_IF_ERROR(fraction(f.flop_util, "--flop-util", &e->profile.flop_utilization));
-  MC_RETURN_IF_ERROR(fraction(f.bw_util, "--bw-util", &e->profile.bandwidth_utilization));
-  MC_RETURN_IF_ERROR(count(f.kernels, "--kernels-per-step", &e->profile.kernels_per_step));
-  MC_RETURN_IF_ERROR(range(f.kernel_us, "--kernel-us", &e->profile.kernel_us));
-  MC_RETURN_IF_ERROR(range(f.gap_us, "--gap-us", &e->profile.gap_us));
-  if (!f.transient.empty()) {
-    auto b = parse_bytes(f.transient, "--peak-transient");
-    if (!b.ok()) return b.status();
-    e->profile.peak_transient_bytes = *b;
-  }
+  // Flags override the file; a flag not given leaves the file's value.
+  auto set = [](const auto& flag, auto* field) {
+    if (flag) *field = *flag;
+  };
+  set(f.dep.gpus, &e->gpus);
+  set(f.dep.batch, &e->batch);
+  set(f.dep.seq, &e->context);
+  set(f.dep.prompt, &e->prompt_tokens);
+  set(f.tps, &e->measured.tokens_per_s_per_sequence);
+  set(f.tps_aggregate, &e->measured.tokens_per_s_aggregate);
+  set(f.ttft, &e->measured.ttft_s);
+  set(f.itl, &e->measured.itl_s);
+  set(f.flop_util, &e->profile.flop_utilization);
+  set(f.bw_util, &e->profile.bandwidth_utilization);
+  set(f.kernels, &e->profile.kernels_per_step);
+  set(f.kernel_us, &e->profile.kernel_us);
+  set(f.gap_us, &e->profile.gap_us);
+  set(f.transient, &e->profile.peak_transient_bytes);
   return Status::Ok();
 }
 
@@ -171,29 +155,32 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_diagnose(CLI::App& app) {
+CommandRun setup_diagnose(FlagSet& flags) {
   auto f = std::make_shared<DiagnoseFlags>();
-  app.add_option("evidence", f->file, "Evidence JSON file (see tests/evidence/case_a.json); flags override it");
-  app.add_option("--phase", f->phase, "decode, prefill or training (default: inferred from the measurements)");
-  app.add_option("--params", f->params, "Total parameters N, e.g. 13B");
-  app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4 (default fp16)");
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.add_option("--gpus", f->gpus, "GPUs the model runs on (default 1)");
-  app.add_option("--batch", f->batch, "Sequences per step (training: microbatch; default 1)");
-  app.add_option("--context", f->context, "Context tokens per sequence (training: sequence length)");
-  app.add_option("--prompt-tokens", f->prompt_tokens, "Prompt length for prefill");
-  app.add_option("--tokens-per-s", f->tps, "Measured decode tokens/s per sequence");
-  app.add_option("--aggregate-tokens-per-s", f->tps_aggregate, "Measured tokens/s over all sequences");
-  app.add_option("--ttft", f->ttft, "Measured time to first token, seconds");
-  app.add_option("--itl", f->itl, "Measured inter-token latency, seconds");
-  app.add_option("--flop-util", f->flop_util, "Achieved FLOP/s ÷ peak: 0.61 or 61%");
-  app.add_option("--bw-util", f->bw_util, "Achieved HBM bandwidth ÷ peak: 0.78 or 78%");
-  app.add_option("--kernels-per-step", f->kernels, "Kernels launched per step (from a timeline)");
-  app.add_option("--kernel-us", f->kernel_us, "Kernel durations, LO-HI microseconds, e.g. 6-30");
-  app.add_option("--gap-us", f->gap_us, "Gaps between kernels, LO-HI microseconds, e.g. 8-15");
-  app.add_option("--peak-transient", f->transient, "Peak allocation above the weights, e.g. 40GB");
-  add_output_flags(app, &f->output);
+  flags.positional("evidence", "Evidence JSON file (see tests/evidence/case_a.json); flags override it", &f->file)
+      .add<Phase>("--phase", "decode, prefill or training (default: inferred from the measurements)", &f->phase,
+                  parse_phase)
+      .add<double>("--params", "Total parameters N, e.g. 13B", &f->params, parse_positive_count);
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kDtype, "fp16"},
+                        {Dep::kGpus, "1; GPUs the model runs on"},
+                        {Dep::kBatch, "1; training: the microbatch"},
+                        {Dep::kSeq, "the evidence's; training: the sequence length"},
+                        {Dep::kPrompt, "the evidence's; the prefill prompt"}});
+  flags.alias("--prompt-tokens", "--prompt")
+      .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, positive_real)
+      .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tps_aggregate, positive_real)
+      .add<double>("--ttft", "Measured time to first token, seconds", &f->ttft, positive_real)
+      .add<double>("--itl", "Measured inter-token latency, seconds", &f->itl, positive_real)
+      .add<double>("--flop-util", "Achieved FLOP/s ÷ peak: 0.61 or 61%", &f->flop_util, fraction)
+      .add<double>("--bw-util", "Achieved HBM bandwidth ÷ peak: 0.78 or 78%", &f->bw_util, fraction)
+      .add<int64_t>("--kernels-per-step", "Kernels launched per step (from a timeline)", &f->kernels, parse_count)
+      .add<Range>("--kernel-us", "Kernel durations, LO-HI microseconds, e.g. 6-30", &f->kernel_us, range)
+      .add<Range>("--gap-us", "Gaps between kernels, LO-HI microseconds, e.g. 8-15", &f->gap_us, range)
+      .add<double>("--peak-transient", "Peak allocation above the weights, e.g. 40GB", &f->transient, parse_bytes);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_diagnose(*f, out); };
 }
 

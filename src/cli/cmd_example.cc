@@ -1,5 +1,4 @@
 // modelcalc example: the lab's worked example, end to end.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -8,9 +7,9 @@
 
 namespace modelcalc {
 
-CommandRun setup_example(CLI::App& app) {
+CommandRun setup_example(FlagSet& flags) {
   auto f = std::make_shared<OutputFlags>();
-  add_output_flags(app, f.get());
+  add_output_flags(flags, f.get());
   return [f](std::ostream& out) -> Status {
     MC_ASSIGN_OR_RETURN(const LabExample example, analyze_lab_example());
     emit(build_example_report(example), *f, out);

@@ -1,6 +1,5 @@
 // modelcalc exercises: drill 1's model calculated, as the seed's
 // `make run-exercises` does, plus its "check your work" variants.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
 
@@ -56,9 +55,9 @@ Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_exercises(CLI::App& app) {
+CommandRun setup_exercises(FlagSet& flags) {
   auto f = std::make_shared<OutputFlags>();
-  add_output_flags(app, f.get());
+  add_output_flags(flags, f.get());
   return [f](std::ostream& out) { return run_exercises(*f, out); };
 }
 

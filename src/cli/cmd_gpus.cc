@@ -1,5 +1,4 @@
 // modelcalc gpus: the hardware catalog as a table (or JSON), with sources.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -64,10 +63,10 @@ Status run_gpus(const GpusFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_gpus(CLI::App& app) {
+CommandRun setup_gpus(FlagSet& flags) {
   auto f = std::make_shared<GpusFlags>();
-  app.add_flag("--json", f->json, "Print JSON (for scripts)");
-  app.add_flag("--sources", f->sources, "Show each GPU's source, notes and interconnect");
+  flags.toggle("--json", "Print JSON (for scripts)", &f->json)
+      .toggle("--sources", "Show each GPU's source, notes and interconnect", &f->sources);
   return [f](std::ostream& out) { return run_gpus(*f, out); };
 }
 

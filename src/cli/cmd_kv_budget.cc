@@ -1,6 +1,5 @@
 // modelcalc kv-budget: an HBM budget turned into concurrent sequences, MHA vs
 // the model's attention, and the changes that double it (drill 2).
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "capacity_report.h"
@@ -17,15 +16,11 @@ struct KvBudgetFlags {
   ModelFlags model;
   GpuFlags gpu;
   OutputFlags output;
-  std::string gpus = "1";
-  std::string context = "8192";
-  std::string reserve = "0.10";
-  std::string dtype = "fp16";
-  std::string kv_dtype;  // default: --dtype
-  std::string budget;
-  std::string workspace;
-  std::string mean_len;  // default: context / 2
-  std::string block_size = "16";
+  DeploymentFlags dep;  // --gpus --seq/--context --reserve --dtype --kv-dtype
+  std::optional<double> budget;
+  std::optional<double> workspace;
+  std::optional<int64_t> mean_len;  // default: context / 2
+  int64_t block_size = 16;
 };
 
 Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
@@ -35,37 +30,19 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   if (!gpu.ok()) return gpu.status();
 
   KvBudgetOptions o;
-  auto gpus = parse_count(f.gpus, "--gpus");
-  if (!gpus.ok()) return gpus.status();
-  o.gpus = *gpus;
-  auto context = parse_count(f.context, "--context");
-  if (!context.ok()) return context.status();
-  o.context = *context;
-  auto reserve = parse_real(f.reserve, "--reserve");
-  if (!reserve.ok()) return reserve.status();
-  o.reserve = *reserve;
-  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.gpus = f.dep.gpus.value_or(1);
+  o.context = f.dep.seq.value_or(8192);
+  o.reserve = f.dep.reserve.value_or(0.10);
+  const Dtypes dtypes = resolve_dtypes(f.dep);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
-  if (!f.budget.empty()) {
-    auto b = parse_bytes(f.budget, "--budget");
-    if (!b.ok()) return b.status();
-    o.budget = *b;
+  if (f.budget) o.budget = *f.budget;
+  if (f.workspace) {
+    if (f.budget) return Status::InvalidArgument("--workspace", "has no effect with --budget; give one");
+    o.workspace = *f.workspace;
   }
-  if (!f.workspace.empty()) {
-    if (!f.budget.empty()) return Status::InvalidArgument("--workspace", "has no effect with --budget; give one");
-    auto w = parse_bytes(f.workspace, "--workspace");
-    if (!w.ok()) return w.status();
-    o.workspace = *w;
-  }
-  if (!f.mean_len.empty()) {
-    auto m = parse_count(f.mean_len, "--mean-len");
-    if (!m.ok()) return m.status();
-    o.mean_len = *m;
-  }
-  auto block = parse_count(f.block_size, "--block-size");
-  if (!block.ok()) return block.status();
-  o.block_size = *block;
+  if (f.mean_len) o.mean_len = *f.mean_len;
+  o.block_size = f.block_size;
 
   const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
   auto r = analyze_kv_budget(*model, g, o);
@@ -76,22 +53,25 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_kv_budget(CLI::App& app) {
+CommandRun setup_kv_budget(FlagSet& flags) {
   auto f = std::make_shared<KvBudgetFlags>();
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.add_option("--gpus", f->gpus, "GPUs in the tensor-parallel group (weights and KV split across them)")
-      ->capture_default_str();
-  app.add_option("--context", f->context, "Tokens reserved per sequence")->capture_default_str();
-  app.add_option("--reserve", f->reserve, "Fraction of capacity kept back, in [0, 1)")->capture_default_str();
-  app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
-  app.add_option("--budget", f->budget, "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)");
-  app.add_option("--workspace", f->workspace,
-                 "Activation/workspace allowance, e.g. 2GB (default: 2048 x (FFN width + vocab) x 2 B)");
-  app.add_option("--mean-len", f->mean_len, "Mean sequence length for the paged-allocation proposal (default: context / 2)");
-  app.add_option("--block-size", f->block_size, "Paged-allocation block, tokens")->capture_default_str();
-  add_output_flags(app, &f->output);
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kGpus, "1; the tensor-parallel group, weights and KV split across it"},
+                        {Dep::kSeq, "8192 tokens reserved per sequence"},
+                        {Dep::kReserve, "0.10"},
+                        {Dep::kDtype, "fp16"},
+                        {Dep::kKvDtype, "--dtype"}});
+  flags
+      .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,
+                   parse_bytes)
+      .add<double>("--workspace", "Activation/workspace allowance, e.g. 2GB (default: 2048 x (FFN width + vocab) x 2 B)",
+                   &f->workspace, parse_bytes)
+      .add<int64_t>("--mean-len", "Mean sequence length for the paged-allocation proposal (default: context / 2)",
+                    &f->mean_len, parse_count)
+      .add<int64_t>("--block-size", "Paged-allocation block, tokens (default: 16)", &f->block_size, parse_count);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_kv_budget(*f, out); };
 }
 

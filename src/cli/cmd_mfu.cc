@@ -1,5 +1,4 @@
 // modelcalc mfu: model FLOPs utilization of a measured throughput.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -12,29 +11,23 @@ namespace modelcalc {
 namespace {
 
 struct MfuFlags {
-  std::string params, tokens_per_s;
+  double params = 0, tokens_per_s = 0;
   GpuFlags gpu;
-  std::string gpus = "1";
+  int64_t gpus = 1;
   bool train = false;
   OutputFlags output;
 };
 
 Status run_mfu(const MfuFlags& f, std::ostream& out) {
-  auto n = parse_positive_count(f.params, "--params");
-  if (!n.ok()) return n.status();
-  auto tps = parse_positive_count(f.tokens_per_s, "--tokens-per-s");
-  if (!tps.ok()) return tps.status();
   auto gpu = resolve_peak_gpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
   if (!gpu->has_value()) return Status::InvalidArgument("--gpu", "is required (or give --peak)");
-  auto gpus = parse_count(f.gpus, "--gpus");
-  if (!gpus.ok()) return gpus.status();
   MfuQuery q;
-  q.params = *n;
-  q.tokens_per_s = *tps;
+  q.params = f.params;
+  q.tokens_per_s = f.tokens_per_s;
   q.gpu_name = (*gpu)->name;
   q.peak_per_gpu = (*gpu)->peak_bf16_flops;
-  q.gpus = *gpus;
+  q.gpus = f.gpus;
   q.mode = f.train ? MfuMode::kTraining : MfuMode::kInference;
   emit(build_mfu_report(q), f.output, out);
   return Status::Ok();
@@ -42,14 +35,17 @@ Status run_mfu(const MfuFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_mfu(CLI::App& app) {
+CommandRun setup_mfu(FlagSet& flags) {
   auto f = std::make_shared<MfuFlags>();
-  app.add_option("--params", f->params, "Parameters N, e.g. 7B")->required();
-  app.add_option("--tokens-per-s", f->tokens_per_s, "Achieved tokens/s, aggregate over all GPUs")->required();
-  add_peak_flags(app, &f->gpu);
-  app.add_option("--gpus", f->gpus, "GPUs producing the throughput")->capture_default_str();
-  app.add_flag("--train", f->train, "Training throughput: 6·N FLOP per token (default: inference, 2·N)");
-  add_output_flags(app, &f->output);
+  flags.add<double>("--params", "Parameters N, e.g. 7B", &f->params, parse_positive_count)
+      .required()
+      .add<double>("--tokens-per-s", "Achieved tokens/s, aggregate over all GPUs", &f->tokens_per_s,
+                   parse_positive_count)
+      .required();
+  add_peak_flags(flags, &f->gpu);
+  flags.add<int64_t>("--gpus", "GPUs producing the throughput (default: 1)", &f->gpus, parse_count)
+      .toggle("--train", "Training throughput: 6·N FLOP per token (default: inference, 2·N)", &f->train);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_mfu(*f, out); };
 }
 

@@ -1,6 +1,5 @@
 // modelcalc models: the compiled-in presets and the architectures the
 // config reader knows.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -45,9 +44,9 @@ Status run_models(const ModelsFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_models(CLI::App& app) {
+CommandRun setup_models(FlagSet& flags) {
   auto f = std::make_shared<ModelsFlags>();
-  app.add_flag("--json", f->json, "Print JSON (for scripts)");
+  flags.toggle("--json", "Print JSON (for scripts)", &f->json);
   return [f](std::ostream& out) { return run_models(*f, out); };
 }
 

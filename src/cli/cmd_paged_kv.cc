@@ -1,6 +1,5 @@
 // modelcalc paged-kv: KV memory used by a set of sequences, reserved by
 // contiguous max-length allocation, and allocated by a paged allocator.
-#include <CLI/CLI.hpp>
 #include <fstream>
 #include <memory>
 #include <vector>
@@ -19,12 +18,12 @@ namespace {
 struct PagedKvFlags {
   ModelFlags model;
   OutputFlags output;
-  std::string lens;       // "100,2000,517"
+  std::vector<int64_t> lens;  // "100,2000,517"
   std::string lens_file;  // one length per line
-  std::string block_size = "16";
-  std::string max_len;    // default: the model's max positions
-  std::string kv_bytes_per_token;
-  std::string kv_dtype = "fp16";
+  int64_t block_size = 16;
+  std::optional<int64_t> max_len;  // default: the model's max positions
+  std::optional<int64_t> kv_bytes_per_token;
+  DeploymentFlags dep;  // --kv-dtype
 };
 
 std::string trim(std::string s) {
@@ -34,12 +33,12 @@ std::string trim(std::string s) {
   return s.substr(b, e - b + 1);
 }
 
-Result<std::vector<int64_t>> parse_lens(const std::string& text) {
+Result<std::vector<int64_t>> parse_lens(std::string_view text, std::string_view) {
   std::vector<int64_t> lens;
   size_t start = 0, item = 1;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string field = trim(text.substr(start, comma - start));
+    const std::string field = trim(std::string(text.substr(start, comma - start)));
     auto v = parse_count(field, "--lens");
     if (!v.ok()) {
       return Status::InvalidArgument("--lens", "item " + std::to_string(item) + " ('" + field +
@@ -76,21 +75,18 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
   if (f.lens.empty() == f.lens_file.empty()) {
     return Status::InvalidArgument("--lens", "give the lengths either as --lens 100,2000,517 or --lens-file F");
   }
-  auto lens = f.lens.empty() ? read_lens_file(f.lens_file) : parse_lens(f.lens);
+  auto lens = f.lens.empty() ? read_lens_file(f.lens_file) : Result<std::vector<int64_t>>(f.lens);
   if (!lens.ok()) return lens.status();
-  auto block = parse_count(f.block_size, "--block-size");
-  if (!block.ok()) return block.status();
+  const int64_t block = f.block_size;
 
   int64_t per_token = 0;
   int64_t model_ctx = 0;
   std::string source;
-  if (!f.kv_bytes_per_token.empty()) {
+  if (f.kv_bytes_per_token) {
     if (has_model(f.model)) {
       return Status::InvalidArgument("--kv-bytes-per-token", "give either a model or --kv-bytes-per-token, not both");
     }
-    auto v = parse_count(f.kv_bytes_per_token, "--kv-bytes-per-token");
-    if (!v.ok()) return v.status();
-    per_token = *v;
+    per_token = *f.kv_bytes_per_token;
     source = "(--kv-bytes-per-token)";
   } else {
     if (!has_model(f.model)) {
@@ -98,40 +94,40 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     }
     auto m = resolve_model(f.model);
     if (!m.ok()) return m.status();
-    auto t = parse_dtype(f.kv_dtype, "--kv-dtype");
-    if (!t.ok()) return t.status();
-    auto v = kv_bytes_per_token(*m, *t);
+    const Dtype t = f.dep.kv_dtype.value_or(Dtype::kFp16);
+    auto v = kv_bytes_per_token(*m, t);
     if (!v.ok()) return v.status();
     per_token = *v;
     model_ctx = m->n_ctx_train;
-    source = "(2 × L × d_kv × " + std::string(dtype_name(*t)) + " from the model)";
+    source = "(2 × L × d_kv × " + std::string(dtype_name(t)) + " from the model)";
   }
   int64_t max_len = model_ctx;
-  if (!f.max_len.empty()) {
-    auto v = parse_count(f.max_len, "--max-len");
-    if (!v.ok()) return v.status();
-    max_len = *v;
+  if (f.max_len) {
+    max_len = *f.max_len;
   } else if (max_len <= 0) {
     return Status::InvalidArgument("--max-len", "is required (the model states no maximum length)");
   }
-  auto r = analyze_paged_kv(*lens, *block, max_len, per_token);
+  auto r = analyze_paged_kv(*lens, block, max_len, per_token);
   if (!r.ok()) return r.status();
-  emit(build_paged_kv_report(*r, *block, source), f.output, out);
+  emit(build_paged_kv_report(*r, block, source), f.output, out);
   return Status::Ok();
 }
 
 }  // namespace
 
-CommandRun setup_paged_kv(CLI::App& app) {
+CommandRun setup_paged_kv(FlagSet& flags) {
   auto f = std::make_shared<PagedKvFlags>();
-  app.add_option("--lens", f->lens, "Sequence lengths in tokens, comma-separated: 100,2000,517");
-  app.add_option("--lens-file", f->lens_file, "A file of sequence lengths, one per line");
-  app.add_option("--block-size", f->block_size, "Paged block size in tokens")->capture_default_str();
-  app.add_option("--max-len", f->max_len, "Tokens a contiguous allocator reserves per sequence (default: the model's max positions)");
-  app.add_option("--kv-bytes-per-token", f->kv_bytes_per_token, "KV bytes one token adds (instead of a model)");
-  add_model_flags(app, &f->model);
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype when a model is given")->capture_default_str();
-  add_output_flags(app, &f->output);
+  flags.add<std::vector<int64_t>>("--lens", "Sequence lengths in tokens, comma-separated: 100,2000,517", &f->lens,
+                                  parse_lens)
+      .text("--lens-file", "A file of sequence lengths, one per line", &f->lens_file)
+      .add<int64_t>("--block-size", "Paged block size in tokens (default: 16)", &f->block_size, parse_count)
+      .add<int64_t>("--max-len", "Tokens a contiguous allocator reserves per sequence (default: the model's max positions)",
+                    &f->max_len, parse_count)
+      .add<int64_t>("--kv-bytes-per-token", "KV bytes one token adds (instead of a model)", &f->kv_bytes_per_token,
+                    parse_count);
+  add_model_flags(flags, &f->model);
+  add_deployment_flags(flags, &f->dep, {{Dep::kKvDtype, "fp16; used when a model is given"}});
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_paged_kv(*f, out); };
 }
 

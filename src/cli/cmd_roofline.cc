@@ -1,7 +1,6 @@
 // modelcalc roofline: the lab's one-intensity answer (attainable FLOP/s,
 // ridge, memory- or compute-bound), or a model's operating points (decode at
 // each batch, prefill, a big GEMM) on one or more GPUs, optionally drawn.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <memory>
 
@@ -22,15 +21,11 @@ struct RooflineFlags {
   ModelFlags model;
   GpuFlags gpu;  // --gpu may list several: h100,mi300x
   OutputFlags output;
-  std::string batch = "1,8,64,256";
-  std::string seq;  // default: the model's max positions, else 4096
-  std::string dtype = "bf16";
-  std::string kv_dtype;  // default: --dtype
-  std::string intensity;
-  std::string gemm = "8192";
+  DeploymentLists lists;  // --batch (default 1,8,64,256)
+  DeploymentFlags dep;    // --seq --dtype --kv-dtype
+  std::optional<double> intensity;
+  int64_t gemm = 8192;
   std::string plot;
-  CLI::Option* batch_opt = nullptr;
-  CLI::Option* seq_opt = nullptr;
 };
 
 std::vector<std::string> split_commas(const std::string& s) {
@@ -56,8 +51,8 @@ Result<std::vector<GpuSpec>> resolve_gpus(const GpuFlags& f) {
     gpus.push_back(**g);
     return gpus;
   }
-  if (!f.bandwidth.empty() || !f.capacity.empty() || !f.peak.empty()) {
-    return Status::InvalidArgument(!f.bandwidth.empty() ? "--bandwidth" : !f.capacity.empty() ? "--capacity" : "--peak",
+  if (f.custom()) {
+    return Status::InvalidArgument(f.bandwidth ? "--bandwidth" : f.capacity ? "--capacity" : "--peak",
                                    "overrides one GPU; give a single --gpu with it");
   }
   for (const std::string& name : split_commas(f.gpu)) {
@@ -74,20 +69,6 @@ Result<std::vector<GpuSpec>> resolve_gpus(const GpuFlags& f) {
   return gpus;
 }
 
-Result<std::vector<int64_t>> parse_batches(const std::string& text) {
-  std::vector<int64_t> batches;
-  if (text.find_first_not_of(" ") == std::string::npos) {
-    return Status::InvalidArgument("--batch", "give at least one batch size, e.g. 1,8,64,256");
-  }
-  for (const std::string& part : split_commas(text)) {
-    if (part.empty()) return Status::InvalidArgument("--batch", "empty entry in the list; e.g. 1,8,64,256");
-    auto b = parse_count(part, "--batch");
-    if (!b.ok()) return b.status();
-    batches.push_back(*b);
-  }
-  return batches;
-}
-
 std::string gpu_names(const std::vector<GpuSpec>& gpus) {
   std::string s;
   for (const GpuSpec& g : gpus) s += (s.empty() ? "" : " vs ") + g.name;
@@ -101,32 +82,22 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     auto m = resolve_model(f.model);
     if (!m.ok()) return m.status();
     model = *m;
-  } else if (f.batch_opt->count() > 0 || f.seq_opt->count() > 0) {
-    return Status::InvalidArgument(f.batch_opt->count() > 0 ? "--batch" : "--seq",
+  } else if (!f.lists.batches.empty() || f.dep.seq) {
+    return Status::InvalidArgument(!f.lists.batches.empty() ? "--batch" : "--seq",
                                    "needs a model (--model, --config or shape flags)");
   }
   auto gpus = resolve_gpus(f.gpu);
   if (!gpus.ok()) return gpus.status();
 
   RooflineOptions o;
-  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  const Dtypes dtypes = resolve_dtypes(f.dep, Dtype::kBf16);
   o.weight_dtype = o.math_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
-  if (!f.intensity.empty()) {
-    auto i = parse_real_count(f.intensity, "--intensity");
-    if (!i.ok()) return i.status();
-    if (!(*i > 0)) return Status::InvalidArgument("--intensity", "must be a positive number of FLOP per byte, e.g. 1");
-    o.intensity = *i;
-  }
-  auto n = parse_count(f.gemm, "--gemm");
-  if (!n.ok()) return n.status();
-  if (*n > 1'000'000) return Status::InvalidArgument("--gemm", "at most 1,000,000 (a square GEMM side n)");
-  o.gemm_n = *n;
+  if (f.intensity) o.intensity = *f.intensity;
+  o.gemm_n = f.gemm;
   if (model) {
-    auto batches = parse_batches(f.batch);
-    if (!batches.ok()) return batches.status();
-    o.batches = *batches;
-    MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
+    o.batches = f.lists.batches.empty() ? std::vector<int64_t>{1, 8, 64, 256} : f.lists.batches;
+    o.seq = resolve_seq(f.dep.seq, *model);
   } else if (!o.intensity && f.plot.empty()) {
     return Status::InvalidArgument("--intensity",
                                    "give an intensity (e.g. --intensity 1), a model (--model, --config or shape "
@@ -162,20 +133,33 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_roofline(CLI::App& app) {
+CommandRun setup_roofline(FlagSet& flags) {
   auto f = std::make_shared<RooflineFlags>();
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.footer("--gpu takes one name or a comma list (--gpu h100,mi300x) to compare GPUs on one roofline.");
-  f->batch_opt = app.add_option("--batch", f->batch, "Decode batch sizes, a comma list")->capture_default_str();
-  f->seq_opt = app.add_option("--seq", f->seq,
-                              "Decode context / prefill prompt length T (default: the model's max positions, else 4096)");
-  app.add_option("--dtype", f->dtype, "Math and storage dtype: bf16, fp16, fp8, int8, fp32")->capture_default_str();
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
-  app.add_option("--intensity", f->intensity, "Place this arithmetic intensity (FLOP/byte), e.g. 1");
-  app.add_option("--gemm", f->gemm, "Side n of the square GEMM point (n×n×n)")->capture_default_str();
-  app.add_option("--plot", f->plot, "Write the roofline as an SVG file, e.g. roofline.svg");
-  add_output_flags(app, &f->output);
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  flags.footer("--gpu takes one name or a comma list (--gpu h100,mi300x) to compare GPUs on one roofline.");
+  add_deployment_lists(flags, &f->lists, {{Dep::kBatch, "1,8,64,256; decode batch sizes"}});
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kSeq, "the model's max positions, else 4096; decode context and prefill prompt"},
+                        {Dep::kDtype, "bf16; also the math dtype"},
+                        {Dep::kKvDtype, "--dtype"}});
+  flags
+      .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,
+                   [](std::string_view text, std::string_view flag) -> Result<double> {
+                     MC_ASSIGN_OR_RETURN(const double i, parse_real_count(text, flag));
+                     if (!(i > 0)) {
+                       return Status::InvalidArgument(flag, "must be a positive number of FLOP per byte, e.g. 1");
+                     }
+                     return i;
+                   })
+      .add<int64_t>("--gemm", "Side n of the square GEMM point (n×n×n), 1 to 1,000,000 (default: 8192)", &f->gemm,
+                    [](std::string_view text, std::string_view flag) -> Result<int64_t> {
+                      MC_ASSIGN_OR_RETURN(const int64_t n, parse_count(text, flag));
+                      if (n > 1'000'000) return Status::InvalidArgument(flag, "at most 1,000,000 (a square GEMM side n)");
+                      return n;
+                    })
+      .text("--plot", "Write the roofline as an SVG file, e.g. roofline.svg", &f->plot);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_roofline(*f, out); };
 }
 

@@ -1,11 +1,11 @@
 // modelcalc size: drill 1 end to end for any model.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
 #include "html_report.h"
 #include "output_file.h"
 #include "inputs.h"
+#include "lab_flags.h"
 #include "modelcalc/roofline.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
@@ -19,13 +19,9 @@ struct SizeFlags {
   ModelFlags model;
   GpuFlags gpu;
   OutputFlags output;
-  std::string seq;           // default: the config's max_position_embeddings, else 4096
-  std::string batch = "1";
-  std::string gpus = "1";    // ideal tensor parallelism over this many GPUs
-  std::string dtype = "fp16";
-  std::string kv_dtype;      // default: --dtype
-  std::string train_tokens;  // e.g. 1.5T
-  std::string report;        // --report: HTML page path
+  DeploymentFlags dep;                 // --gpus --seq --batch --dtype --kv-dtype
+  std::optional<double> train_tokens;  // e.g. 1.5T
+  std::string report;                  // --report: HTML page path
 };
 
 Status run_size(const SizeFlags& f, std::ostream& out) {
@@ -36,18 +32,13 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
 
   SizeOptions o;
   o.has_gpu = gpu->has_value();
-  MC_ASSIGN_OR_RETURN(o.seq, resolve_seq(f.seq, *model));
-  MC_ASSIGN_OR_RETURN(o.batch, parse_count(f.batch, "--batch"));
-  MC_ASSIGN_OR_RETURN(const Dtypes dtypes, resolve_dtypes(f.dtype, f.kv_dtype));
+  o.seq = resolve_seq(f.dep.seq, *model);
+  o.batch = f.dep.batch.value_or(1);
+  const Dtypes dtypes = resolve_dtypes(f.dep);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
-  if (!f.train_tokens.empty()) {
-    auto d = parse_real_count(f.train_tokens, "--train-tokens");
-    if (!d.ok()) return d.status();
-    if (*d <= 0) return Status::InvalidArgument("--train-tokens", "must be positive, e.g. 1.5T");
-    o.train_tokens = *d;
-  }
-  MC_ASSIGN_OR_RETURN(const int64_t n_gpus, parse_count(f.gpus, "--gpus"));
+  if (f.train_tokens) o.train_tokens = *f.train_tokens;
+  const int64_t n_gpus = f.dep.gpus.value_or(1);
   if (n_gpus > 1 && !o.has_gpu) return Status::InvalidArgument("--gpus", "needs a GPU: give --gpu NAME");
   const GpuSpec g = o.has_gpu ? tensor_parallel(**gpu, n_gpus) : GpuSpec{};
   auto r = analyze_size(*model, g, o);
@@ -72,19 +63,19 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_size(CLI::App& app) {
+CommandRun setup_size(FlagSet& flags) {
   auto f = std::make_shared<SizeFlags>();
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.add_option("--seq", f->seq, "Prompt / context length T in tokens (default: the model's max positions, else 4096)");
-  app.add_option("--batch", f->batch, "Concurrent sequences for the aggregate decode ceiling")->capture_default_str();
-  app.add_option("--gpus", f->gpus, "GPUs the model is split over (ideal tensor parallelism: capacity, bandwidth "
-                                    "and peak add up)")->capture_default_str();
-  app.add_option("--dtype", f->dtype, "Weight dtype: fp32, fp16, bf16, fp8, int8, int4")->capture_default_str();
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtype (default: --dtype)");
-  app.add_option("--train-tokens", f->train_tokens, "Training tokens D for 6·N·D, e.g. 1.5T");
-  app.add_option("--report", f->report, "Also write a one-page HTML report (sections, formulas, roofline) to this file");
-  add_output_flags(app, &f->output);
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kSeq, "the model's max positions, else 4096"},
+                        {Dep::kBatch, "1"},
+                        {Dep::kGpus, "1; ideal tensor parallelism: capacity, bandwidth and peak add up"},
+                        {Dep::kDtype, "fp16"},
+                        {Dep::kKvDtype, "--dtype"}});
+  flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
+      .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_size(*f, out); };
 }
 

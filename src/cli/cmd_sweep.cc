@@ -1,6 +1,5 @@
 // modelcalc sweep: `size` over every combination of comma-separated lists,
 // one row each, printed as text, csv, md, json or jsonl.
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fmt/format.h>
 #include <memory>
@@ -23,43 +22,11 @@ constexpr int64_t kMaxSweepRows = 100'000;
 struct SweepFlags {
   ModelFlags model;  // --model and --config take comma-separated lists
   GpuFlags gpu;      // --gpu takes a list; --bandwidth/--capacity/--peak apply to every GPU
-  std::string seq;   // default: each model's max positions, else 4096
-  std::string batch = "1";
-  std::string dtype = "fp16";
-  std::string kv_dtype;  // default: each row's --dtype
-  std::string fields;    // default: the default columns
+  DeploymentLists lists;  // --seq --batch --dtype --kv-dtype
+  std::string fields;     // default: the default columns
   std::string format;    // default: text
   bool json = false;     // --json = --format json
 };
-
-// The items of a comma-separated list. An empty item ("1,,8", "8,") fails
-// naming `flag`.
-Result<std::vector<std::string>> split_list(const std::string& text, const char* flag) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (items.back().empty()) {
-      return Status::InvalidArgument(flag, "empty item in '" + text + "'; give a comma-separated list, e.g. 1,8,64");
-    }
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
-  }
-}
-
-// Parses every item of `text` with `parse` (a Result<T>(string_view, flag)).
-template <typename T, typename Parse>
-Result<std::vector<T>> parse_list(const std::string& text, const char* flag, Parse parse) {
-  std::vector<T> out;
-  if (text.empty()) return out;
-  MC_ASSIGN_OR_RETURN(const auto items, split_list(text, flag));
-  for (const std::string& item : items) {
-    MC_ASSIGN_OR_RETURN(T v, parse(item, flag));
-    out.push_back(v);
-  }
-  return out;
-}
 
 // A lookup error that does not name its flag gets `flag` in front.
 Status with_flag(const Status& s, const char* flag) {
@@ -99,7 +66,7 @@ Result<std::vector<ModelSpec>> resolve_models(const SweepFlags& f, const std::ve
 // --bandwidth/--capacity/--peak.
 Result<std::vector<std::string>> gpu_items(const SweepFlags& f) {
   if (!f.gpu.gpu.empty()) return split_list(f.gpu.gpu, "--gpu");
-  if (f.gpu.bandwidth.empty() && f.gpu.capacity.empty() && f.gpu.peak.empty()) {
+  if (!f.gpu.custom()) {
     return Status::InvalidArgument("--gpu", "is required: a comma-separated list, e.g. h100,mi300x "
                                             "(or --bandwidth, --capacity and --peak for a custom GPU)");
   }
@@ -147,12 +114,10 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const SweepPrinter print, resolve_format(f));
   SweepSpec spec;
-  MC_ASSIGN_OR_RETURN(spec.seqs, parse_list<int64_t>(f.seq, "--seq", parse_count));
-  MC_ASSIGN_OR_RETURN(spec.batches, parse_list<int64_t>(f.batch, "--batch", parse_count));
-  MC_ASSIGN_OR_RETURN(spec.dtypes, parse_list<Dtype>(f.dtype, "--dtype", parse_dtype));
-  MC_ASSIGN_OR_RETURN(spec.kv_dtypes, parse_list<Dtype>(f.kv_dtype, "--kv-dtype", parse_dtype));
-  if (spec.batches.empty()) return Status::InvalidArgument("--batch", "give a comma-separated list, e.g. 1,8,64");
-  if (spec.dtypes.empty()) return Status::InvalidArgument("--dtype", "give a comma-separated list, e.g. fp16,int8");
+  spec.seqs = f.lists.seqs;
+  spec.batches = f.lists.batches.empty() ? std::vector<int64_t>{1} : f.lists.batches;
+  spec.dtypes = f.lists.dtypes.empty() ? std::vector<Dtype>{Dtype::kFp16} : f.lists.dtypes;
+  spec.kv_dtypes = f.lists.kv_dtypes;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
   MC_ASSIGN_OR_RETURN(const auto gpus, gpu_items(f));
   MC_RETURN_IF_ERROR(check_row_limit(items.size(), gpus.size(), spec));
@@ -178,19 +143,20 @@ std::string footer() {
 
 }  // namespace
 
-CommandRun setup_sweep(CLI::App& app) {
+CommandRun setup_sweep(FlagSet& flags) {
   auto f = std::make_shared<SweepFlags>();
-  add_model_flags(app, &f->model);
-  add_gpu_flags(app, &f->gpu);
-  app.add_option("--seq", f->seq, "Context lengths T, e.g. 2048,8192 (default: each model's max positions, else 4096)");
-  app.add_option("--batch", f->batch, "Batch sizes, e.g. 1,8,64")->capture_default_str();
-  app.add_option("--dtype", f->dtype, "Weight dtypes, e.g. fp16,int8 (fp32, fp16, bf16, fp8, int8, int4)")
-      ->capture_default_str();
-  app.add_option("--kv-dtype", f->kv_dtype, "KV-cache dtypes, e.g. fp16,fp8 (default: each row's --dtype)");
-  app.add_option("--fields", f->fields, "Columns to print, comma-separated ('help' lists them)");
-  app.add_option("--format", f->format, "text (default), csv, md, json or jsonl");
-  app.add_flag("--json", f->json, "Same as --format json");
-  app.footer(footer());
+  add_model_flags(flags, &f->model);
+  add_gpu_flags(flags, &f->gpu);
+  add_deployment_lists(flags, &f->lists,
+                       {{Dep::kSeq, "each model's max positions, else 4096"},
+                        {Dep::kBatch, "1"},
+                        {Dep::kDtype, "fp16"},
+                        {Dep::kKvDtype, "each row's --dtype"}});
+  flags.text("--fields", "Columns to print, comma-separated ('help' lists them; default: the default columns)",
+             &f->fields)
+      .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)
+      .toggle("--json", "Same as --format json", &f->json);
+  flags.footer(footer());
   return [f](std::ostream& out) { return run_sweep(*f, out); };
 }
 

@@ -6,7 +6,6 @@
 //     "cost": 0.88, "memory": 227},
 //    {"name": "8b", "quality": 0.62, "latency": 15, "throughput": 4253,
 //     "cost": 0.20, "memory": 50}]
-#include <CLI/CLI.hpp>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -98,15 +97,17 @@ Status run_tradeoff(const TradeoffFlags& f, std::ostream& out) {
 
 }  // namespace
 
-CommandRun setup_tradeoff(CLI::App& app) {
+CommandRun setup_tradeoff(FlagSet& flags) {
   auto f = std::make_shared<TradeoffFlags>();
-  app.add_option("candidates", f->file,
-                 "JSON file: an array of two objects, each with \"name\" and the dials quality, latency, "
-                 "throughput, cost, memory")
-      ->required();
-  app.add_option("--weights", f->weights, "Dial weights, e.g. quality=0.4,latency=0.3,cost=0.3 (normalized to sum 1)")
-      ->required();
-  add_output_flags(app, &f->output);
+  flags
+      .positional("candidates",
+                  "JSON file: an array of two objects, each with \"name\" and the dials quality, latency, "
+                  "throughput, cost, memory",
+                  &f->file)
+      .required()
+      .text("--weights", "Dial weights, e.g. quality=0.4,latency=0.3,cost=0.3 (normalized to sum 1)", &f->weights)
+      .required();
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_tradeoff(*f, out); };
 }
 

@@ -1,5 +1,4 @@
 // modelcalc train: 6·N·D training FLOPs, and on a GPU the GPU-hours and days.
-#include <CLI/CLI.hpp>
 #include <memory>
 
 #include "commands.h"
@@ -12,45 +11,45 @@ namespace modelcalc {
 namespace {
 
 struct TrainFlags {
-  std::string params, tokens;
+  double params = 0, tokens = 0;
   GpuFlags gpu;
-  std::string gpus = "1";
-  std::string mfu = "0.4";
+  int64_t gpus = 1;
+  double mfu = 0.4;
   OutputFlags output;
 };
 
 Status run_train(const TrainFlags& f, std::ostream& out) {
   TrainQuery q;
-  auto n = parse_positive_count(f.params, "--params");
-  if (!n.ok()) return n.status();
-  auto d = parse_positive_count(f.tokens, "--tokens");
-  if (!d.ok()) return d.status();
   auto gpu = resolve_peak_gpu(f.gpu);
   if (!gpu.ok()) return gpu.status();
-  auto gpus = parse_count(f.gpus, "--gpus");
-  if (!gpus.ok()) return gpus.status();
-  auto u = parse_positive_real(f.mfu, "--mfu");
-  if (!u.ok()) return u.status();
-  if (*u > 1) return Status::InvalidArgument("--mfu", "is a fraction of peak in (0, 1], got " + f.mfu);
-  q.params = *n;
-  q.tokens = *d;
+  q.params = f.params;
+  q.tokens = f.tokens;
   q.gpu = *gpu;
-  q.gpus = *gpus;
-  q.mfu = *u;
+  q.gpus = f.gpus;
+  q.mfu = f.mfu;
   emit(build_train_report(q), f.output, out);
   return Status::Ok();
 }
 
 }  // namespace
 
-CommandRun setup_train(CLI::App& app) {
+CommandRun setup_train(FlagSet& flags) {
   auto f = std::make_shared<TrainFlags>();
-  app.add_option("--params", f->params, "Parameters N, e.g. 70B")->required();
-  app.add_option("--tokens", f->tokens, "Training tokens D, e.g. 2T")->required();
-  add_peak_flags(app, &f->gpu);
-  app.add_option("--gpus", f->gpus, "GPUs in the run")->capture_default_str();
-  app.add_option("--mfu", f->mfu, "Sustained model FLOPs utilization, in (0, 1]")->capture_default_str();
-  add_output_flags(app, &f->output);
+  flags.add<double>("--params", "Parameters N, e.g. 70B", &f->params, parse_positive_count)
+      .required()
+      .add<double>("--tokens", "Training tokens D, e.g. 2T", &f->tokens, parse_positive_count)
+      .required();
+  add_peak_flags(flags, &f->gpu);
+  flags.add<int64_t>("--gpus", "GPUs in the run (default: 1)", &f->gpus, parse_count)
+      .add<double>("--mfu", "Sustained model FLOPs utilization, in (0, 1] (default: 0.4)", &f->mfu,
+                   [](std::string_view text, std::string_view flag) -> Result<double> {
+                     MC_ASSIGN_OR_RETURN(const double u, parse_positive_real(text, flag));
+                     if (u > 1) {
+                       return Status::InvalidArgument(flag, "is a fraction of peak in (0, 1], got " + std::string(text));
+                     }
+                     return u;
+                   });
+  add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_train(*f, out); };
 }
 

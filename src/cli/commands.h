@@ -5,28 +5,29 @@
 #include <vector>
 
 #include "cli.h"
+#include "flags.h"
 
 namespace modelcalc {
 
 // One setup_* per subcommand, each defined in its cmd_*.cc.
-CommandRun setup_size(CLI::App& app);
-CommandRun setup_exercises(CLI::App& app);
-CommandRun setup_gpus(CLI::App& app);
-CommandRun setup_models(CLI::App& app);
-CommandRun setup_kv_budget(CLI::App& app);
-CommandRun setup_train_memory(CLI::App& app);
-CommandRun setup_paged_kv(CLI::App& app);
-CommandRun setup_diagnose(CLI::App& app);
+CommandRun setup_size(FlagSet& flags);
+CommandRun setup_exercises(FlagSet& flags);
+CommandRun setup_gpus(FlagSet& flags);
+CommandRun setup_models(FlagSet& flags);
+CommandRun setup_kv_budget(FlagSet& flags);
+CommandRun setup_train_memory(FlagSet& flags);
+CommandRun setup_paged_kv(FlagSet& flags);
+CommandRun setup_diagnose(FlagSet& flags);
 // The lab's calculator (cmd_train.cc, cmd_chinchilla.cc, cmd_cost.cc, cmd_mfu.cc,
 // cmd_tradeoff.cc, cmd_example.cc).
-CommandRun setup_train(CLI::App& app);
-CommandRun setup_chinchilla(CLI::App& app);
-CommandRun setup_cost(CLI::App& app);
-CommandRun setup_mfu(CLI::App& app);
-CommandRun setup_tradeoff(CLI::App& app);
-CommandRun setup_example(CLI::App& app);
-CommandRun setup_roofline(CLI::App& app);
-CommandRun setup_sweep(CLI::App& app);
+CommandRun setup_train(FlagSet& flags);
+CommandRun setup_chinchilla(FlagSet& flags);
+CommandRun setup_cost(FlagSet& flags);
+CommandRun setup_mfu(FlagSet& flags);
+CommandRun setup_tradeoff(FlagSet& flags);
+CommandRun setup_example(FlagSet& flags);
+CommandRun setup_roofline(FlagSet& flags);
+CommandRun setup_sweep(FlagSet& flags);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.

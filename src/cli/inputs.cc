@@ -1,46 +1,45 @@
 #include "inputs.h"
 
-#include <CLI/CLI.hpp>
-
 #include "modelcalc/hf_config.h"
+#include "format.h"
 #include "quantity.h"
 
 namespace modelcalc {
 
-void add_model_flags(CLI::App& app, ModelFlags* f) {
-  app.add_option("-L,--layers", f->layers, "Transformer layers L");
-  app.add_option("-d,--hidden", f->hidden, "Hidden size d");
-  app.add_option("--heads", f->heads, "Attention (query) heads h");
-  app.add_option("--kv-heads", f->kv_heads, "KV heads (default: --heads, i.e. MHA)");
-  app.add_option("--head-dim", f->head_dim, "Head dimension (default: hidden / heads)");
-  app.add_option("--ffn", f->ffn, "FFN inner width d_ff");
-  app.add_flag("--glu", f->glu, "Gated FFN (SwiGLU/GeGLU): gate, up, down = three matrices");
-  app.add_option("--vocab", f->vocab, "Vocabulary size");
-  app.add_flag("--tied", f->tied, "Tied input embedding and lm_head (default: untied)");
-  app.add_option("--model", f->model, "A compiled-in preset (modelcalc models lists them)");
-  app.add_option("--config", f->config, "A Hugging Face config.json, or a folder holding one");
+void add_model_flags(FlagSet& flags, ModelFlags* f) {
+  flags.add<int64_t>("-L,--layers", "Transformer layers L, a positive count", &f->layers, parse_count)
+      .add<int64_t>("-d,--hidden", "Hidden size d, a positive count", &f->hidden, parse_count)
+      .add<int64_t>("--heads", "Attention (query) heads h, a positive count", &f->heads, parse_count)
+      .add<int64_t>("--kv-heads", "KV heads, dividing --heads (default: --heads, i.e. MHA)", &f->kv_heads,
+                    parse_count)
+      .add<int64_t>("--head-dim", "Head dimension (default: hidden / heads)", &f->head_dim, parse_count)
+      .add<int64_t>("--ffn", "FFN inner width d_ff, a positive count", &f->ffn, parse_count)
+      .toggle("--glu", "Gated FFN (SwiGLU/GeGLU): gate, up, down = three matrices", &f->glu)
+      .add<int64_t>("--vocab", "Vocabulary size, a positive count", &f->vocab, parse_count)
+      .toggle("--tied", "Tied input embedding and lm_head (default: untied)", &f->tied)
+      .text("--model", "A compiled-in preset (modelcalc models lists them)", &f->model)
+      .text("--config", "A Hugging Face config.json, or a folder holding one", &f->config);
 }
 
 bool has_model(const ModelFlags& f) {
-  return !f.model.empty() || !f.config.empty() || !f.layers.empty() || !f.hidden.empty() ||
-         !f.heads.empty() || !f.ffn.empty() || !f.vocab.empty();
+  return !f.model.empty() || !f.config.empty() || f.layers || f.hidden || f.heads || f.ffn || f.vocab;
 }
 
 namespace {
 
-Status need(const std::string& value, const char* flag) {
-  if (value.empty()) {
+Status need(const std::optional<int64_t>& value, const char* flag) {
+  if (!value) {
     return Status::InvalidArgument(flag, "is required for a hand-typed model (or give --model or --config)");
   }
   return Status::Ok();
 }
 
 Status shape_flags_conflict(const ModelFlags& f, const char* source) {
-  const std::pair<const std::string*, const char*> shape[] = {
+  const std::pair<const std::optional<int64_t>*, const char*> shape[] = {
       {&f.layers, "--layers"}, {&f.hidden, "--hidden"},     {&f.heads, "--heads"}, {&f.kv_heads, "--kv-heads"},
       {&f.head_dim, "--head-dim"}, {&f.ffn, "--ffn"},      {&f.vocab, "--vocab"}};
   for (const auto& [value, flag] : shape) {
-    if (!value->empty()) {
+    if (value->has_value()) {
       return Status::InvalidArgument(flag, std::string("cannot be combined with ") + source +
                                                ", which defines the whole shape");
     }
@@ -71,21 +70,15 @@ Result<ModelSpec> resolve_model(const ModelFlags& f) {
     MC_RETURN_IF_ERROR(need(*v, flag));
   }
   ModelSpec m;
-  auto count = [](const std::string& text, const char* flag, int64_t* out) -> Status {
-    auto r = parse_count(text, flag);
-    if (!r.ok()) return r.status();
-    *out = *r;
-    return Status::Ok();
-  };
-  MC_RETURN_IF_ERROR(count(f.layers, "--layers", &m.n_layer));
-  MC_RETURN_IF_ERROR(count(f.hidden, "--hidden", &m.n_embd));
-  MC_RETURN_IF_ERROR(count(f.heads, "--heads", &m.n_head));
-  MC_RETURN_IF_ERROR(count(f.ffn, "--ffn", &m.n_ff));
-  MC_RETURN_IF_ERROR(count(f.vocab, "--vocab", &m.n_vocab));
+  m.n_layer = *f.layers;
+  m.n_embd = *f.hidden;
+  m.n_head = *f.heads;
+  m.n_ff = *f.ffn;
+  m.n_vocab = *f.vocab;
   m.n_head_kv = m.n_head;
-  if (!f.kv_heads.empty()) MC_RETURN_IF_ERROR(count(f.kv_heads, "--kv-heads", &m.n_head_kv));
-  if (!f.head_dim.empty()) {
-    MC_RETURN_IF_ERROR(count(f.head_dim, "--head-dim", &m.n_embd_head));
+  if (f.kv_heads) m.n_head_kv = *f.kv_heads;
+  if (f.head_dim) {
+    m.n_embd_head = *f.head_dim;
   } else {
     if (m.n_embd % m.n_head != 0) {
       return Status::InvalidArgument("--heads", "must divide --hidden (" + std::to_string(m.n_embd) + "), got " +
@@ -103,28 +96,210 @@ Result<ModelSpec> resolve_model(const ModelFlags& f) {
   return m;
 }
 
-Result<int64_t> resolve_seq(const std::string& text, const ModelSpec& m, const char* flag) {
-  if (!text.empty()) return parse_count(text, flag);
-  return default_context(m);
+int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  return seq ? *seq : default_context(m);
 }
 
-Result<Dtypes> resolve_dtypes(const std::string& dtype, const std::string& kv_dtype) {
-  Dtypes d;
-  if (!dtype.empty()) {
-    MC_ASSIGN_OR_RETURN(d.weights, parse_dtype(dtype, "--dtype"));
-  }
-  d.kv = d.weights;
-  if (!kv_dtype.empty()) {
-    MC_ASSIGN_OR_RETURN(d.kv, parse_dtype(kv_dtype, "--kv-dtype"));
-  }
-  return d;
+Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
+  Dtypes t;
+  t.weights = d.dtype.value_or(default_weights);
+  t.kv = d.kv_dtype.value_or(t.weights);
+  return t;
 }
 
-void add_gpu_flags(CLI::App& app, GpuFlags* f) {
-  app.add_option("--gpu", f->gpu, "GPU from the catalog (modelcalc gpus lists them)");
-  app.add_option("--bandwidth", f->bandwidth, "Memory bandwidth, e.g. 3.35TB/s (overrides --gpu's)");
-  app.add_option("--capacity", f->capacity, "Memory capacity, e.g. 80GB (overrides --gpu's)");
-  app.add_option("--peak", f->peak, "Dense bf16 peak, e.g. 989.4TFLOPS (overrides --gpu's)");
+namespace {
+
+// A count in [1, max]; errors name `flag` and the range.
+FlagParser<int64_t> count_upto(int64_t max) {
+  return [max](std::string_view text, std::string_view flag) -> Result<int64_t> {
+    MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
+    if (v > max) {
+      return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
+    }
+    return v;
+  };
+}
+
+Result<double> reserve_fraction(std::string_view text, std::string_view flag) {
+  MC_ASSIGN_OR_RETURN(const double v, parse_fraction(text, flag));
+  if (!(v < 1)) {
+    return Status::InvalidArgument(flag, "is the fraction of memory kept back, in [0, 1) (e.g. 0.1 or 10%), got " +
+                                             std::string(text));
+  }
+  return v;
+}
+
+std::string with_default(std::string help, const char* default_text) {
+  return help + " (default: " + default_text + ")";
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    items.emplace_back(text.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    if (items.back().empty()) {
+      return Status::InvalidArgument(flag, "empty item in '" + std::string(text) +
+                                               "'; give a comma-separated list, e.g. 1,8,64");
+    }
+    if (comma == std::string_view::npos) return items;
+    if (static_cast<int64_t>(items.size()) >= kMaxListItems) break;
+    start = comma + 1;
+  }
+  return Status::InvalidArgument(flag, "more than " + group_digits(kMaxListItems) + " values in one list");
+}
+
+namespace {
+
+// One item of a count list: a count, or a range A:B[:S | :xF].
+Status append_count_item(const std::string& item, std::string_view flag, int64_t max, std::vector<int64_t>* out) {
+  const auto parse = count_upto(max);
+  const size_t c1 = item.find(':');
+  if (c1 == std::string::npos) {
+    MC_ASSIGN_OR_RETURN(const int64_t v, parse(item, flag));
+    out->push_back(v);
+    return Status::Ok();
+  }
+  const size_t c2 = item.find(':', c1 + 1);
+  MC_ASSIGN_OR_RETURN(const int64_t lo, parse(item.substr(0, c1), flag));
+  MC_ASSIGN_OR_RETURN(const int64_t hi, parse(item.substr(c1 + 1, c2 == std::string::npos ? std::string::npos
+                                                                                          : c2 - c1 - 1), flag));
+  if (lo > hi) {
+    return Status::InvalidArgument(flag, "range '" + item + "' runs backwards; write A:B with A <= B");
+  }
+  int64_t step = 1;
+  bool times = false;
+  if (c2 != std::string::npos) {
+    std::string s = item.substr(c2 + 1);
+    times = !s.empty() && (s[0] == 'x' || s[0] == 'X' || s[0] == '*');
+    if (times) s.erase(0, 1);
+    MC_ASSIGN_OR_RETURN(step, parse(s, flag));
+    if (times && step < 2) {
+      return Status::InvalidArgument(flag, "range '" + item + "' multiplies by less than 2; write A:B:x2 or more");
+    }
+  }
+  for (int64_t v = lo; v <= hi;) {
+    if (static_cast<int64_t>(out->size()) >= kMaxListItems) {
+      return Status::InvalidArgument(flag, "range '" + item + "' gives more than " + group_digits(kMaxListItems) +
+                                               " values; use a larger step");
+    }
+    out->push_back(v);
+    int64_t next = 0;
+    if (times ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next)) break;
+    v = next;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max) {
+  MC_ASSIGN_OR_RETURN(const auto items, split_list(text, flag));
+  std::vector<int64_t> out;
+  for (const std::string& item : items) MC_RETURN_IF_ERROR(append_count_item(item, flag, max, &out));
+  return out;
+}
+
+void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_list<DepUse> uses) {
+  const std::string gpus_range = "1 to " + group_digits(kMaxGpus);
+  for (const DepUse& u : uses) {
+    const char* def = u.default_text;
+    switch (u.flag) {
+      case Dep::kGpus:
+        flags.add<int64_t>("--gpus", with_default("GPUs the model is split over, " + gpus_range, def), &d->gpus,
+                           count_upto(kMaxGpus));
+        break;
+      case Dep::kTp:
+        flags.add<int64_t>("--tp", with_default("Tensor-parallel degree, " + gpus_range, def), &d->tp,
+                           count_upto(kMaxGpus));
+        break;
+      case Dep::kPp:
+        flags.add<int64_t>("--pp", with_default("Pipeline-parallel degree, " + gpus_range, def), &d->pp,
+                           count_upto(kMaxGpus));
+        break;
+      case Dep::kEp:
+        flags.add<int64_t>("--ep", with_default("Expert-parallel degree, " + gpus_range, def), &d->ep,
+                           count_upto(kMaxGpus));
+        break;
+      case Dep::kDp:
+        flags.add<int64_t>("--dp", with_default("Data-parallel replicas, " + gpus_range, def), &d->dp,
+                           count_upto(kMaxGpus));
+        break;
+      case Dep::kSeq:
+        flags.add<int64_t>("--seq", with_default("Context length T in tokens, 1 to " + group_digits(kMaxTokens) +
+                                                     "; K = 1,000 (e.g. 8K = 8,000)", def),
+                           &d->seq, count_upto(kMaxTokens));
+        flags.alias("--context", "--seq");
+        break;
+      case Dep::kBatch:
+        flags.add<int64_t>("--batch", with_default("Concurrent sequences, 1 to " + group_digits(kMaxBatch), def),
+                           &d->batch, count_upto(kMaxBatch));
+        break;
+      case Dep::kPrompt:
+        flags.add<int64_t>("--prompt", with_default("Prompt length in tokens, 1 to " + group_digits(kMaxTokens), def),
+                           &d->prompt, count_upto(kMaxTokens));
+        break;
+      case Dep::kDtype:
+        flags.add<Dtype>("--dtype", with_default("Weight dtype: fp32, fp16, bf16, fp8, int8, int4", def), &d->dtype,
+                         parse_dtype);
+        break;
+      case Dep::kComputeDtype:
+        flags.add<Dtype>("--compute-dtype", with_default("Dtype the matmuls run in: fp32, fp16, bf16, fp8, int8", def),
+                         &d->compute_dtype, parse_dtype);
+        break;
+      case Dep::kKvDtype:
+        flags.add<Dtype>("--kv-dtype", with_default("KV-cache dtype: fp32, fp16, bf16, fp8, int8, int4", def),
+                         &d->kv_dtype, parse_dtype);
+        break;
+      case Dep::kReserve:
+        flags.add<double>("--reserve", with_default("Fraction of GPU memory kept back, in [0, 1): 0.1 or 10%", def),
+                          &d->reserve, reserve_fraction);
+        break;
+    }
+  }
+}
+
+void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses) {
+  static constexpr const char* kRanges = "; ranges A:B (step 1), A:B:S (step S), A:B:xF (times F)";
+  for (const DepUse& u : uses) {
+    const char* def = u.default_text;
+    switch (u.flag) {
+      case Dep::kSeq:
+        flags.add<std::vector<int64_t>>(
+            "--seq", with_default("Context lengths T, e.g. 2048,8192 or 1k:128k:x2" + std::string(kRanges), def),
+            &d->seqs, [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxTokens); });
+        flags.alias("--context", "--seq");
+        break;
+      case Dep::kBatch:
+        flags.add<std::vector<int64_t>>(
+            "--batch", with_default("Batch sizes, e.g. 1,8,64 or 1:1024" + std::string(kRanges), def), &d->batches,
+            [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxBatch); });
+        break;
+      case Dep::kDtype:
+        flags.add<std::vector<Dtype>>(
+            "--dtype", with_default("Weight dtypes, e.g. fp16,int8 (fp32, fp16, bf16, fp8, int8, int4)", def),
+            &d->dtypes, [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_dtype); });
+        break;
+      case Dep::kKvDtype:
+        flags.add<std::vector<Dtype>>(
+            "--kv-dtype", with_default("KV-cache dtypes, e.g. fp16,fp8", def), &d->kv_dtypes,
+            [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_dtype); });
+        break;
+      default:
+        break;  // not a list flag
+    }
+  }
+}
+
+void add_gpu_flags(FlagSet& flags, GpuFlags* f) {
+  flags.text("--gpu", "GPU from the catalog (modelcalc gpus lists them)", &f->gpu)
+      .add<double>("--bandwidth", "Memory bandwidth, e.g. 3.35TB/s (overrides --gpu's)", &f->bandwidth,
+                   parse_bandwidth)
+      .add<double>("--capacity", "Memory capacity, e.g. 80GB (overrides --gpu's)", &f->capacity, parse_bytes)
+      .add<double>("--peak", "Dense bf16 peak, e.g. 989.4TFLOPS (overrides --gpu's)", &f->peak, parse_flops);
 }
 
 Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
@@ -133,11 +308,11 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
     auto found = find_gpu(f.gpu);
     if (!found.ok()) return Status::InvalidArgument("--gpu", found.status().message());
     g = *found;
-  } else if (f.bandwidth.empty() && f.capacity.empty() && f.peak.empty()) {
+  } else if (!f.custom()) {
     return std::optional<GpuSpec>();
   } else {
-    if (f.bandwidth.empty() || f.capacity.empty() || f.peak.empty()) {
-      const char* missing = f.bandwidth.empty() ? "--bandwidth" : f.capacity.empty() ? "--capacity" : "--peak";
+    if (!f.bandwidth || !f.capacity || !f.peak) {
+      const char* missing = !f.bandwidth ? "--bandwidth" : !f.capacity ? "--capacity" : "--peak";
       return Status::InvalidArgument(missing, "a custom GPU needs --bandwidth, --capacity and --peak (or --gpu NAME)");
     }
     g.key = "custom";
@@ -145,32 +320,16 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
     g.source = "given on the command line";
     g.confirmed = true;
   }
-  bool overridden = false;
-  if (!f.bandwidth.empty()) {
-    auto v = parse_bandwidth(f.bandwidth, "--bandwidth");
-    if (!v.ok()) return v.status();
-    g.bandwidth_bytes_per_s = *v;
-    overridden = true;
-  }
-  if (!f.capacity.empty()) {
-    auto v = parse_bytes(f.capacity, "--capacity");
-    if (!v.ok()) return v.status();
-    g.capacity_bytes = *v;
-    overridden = true;
-  }
-  if (!f.peak.empty()) {
-    auto v = parse_flops(f.peak, "--peak");
-    if (!v.ok()) return v.status();
-    g.peak_bf16_flops = *v;
-    overridden = true;
-  }
-  if (overridden && !f.gpu.empty()) g.name += " (modified)";
+  if (f.bandwidth) g.bandwidth_bytes_per_s = *f.bandwidth;
+  if (f.capacity) g.capacity_bytes = *f.capacity;
+  if (f.peak) g.peak_bf16_flops = *f.peak;
+  if (f.custom() && !f.gpu.empty()) g.name += " (modified)";
   return std::optional<GpuSpec>(g);
 }
 
-void add_output_flags(CLI::App& app, OutputFlags* f) {
-  app.add_flag("--json", f->json, "Print JSON (for scripts)");
-  app.add_flag("--explain", f->explain, "Show every number as formula, substitution, result");
+void add_output_flags(FlagSet& flags, OutputFlags* f) {
+  flags.toggle("--json", "Print JSON (for scripts)", &f->json)
+      .toggle("--explain", "Show every number as formula, substitution, result", &f->explain);
 }
 
 void emit(const Report& r, const OutputFlags& f, std::ostream& out) {

@@ -1,53 +1,111 @@
 // Flags shared by subcommands: the model (shape flags, --model, --config),
-// the GPU (--gpu or --bandwidth/--capacity/--peak) and the output format.
+// the GPU (--gpu or --bandwidth/--capacity/--peak), the deployment group
+// (--gpus --tp --pp --ep --dp --seq/--context --batch --prompt --dtype
+// --compute-dtype --kv-dtype --reserve) and the output format. Each group is
+// declared once here, with FlagSet; commands get typed, range-checked values.
 #ifndef MODELCALC_INPUTS_H_
 #define MODELCALC_INPUTS_H_
 
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/status.h"
+#include "flags.h"
 #include "report.h"
-
-namespace CLI {
-class App;
-}
 
 namespace modelcalc {
 
 struct ModelFlags {
-  std::string layers, hidden, heads, kv_heads, head_dim, ffn, vocab;  // shape, as typed
+  std::optional<int64_t> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;  // shape
   bool glu = false;   // gated FFN (three matrices)
   bool tied = false;  // input embedding and lm_head share one matrix
-  std::string model;   // preset name
-  std::string config;  // config.json path or folder
+  std::string model;   // preset name (sweep: a comma list)
+  std::string config;  // config.json path or folder (sweep: a comma list)
 };
-void add_model_flags(CLI::App& app, ModelFlags* f);
+void add_model_flags(FlagSet& flags, ModelFlags* f);
 // True when any model flag was given.
 bool has_model(const ModelFlags& f);
 // The model the flags describe. Errors name the flag.
 Result<ModelSpec> resolve_model(const ModelFlags& f);
 
-// The context / prompt length: `text` when given, else the model's
-// max_position_embeddings, else 4096. Errors name `flag`.
-Result<int64_t> resolve_seq(const std::string& text, const ModelSpec& m, const char* flag = "--seq");
-// Weight dtype from --dtype, KV dtype from --kv-dtype (default: the weights').
+// The shared deployment vocabulary, parsed and range-checked only. Unset
+// fields mean "the command's default" (stated in its --help); what a value
+// means for a deployment (splits against the model, ...) is the deployment
+// engine's business, not the parser's.
+struct DeploymentFlags {
+  std::optional<int64_t> gpus, tp, pp, ep, dp;  // [1, kMaxGpus]
+  std::optional<int64_t> seq;                   // --seq = --context, [1, kMaxTokens]
+  std::optional<int64_t> batch;                 // [1, kMaxBatch]
+  std::optional<int64_t> prompt;                // [1, kMaxTokens]
+  std::optional<Dtype> dtype, compute_dtype, kv_dtype;
+  std::optional<double> reserve;                // [0, 1): "10%" or "0.1"
+};
+// List-valued forms of the same flags (sweep, roofline): comma lists whose
+// items are parsed by the same parsers; counts also take ranges (lists.h).
+struct DeploymentLists {
+  std::vector<int64_t> seqs, batches;
+  std::vector<Dtype> dtypes, kv_dtypes;
+};
+inline constexpr int64_t kMaxGpus = 1 << 20;          // 1,048,576
+inline constexpr int64_t kMaxTokens = int64_t{1} << 30;  // 1,073,741,824 tokens
+inline constexpr int64_t kMaxBatch = int64_t{1} << 30;
+
+// Which deployment flags a command takes, and its default for each (the text
+// --help shows after "default: "). Only declared flags are accepted.
+enum class Dep { kGpus, kTp, kPp, kEp, kDp, kSeq, kBatch, kPrompt, kDtype, kComputeDtype, kKvDtype, kReserve };
+struct DepUse {
+  Dep flag;
+  const char* default_text;
+};
+void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_list<DepUse> uses);
+// List forms; only kSeq, kBatch, kDtype, kKvDtype.
+void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses);
+
+// Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
+// kMaxListItems values (memory stays bounded whatever is typed).
+inline constexpr int64_t kMaxListItems = int64_t{1} << 20;
+Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag);
+template <typename T, typename Parse>
+Result<std::vector<T>> parse_list(std::string_view text, std::string_view flag, Parse parse) {
+  MC_ASSIGN_OR_RETURN(const auto items, split_list(text, flag));
+  std::vector<T> out;
+  out.reserve(items.size());
+  for (const std::string& item : items) {
+    MC_ASSIGN_OR_RETURN(T v, parse(item, flag));
+    out.push_back(v);
+  }
+  return out;
+}
+// Counts in [1, max], each item a count or a range: A:B (A, A+1, ..., B),
+// A:B:S (step S), A:B:xF (A, A·F, A·F², ... up to B). "1k:128k:x2" is
+// 1,000, 2,000, ..., 128,000.
+Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max);
+
+// The context / prompt length: `seq` when given, else the model's
+// max_position_embeddings, else 4096.
+int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m);
+// Weight dtype from --dtype (default `weights`), KV dtype from --kv-dtype
+// (default: the weights').
 struct Dtypes {
   Dtype weights = Dtype::kFp16;
   Dtype kv = Dtype::kFp16;
 };
-Result<Dtypes> resolve_dtypes(const std::string& dtype, const std::string& kv_dtype);
+Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights = Dtype::kFp16);
 
 struct GpuFlags {
-  std::string gpu;        // catalog name
-  std::string bandwidth;  // e.g. "3.35TB/s", overrides the catalog's
-  std::string capacity;   // e.g. "80GB"
-  std::string peak;       // dense bf16, e.g. "989.4TFLOPS"
+  std::string gpu;                  // catalog name (sweep, roofline: a comma list)
+  std::optional<double> bandwidth;  // B/s, e.g. "3.35TB/s", overrides the catalog's
+  std::optional<double> capacity;   // bytes, e.g. "80GB"
+  std::optional<double> peak;       // dense bf16 FLOP/s, e.g. "989.4TFLOPS"
+  bool custom() const { return bandwidth || capacity || peak; }
 };
-void add_gpu_flags(CLI::App& app, GpuFlags* f);
+void add_gpu_flags(FlagSet& flags, GpuFlags* f);
 // The GPU the flags describe; nullopt when none was given. A custom GPU
 // (no --gpu) needs all of --bandwidth, --capacity and --peak.
 Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f);
@@ -56,7 +114,7 @@ struct OutputFlags {
   bool json = false;     // machine-readable
   bool explain = false;  // formula, substitution, result for every number
 };
-void add_output_flags(CLI::App& app, OutputFlags* f);
+void add_output_flags(FlagSet& flags, OutputFlags* f);
 // Renders `r` as the flags ask.
 void emit(const Report& r, const OutputFlags& f, std::ostream& out);
 

@@ -1,7 +1,5 @@
 #include "lab_flags.h"
 
-#include <CLI/CLI.hpp>
-
 #include "quantity.h"
 
 namespace modelcalc {
@@ -20,9 +18,9 @@ Result<double> parse_positive_real(std::string_view text, std::string_view flag)
   return *v;
 }
 
-void add_peak_flags(CLI::App& app, GpuFlags* f) {
-  app.add_option("--gpu", f->gpu, "GPU from the catalog (modelcalc gpus lists them)");
-  app.add_option("--peak", f->peak, "Dense bf16 peak per GPU, e.g. 989.4TFLOPS (overrides --gpu's)");
+void add_peak_flags(FlagSet& flags, GpuFlags* f) {
+  flags.text("--gpu", "GPU from the catalog (modelcalc gpus lists them)", &f->gpu)
+      .add<double>("--peak", "Dense bf16 peak per GPU, e.g. 989.4TFLOPS (overrides --gpu's)", &f->peak, parse_flops);
 }
 
 Result<std::optional<GpuSpec>> resolve_peak_gpu(const GpuFlags& f) {
@@ -31,17 +29,15 @@ Result<std::optional<GpuSpec>> resolve_peak_gpu(const GpuFlags& f) {
     auto found = find_gpu(f.gpu);
     if (!found.ok()) return Status::InvalidArgument("--gpu", found.status().message());
     g = *found;
-  } else if (f.peak.empty()) {
+  } else if (!f.peak) {
     return std::optional<GpuSpec>();
   } else {
     g.key = "custom";
     g.name = "custom GPU";
     g.source = "given on the command line";
   }
-  if (!f.peak.empty()) {
-    auto v = parse_flops(f.peak, "--peak");
-    if (!v.ok()) return v.status();
-    g.peak_bf16_flops = *v;
+  if (f.peak) {
+    g.peak_bf16_flops = *f.peak;
     if (!f.gpu.empty()) g.name += " (modified)";
   }
   if (!(g.peak_bf16_flops > 0)) {

@@ -20,7 +20,7 @@ Result<double> parse_positive_real(std::string_view text, std::string_view flag)
 
 // --gpu NAME and --peak FLOPS only (no bandwidth or capacity): for commands
 // that need a GPU's dense bf16 peak and nothing else.
-void add_peak_flags(CLI::App& app, GpuFlags* f);
+void add_peak_flags(FlagSet& flags, GpuFlags* f);
 // The GPU whose peak to use: the catalog's (with --peak overriding it), a
 // custom one from --peak alone, or nullopt when neither flag was given.
 // Fails, naming --gpu, when the GPU has no published dense bf16 peak.

@@ -37,10 +37,12 @@ namespace {
 // Column order of data/gpus.tsv.
 constexpr std::string_view kHeader =
     "key\tname\taliases\tcapacity_gb\tbandwidth_tbps\tbf16_tflops\tfp8_tflops\tint8_tops\t"
-    "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes";
+    "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes\t"
+    "link_gbps\tdomain_gpus\tscaleout_gbps\tlink_latency_us\tscaleout_latency_us\tlink_source";
 enum Col {
   kKey, kName, kAliases, kCapacity, kBandwidth, kBf16, kFp8, kInt8, kFp4, kFp32,
-  kInterconnect, kTdp, kConfirmed, kSource, kNotes, kNumCols
+  kInterconnect, kTdp, kConfirmed, kSource, kNotes,
+  kLinkGbps, kDomainGpus, kScaleoutGbps, kLinkLatencyUs, kScaleoutLatencyUs, kLinkSource, kNumCols
 };
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
@@ -224,6 +226,23 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
     g.source = std::string(f[kSource]);
     if (g.source.empty()) return Status::InvalidArgument(row + " source", "every row needs a source");
     g.notes = std::string(f[kNotes]);
+    MC_RETURN_IF_ERROR(parse_number(f[kLinkGbps], 9, false, row + " link_gbps", &g.link_bytes_per_s));
+    double domain = 0;
+    MC_RETURN_IF_ERROR(parse_number(f[kDomainGpus], 0, false, row + " domain_gpus", &domain));
+    if (domain < 1 || domain > 1e6 || domain != static_cast<double>(static_cast<int64_t>(domain))) {
+      return Status::InvalidArgument(row + " domain_gpus", "must be a whole number of GPUs >= 1");
+    }
+    g.domain_gpus = static_cast<int64_t>(domain);
+    MC_RETURN_IF_ERROR(parse_number(f[kScaleoutGbps], 9, false, row + " scaleout_gbps", &g.scaleout_bytes_per_s));
+    MC_RETURN_IF_ERROR(parse_number(f[kLinkLatencyUs], -6, false, row + " link_latency_us", &g.link_latency_s));
+    MC_RETURN_IF_ERROR(
+        parse_number(f[kScaleoutLatencyUs], -6, false, row + " scaleout_latency_us", &g.scaleout_latency_s));
+    if (g.link_bytes_per_s <= 0) return Status::InvalidArgument(row + " link_gbps", "must be positive");
+    if (g.scaleout_bytes_per_s <= 0) return Status::InvalidArgument(row + " scaleout_gbps", "must be positive");
+    g.link_source = std::string(f[kLinkSource]);
+    if (g.link_source.empty()) {
+      return Status::InvalidArgument(row + " link_source", "every interconnect figure needs a source");
+    }
     gpus.push_back(std::move(g));
   }
   if (!seen_header) return Status::InvalidArgument("gpus.tsv", "missing header line");

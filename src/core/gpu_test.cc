@@ -92,8 +92,10 @@ TEST(GpuCatalogTest, A10gBf16IsUnpublished) {
 
 constexpr const char* kHeader =
     "key\tname\taliases\tcapacity_gb\tbandwidth_tbps\tbf16_tflops\tfp8_tflops\tint8_tops\t"
-    "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes\n";
-constexpr const char* kGoodRow = "x1\tX One\tx\t80\t3.35\t989.4\t\t\t\t\tNVLink\t700\tyes\tsome sheet\t\n";
+    "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes\t"
+    "link_gbps\tdomain_gpus\tscaleout_gbps\tlink_latency_us\tscaleout_latency_us\tlink_source\n";
+constexpr const char* kGoodRow =
+    "x1\tX One\tx\t80\t3.35\t989.4\t\t\t\t\tNVLink\t700\tyes\tsome sheet\t\t450\t8\t50\t6\t20\tlink sheet\n";
 
 TEST(GpuCatalogTest, ParserAcceptsAMinimalCatalog) {
   auto r = parse_gpu_catalog(std::string("# comment\n") + kHeader + kGoodRow);
@@ -104,21 +106,48 @@ TEST(GpuCatalogTest, ParserAcceptsAMinimalCatalog) {
   EXPECT_EQ((*r)[0].peak_bf16_flops, 989.4e12);
   EXPECT_EQ((*r)[0].peak_fp8_flops, 0);
   EXPECT_EQ((*r)[0].aliases, std::vector<std::string>{"x"});
+  EXPECT_EQ((*r)[0].link_bytes_per_s, 450e9);  // GB/s -> B/s
+  EXPECT_EQ((*r)[0].domain_gpus, 8);
+  EXPECT_EQ((*r)[0].scaleout_bytes_per_s, 50e9);
+  EXPECT_DOUBLE_EQ((*r)[0].link_latency_s, 6e-6);  // us -> s
+  EXPECT_DOUBLE_EQ((*r)[0].scaleout_latency_s, 20e-6);
+  EXPECT_EQ((*r)[0].link_source, "link sheet");
+}
+
+// The interconnect figures the deployment engine uses: NVLink4 is 900 GB/s
+// bidirectional per GPU, so 450 GB/s each way; 8 GPUs per HGX box; one
+// 400 Gb/s NIC per GPU = 50 GB/s.
+TEST(GpuCatalogTest, InterconnectH100AndNvl72) {
+  auto h = find_gpu("h100");
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->link_bytes_per_s, 450e9);
+  EXPECT_EQ(h->domain_gpus, 8);
+  EXPECT_EQ(h->scaleout_bytes_per_s, 50e9);
+  EXPECT_FALSE(h->link_source.empty());
+  auto g = find_gpu("gb200");
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->domain_gpus, 72);
+  EXPECT_EQ(g->link_bytes_per_s, 900e9);  // NVLink5 1800 GB/s bidirectional / 2
 }
 
 TEST(GpuCatalogTest, ParserRejectsMalformedRows) {
   const std::string h = kHeader;
   const char* bad[] = {
-      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\n",             // 14 columns
-      "x1\tX\t\t0\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\n",            // zero capacity
-      "x1\tX\t\t80\t\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\n",               // missing bandwidth
-      "x1\tX\t\t80\t3.35\t989,4\t\t\t\t\t\t700\tyes\tsrc\t\n",           // comma decimal
-      "x1\tX\t\t80\t3.35\t-1\t\t\t\t\t\t700\tyes\tsrc\t\n",              // negative
-      "x1\tX\t\t80\t3.35\t1e3\t\t\t\t\t\t700\tyes\tsrc\t\n",             // exponent
-      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tmaybe\tsrc\t\n",         // confirmed
-      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\t\t\n",              // no source
-      "X1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\n",           // upper-case key
-      "x1\tX\ta,,b\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\n",       // empty alias
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\n",             // 14 columns
+      "x1\tX\t\t0\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",            // zero capacity
+      "x1\tX\t\t80\t\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",               // missing bandwidth
+      "x1\tX\t\t80\t3.35\t989,4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",           // comma decimal
+      "x1\tX\t\t80\t3.35\t-1\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",              // negative
+      "x1\tX\t\t80\t3.35\t1e3\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",             // exponent
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tmaybe\tsrc\t\t450\t8\t50\t6\t20\tls\n",         // confirmed
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\t\t\t450\t8\t50\t6\t20\tls\n",              // no source
+      "X1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",           // upper-case key
+      "x1\tX\ta,,b\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n",       // empty alias
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t0\t50\t6\t20\tls\n",          // no GPU in domain
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t1.5\t50\t6\t20\tls\n",        // half a GPU
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t0\t8\t50\t6\t20\tls\n",            // zero link
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t\t6\t20\tls\n",            // no scale-out
+      "x1\tX\t\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\t\n",            // no link source
   };
   for (const char* row : bad) {
     auto r = parse_gpu_catalog(h + row);
@@ -128,7 +157,7 @@ TEST(GpuCatalogTest, ParserRejectsMalformedRows) {
   EXPECT_FALSE(parse_gpu_catalog(kHeader).ok());   // no rows
   // Two GPUs claiming the same name (case and '-' ignored).
   EXPECT_FALSE(
-      parse_gpu_catalog(h + kGoodRow + "x2\tX Two\tX-1\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\n").ok());
+      parse_gpu_catalog(h + kGoodRow + "x2\tX Two\tX-1\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\n").ok());
 }
 
 // --- Seed figures -----------------------------------------------------------

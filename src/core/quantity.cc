@@ -153,4 +153,19 @@ Result<double> parse_flops(std::string_view text, std::string_view flag) {
   return v * mult;
 }
 
+Result<double> parse_fraction(std::string_view text, std::string_view flag) {
+  std::string_view t = trim(text);
+  const bool percent = !t.empty() && t.back() == '%';
+  if (percent) t.remove_suffix(1);
+  auto v = parse_real(t, flag);
+  if (!v.ok()) {
+    return bad(flag, text, "expected a fraction in [0, 1] as a decimal or a percentage, e.g. 0.1 or 10%");
+  }
+  const double f = percent ? *v / 100 : *v;
+  if (!(f >= 0 && f <= 1)) {
+    return Status::InvalidArgument(flag, "must be a fraction in [0, 1] (e.g. 0.1 or 10%), got " + std::string(text));
+  }
+  return f;
+}
+
 }  // namespace modelcalc

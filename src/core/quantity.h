@@ -25,6 +25,9 @@ Result<double> parse_bandwidth(std::string_view text, std::string_view flag);
 // FLOP per second: "989.4TFLOPS", "989.4 TFLOP/s", "1.3PFLOPS", "1e15".
 Result<double> parse_flops(std::string_view text, std::string_view flag);
 
+// A fraction in [0, 1], as a decimal or a percentage: "0.1" and "10%" alike.
+Result<double> parse_fraction(std::string_view text, std::string_view flag);
+
 }  // namespace modelcalc
 
 #endif  // MODELCALC_QUANTITY_H_

@@ -40,5 +40,17 @@ TEST(QuantityTest, WrongKindOfUnitIsRefusedNamingTheFlag) {
   EXPECT_FALSE(parse_real("0.1x", "--reserve").ok());
 }
 
+TEST(QuantityTest, FractionTakesDecimalsAndPercentagesAlike) {
+  EXPECT_DOUBLE_EQ(parse_fraction("0.1", "--reserve").value(), 0.1);
+  EXPECT_DOUBLE_EQ(parse_fraction("10%", "--reserve").value(), 0.1);  // 10 / 100
+  EXPECT_DOUBLE_EQ(parse_fraction("0", "--reserve").value(), 0.0);
+  EXPECT_DOUBLE_EQ(parse_fraction("100%", "--reserve").value(), 1.0);
+  for (const char* bad : {"", "%", "1.5", "150%", "-0.1", "-5%", "ten", "0.1x", "nan", "inf"}) {
+    auto r = parse_fraction(bad, "--reserve");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().message().rfind("--reserve: ", 0), 0u) << r.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -1,0 +1,243 @@
+// The deployment engine: ONE model of a deployment -- a model on G GPUs of one
+// kind, split tensor x pipeline x expert x data parallel, with weight, compute
+// and KV dtypes, serving a workload (context, batch, prompt) -- evaluated in
+// one place. Every command that answers a deployment question reads these
+// results; none recomputes them.
+//
+// Two steps, so that a search can evaluate millions of candidates:
+//   prepare_deployment()  validates everything and hoists the per-(model, GPU,
+//                         split, dtype) constants (allocates only for errors);
+//   evaluate_deployment() the hot path: pure, allocation-free, no I/O.
+// analyze_deployment() does both for one setup.
+//
+// The model, per GPU (README "The deployment model" says the same in prose):
+// * Sharded by TP: attention q/o (and k/v while tp <= KV heads), dense and shared
+//   FFN, routed experts, vocab-parallel embedding and lm_head (ceil(V/tp) rows).
+//   Replicated on every TP rank: norms, routers, position tables, MLA's
+//   down-projections (q_a, kv_a), and -- when tp > KV heads -- each rank keeps a
+//   whole KV head (tp must then be a multiple of the KV heads).
+// * PP splits layers evenly (pp | n_layer); stage 0 holds the embedding, the last
+//   stage the lm_head (a tied table is held by both when pp > 1). Memory is the
+//   worst stage (largest weight shard and largest KV share taken together).
+// * EP (ep | tp, ep | n_expert): routed experts spread over ep ranks inside the
+//   TP group, each expert's matrices split over tp/ep. The shard per rank and the
+//   expected expert bytes read equal the pure-TP case; the MoE output is summed
+//   over the TP group by the same all-reduce. (DP-attention with EP spanning
+//   replicas, and its all-to-all, is not modelled.)
+// * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
+//   aggregate rates multiply by dp.
+// * Quantized weights (int8/int4/fp8): block matrices in weight_dtype; embeddings,
+//   lm_head, norms, routers, biases and position tables stay 16-bit (fp32 if the
+//   weights are fp32); int8/int4 add one 16-bit scale per quant_group_size weights.
+// * Time of one step: max(compute, memory) per stage (compute and memory overlap
+//   perfectly), stages run one after another (no micro-batching), communication
+//   is NOT overlapped: seconds = pp x max(flops/peak, bytes/bw) + comm.
+// * Regime: capacity-bound if the batch cannot be held (or the weights do not
+//   fit); else communication-bound if comm exceeds the compute/memory time; else
+//   compute- or bandwidth-bound by which of flops/peak and bytes/bw is larger,
+//   with the peak of the dtype the matmuls run in (compute_dtype).
+#ifndef MODELCALC_DEPLOYMENT_H_
+#define MODELCALC_DEPLOYMENT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "modelcalc/dtype.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+struct Parallelism {
+  int64_t tp = 1;  // tensor parallel ranks; divides n_head; KV heads divide tp or tp divides them
+  int64_t pp = 1;  // pipeline stages; divides n_layer
+  int64_t ep = 1;  // expert-parallel ranks inside the TP group; divides tp and n_expert
+  int64_t dp = 1;  // data-parallel replicas of the tp x pp group
+  int64_t gpus() const { return tp * pp * dp; }
+};
+
+// Defaults, stated once.
+inline constexpr double kDefaultReserveFraction = 0.10;  // vLLM gpu_memory_utilization = 0.9
+// The default activation/workspace allowance per GPU is kv-budget's formula
+// (capacity.h workspace_allowance_bytes) on this GPU's share: one prefill chunk
+// of kWorkspaceChunkTokens (2048) tokens x (widest FFN intermediate / tp +
+// vocabulary / tp) x 2 B. Give workspace_bytes to override.
+inline constexpr int64_t kDefaultQuantGroupSize = 128;   // GPTQ/AWQ default group
+inline constexpr int64_t kDefaultDeploymentContext = 4096;
+
+// The dtype matmuls run in when none is given: fp8 weights -> fp8 (W8A8);
+// int8/int4 weight-only -> bf16 (dequantized in the kernel); else the weights'.
+Dtype default_compute_dtype(Dtype weight);
+// The KV cache dtype when none is given: 16-bit, NOT following quantized
+// weights (fp16 weights -> fp16, fp32 -> fp32, everything else -> bf16).
+Dtype default_kv_dtype(Dtype weight);
+
+struct DeploymentOptions {
+  Parallelism split;                         // default: one GPU
+  Dtype weight_dtype = Dtype::kBf16;
+  std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
+  std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
+  int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
+  double reserve_fraction = kDefaultReserveFraction;  // of capacity kept back, in [0, 1)
+  std::optional<double> workspace_bytes;     // default: the chunk allowance above, per GPU
+  int64_t context = kDefaultDeploymentContext;  // tokens of KV each sequence holds (T)
+  int64_t batch = 1;                         // sequences per replica decoding together (B)
+  int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
+};
+
+enum class DeploymentRegime { kBandwidthBound, kComputeBound, kCapacityBound, kCommunicationBound };
+// "bandwidth-bound", "compute-bound", "capacity-bound", "communication-bound".
+std::string_view regime_name(DeploymentRegime r);
+
+// Weight bytes one GPU holds, by part (worst pipeline stage).
+struct WeightShard {
+  int64_t embeddings = 0;  // vocab-parallel input table (+ positions), 16-bit
+  int64_t lm_head = 0;     // vocab-parallel output matrix (a tied copy on the last stage when pp > 1)
+  int64_t attention = 0;   // attention matrices (sharded + replicated KV/MLA parts)
+  int64_t mlp = 0;         // dense and shared-expert FFN matrices
+  int64_t experts = 0;     // routed experts
+  int64_t other = 0;       // norms, routers, biases (16-bit, replicated or sharded as they are)
+  int64_t scales = 0;      // int8/int4 group scales, 16-bit each
+  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales; }
+};
+
+// Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
+struct PreparedDeployment {
+  Parallelism split;
+  Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
+  int64_t quant_group_size = kDefaultQuantGroupSize;
+  double reserve_fraction = kDefaultReserveFraction;
+  double workspace_bytes = 0;
+
+  // Hardware (one GPU) and the links the split uses.
+  double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // peak of compute_dtype
+  double tp_link_bytes_per_s = 0, tp_latency_s = 0;  // inside the domain if tp fits in it
+  double pp_link_bytes_per_s = 0, pp_latency_s = 0;  // inside the domain if tp x pp fits in it
+  bool tp_crosses_domain = false, pp_crosses_domain = false;
+
+  // Memory per GPU.
+  WeightShard weights;                  // worst stage
+  int64_t kv_elems_per_layer = 0;       // KV elements per token per layer on one rank
+  int64_t kv_bits = 16;
+  int64_t stage_full_layers = 0;        // worst stage: layers caching the whole context
+  int64_t stage_swa_layers = 0;         // worst stage: sliding-window layers
+  int64_t n_swa = 0;                    // window length (tokens)
+  double memory_budget = 0;             // capacity x (1 - reserve) - workspace
+
+  // Decode/prefill per rank, summed over the pp stages (one "column" of ranks).
+  int64_t n_layer = 0, n_full_layers = 0, n_swa_layers = 0, n_moe_layers = 0;
+  int64_t n_embd = 0;
+  double dense_bytes = 0;           // non-routed block weights one rank reads per step (incl. scales)
+  double expert_bytes = 0;          // bytes of ONE routed expert of ONE layer on one rank (incl. scales)
+  double n_expert = 0, n_expert_used = 0;
+  double lm_head_bytes = 0;         // lm_head shard one rank reads per step
+  double embedding_row_bytes = 0;   // one embedding row's share on one rank (d x 16-bit / tp)
+  double linear_flops_per_token = 0;    // 2 x active block matmul params per rank (excl. lm_head)
+  double lm_head_flops_per_token = 0;   // 2 x V x d / tp
+  double attn_flops_per_key_decode = 0;   // per layer per key per rank (GQA, or MLA absorbed)
+  double attn_flops_per_key_prefill = 0;  // per layer per key per rank (MLA not absorbed)
+  double act_bytes = 2;             // bytes per activation element sent over links (16-bit)
+  double allreduces_per_layer = 0;  // 2 when tp > 1 (attention + MLP), else 0
+  double ring_factor = 0;           // 2 (tp - 1) / tp
+};
+
+// Bytes one GPU reads in a decode step, by component.
+struct DecodeBytes {
+  double weights = 0;        // non-routed block weights (attention, dense/shared FFN, norms, scales)
+  double experts = 0;        // routed experts expected to be touched
+  double lm_head = 0;        // the lm_head shard, in full
+  double embedding_rows = 0; // B rows of the input table (its share on this GPU)
+  double kv = 0;             // every sequence's KV on this GPU
+  double total() const { return weights + experts + lm_head + embedding_rows + kv; }
+};
+struct DecodeFlops {
+  double linear = 0;     // active block matmuls
+  double attention = 0;  // scores + weighted sum over the context, in the kernels' form
+  double lm_head = 0;
+  double total() const { return linear + attention + lm_head; }
+};
+
+struct DeploymentMemory {   // per GPU, worst pipeline stage
+  double capacity = 0;
+  double reserve = 0;        // capacity x reserve_fraction
+  double workspace = 0;
+  WeightShard weights;
+  int64_t kv_per_token = 0;     // B of KV one token adds on this GPU (no window filled)
+  int64_t kv_per_sequence = 0;  // B of KV one sequence of `context` tokens holds on this GPU
+  double free_for_kv = 0;       // capacity - reserve - workspace - weights (may be negative)
+  int64_t max_sequences = 0;    // per replica; 0 when the weights do not fit
+};
+
+struct DecodeStep {
+  int64_t batch = 0, context = 0;
+  double experts_touched = 0;   // expected distinct routed experts per MoE layer
+  DecodeBytes bytes;            // per GPU, per pipeline stage (average)
+  DecodeFlops flops;            // per GPU, per pipeline stage (average)
+  double bytes_per_gpu = 0, flops_per_gpu = 0, intensity = 0;  // intensity = flops / bytes
+  double ridge = 0;             // peak(compute_dtype) / bandwidth
+  double compute_seconds = 0;   // pp x flops_per_gpu / peak
+  double memory_seconds = 0;    // pp x bytes_per_gpu / bandwidth
+  double allreduce_seconds = 0; // TP all-reduces, all layers
+  double handoff_seconds = 0;   // PP hand-offs
+  double comm_seconds = 0;      // allreduce + handoff
+  double seconds = 0;           // max(compute, memory) + comm = TPOT
+  double tokens_per_s_per_sequence = 0;  // 1 / seconds
+  double tokens_per_s_aggregate = 0;     // batch x dp / seconds
+  bool fits = false;            // batch <= max_sequences
+  DeploymentRegime regime = DeploymentRegime::kBandwidthBound;
+};
+
+struct Prefill {
+  int64_t prompt_tokens = 0;
+  double flops = 0;             // per GPU, per stage: linear + causal attention + lm_head (last token)
+  double attention_flops = 0;
+  double bytes = 0;             // per GPU, per stage: weights once, experts touched, KV written
+  double compute_seconds = 0, memory_seconds = 0, comm_seconds = 0;
+  double seconds = 0;           // TTFT of one prompt
+};
+
+struct DeploymentResult {
+  DeploymentMemory memory;
+  DecodeStep decode;
+  Prefill prefill;
+  bool overflow = false;        // a KV count did not fit in int64 (context absurdly large)
+};
+
+// Validates model, GPU, split and options; hoists constants. Errors name the
+// FIELD (tp, pp, ep, dp, compute_dtype, reserve_fraction, ...) and what is allowed.
+Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,
+                                              const DeploymentOptions& options);
+
+// The hot path. REQUIRES: batch >= 1, context >= 1, prompt >= 0 (0 = context).
+// Pure, allocation-free, no I/O.
+DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch, int64_t context,
+                                     int64_t prompt);
+
+// Checks the workload numbers the hot path takes (field names batch, context,
+// prompt_tokens), including that the KV counts fit in 64 bits.
+Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t context, int64_t prompt);
+
+// The smallest batch whose decode step at `context` is compute-bound
+// (flops/peak >= bytes/bw), or 0 if none up to 2^30. Ignores capacity: compare
+// with max_sequences (the batch HBM can hold) before advising it.
+int64_t compute_bound_batch(const PreparedDeployment& d, int64_t context);
+
+// prepare + check + evaluate for one setup.
+Result<DeploymentResult> analyze_deployment(const ModelSpec& m, const GpuSpec& gpu,
+                                            const DeploymentOptions& options);
+
+// What a command shows: the prepared constants, the result at options.batch,
+// and the batch at which decode turns compute-bound (0 = never up to 2^30).
+struct DeploymentAnalysis {
+  PreparedDeployment prepared;
+  DeploymentResult result;
+  int64_t compute_bound_batch = 0;
+};
+Result<DeploymentAnalysis> analyze_deployment_full(const ModelSpec& m, const GpuSpec& gpu,
+                                                   const DeploymentOptions& options);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_DEPLOYMENT_H_

@@ -1,0 +1,130 @@
+#include "flags.h"
+
+#include <CLI/CLI.hpp>
+
+namespace modelcalc {
+
+namespace {
+
+// The spelling errors name: the first long name in CLI11's list ("-L,--layers"
+// -> "--layers"), else the first name.
+std::string error_name(std::string_view names) {
+  std::string first;
+  size_t start = 0;
+  while (start <= names.size()) {
+    const size_t comma = std::min(names.find(',', start), names.size());
+    std::string one(names.substr(start, comma - start));
+    if (one.rfind("--", 0) == 0) return one;
+    if (first.empty()) first = one;
+    start = comma + 1;
+  }
+  return first;
+}
+
+}  // namespace
+
+struct FlagSet::Entry {
+  struct Spelling {
+    std::string name;  // as errors name it
+    std::string raw;   // as typed
+    CLI::Option* option = nullptr;
+  };
+  std::vector<std::unique_ptr<Spelling>> spellings;  // stable addresses: CLI11 writes into raw
+  Apply apply;                                        // null for a toggle
+
+  bool is(std::string_view name) const {
+    for (const auto& s : spellings) {
+      if (s->name == name) return true;
+    }
+    return false;
+  }
+};
+
+FlagSet::FlagSet(CLI::App& app) : app_(app) {}
+FlagSet::~FlagSet() = default;
+
+FlagSet& FlagSet::add_parsed(std::string_view names, std::string help, Apply apply) {
+  auto e = std::make_unique<Entry>();
+  auto s = std::make_unique<Entry::Spelling>();
+  s->name = error_name(names);
+  s->option = app_.add_option(std::string(names), s->raw, std::move(help))->type_name("VALUE");
+  e->spellings.push_back(std::move(s));
+  e->apply = std::move(apply);
+  entries_.push_back(std::move(e));
+  return *this;
+}
+
+FlagSet& FlagSet::text(std::string_view names, std::string help, std::string* target) {
+  return add_parsed(names, std::move(help), [target](std::string_view text, std::string_view) {
+    *target = std::string(text);
+    return Status::Ok();
+  });
+}
+
+FlagSet& FlagSet::positional(std::string_view name, std::string help, std::string* target) {
+  return text(name, std::move(help), target);
+}
+
+FlagSet& FlagSet::toggle(std::string_view names, std::string help, bool* target) {
+  auto e = std::make_unique<Entry>();
+  auto s = std::make_unique<Entry::Spelling>();
+  s->name = error_name(names);
+  s->option = app_.add_flag(std::string(names), *target, std::move(help));
+  e->spellings.push_back(std::move(s));
+  entries_.push_back(std::move(e));
+  return *this;
+}
+
+FlagSet& FlagSet::alias(std::string_view alias, std::string_view of) {
+  Entry* e = find(of);
+  auto s = std::make_unique<Entry::Spelling>();
+  s->name = std::string(alias);
+  s->option = app_.add_option(std::string(alias), s->raw, "Same as " + std::string(of));
+  e->spellings.push_back(std::move(s));
+  return *this;
+}
+
+FlagSet& FlagSet::required() {
+  entries_.back()->spellings.front()->option->required();
+  return *this;
+}
+
+void FlagSet::footer(std::string text) { app_.footer(std::move(text)); }
+
+FlagSet::Entry* FlagSet::find(std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e->is(name)) return e.get();
+  }
+  return nullptr;
+}
+
+bool FlagSet::given(std::string_view name) const {
+  const Entry* e = find(name);
+  if (e == nullptr) return false;
+  for (const auto& s : e->spellings) {
+    if (s->option->count() > 0) return true;
+  }
+  return false;
+}
+
+Status FlagSet::apply() {
+  for (const auto& e : entries_) {
+    if (!e->apply) continue;
+    const Entry::Spelling* used = nullptr;
+    for (const auto& s : e->spellings) {
+      if (s->option->count() == 0) continue;
+      if (used != nullptr) {
+        return Status::InvalidArgument(s->name, "is the same flag as " + used->name + "; give one of them");
+      }
+      used = s.get();
+    }
+    if (used == nullptr) continue;
+    if (used->raw.empty()) {
+      return Status::InvalidArgument(used->name, "needs a value, got an empty string");
+    }
+    MC_RETURN_IF_ERROR(e->apply(used->raw, used->name));
+  }
+  return Status::Ok();
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,88 @@
+// Flags declared once: one call names a flag, documents it (help states the
+// allowed values and the default), binds its typed target and its parser.
+// The parsed value lands in the target after the command line is read; a flag
+// not given leaves its target as initialised (its default). An empty value
+// ("--seq ''") is refused here, centrally, naming the flag.
+//
+// CLI11 is confined to flags.cc and cli.cc; commands see only FlagSet.
+#ifndef MODELCALC_FLAGS_H_
+#define MODELCALC_FLAGS_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modelcalc/status.h"
+
+namespace CLI {
+class App;
+}
+
+namespace modelcalc {
+
+// Parses `text`, naming `flag` (the spelling the user typed) in any error.
+template <typename T>
+using FlagParser = std::function<Result<T>(std::string_view text, std::string_view flag)>;
+
+class FlagSet {
+ public:
+  explicit FlagSet(CLI::App& app);
+  ~FlagSet();
+  FlagSet(const FlagSet&) = delete;
+  FlagSet& operator=(const FlagSet&) = delete;
+
+  // A valued flag; `names` is CLI11's spelling, e.g. "-L,--layers".
+  template <typename T>
+  FlagSet& add(std::string_view names, std::string help, T* target, FlagParser<T> parse) {
+    return add_parsed(names, std::move(help), [target, parse](std::string_view text, std::string_view flag) {
+      auto v = parse(text, flag);
+      if (!v.ok()) return v.status();
+      *target = std::move(v).value();
+      return Status::Ok();
+    });
+  }
+  template <typename T>
+  FlagSet& add(std::string_view names, std::string help, std::optional<T>* target, FlagParser<T> parse) {
+    return add_parsed(names, std::move(help), [target, parse](std::string_view text, std::string_view flag) {
+      auto v = parse(text, flag);
+      if (!v.ok()) return v.status();
+      *target = std::move(v).value();
+      return Status::Ok();
+    });
+  }
+  // Text kept as typed (names, paths, lists resolved later); never empty when given.
+  FlagSet& text(std::string_view names, std::string help, std::string* target);
+  // A positional argument (text).
+  FlagSet& positional(std::string_view name, std::string help, std::string* target);
+  // An on/off switch.
+  FlagSet& toggle(std::string_view names, std::string help, bool* target);
+  // `alias` is another spelling of the already declared `of`: the same flag,
+  // the same target; giving both is an error.
+  FlagSet& alias(std::string_view alias, std::string_view of);
+  // The flag declared last must be given.
+  FlagSet& required();
+  // Text after the options in --help.
+  void footer(std::string text);
+
+  // True when the flag (any of its spellings) was given. `name` is its long name.
+  bool given(std::string_view name) const;
+  // Parses every given flag into its target, in declaration order; the first
+  // error is returned. Called once, after the command line is read.
+  Status apply();
+
+ private:
+  using Apply = std::function<Status(std::string_view text, std::string_view flag)>;
+  struct Entry;
+  FlagSet& add_parsed(std::string_view names, std::string help, Apply apply);
+  Entry* find(std::string_view name) const;
+
+  CLI::App& app_;
+  std::vector<std::unique_ptr<Entry>> entries_;
+};
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_FLAGS_H_
