@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "modelcalc/dtype.h"
+#include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/status.h"
@@ -123,6 +124,9 @@ struct DiagnosisNumbers {
   // and the layers that keep at most `kv_window` tokens (sliding windows).
   std::optional<double> kv_bytes_per_token;
   double kv_layers_swa = 0, kv_window = 0;
+  // The deployment engine's decode step when it supplied the ceilings (then
+  // bw_ceiling_*, step_intensity and ideal_step_time_s are its figures).
+  std::optional<DecodeStep> modeled_step;
 
   // Decode.
   std::optional<double> step_bytes;                 // W + B × KV
@@ -219,7 +223,11 @@ inline constexpr double kRoomForOverhead = 0.7;  // below this, ask for the time
 
 // REQUIRES: validate(e).ok(). `gpu` may be empty (zero bandwidth and peak):
 // then no ceiling is computed and the diagnosis leans on the utilizations.
-Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu);
+// `modeled`, when given, is the deployment engine's result for the same
+// setup (modelcalc/deployment.h): the decode ceilings the evidence is compared
+// with are then the engine's (experts actually read, embedding rows, lm_head,
+// replication, communication), the same figures `size` reports.
+Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled = nullptr);
 
 }  // namespace modelcalc
 

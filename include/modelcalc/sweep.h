@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -26,7 +27,7 @@ struct SweepSpec {
   std::vector<int64_t> seqs;             // tokens, > 0; empty = each model's default_context()
   std::vector<int64_t> batches = {1};    // sequences, > 0
   std::vector<Dtype> dtypes = {Dtype::kFp16};  // weight dtypes
-  std::vector<Dtype> kv_dtypes;          // empty = the KV cache in each row's weight dtype
+  std::vector<Dtype> kv_dtypes;          // empty = default_kv_dtype(weights): 16-bit, not following int4/fp8
 };
 
 // One combination and its result. Valid only during the callback.
@@ -38,6 +39,11 @@ struct SweepRow {
   const GpuSpec* gpu_spec = nullptr;
   SizeOptions options;       // seq, batch, weight and KV dtype of this row; has_gpu = true
   SizeResult result;         // == *analyze_size(*model_spec, *gpu_spec, options)
+  // The deployment engine on one GPU for the same row (batch B at context T,
+  // default compute and KV dtypes): == *analyze_deployment(...). Unset
+  // (has_deployment false) when the engine refuses the setup.
+  bool has_deployment = false;
+  DeploymentResult deployment;
 };
 
 

@@ -4,7 +4,11 @@
 #include <memory>
 
 #include "commands.h"
+#include "deployment_options.h"
+#include "deployment_report.h"
 #include "format.h"
+#include "formula_text.h"
+#include "modelcalc/formulas.h"
 #include "lab_flags.h"
 #include "lab_report.h"
 #include "quantity.h"
@@ -28,7 +32,10 @@ Status refuse_ceiling_flags(const CostFlags& f) {
       {!f.gpu.gpu.empty(), "--gpu"}, {f.gpu.bandwidth.has_value(), "--bandwidth"},
       {f.gpu.capacity.has_value(), "--capacity"}, {f.gpu.peak.has_value(), "--peak"},
       {f.dep.seq.has_value(), "--seq"}, {f.dep.batch.has_value(), "--batch"},
-      {f.dep.dtype.has_value(), "--dtype"}, {f.dep.kv_dtype.has_value(), "--kv-dtype"}};
+      {f.dep.dtype.has_value(), "--dtype"}, {f.dep.kv_dtype.has_value(), "--kv-dtype"},
+      {f.dep.tp.has_value(), "--tp"}, {f.dep.pp.has_value(), "--pp"}, {f.dep.ep.has_value(), "--ep"},
+      {f.dep.dp.has_value(), "--dp"}, {f.dep.compute_dtype.has_value(), "--compute-dtype"},
+      {f.dep.reserve.has_value(), "--reserve"}};
   for (const auto& [given, flag] : only_with_model) {
     if (given) {
       return Status::InvalidArgument(flag, "is only used for a ceiling-based cost (with a model), not with "
@@ -62,7 +69,20 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
                               dtype_name(o.weight_dtype), fmt_gb(static_cast<double>(r.size.weight_bytes)), r.gpu.name,
                               fmt_gb(r.gpu.capacity_bytes)));
   }
-  emit(build_cost_ceiling_report(*model, **gpu, o, price, r), f.output, out);
+  Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
+  // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
+  MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+  MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
+  Section c{"Cost at the modeled deployment", {}, {}};
+  const double tps = a.result.decode.tokens_per_s_aggregate;
+  const double g = static_cast<double>(d.split.gpus());
+  c.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
+                             cost_per_million_tokens(price, tps, g), Unit::kUsd, fx::kCostPerMillion,
+                             {term("price", price), term("gpus", g), term("tps", tps)},
+                             a.result.decode.fits ? "" : "(the batch does not fit: a floor for a setup HBM cannot hold)"));
+  rep.sections.push_back(std::move(c));
+  for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
+  emit(rep, f.output, out);
   return Status::Ok();
 }
 
@@ -95,11 +115,17 @@ CommandRun setup_cost(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kGpus, "1; with a model: ideal tensor parallel"},
+                       {{Dep::kGpus, "1; with a model: ideal tensor parallel, and the modeled split tp x pp x dp"},
                         {Dep::kSeq, "the model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
+                        {Dep::kTp, kTpDefault},
+                        {Dep::kPp, kPpDefault},
+                        {Dep::kEp, kEpDefault},
+                        {Dep::kDp, kDpDefault},
+                        {Dep::kComputeDtype, kComputeDtypeDefault},
+                        {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, "--dtype"}});
+                        {Dep::kKvDtype, kKvDtypeDefault}});
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_cost(*f, out); };
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "deployment_report.h"
 #include "diagnose_report.h"
 #include "inputs.h"
 #include "lab_flags.h"
@@ -148,8 +149,23 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
   }
   auto gpu = gpu_for(f, e);
   if (!gpu.ok()) return gpu.status();
-  const Diagnosis d = diagnose(e, *gpu);
-  emit(build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file), f.output, out);
+  // The modeled ceiling: the deployment engine on the same setup, as `size` reports it.
+  std::optional<DeploymentAnalysis> modeled;
+  if (e.model.spec && gpu->bandwidth_bytes_per_s > 0 && gpu->capacity_bytes > 0 &&
+      e.phase.value_or(Phase::kDecode) == Phase::kDecode) {
+    DeploymentOptions o;
+    o.split.tp = e.gpus.value_or(1);
+    o.weight_dtype = e.model.dtype.value_or(Dtype::kFp16);
+    o.context = e.context.value_or(e.prompt_tokens.value_or(1));
+    o.batch = e.batch.value_or(1);
+    if (auto a = analyze_deployment_full(*e.model.spec, *gpu, o); a.ok()) modeled = *a;
+  }
+  const Diagnosis d = diagnose(e, *gpu, modeled ? &modeled->result : nullptr);
+  Report rep = build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file);
+  if (modeled) {
+    for (Section& s : deployment_sections(*gpu, *modeled)) rep.sections.push_back(std::move(s));
+  }
+  emit(rep, f.output, out);
   return Status::Ok();
 }
 

@@ -4,6 +4,8 @@
 
 #include "capacity_report.h"
 #include "commands.h"
+#include "deployment_options.h"
+#include "deployment_report.h"
 #include "inputs.h"
 #include "modelcalc/capacity.h"
 #include "quantity.h"
@@ -47,7 +49,17 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
   auto r = analyze_kv_budget(*model, g, o);
   if (!r.ok()) return r.status();
-  emit(build_kv_budget_report(*model, g, o, *r), f.output, out);
+  Report rep = build_kv_budget_report(*model, g, o, *r);
+  if (g != nullptr && !o.budget) {
+    // The modeled deployment: per-GPU shards and replication, the same engine as size.
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context,
+                                                                f.dep.batch.value_or(1)));
+    d.reserve_fraction = o.reserve;
+    if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
+    MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, *g, d, "--context"));
+    for (Section& s : deployment_sections(*g, a)) rep.sections.push_back(std::move(s));
+  }
+  emit(rep, f.output, out);
   return Status::Ok();
 }
 
@@ -60,9 +72,16 @@ CommandRun setup_kv_budget(FlagSet& flags) {
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kGpus, "1; the tensor-parallel group, weights and KV split across it"},
                         {Dep::kSeq, "8192 tokens reserved per sequence"},
-                        {Dep::kReserve, "0.10"},
+                        {Dep::kReserve, kReserveDefault},
+                        {Dep::kBatch, "1; sequences decoding together in the modeled step"},
+                        {Dep::kTp, kTpDefault},
+                        {Dep::kPp, kPpDefault},
+                        {Dep::kEp, kEpDefault},
+                        {Dep::kDp, kDpDefault},
+                        {Dep::kComputeDtype, kComputeDtypeDefault},
+                        {Dep::kPrompt, kPromptDefault},
                         {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, "--dtype"}});
+                        {Dep::kKvDtype, kKvDtypeDefault}});
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,
                    parse_bytes)

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "deployment_report.h"
 #include "format.h"
 #include "inputs.h"
 #include "modelcalc/roofline.h"
@@ -109,6 +110,25 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (!r.ok()) return r.status();
   Report rep = build_roofline_report(m, o, *r);
   if (!f.plot.empty()) rep.extra_json["plot"] = f.plot;
+  if (m != nullptr) {
+    // The deployment engine at each (GPU, batch): the same figures size, kv-budget and sweep report.
+    nlohmann::json deployments = nlohmann::json::array();
+    for (const GpuSpec& g : *gpus) {
+      for (int64_t b : o.batches) {
+        DeploymentOptions d;
+        d.weight_dtype = o.weight_dtype;
+        d.kv_dtype = o.kv_dtype;
+        d.context = o.seq;
+        d.batch = b;
+        auto a = analyze_deployment_full(*m, g, d);
+        if (!a.ok()) continue;  // e.g. no peak for the default compute dtype: the points above still stand
+        nlohmann::json j = deployment_json(g, *a);
+        j["gpu"] = g.key;
+        deployments.push_back(std::move(j));
+      }
+    }
+    rep.extra_json["deployments"] = std::move(deployments);
+  }
 
   std::string text;
   if (f.output.json) {
@@ -142,7 +162,7 @@ CommandRun setup_roofline(FlagSet& flags) {
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kSeq, "the model's max positions, else 4096; decode context and prefill prompt"},
                         {Dep::kDtype, "bf16; also the math dtype"},
-                        {Dep::kKvDtype, "--dtype"}});
+                        {Dep::kKvDtype, "16-bit (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags
       .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,
                    [](std::string_view text, std::string_view flag) -> Result<double> {

@@ -2,6 +2,8 @@
 #include <memory>
 
 #include "commands.h"
+#include "deployment_options.h"
+#include "deployment_report.h"
 #include "html_report.h"
 #include "output_file.h"
 #include "inputs.h"
@@ -43,7 +45,15 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   const GpuSpec g = o.has_gpu ? tensor_parallel(**gpu, n_gpus) : GpuSpec{};
   auto r = analyze_size(*model, g, o);
   if (!r.ok()) return r.status();
-  const Report rep = build_size_report(*model, g, o, *r);
+  Report rep = build_size_report(*model, g, o, *r);
+  if (o.has_gpu) {
+    // The modeled deployment beside the textbook: the engine every deployment command reads.
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+    MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
+    const DeploymentResult one = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
+    rep.sections.push_back(textbook_vs_modeled(*r, a, one));
+    for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
+  }
   emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
   if (!f.report.empty()) {
@@ -70,9 +80,17 @@ CommandRun setup_size(FlagSet& flags) {
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kSeq, "the model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
-                        {Dep::kGpus, "1; ideal tensor parallelism: capacity, bandwidth and peak add up"},
+                        {Dep::kGpus, "1; the textbook sections pool them (capacity, bandwidth and peak add up), "
+                                     "the modeled deployment splits them tp x pp x dp"},
+                        {Dep::kTp, kTpDefault},
+                        {Dep::kPp, kPpDefault},
+                        {Dep::kEp, kEpDefault},
+                        {Dep::kDp, kDpDefault},
+                        {Dep::kComputeDtype, kComputeDtypeDefault},
+                        {Dep::kPrompt, kPromptDefault},
+                        {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, "--dtype"}});
+                        {Dep::kKvDtype, kKvDtypeDefault}});
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
   add_output_flags(flags, &f->output);

@@ -151,7 +151,7 @@ CommandRun setup_sweep(FlagSet& flags) {
                        {{Dep::kSeq, "each model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
                         {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, "each row's --dtype"}});
+                        {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags.text("--fields", "Columns to print, comma-separated ('help' lists them; default: the default columns)",
              &f->fields)
       .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)

@@ -71,8 +71,8 @@ TEST(FlagsTest, DeploymentCountsAreRangeChecked) {
 }
 
 TEST(FlagsTest, OnlyTheDeclaredDeploymentFlagsAreAccepted) {
-  // size takes no --tp yet (the deployment engine wires it): CLI11 refuses it.
-  const CliRun r = run_args(with(with({"size"}, k8b), {"--tp", "2"}));
+  // paged-kv takes no --tp (it answers no split question): CLI11 refuses it.
+  const CliRun r = run_args({"paged-kv", "--model", "llama-3.1-8b", "--lens", "100", "--tp", "2"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--tp"), std::string::npos) << r.err;
 }

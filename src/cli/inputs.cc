@@ -1,5 +1,7 @@
 #include "inputs.h"
 
+#include "modelcalc/deployment.h"
+
 #include "modelcalc/hf_config.h"
 #include "format.h"
 #include "quantity.h"
@@ -103,7 +105,7 @@ int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
   Dtypes t;
   t.weights = d.dtype.value_or(default_weights);
-  t.kv = d.kv_dtype.value_or(t.weights);
+  t.kv = d.kv_dtype.value_or(default_kv_dtype(t.weights));  // 16-bit: int4 weights keep a bf16 cache
   return t;
 }
 

@@ -91,7 +91,7 @@ Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string
 // max_position_embeddings, else 4096.
 int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m);
 // Weight dtype from --dtype (default `weights`), KV dtype from --kv-dtype
-// (default: the weights').
+// (default: default_kv_dtype(weights) -- 16-bit, so --dtype int4 keeps a bf16 cache).
 struct Dtypes {
   Dtype weights = Dtype::kFp16;
   Dtype kv = Dtype::kFp16;

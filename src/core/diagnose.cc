@@ -209,7 +209,7 @@ std::optional<double> kv_per_seq(const Shape& s, double ctx, Dtype t) {
   return static_cast<double>(per_token.value()) * ctx;
 }
 
-void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, Diagnosis* d) {
+void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, const DeploymentResult* modeled, Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double B = n.batch;
   const Measured& m = e.measured;
@@ -243,6 +243,18 @@ void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, Diagnosis* 
     n.compute_ceiling_aggregate = n.peak_flops / flop_per_token;
     n.step_intensity = arithmetic_intensity(flop_per_token * B, *n.step_bytes);
     n.ceiling_aggregate = std::min(*n.bw_ceiling_aggregate, *n.compute_ceiling_aggregate);
+  }
+  if (modeled != nullptr) {
+    // The deployment engine's ceiling for this setup replaces the textbook W + B x KV one.
+    const DecodeStep& st = modeled->decode;
+    n.modeled_step = st;
+    n.ideal_step_time_s = st.seconds;
+    n.bw_ceiling_per_seq = st.tokens_per_s_per_sequence;
+    n.bw_ceiling_aggregate = st.tokens_per_s_aggregate;
+    n.ceiling_aggregate = st.tokens_per_s_aggregate;
+    n.step_intensity = st.intensity;
+    d->ignored.push_back("Decode ceiling from the deployment engine (the same as size): experts read under uniform "
+                         "routing, embedding rows, the lm_head, KV per GPU and communication counted.");
   }
   auto ceiling_with = [&](double weights, double peak) {
     const double bw_c = decode_tokens_per_sec(n.bandwidth, weights, kv, B);
@@ -364,7 +376,7 @@ void timeline_numbers(const Evidence& e, Diagnosis* d) {
   }
 }
 
-void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
+void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled, Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const Shape s = resolve_shape(e.model);
   const Dtype dt = e.model.dtype.value_or(Dtype::kFp16);
@@ -400,7 +412,7 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
 
   switch (d->phase) {
     case Phase::kDecode:
-      decode_numbers(e, gpu, dt, d);
+      decode_numbers(e, gpu, dt, modeled, d);
       if (n.step_bytes && !n.kv_bytes_per_seq) {
         d->ignored.push_back(ctx ? "KV cache not counted: the shape (layers, kv_heads, head dim) is not given; "
                                    "the ceiling is an upper bound."
@@ -916,10 +928,10 @@ void ask_first(Diagnosis* d) {
 
 }  // namespace
 
-Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu) {
+Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled) {
   Diagnosis d;
   d.phase = infer_phase(e, &d.phase_inferred);
-  compute_numbers(e, gpu, &d);
+  compute_numbers(e, gpu, modeled, &d);
   const DiagnosisNumbers& n = d.n;
   const double fc = n.compute_fraction.value_or(0), fb = n.bandwidth_fraction.value_or(0);
   const bool scores_explain = n.transient_over_scores && *n.transient_over_scores >= 0.5 &&

@@ -1,5 +1,7 @@
 #include "modelcalc/sweep.h"
 
+#include <optional>
+
 #include "modelcalc/formulas.h"
 
 namespace modelcalc {
@@ -64,21 +66,36 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
   row.options.has_gpu = true;
   const size_t n_seq = at_least_one(s.seqs.size());
   const size_t n_kv = at_least_one(s.kv_dtypes.size());
+  // The deployment engine's constants per (dtype, kv dtype), hoisted per (model, GPU).
+  std::vector<std::optional<PreparedDeployment>> prepared(s.dtypes.size() * n_kv);
   for (size_t mi = 0; mi < s.models.size(); ++mi) {
     row.model = mi;
     row.model_spec = &s.models[mi];
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       row.gpu = gi;
       row.gpu_spec = &s.gpus[gi];
+      for (size_t di = 0; di < s.dtypes.size(); ++di) {
+        for (size_t ki = 0; ki < n_kv; ++ki) {
+          DeploymentOptions o;
+          o.weight_dtype = s.dtypes[di];
+          o.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(s.dtypes[di]) : s.kv_dtypes[ki];
+          auto p = prepare_deployment(s.models[mi], s.gpus[gi], o);
+          prepared[di * n_kv + ki] = p.ok() ? std::optional<PreparedDeployment>(*p) : std::nullopt;
+        }
+      }
       for (size_t si = 0; si < n_seq; ++si) {
         row.options.seq = s.seqs.empty() ? default_context(s.models[mi]) : s.seqs[si];
         for (int64_t batch : s.batches) {
           row.options.batch = batch;
-          for (Dtype dtype : s.dtypes) {
+          for (size_t di = 0; di < s.dtypes.size(); ++di) {
+            const Dtype dtype = s.dtypes[di];
             row.options.weight_dtype = dtype;
             for (size_t ki = 0; ki < n_kv; ++ki) {
-              row.options.kv_dtype = s.kv_dtypes.empty() ? dtype : s.kv_dtypes[ki];
+              row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(dtype) : s.kv_dtypes[ki];
               row.result = compute_size(s.models[mi], params[mi], s.gpus[gi], row.options);
+              const auto& p = prepared[di * n_kv + ki];
+              row.has_deployment = p.has_value();
+              if (p) row.deployment = evaluate_deployment(*p, batch, row.options.seq, 0);
               on_row(row);
               ++row.index;
             }

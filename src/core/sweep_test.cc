@@ -98,9 +98,10 @@ TEST(SweepLib, EmptySeqAndKvListsFollowTheModelAndTheWeightDtype) {
   s.dtypes = {Dtype::kFp16, Dtype::kInt4};
   std::vector<std::tuple<int64_t, Dtype>> got;
   ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { got.emplace_back(r.options.seq, r.options.kv_dtype); }).ok());
-  // The model's own context, else 4096; the KV cache in the row's weight dtype.
+  // The model's own context, else 4096; the KV cache 16-bit (default_kv_dtype): fp16 with fp16
+  // weights, bf16 with int4 weights -- quantized weights do not quantize the cache.
   const std::vector<std::tuple<int64_t, Dtype>> want = {
-      {32768, Dtype::kFp16}, {32768, Dtype::kInt4}, {4096, Dtype::kFp16}, {4096, Dtype::kInt4}};
+      {32768, Dtype::kFp16}, {32768, Dtype::kBf16}, {4096, Dtype::kFp16}, {4096, Dtype::kBf16}};
   EXPECT_EQ(got, want);
 }
 
@@ -180,14 +181,20 @@ TEST(SweepCli, Drill1RowsByHand) {
   // Compute-bound from batch ≈ R·b/2 = (1307.4/5.3)·2/2 ≈ 247 > 94: capacity binds first.
   EXPECT_EQ(a["regime"], "capacity_bound");
 
-  // Row 5 = mi300x, batch 1, int8: W = N bytes, KV in int8 = 805,306,368 B.
+  // Row 5 = mi300x, batch 1, int8 weights: W = N bytes; the KV cache stays 16-bit (bf16),
+  // 1,610,612,736 B per sequence.
   const auto& b = j[5];
   EXPECT_EQ(b["dtype"], "int8");
+  EXPECT_EQ(b["kv_dtype"], "bf16");
   EXPECT_EQ(b["weight_bytes"], kN);
   EXPECT_NEAR(b["tokens_per_s_weights_only"].get<double>(), 271.66, 0.005);  // 5.3e12 / 19,509,805,056
-  // (192e9 − 19,509,805,056) / 805,306,368 = 214.19 → 214 ≥ R·1/2 ≈ 123: compute-bound is reachable.
-  EXPECT_EQ(b["max_batch_by_capacity"], 214);
-  EXPECT_EQ(b["regime"], "compute_reachable");
+  // (192e9 − 19,509,805,056) / 1,610,612,736 = 107.1 → 107 < R·b·d / (2 (d − R·b)) with R = 246.68,
+  // b = 1, d = 6144: 128.5 -- capacity binds before the d×d projection turns compute-bound.
+  EXPECT_EQ(b["max_batch_by_capacity"], 107);
+  EXPECT_EQ(b["regime"], "capacity_bound");
+  // The engine agrees the batch fits and is far from compute-bound (whole-step intensity ~ 1 FLOP/B at B = 1).
+  EXPECT_EQ(b["batch_fits"], true);
+  EXPECT_EQ(b["modeled_regime"], "bandwidth-bound");
 
   // Row 6 = mi300x, batch 64, fp16: 64 · 5.3e12 / (W + 64 · KV) = 3.392e14 / 142,098,825,216 = 2387.07.
   EXPECT_EQ(j[6]["batch"], 64);

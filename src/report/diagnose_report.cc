@@ -73,16 +73,34 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   // Decode.
   L.add(n.step_bytes, "step_bytes", "Bytes read per decode step", Unit::kBytes, fx::kStepBytes,
         {term("W", W), term("B", B), term("KV", KV)});
+  if (const auto& st = n.modeled_step) {  // the engine's ceiling: its step time, explained in its terms
+    const double dp = st->tokens_per_s_aggregate * st->seconds / n.batch;
+    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds,
+          fx::kDepStep,
+          {term("t_compute", st->compute_seconds, Unit::kSeconds), term("t_memory", st->memory_seconds, Unit::kSeconds),
+           term("t_comm", st->comm_seconds, Unit::kSeconds)});
+    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
+          fx::kDepTpsSeq, {term("t_step", st->seconds, Unit::kSeconds)});
+    if (n.batch > 1) {
+      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
+            fx::kDepTpsAgg, {term("B", B), term("dp", dp), term("t_step", st->seconds, Unit::kSeconds)});
+    }
+  } else {
   L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
         fx::kDxTpsPerSeq, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
   if (n.batch > 1) {
     L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
           fx::kTpsAggregate, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
   }
+  }
   L.add(n.compute_ceiling_aggregate, "compute_ceiling_aggregate", "Compute ceiling, aggregate", Unit::kTokensPerS,
         fx::kDxComputeCeiling, {term("peak", peak), term("N", N)});
-  L.add(n.step_intensity, "step_intensity", "Decode step intensity", Unit::kFlopPerByte, fx::kDxStepIntensity,
-        {term("N", N), term("B", B), term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?")},
+  L.add(n.step_intensity, "step_intensity", "Decode step intensity", Unit::kFlopPerByte,
+        n.modeled_step ? fx::kIntensity : fx::kDxStepIntensity,
+        n.modeled_step ? std::vector<Term>{term("F", n.modeled_step->flops_per_gpu, Unit::kFlop),
+                                           term("bytes", n.modeled_step->bytes_per_gpu, Unit::kBytes)}
+                       : std::vector<Term>{term("N", N), term("B", B),
+                                           term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?")},
         n.ridge > 0 && n.step_intensity ? (*n.step_intensity < n.ridge ? "(below the ridge: bandwidth-bound)"
                                                                        : "(past the ridge: compute-bound)")
                                         : "");
@@ -174,8 +192,10 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   L.add(n.step_time_s, "step_time_s", "Measured step time", Unit::kSeconds, fx::kDxStepTime,
         {term("tps", n.measured_per_seq ? format_value(*n.measured_per_seq, Unit::kTokensPerS) : "?")},
         "(one token per sequence)");
-  L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds, fx::kDxIdealStep,
-        {term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?"), term("bw", bw)});
+  if (!n.modeled_step) {
+    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds,
+          fx::kDxIdealStep, {term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?"), term("bw", bw)});
+  }
   L.add(n.kernel_time_s, "kernel_time_s", "Kernel time per step", Unit::kSeconds, fx::kDxKernelTime,
         {term("kernels", kernels), term("t_kernel", p.kernel_us ? fmt_sig(p.kernel_us->mid(), 4) + " µs" : "?")},
         p.kernel_us ? "(mid of " + fmt_sig(p.kernel_us->lo, 3) + "–" + fmt_sig(p.kernel_us->hi, 3) + " µs)" : "");

@@ -111,6 +111,24 @@ inline constexpr FormulaText kGemmFlops{"square_gemm_flops", "2 × n³"};
 inline constexpr FormulaText kGemmBytes{"square_gemm_bytes", "3 × n² × b"};
 inline constexpr FormulaText kMemoryBound{"is_memory_bound", "I < ridge"};
 inline constexpr FormulaText kFits{"fits", "W + KV ≤ capacity"};
+// Deployment engine (modelcalc/deployment.h): per GPU, per pipeline stage.
+inline constexpr FormulaText kDepWeights{"WeightShard::total",
+                                         "emb + lm_head + attn + mlp + experts + other + scales"};
+inline constexpr FormulaText kDepReserve{"reserve", "capacity × r"};
+inline constexpr FormulaText kDepFree{"free_for_kv", "capacity − reserve − workspace − W"};
+inline constexpr FormulaText kDepKvTok{"kv_per_token", "L_stage × e_rank × b_kv"};
+inline constexpr FormulaText kDepKvSeq{"kv_per_sequence", "e_rank × b_kv × (L_full × T + L_swa × T_win)"};
+inline constexpr FormulaText kDepMaxSeq{"max_batch_by_capacity", "floor(free / KV_seq)"};
+inline constexpr FormulaText kDepExperts{"expected_experts_touched", "E × (1 − (1 − k / E)^B)"};
+inline constexpr FormulaText kDepStepBytes{"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV"};
+inline constexpr FormulaText kDepStepFlops{"DecodeFlops::total", "F_linear + F_attn + F_lm_head"};
+inline constexpr FormulaText kDepCompute{"compute_seconds", "pp × F / peak"};
+inline constexpr FormulaText kDepMemory{"memory_seconds", "pp × bytes / bw"};
+inline constexpr FormulaText kDepComm{"comm_seconds", "t_allreduce + t_handoff"};
+inline constexpr FormulaText kDepStep{"evaluate_deployment", "max(t_compute, t_memory) + t_comm"};
+inline constexpr FormulaText kDepTpsSeq{"tokens_per_s_per_sequence", "1 / t_step"};
+inline constexpr FormulaText kDepTpsAgg{"tokens_per_s_aggregate", "B × dp / t_step"};
+inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_memory) + t_comm"};
 // Diagnosis (drill 3; modelcalc/diagnose.h).
 inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};  // a shape from flags
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};

@@ -1,0 +1,43 @@
+// From the shared deployment flags (inputs.h DeploymentFlags) to the deployment
+// engine's options (modelcalc/deployment.h), the same way in every command.
+#ifndef MODELCALC_DEPLOYMENT_OPTIONS_H_
+#define MODELCALC_DEPLOYMENT_OPTIONS_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "inputs.h"
+#include "modelcalc/deployment.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+// --help defaults of the split and engine flags, shared by every command.
+inline constexpr const char* kTpDefault = "--gpus / (pp x dp); must divide the heads";
+inline constexpr const char* kPpDefault = "1; must divide the layers";
+inline constexpr const char* kEpDefault = "1; experts spread inside the TP group, divides --tp and the experts";
+inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
+inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
+inline constexpr const char* kKvDtypeDefault = "16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
+inline constexpr const char* kReserveDefault = "10% of HBM, as vLLM's gpu_memory_utilization 0.9";
+inline constexpr const char* kPromptDefault = "the context";
+
+// The engine's options: split from --gpus/--tp/--pp/--ep/--dp (tp defaults to
+// gpus / (pp x dp); tp x pp x dp must equal --gpus), --compute-dtype,
+// --reserve (default 10 %), --prompt; weights, KV, context and batch as the
+// command resolved them. Errors name the flag.
+Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype weights, Dtype kv, int64_t context,
+                                             int64_t batch);
+
+// A core Status naming a DeploymentOptions field ("tp: ...") rewritten to name
+// its flag ("--tp: ..."); `context_flag` is the command's spelling of the context.
+Status as_flag_error(const Status& s, std::string_view context_flag = "--seq");
+
+// prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
+Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
+                                                    const DeploymentOptions& o,
+                                                    std::string_view context_flag = "--seq");
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_DEPLOYMENT_OPTIONS_H_

@@ -1,0 +1,31 @@
+// Presentation of the deployment engine: the modeled deployment as report
+// sections whose JSON keys are deployment.*, memory_per_gpu.*, decode_step.*
+// and prefill.* -- the same keys and values in every command that shows them
+// (size, kv-budget, roofline, diagnose, sweep rows). Reads results; never recomputes.
+#ifndef MODELCALC_DEPLOYMENT_REPORT_H_
+#define MODELCALC_DEPLOYMENT_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "modelcalc/deployment.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/size.h"
+#include "report.h"
+
+namespace modelcalc {
+
+// "Deployment", "Memory per GPU", "Decode step", "Prefill" sections.
+std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a);
+// `size`: the modeled figures beside drill 1's textbook ones, each with the
+// reason they differ in one line. `one` is the same deployment at batch 1.
+Section textbook_vs_modeled(const SizeResult& textbook, const DeploymentAnalysis& a, const DeploymentResult& one);
+
+// The same numbers as a flat JSON object (for sweep rows and streaming output).
+nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_DEPLOYMENT_REPORT_H_
