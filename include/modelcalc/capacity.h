@@ -255,11 +255,24 @@ struct PagedKvResult {
   int64_t paged_allocated_bytes = 0;
   int64_t contiguous_waste_bytes = 0, paged_waste_bytes = 0;
   double contiguous_waste_fraction = 0, paged_waste_fraction = 0;
+  // Sliding windows (analyze_paged_kv_model): swa_layers of the model's layers keep
+  // at most `window` tokens, so they hold the *_window tokens below; bytes are then
+  // KV_layer x (full_layers x tokens + swa_layers x window tokens). 0 = no window.
+  int64_t full_layers = 0, swa_layers = 0, window = 0;
+  int64_t kv_bytes_per_layer_token = 0;  // one layer's K and V for one token
+  int64_t used_window_tokens = 0, reserved_window_tokens = 0, allocated_window_tokens = 0;
 };
 // Errors: --lens when empty or a length is outside 1..max_len, --block-size,
 // --max-len, --kv-bytes-per-token; Overflow when bytes exceed int64_t.
 Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,
                                        int64_t max_len, int64_t kv_bytes_per_token);
+// The same for a model's cache: sliding-window layers keep min(len, window)
+// tokens (a paged allocator frees blocks that leave the window; a window
+// straddling one more block is ignored), so gemma-2 or Mistral are not
+// charged their full length on every layer. Without windows == analyze_paged_kv
+// with kv_bytes_per_token(m, kv). Same errors, plus the model's.
+Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype, std::span<const int64_t> seq_lens,
+                                             int64_t block_size, int64_t max_len);
 
 }  // namespace modelcalc
 

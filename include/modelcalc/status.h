@@ -12,7 +12,7 @@ namespace modelcalc {
 
 class Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kNotFound, kOverflow, kIoError };
+  enum class Code { kOk, kInvalidArgument, kNotFound, kOverflow, kIoError, kNotMet };
 
   Status() = default;  // OK
   static Status Ok() { return Status(); }
@@ -27,6 +27,9 @@ class Status {
                   std::string(field) + ": value too large, a count overflows 64 bits");
   }
   static Status IoError(std::string msg) { return Status(Code::kIoError, std::move(msg)); }
+  // Valid input, but no answer meets the targets (plan): the CLI prints the
+  // command's output AND this line, and exits 1.
+  static Status NotMet(std::string msg) { return Status(Code::kNotMet, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

@@ -90,6 +90,11 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       err << "modelcalc: internal error: " << e.what() << "\n";
       return 1;
     }
+    if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
+      out << buffer.str();
+      err << "modelcalc: " << s.message() << "\n";
+      return 1;
+    }
     if (!s.ok()) {
       err << "modelcalc: error: " << s.message() << "\n";
       return 2;

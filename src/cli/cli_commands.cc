@@ -11,6 +11,12 @@ std::vector<Command> all_commands() {
       {"sweep", "Size every combination of lists (models × GPUs × seq × batch × dtypes), one row each; "
                 "text, csv, md, json, jsonl",
        setup_sweep},
+      {"plan", "The cheapest deployment (GPU kind and count, split, dtypes, batch) meeting TTFT/TPOT at a load; "
+               "ranked $/1M tokens, frontier, closest misses",
+       setup_plan},
+      {"calibrate", "Published measured throughputs against the engine's ceiling for the same setup (measured ÷ "
+                    "ceiling: the efficiency real engines reach)",
+       setup_calibrate},
       {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
       {"models", "The compiled-in model presets and the architectures config.json may use", setup_models},
       {"gpus", "The hardware catalog, with sources", setup_gpus},

@@ -225,5 +225,17 @@ TEST(PagedKvCli, BadInputs) {
   ExpectBadInput(cmd("paged-kv", {"--lens", "100", "--max-len", "4096"}), "--kv-bytes-per-token");
 }
 
+// paged-kv counts sliding windows: gemma-2-9b has 42 layers, every other one keeps a 4,096-token window;
+// one layer's K and V per token = 8 KV heads x (256 + 256) x 2 B = 8,192 B. One sequence of 8,192 tokens
+// uses 8,192 B x (21 x 8,192 + 21 x 4,096) = 2,113,929,216 B, not 42 x 8,192 x 8,192 B = 2,818,572,288 B.
+TEST(PagedKvCliTest, SlidingWindowsHoldOnlyTheWindow) {
+  const CliRun r = run_args({"paged-kv", "--model", "gemma-2-9b", "--lens", "8192", "--block-size", "16", "--max-len",
+                             "8192", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.json()["used"], 2'113'929'216);
+  EXPECT_EQ(r.json()["paged_allocated"], 2'113'929'216);  // 8,192 and 4,096 are whole blocks of 16
+  EXPECT_EQ(r.json()["contiguous_reserved"], 2'113'929'216);
+}
+
 }  // namespace
 }  // namespace modelcalc

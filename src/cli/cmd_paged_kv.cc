@@ -107,7 +107,9 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
   } else if (max_len <= 0) {
     return Status::InvalidArgument("--max-len", "is required (the model states no maximum length)");
   }
-  auto r = analyze_paged_kv(*lens, block, max_len, per_token);
+  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model(f.model), f.dep.kv_dtype.value_or(Dtype::kFp16),
+                                                       *lens, block, max_len)
+                               : analyze_paged_kv(*lens, block, max_len, per_token);
   if (!r.ok()) return r.status();
   emit(build_paged_kv_report(*r, block, source), f.output, out);
   return Status::Ok();

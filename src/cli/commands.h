@@ -28,6 +28,8 @@ CommandRun setup_tradeoff(FlagSet& flags);
 CommandRun setup_example(FlagSet& flags);
 CommandRun setup_roofline(FlagSet& flags);
 CommandRun setup_sweep(FlagSet& flags);
+CommandRun setup_plan(FlagSet& flags);
+CommandRun setup_calibrate(FlagSet& flags);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.

@@ -403,4 +403,46 @@ Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_
   return r;
 }
 
+Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype, std::span<const int64_t> seq_lens,
+                                             int64_t block_size, int64_t max_len) {
+  MC_RETURN_IF_ERROR(validate(m));
+  auto per_token = kv_bytes_per_token(m, kv_dtype);
+  if (!per_token.ok()) return per_token.status();
+  auto base = analyze_paged_kv(seq_lens, block_size, max_len, *per_token);
+  if (!base.ok() || m.n_swa_layers() == 0) return base;
+  PagedKvResult r = *base;
+  r.swa_layers = m.n_swa_layers();
+  r.full_layers = m.n_layer - r.swa_layers;
+  r.window = m.n_swa;
+  const int64_t w = m.n_swa;
+  Exact used_w, alloc_w;
+  for (int64_t len : seq_lens) {
+    const int64_t held = std::min(len, w);
+    used_w += held;
+    alloc_w += paged_tokens(held, block_size);
+  }
+  const Exact reserved_w = Exact(r.paged.sequences) * Exact(std::min(max_len, w));
+  // One layer's K and V for one token, exact in bits: elements x bits / 8.
+  const Exact layer_bits = Exact(m.kv_elems_per_token(0)) * Exact(dtype_bits(kv_dtype));
+  auto bytes = [&](Exact full_tokens, Exact window_tokens) {
+    return ceil_div((Exact(r.full_layers) * full_tokens + Exact(r.swa_layers) * window_tokens) * layer_bits, 8);
+  };
+  const Exact used = bytes(r.paged.used_tokens, used_w);
+  const Exact reserved = bytes(Exact(r.paged.sequences) * Exact(max_len), reserved_w);
+  const Exact allocated = bytes(r.paged.allocated_tokens, alloc_w);
+  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("--lens");
+  r.kv_bytes_per_layer_token = ceil_div(layer_bits, 8).value();
+  r.used_window_tokens = used_w.value();
+  r.reserved_window_tokens = reserved_w.value();
+  r.allocated_window_tokens = alloc_w.value();
+  r.used_bytes = used.value();
+  r.contiguous_reserved_bytes = reserved.value();
+  r.paged_allocated_bytes = allocated.value();
+  r.contiguous_waste_bytes = r.contiguous_reserved_bytes - r.used_bytes;
+  r.paged_waste_bytes = r.paged_allocated_bytes - r.used_bytes;
+  r.contiguous_waste_fraction = dbl(r.contiguous_waste_bytes) / dbl(r.contiguous_reserved_bytes);
+  r.paged_waste_fraction = dbl(r.paged_waste_bytes) / dbl(r.paged_allocated_bytes);
+  return r;
+}
+
 }  // namespace modelcalc

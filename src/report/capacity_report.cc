@@ -403,13 +403,27 @@ Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const s
 
   Section b{"2. Bytes", {}, {}};
   b.lines.push_back(given("kv_bytes_per_token", "KV per token", r.kv_bytes_per_token, Unit::kBytes, kv_source));
-  auto bytes = [&](const char* key, const char* label, int64_t v, int64_t tokens) {
-    b.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTokenBytes,
-                               {term("tokens", tokens), term("KV_token", r.kv_bytes_per_token)}));
+  auto bytes = [&](const char* key, const char* label, int64_t v, int64_t tokens, int64_t window_tokens) {
+    if (r.swa_layers > 0) {
+      b.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTokenBytesSwa,
+                                 {term("KV_layer", r.kv_bytes_per_layer_token), term("L_full", r.full_layers),
+                                  term("tokens", tokens), term("L_swa", r.swa_layers),
+                                  term("tokens_window", window_tokens)}));
+    } else {
+      b.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTokenBytes,
+                                 {term("tokens", tokens), term("KV_token", r.kv_bytes_per_token)}));
+    }
   };
-  bytes("used", "Used", r.used_bytes, w.used_tokens);
-  bytes("contiguous_reserved", "Contiguous reserved", r.contiguous_reserved_bytes, w.sequences * r.max_len);
-  bytes("paged_allocated", "Paged allocated", r.paged_allocated_bytes, w.allocated_tokens);
+  bytes("used", "Used", r.used_bytes, w.used_tokens, r.used_window_tokens);
+  bytes("contiguous_reserved", "Contiguous reserved", r.contiguous_reserved_bytes, w.sequences * r.max_len,
+        r.reserved_window_tokens);
+  bytes("paged_allocated", "Paged allocated", r.paged_allocated_bytes, w.allocated_tokens, r.allocated_window_tokens);
+  if (r.swa_layers > 0) {
+    b.notes.push_back(fmt::format("Sliding windows: {} of {} layers keep at most {} tokens of a sequence, so they "
+                                  "hold min(len, {}) tokens (window blocks a paged allocator frees are not charged).",
+                                  r.swa_layers, r.swa_layers + r.full_layers, group_digits(r.window),
+                                  group_digits(r.window)));
+  }
   b.lines.push_back(computed("contiguous_waste", "Contiguous waste", r.contiguous_waste_bytes, Unit::kBytes,
                              fx::kWaste, {term("allocated", r.contiguous_reserved_bytes), term("used", r.used_bytes)}));
   b.lines.push_back(computed("paged_waste", "Paged waste", r.paged_waste_bytes, Unit::kBytes, fx::kWaste,

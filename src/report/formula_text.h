@@ -101,6 +101,7 @@ inline constexpr FormulaText kPagedUsed{"PagedKvWaste::used_tokens", "Σ len"};
 inline constexpr FormulaText kPagedAlloc{"paged_kv_waste", "Σ ceil(len / B) × B"};
 inline constexpr FormulaText kContiguous{"contiguous_reserved", "n × max_len"};
 inline constexpr FormulaText kTokenBytes{"bytes", "tokens × KV_token"};
+inline constexpr FormulaText kTokenBytesSwa{"bytes", "KV_layer × (L_full × tokens + L_swa × tokens_window)"};
 inline constexpr FormulaText kWaste{"waste", "allocated − used"};
 inline constexpr FormulaText kWasteFraction{"waste_fraction", "waste / allocated"};
 // Roofline operating points (include/modelcalc/roofline.h).

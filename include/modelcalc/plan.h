@@ -1,0 +1,288 @@
+// plan: the cheapest deployment that meets latency targets at a load.
+//
+// The search enumerates GPU kinds x tensor/pipeline/expert splits (TP inside
+// the GPU's fast domain, PP and EP where they divide) x weight and KV dtypes x
+// batch sizes (the listed ones plus the largest batch HBM holds, when it falls
+// between two listed ones). Per (GPU, split, dtypes) it prepares the deployment once; the
+// batch loop only evaluates (no allocation). Each evaluation is either
+// rejected with a reason (memory, ttft, tpot, communication, gpus) or costed.
+//
+// The serving model (README "plan: the serving model" says the same in prose):
+// * One replica = tp x pp GPUs holding the model, serving `batch` sequences by
+//   continuous batching. Every sequence holds the KV of its whole request
+//   (context = isl + osl) and TPOT is the decode step at that context (the
+//   last, slowest token): the engine's decode step, exactly as `size` reports it.
+// * TTFT = the engine's prefill of one isl-token prompt (no queueing: replicas
+//   are added until the load is below capacity; queueing delay is not modelled).
+// * Prefill is not overlapped with decode: each request's prefill takes the
+//   replica for `ttft` seconds, so a replica completes `batch` requests every
+//   osl x tpot + batch x ttft seconds. Throughput charges that time; the TPOT
+//   SLO is checked on the decode step alone (chunked prefill spreads the
+//   stall, batch x ttft / osl per token, over the steps -- reported, not checked).
+// * --efficiency e in (0, 1] divides every modelled time by e (1 = ceilings).
+// * Replicas (= dp) are added to carry the load: requests/s, output tokens/s,
+//   or concurrent sequences. gpus = tp x pp x replicas, at most max_gpus.
+// * Cost: usd_per_hour = gpus x price. $/1M output tokens = usd_per_hour over
+//   the output tokens served per hour (the load when one is given, else the
+//   replicas' capacity); $/1M input tokens charges the prefill share of the GPU
+//   time to input tokens; blended = usd_per_hour over input + output tokens.
+#ifndef MODELCALC_PLAN_H_
+#define MODELCALC_PLAN_H_
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "modelcalc/dtype.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+enum class PlanLoadKind { kNone, kRequestsPerS, kOutputTokensPerS, kConcurrency };
+
+struct PlanRequest {
+  int64_t isl = 0;  // input (prompt) tokens per request, >= 1
+  int64_t osl = 0;  // output tokens per request, >= 1
+  PlanLoadKind load_kind = PlanLoadKind::kNone;
+  double load = 0;  // requests/s, output tokens/s or sequences, by load_kind
+  std::optional<double> ttft_s, tpot_s;  // SLOs; absent = not checked
+  double efficiency = 1.0;               // (0, 1]: fraction of the modelled ceiling reached
+};
+
+struct PlanGpu {
+  GpuSpec gpu;
+  double usd_per_hour = 0;  // per GPU
+  std::string price_source;
+  int64_t domain_gpus = 8;  // largest TP group searched (the fast-domain size)
+};
+
+inline constexpr std::array<int64_t, 11> kDefaultPlanBatches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+
+struct PlanSpace {
+  std::vector<PlanGpu> gpus;
+  int64_t max_gpus = 64;                                    // total, all replicas
+  std::vector<Dtype> weight_dtypes = {Dtype::kBf16, Dtype::kFp8};
+  std::vector<Dtype> kv_dtypes = {Dtype::kBf16};
+  std::vector<int64_t> batches{kDefaultPlanBatches.begin(), kDefaultPlanBatches.end()};
+  int64_t max_pp = 8;       // pipeline stages searched: 1, 2, 4, ... up to this
+  int64_t n_head = 0;       // the model's: TP must divide heads,
+  int64_t n_layer = 0;      //   PP layers,
+  int64_t n_expert = 0;     //   EP experts (0 = dense: EP stays 1)
+  size_t top = 10;          // configurations returned
+};
+
+// One split of one GPU kind in two dtypes: what the search prepares once.
+struct PlanCandidate {
+  size_t gpu = 0;  // index into PlanSpace::gpus
+  int64_t tp = 1, pp = 1, ep = 1;
+  Dtype weight_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
+};
+
+// What the search needs from one evaluation (the deployment engine's numbers).
+struct PlanPoint {
+  int64_t max_sequences = 0;  // per replica at the request's context; 0 = weights do not fit
+  double ttft_s = 0;          // prefill of one isl-token prompt
+  double tpot_s = 0;          // decode step at `batch`, context isl + osl
+  double comm_s = 0;          // communication inside that step
+};
+
+enum class PlanReason { kOk, kMemory, kTtft, kTpot, kCommunication, kGpus };
+const char* plan_reason_name(PlanReason r);  // "memory", "ttft", "tpot", "communication", "gpus"
+
+struct PlanRejected {
+  int64_t memory = 0, ttft = 0, tpot = 0, communication = 0, gpus = 0;
+  int64_t unsupported = 0;  // (GPU, split, dtypes) the engine refused to prepare (not evaluated)
+  int64_t total() const { return memory + ttft + tpot + communication + gpus; }
+};
+
+// One evaluated configuration, costed.
+struct PlanConfig {
+  PlanCandidate c;
+  std::string gpu;  // catalog key
+  int64_t batch = 0, max_sequences = 0;
+  int64_t replicas = 0, gpus = 0;  // gpus = tp x pp x replicas
+  double ttft_s = 0, tpot_s = 0, comm_s = 0;      // after efficiency
+  double prefill_stall_per_token_s = 0;           // batch x ttft / osl
+  double tokens_per_s_per_user = 0;               // 1 / tpot
+  double tokens_per_s_per_replica = 0;            // output, prefill time charged
+  double tokens_per_s_per_gpu = 0;                // output
+  double served_output_tokens_per_s = 0;          // the load, or the replicas' capacity
+  double usd_per_hour = 0;
+  double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+  PlanReason reason = PlanReason::kOk;
+  std::string deciding;  // what stops the cheaper neighbour, one sentence
+};
+
+struct PlanFrontierPoint {
+  std::string gpu;
+  PlanCandidate c;
+  int64_t batch = 0;
+  double tokens_per_s_per_user = 0, tokens_per_s_per_gpu = 0;
+};
+
+struct PlanMiss {
+  PlanConfig config;
+  std::vector<std::string> changes;  // what would have to change, each a phrase
+};
+
+struct PlanResult {
+  std::vector<PlanConfig> configs;          // meeting every target, cheapest first (at most top)
+  int64_t feasible = 0;                     // candidates with at least one feasible batch
+  std::vector<PlanFrontierPoint> frontier;  // per GPU kind, tokens/s/user descending
+  int64_t searched = 0;                     // evaluations (candidate x batch)
+  PlanRejected rejected;
+  std::vector<PlanMiss> misses;             // when nothing meets the targets: the closest
+  std::string binding;                      // then: the constraint that binds ("tpot", ...)
+  std::string first_unsupported;            // one refusal message, for the report
+  double seconds = 0;                       // wall time of the search
+};
+
+// Validates the request and space (fields: isl, osl, load, ttft, tpot,
+// efficiency, max_gpus, gpus, batches, weight_dtypes, kv_dtypes).
+Status check_plan(const PlanRequest& r, const PlanSpace& s);
+
+// Every (GPU, tp, pp, ep, weight dtype, kv dtype) to prepare, in search order.
+std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s);
+
+// Replicas to carry the load at a per-replica capacity; 1 without a load.
+// Fails (returns 0) when the count would not fit in int64.
+int64_t plan_replicas(const PlanRequest& r, int64_t batch, double requests_per_s_per_replica);
+
+// Costs one evaluation and gives its reason. Pure, no allocation.
+void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandidate& c, int64_t batch,
+                     const PlanPoint& p, PlanConfig* out);
+
+// The search, over any evaluator: `prepare(const PlanCandidate&) -> Result<P>`
+// and `evaluate(const P&, batch, context, prompt) -> PlanPoint`. REQUIRES
+// check_plan(r, s).ok(); s.batches ascending. plan_deployments() (plan_engine.h) runs it with the
+// deployment engine; tests run it with stand-ins.
+template <typename Prepare, typename Evaluate>
+PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepare, Evaluate&& evaluate);
+
+// ---------------------------------------------------------------------------
+// Implementation of the template (the rest lives in src/core/plan.cc).
+namespace plan_detail {
+struct FrontierRaw {
+  size_t gpu, cand;
+  int64_t batch;
+  double user, per_gpu;
+};
+// Finishes a search: ranks, frontier, deciding sentences, misses.
+void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
+            std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,
+            std::vector<FrontierRaw>& frontier, std::array<PlanConfig, 3>& misses, size_t n_misses,
+            PlanResult* out);
+// How far a rejected configuration is from meeting every target (1 = just).
+double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c);
+}  // namespace plan_detail
+
+template <typename Prepare, typename Evaluate>
+PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepare, Evaluate&& evaluate) {
+  const auto start = std::chrono::steady_clock::now();
+  PlanResult out;
+  const std::vector<PlanCandidate> cands = enumerate_plan_candidates(s);
+  using Prepared = std::decay_t<decltype(prepare(cands.front()).value())>;
+  std::vector<std::optional<Prepared>> prepared(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) {
+    auto p = prepare(cands[i]);
+    if (p.ok()) {
+      prepared[i].emplace(std::move(p).value());
+    } else {
+      ++out.rejected.unsupported;
+      if (out.first_unsupported.empty()) out.first_unsupported = p.status().message();
+    }
+  }
+  // Everything the loop writes is allocated here.
+  std::vector<PlanConfig> best(cands.size()), next(cands.size());
+  PlanConfig cheapest;  // the cheapest rejected point whose weights fit
+  std::vector<plan_detail::FrontierRaw> frontier;
+  frontier.reserve(cands.size() * (s.batches.size() + 1));  // + the largest batch that fits
+  std::array<PlanConfig, 3> misses;
+  std::array<double, 3> miss_d{};
+  size_t n_misses = 0;
+  const int64_t context = r.isl + r.osl;
+  PlanConfig cfg;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (!prepared[i]) continue;
+    const PlanCandidate& c = cands[i];
+    const int64_t group = c.tp * c.pp;
+    // The listed batches, plus the largest batch HBM holds when it falls between two of
+    // them (max_sequences depends only on the context, so the first evaluation gives it).
+    const size_t n_listed = s.batches.size();
+    int64_t fill = 0;  // the extra batch, once known; -1 when none
+    size_t k = 0;
+    while (k < n_listed || fill > 0) {
+      int64_t batch = 0;
+      if (fill > 0 && (k == n_listed || fill < s.batches[k])) {
+        batch = fill;
+        fill = -1;
+      } else if (k < n_listed) {
+        batch = s.batches[k++];
+      } else {
+        break;
+      }
+      const PlanPoint p = evaluate(*prepared[i], batch, context, r.isl);
+      ++out.searched;
+      if (fill == 0) {
+        const int64_t m = p.max_sequences;
+        const bool listed = std::find(s.batches.begin(), s.batches.end(), m) != s.batches.end();
+        fill = (m > batch && m < s.batches.back() && !listed) ? m : -1;
+      }
+      cost_plan_point(r, s, c, batch, p, &cfg);
+      if (batch <= p.max_sequences) {
+        frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /
+                                                                             static_cast<double>(group)});
+      }
+      switch (cfg.reason) {
+        case PlanReason::kOk: break;
+        case PlanReason::kMemory: ++out.rejected.memory; break;
+        case PlanReason::kTtft: ++out.rejected.ttft; break;
+        case PlanReason::kTpot: ++out.rejected.tpot; break;
+        case PlanReason::kCommunication: ++out.rejected.communication; break;
+        case PlanReason::kGpus: ++out.rejected.gpus; break;
+      }
+      if (cfg.reason == PlanReason::kOk) {
+        // PlanConfig's strings are empty here (finish() names things), so copies do not allocate.
+        if (best[i].batch == 0 || cfg.usd_per_million_output < best[i].usd_per_million_output) {
+          best[i] = cfg;
+          next[i].batch = 0;  // its neighbour is the next batch, if that one is rejected
+        }
+        continue;
+      }
+      if (best[i].batch != 0 && next[i].batch == 0) next[i] = cfg;
+      if (p.max_sequences > 0 &&
+          (cheapest.batch == 0 || cfg.usd_per_million_output < cheapest.usd_per_million_output)) {
+        cheapest = cfg;
+      }
+      // The three closest misses, nearest first (reported when nothing is feasible).
+      const double d = plan_detail::miss_distance(r, s, cfg);
+      size_t k = n_misses;
+      if (k == misses.size()) {
+        if (!(d < miss_d[k - 1])) continue;
+        --k;
+      } else {
+        ++n_misses;
+      }
+      misses[k] = cfg;
+      miss_d[k] = d;
+      for (; k > 0 && miss_d[k] < miss_d[k - 1]; --k) {
+        std::swap(misses[k], misses[k - 1]);
+        std::swap(miss_d[k], miss_d[k - 1]);
+      }
+    }
+  }
+  plan_detail::finish(r, s, cands, best, next, cheapest, frontier, misses, n_misses, &out);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_PLAN_H_

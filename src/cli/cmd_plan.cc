@@ -1,0 +1,234 @@
+// modelcalc plan: the cheapest deployment that meets TTFT/TPOT targets at a
+// load, searched over GPU kinds, splits, dtypes and batch sizes.
+#include <cmath>
+#include <memory>
+
+#include "commands.h"
+#include "flags.h"
+#include "inputs.h"
+#include "modelcalc/plan_engine.h"
+#include "modelcalc/prices.h"
+#include "output_file.h"
+#include "plan_quantity.h"
+#include "plan_report.h"
+#include "quantity.h"
+
+namespace modelcalc {
+
+namespace {
+
+struct PlanFlags {
+  ModelFlags model;
+  std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
+  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype = "bf16", batch, max_pp = "8";
+  std::string price, efficiency = "1.0", top = "10", plot;
+  bool frontier = false;
+  OutputFlags output;
+};
+
+Result<int64_t> bounded_count(const std::string& text, const char* flag, int64_t max, const char* what) {
+  MC_ASSIGN_OR_RETURN(int64_t v, parse_count(text, flag));
+  if (v > max) return Status::InvalidArgument(flag, std::string("must be at most ") + what + ", got " + text);
+  return v;
+}
+
+// "0.6" or "60%", in (0, 1].
+Result<double> parse_efficiency(const std::string& text) {
+  std::string t = text;
+  double scale = 1;
+  if (!t.empty() && t.back() == '%') {
+    t.pop_back();
+    scale = 0.01;
+  }
+  auto v = parse_real(t, "--efficiency");
+  if (!v.ok() || !(*v * scale > 0) || *v * scale > 1) {
+    return Status::InvalidArgument("--efficiency", "expected a fraction of the modelled ceiling in (0, 1], e.g. 0.6 "
+                                                   "or 60%, got '" + text + "'");
+  }
+  return *v * scale;
+}
+
+Result<PlanRequest> read_request(const PlanFlags& f) {
+  PlanRequest r;
+  if (f.isl.empty()) return Status::InvalidArgument("--isl", "is required: input (prompt) tokens per request, e.g. 2048");
+  if (f.osl.empty()) return Status::InvalidArgument("--osl", "is required: output tokens per request, e.g. 512");
+  MC_ASSIGN_OR_RETURN(r.isl, bounded_count(f.isl, "--isl", int64_t{1} << 30, "2^30 tokens"));
+  MC_ASSIGN_OR_RETURN(r.osl, bounded_count(f.osl, "--osl", int64_t{1} << 30, "2^30 tokens"));
+  int loads = !f.qps.empty() + !f.rate.empty() + !f.concurrency.empty();
+  if (loads > 1) {
+    return Status::InvalidArgument(!f.rate.empty() ? "--rate" : "--concurrency",
+                                   "give one load: --qps, --rate or --concurrency");
+  }
+  if (!f.qps.empty()) {
+    r.load_kind = PlanLoadKind::kRequestsPerS;
+    MC_ASSIGN_OR_RETURN(r.load, parse_rate(f.qps, "--qps", {"req", "requests"}));
+  } else if (!f.rate.empty()) {
+    r.load_kind = PlanLoadKind::kOutputTokensPerS;
+    MC_ASSIGN_OR_RETURN(r.load, parse_rate(f.rate, "--rate", {"tok", "tokens"}));
+  } else if (!f.concurrency.empty()) {
+    r.load_kind = PlanLoadKind::kConcurrency;
+    MC_ASSIGN_OR_RETURN(int64_t c, bounded_count(f.concurrency, "--concurrency", 1'000'000'000, "1e9 sequences"));
+    r.load = static_cast<double>(c);
+  }
+  if (!f.ttft.empty()) {
+    MC_ASSIGN_OR_RETURN(r.ttft_s, parse_duration(f.ttft, "--ttft"));
+  }
+  if (!f.tpot.empty() && !f.tps_per_user.empty()) {
+    return Status::InvalidArgument("--tokens-per-s-per-user", "give either --tpot or --tokens-per-s-per-user, not both");
+  }
+  if (!f.tpot.empty()) {
+    MC_ASSIGN_OR_RETURN(r.tpot_s, parse_duration(f.tpot, "--tpot"));
+  }
+  if (!f.tps_per_user.empty()) {
+    MC_ASSIGN_OR_RETURN(double tps, parse_rate(f.tps_per_user, "--tokens-per-s-per-user", {"tok", "tokens"}));
+    if (tps > 1e6) {
+      return Status::InvalidArgument("--tokens-per-s-per-user", "must be at most 1,000,000 tokens/s");
+    }
+    r.tpot_s = 1 / tps;
+  }
+  MC_ASSIGN_OR_RETURN(r.efficiency, parse_efficiency(f.efficiency));
+  return r;
+}
+
+Result<PlanSpace> read_space(const PlanFlags& f) {
+  PlanSpace s;
+  MC_ASSIGN_OR_RETURN(std::vector<GpuPrice> overrides,
+                      f.price.empty() ? Result<std::vector<GpuPrice>>(std::vector<GpuPrice>{})
+                                      : parse_price_overrides(f.price, "--price"));
+  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
+    for (const GpuPrice& p : overrides) if (p.gpu == g.key) return p;
+    if (const GpuPrice* p = find_price(g.key)) return *p;
+    return std::nullopt;
+  };
+  auto add = [&](const GpuSpec& g, const GpuPrice& p) {
+    PlanGpu pg;
+    pg.gpu = g;
+    pg.usd_per_hour = p.usd_per_hour;
+    pg.price_source = p.provider == "user" ? "--price"
+                                           : p.provider + " " + p.date + (p.confirmed ? "" : " (unconfirmed)");
+    pg.domain_gpus = std::max<int64_t>(1, g.domain_gpus);
+    s.gpus.push_back(std::move(pg));
+  };
+  if (f.gpu.empty()) {
+    for (const GpuSpec& g : gpu_catalog()) {
+      if (auto p = price_of(g)) add(g, *p);
+    }
+  } else {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> names, split_comma_list(f.gpu, "--gpu"));
+    for (const std::string& n : names) {
+      auto g = find_gpu(n);
+      if (!g.ok()) return Status::InvalidArgument("--gpu", g.status().message());
+      for (const PlanGpu& seen : s.gpus) {
+        if (seen.gpu.key == g->key) return Status::InvalidArgument("--gpu", "names " + g->key + " twice");
+      }
+      auto p = price_of(*g);
+      if (!p) {
+        return Status::InvalidArgument("--price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
+                                                      "=2.50");
+      }
+      add(*g, *p);
+    }
+  }
+  for (const GpuPrice& p : overrides) {
+    bool used = false;
+    for (const PlanGpu& g : s.gpus) used = used || g.gpu.key == p.gpu;
+    if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
+  }
+  MC_ASSIGN_OR_RETURN(s.max_gpus, bounded_count(f.max_gpus, "--max-gpus", 1'000'000, "1,000,000"));
+  MC_ASSIGN_OR_RETURN(s.max_pp, bounded_count(f.max_pp, "--max-pp", 1024, "1024"));
+  MC_ASSIGN_OR_RETURN(int64_t top, bounded_count(f.top, "--top", 1000, "1000"));
+  s.top = static_cast<size_t>(top);
+  auto dtypes = [](const std::string& text, const char* flag) -> Result<std::vector<Dtype>> {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(text, flag));
+    std::vector<Dtype> out;
+    for (const std::string& i : items) {
+      MC_ASSIGN_OR_RETURN(Dtype d, parse_dtype(i, flag));
+      if (std::find(out.begin(), out.end(), d) != out.end()) {
+        return Status::InvalidArgument(flag, "lists " + std::string(dtype_name(d)) + " twice");
+      }
+      out.push_back(d);
+    }
+    return out;
+  };
+  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype"));
+  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype"));
+  if (!f.batch.empty()) {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
+    s.batches.clear();
+    for (const std::string& i : items) {
+      MC_ASSIGN_OR_RETURN(int64_t b, bounded_count(i, "--batch", int64_t{1} << 30, "2^30 sequences"));
+      s.batches.push_back(b);
+    }
+    std::sort(s.batches.begin(), s.batches.end());
+    if (std::adjacent_find(s.batches.begin(), s.batches.end()) != s.batches.end()) {
+      return Status::InvalidArgument("--batch", "lists a batch size twice");
+    }
+  }
+  return s;
+}
+
+Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
+  MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
+  MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
+  MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f));
+  if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
+  if (!f.plot.empty() && f.plot == "-") return Status::InvalidArgument("--plot", "needs a file name, e.g. frontier.svg");
+  MC_ASSIGN_OR_RETURN(PlanResult res, plan_deployments(m, r, s));
+  set_plan_model(m, &s);
+  PlanView v{m.name, &r, &s, &res, f.frontier};
+  std::string text;
+  if (f.output.json) {
+    nlohmann::json j = plan_json(v);
+    if (!f.plot.empty()) j["plot"] = f.plot;
+    text = j.dump(2) + "\n";
+  } else if (f.output.explain && !res.configs.empty()) {
+    text = render_explain(build_plan_explain(v));
+  } else {
+    text = render_plan_text(v);
+  }
+  if (!f.plot.empty()) {
+    MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(v), "--plot"));
+    if (!f.output.json) text += "\nFrontier written to " + f.plot + " (open it in a browser).\n";
+  }
+  out << text;
+  *exit_code = res.configs.empty() ? 1 : 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+CommandRun setup_plan(FlagSet& flags) {
+  auto f = std::make_shared<PlanFlags>();
+  add_model_flags(flags, &f->model);
+  flags.text("--isl", "Input (prompt) tokens per request (required), e.g. 2048", &f->isl)
+      .text("--osl", "Output tokens per request (required), e.g. 512", &f->osl)
+      .text("--qps", "Load: requests per second, e.g. 20 (one of --qps, --rate, --concurrency; default: none)", &f->qps)
+      .text("--rate", "Load: output tokens per second, e.g. 50K", &f->rate)
+      .text("--concurrency", "Load: concurrent sequences, e.g. 256", &f->concurrency)
+      .text("--ttft", "Target time to first token, with its unit: 1s, 500ms (default: none)", &f->ttft)
+      .text("--tpot", "Target time per output token, with its unit: 50ms (default: none)", &f->tpot)
+      .text("--tokens-per-s-per-user", "Target tokens/s per user, = 1 / TPOT, e.g. 20 (instead of --tpot)",
+            &f->tps_per_user)
+      .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
+      .text("--max-gpus", "Most GPUs in total over all replicas (default: 64)", &f->max_gpus)
+      .text("--dtype", "Weight dtypes to search, a comma list (default: bf16,fp8)", &f->dtype)
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list (default: bf16)", &f->kv_dtype)
+      .text("--batch", "Batch sizes to search, a comma list (default: 1,2,4,...,1024)", &f->batch)
+      .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ... (default: 8)", &f->max_pp)
+      .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
+      .text("--efficiency", "Fraction of the modelled ceiling reached, 0.6 or 60% (default: 1.0 = ceilings)",
+            &f->efficiency)
+      .text("--top", "Configurations listed (default: 10)", &f->top)
+      .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
+      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg", &f->plot);
+  add_output_flags(flags, &f->output);
+  flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
+  return [f](std::ostream& out) {
+    int code = 0;
+    Status s = run_plan(*f, out, &code);
+    if (s.ok() && code == 1) return Status::NotMet("plan: nothing meets the targets (closest misses above)");
+    return s;
+  };
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+const std::vector<std::string> kBase = {"plan", "--model", "llama-3.1-70b", "--isl", "2048", "--osl", "512"};
+
+std::vector<std::string> with(std::initializer_list<std::string> extra) {
+  std::vector<std::string> a = kBase;
+  a.insert(a.end(), extra);
+  return a;
+}
+
+TEST(CmdPlanTest, RanksAndExplains) {
+  auto r = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100,h200"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Best configurations"), std::string::npos);
+  EXPECT_NE(r.out.find("efficiency 1.0"), std::string::npos);
+  auto e = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100", "--explain"}));
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(e.out.find("osl × TPOT + B × TTFT"), std::string::npos);
+}
+
+TEST(CmdPlanTest, JsonKeysAndTargetsMet) {
+  auto r = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100,mi300x", "--json",
+                          "--efficiency", "60%"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_DOUBLE_EQ(j["efficiency"].get<double>(), 0.6);
+  EXPECT_GT(j["searched"].get<int64_t>(), 0);
+  EXPECT_TRUE(j.contains("seconds"));
+  EXPECT_TRUE(j["rejected"].contains("memory"));
+  ASSERT_FALSE(j["configs"].empty());
+  for (const auto& c : j["configs"]) {
+    EXPECT_LE(c["ttft_s"].get<double>(), 1.0);
+    EXPECT_LE(c["tpot_s"].get<double>(), 0.05);
+    EXPECT_FALSE(c["deciding"].get<std::string>().empty());
+  }
+}
+
+// One engine: each configuration's TTFT and TPOT are what `size` reports for
+// that deployment at that batch (context isl + osl, prompt isl).
+TEST(CmdPlanTest, EachConfigAgreesWithSize) {
+  auto r = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100,mi300x", "--json",
+                          "--top", "6"}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  ASSERT_FALSE(j["configs"].empty());
+  for (const auto& c : j["configs"]) {
+    const int64_t tp = c["tp"], pp = c["pp"], ep = c["ep"], batch = c["batch"];
+    auto s = run_args({"size", "--model", "llama-3.1-70b", "--gpu", c["gpu"].get<std::string>(), "--gpus",
+                       std::to_string(tp * pp), "--tp", std::to_string(tp), "--pp", std::to_string(pp), "--ep",
+                       std::to_string(ep), "--dtype", c["weight_dtype"].get<std::string>(), "--kv-dtype",
+                       c["kv_dtype"].get<std::string>(), "--seq", "2560", "--prompt", "2048", "--batch",
+                       std::to_string(batch), "--json"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    const auto sj = s.json();
+    EXPECT_DOUBLE_EQ(c["tpot_s"].get<double>(), sj["decode_step"]["seconds"].get<double>());
+    EXPECT_DOUBLE_EQ(c["ttft_s"].get<double>(), sj["prefill"]["seconds"].get<double>());
+    EXPECT_EQ(c["max_sequences"].get<int64_t>(), sj["memory_per_gpu"]["max_sequences"].get<int64_t>());
+  }
+}
+
+TEST(CmdPlanTest, NothingFitsIsExitOneWithMisses) {
+  auto r = run_args(with({"--tpot", "200us", "--gpu", "h100"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("Nothing meets the targets"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("would need"), std::string::npos);
+  EXPECT_EQ(line_count(r.err), 1);
+  auto j = run_args(with({"--tpot", "200us", "--gpu", "h100", "--json"}));
+  EXPECT_EQ(j.status, 1);
+  EXPECT_FALSE(j.json()["binding"].is_null());
+}
+
+TEST(CmdPlanTest, FrontierPlotIsWritten) {
+  const std::string path = ::testing::TempDir() + "plan_frontier.svg";
+  std::remove(path.c_str());
+  auto r = run_args(with({"--gpu", "h100,h200", "--frontier", "--plot", path}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Frontier per GPU kind"), std::string::npos);
+  FILE* fp = std::fopen(path.c_str(), "r");
+  ASSERT_NE(fp, nullptr);
+  std::fclose(fp);
+  std::remove(path.c_str());
+}
+
+TEST(CmdPlanTest, BadInputIsExitTwoOneLineNamingTheFlag) {
+  const std::pair<std::vector<std::string>, std::string> cases[] = {
+      {with({"--tpot", "0ms"}), "--tpot"},
+      {with({"--tpot", "50"}), "--tpot"},
+      {with({"--ttft", "5GB"}), "--ttft"},
+      {{"plan", "--model", "llama-3.1-70b", "--isl", "-5", "--osl", "512"}, "--isl"},
+      {{"plan", "--model", "llama-3.1-70b", "--osl", "512"}, "--isl"},
+      {with({"--gpu", "nosuchgpu"}), "--gpu"},
+      {with({"--gpu", "h100,h100"}), "--gpu"},
+      {with({"--qps", "20", "--rate", "5000"}), "--rate"},
+      {with({"--qps", "fast"}), "--qps"},
+      {with({"--efficiency", "1.5"}), "--efficiency"},
+      {with({"--price", "h100=abc"}), "--price"},
+      {with({"--dtype", "bf17"}), "--dtype"},
+      {with({"--batch", "0"}), "--batch"},
+      {with({"--max-gpus", "0"}), "--max-gpus"},
+      {with({"--tpot", "50ms", "--tokens-per-s-per-user", "20"}), "--tokens-per-s-per-user"},
+  };
+  for (const auto& [args, flag] : cases) {
+    auto r = run_args(args);
+    EXPECT_EQ(r.status, 2) << flag << ": " << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -1,0 +1,333 @@
+#include "modelcalc/plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace modelcalc {
+
+const char* plan_reason_name(PlanReason r) {
+  switch (r) {
+    case PlanReason::kOk: return "ok";
+    case PlanReason::kMemory: return "memory";
+    case PlanReason::kTtft: return "ttft";
+    case PlanReason::kTpot: return "tpot";
+    case PlanReason::kCommunication: return "communication";
+    case PlanReason::kGpus: return "gpus";
+  }
+  return "?";
+}
+
+namespace {
+
+// Above this many replicas the GPU limit is exceeded anyway; keeps counts in int64.
+constexpr double kMaxReplicas = 1e15;
+
+bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
+
+std::string ms(double s) {
+  if (s >= 1) return fmt::format("{:.3g} s", s);
+  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
+  return fmt::format("{:.3g} us", s * 1e6);
+}
+
+std::string usd(double v) {
+  if (!std::isfinite(v)) return "$inf";
+  if (v >= 100) return fmt::format("${:.0f}", v);
+  if (v >= 1) return fmt::format("${:.2f}", v);
+  return fmt::format("${:.3g}", v);
+}
+
+}  // namespace
+
+Status check_plan(const PlanRequest& r, const PlanSpace& s) {
+  if (r.isl < 1) return Status::InvalidArgument("isl", "must be a positive whole number of tokens");
+  if (r.osl < 1) return Status::InvalidArgument("osl", "must be a positive whole number of tokens");
+  if (r.isl > (int64_t{1} << 40) || r.osl > (int64_t{1} << 40) || r.isl + r.osl > (int64_t{1} << 40)) {
+    return Status::InvalidArgument("isl", "isl + osl must be at most 2^40 tokens");
+  }
+  if (r.load_kind != PlanLoadKind::kNone && !finite_positive(r.load)) {
+    return Status::InvalidArgument("load", "must be a positive finite rate");
+  }
+  if (r.ttft_s && !finite_positive(*r.ttft_s)) return Status::InvalidArgument("ttft", "must be a positive duration");
+  if (r.tpot_s && !finite_positive(*r.tpot_s)) return Status::InvalidArgument("tpot", "must be a positive duration");
+  if (!(r.efficiency > 0 && r.efficiency <= 1)) {
+    return Status::InvalidArgument("efficiency", "must be in (0, 1]: the fraction of the modelled ceiling reached");
+  }
+  if (s.max_gpus < 1 || s.max_gpus > 1'000'000) {
+    return Status::InvalidArgument("max_gpus", "must be between 1 and 1,000,000");
+  }
+  if (s.gpus.empty()) return Status::InvalidArgument("gpus", "no GPU kind to search (none has a price)");
+  for (const PlanGpu& g : s.gpus) {
+    if (!finite_positive(g.usd_per_hour)) {
+      return Status::InvalidArgument("gpus", g.gpu.key + " has no positive price per GPU-hour");
+    }
+    if (g.domain_gpus < 1) return Status::InvalidArgument("gpus", g.gpu.key + " has no fast-domain size");
+  }
+  if (s.batches.empty()) return Status::InvalidArgument("batches", "no batch size to search");
+  for (int64_t b : s.batches) {
+    if (b < 1 || b > (int64_t{1} << 30)) return Status::InvalidArgument("batches", "each must be in 1..2^30");
+  }
+  if (s.weight_dtypes.empty()) return Status::InvalidArgument("weight_dtypes", "no weight dtype to search");
+  if (s.kv_dtypes.empty()) return Status::InvalidArgument("kv_dtypes", "no KV dtype to search");
+  if (s.max_pp < 1) return Status::InvalidArgument("max_pp", "must be at least 1");
+  return Status::Ok();
+}
+
+std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
+  std::vector<PlanCandidate> out;
+  for (size_t g = 0; g < s.gpus.size(); ++g) {
+    const int64_t max_tp = std::min(s.gpus[g].domain_gpus, s.max_gpus);
+    for (int64_t tp = 1; tp <= max_tp; tp *= 2) {
+      if (s.n_head > 0 && s.n_head % tp != 0) continue;
+      for (int64_t pp = 1; pp <= s.max_pp && tp * pp <= s.max_gpus; pp *= 2) {
+        if (s.n_layer > 0 && s.n_layer % pp != 0) continue;
+        // EP changes neither the shard nor the bytes read in the engine (README): only
+        // ep = 1 and, for a MoE, ep = tp are searched, not every divisor.
+        int64_t eps[2] = {1, 0};
+        if (s.n_expert > 0 && tp > 1 && s.n_expert % tp == 0) eps[1] = tp;
+        for (int64_t ep : eps) {
+          if (ep == 0) continue;
+          for (Dtype w : s.weight_dtypes) {
+            for (Dtype kv : s.kv_dtypes) out.push_back({g, tp, pp, ep, w, kv});
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+int64_t plan_replicas(const PlanRequest& r, int64_t batch, double requests_per_s_per_replica) {
+  double need = 1;
+  switch (r.load_kind) {
+    case PlanLoadKind::kNone: return 1;
+    case PlanLoadKind::kRequestsPerS: need = r.load / requests_per_s_per_replica; break;
+    case PlanLoadKind::kOutputTokensPerS:
+      need = r.load / (requests_per_s_per_replica * static_cast<double>(r.osl));
+      break;
+    case PlanLoadKind::kConcurrency: need = r.load / static_cast<double>(batch); break;
+  }
+  if (!(need < kMaxReplicas)) return static_cast<int64_t>(kMaxReplicas);
+  // A hair of tolerance so that 20 / (20 / 3) is 3 replicas, not 4.
+  const double n = std::ceil(need * (1 - 1e-12));
+  return std::max<int64_t>(1, static_cast<int64_t>(n));
+}
+
+void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandidate& c, int64_t batch,
+                     const PlanPoint& p, PlanConfig* o) {
+  const double eff = r.efficiency;
+  const double osl = static_cast<double>(r.osl), isl = static_cast<double>(r.isl);
+  const double b = static_cast<double>(batch);
+  o->c = c;
+  o->batch = batch;
+  o->max_sequences = p.max_sequences;
+  o->ttft_s = p.ttft_s / eff;
+  o->tpot_s = p.tpot_s / eff;
+  o->comm_s = p.comm_s / eff;
+  o->prefill_stall_per_token_s = b * o->ttft_s / osl;
+  o->tokens_per_s_per_user = 1 / o->tpot_s;
+  // A replica completes `batch` requests every osl x tpot + batch x ttft seconds.
+  const double cycle = osl * o->tpot_s + b * o->ttft_s;
+  const double requests_per_s = b / cycle;
+  o->tokens_per_s_per_replica = requests_per_s * osl;
+  const int64_t group = c.tp * c.pp;
+  o->replicas = plan_replicas(r, batch, requests_per_s);
+  // group <= max_gpus <= 1e6: the product fits in int64 up to 1e12 replicas; beyond, it is over any limit.
+  o->gpus = o->replicas <= 1'000'000'000'000 ? group * o->replicas : o->replicas;
+  o->tokens_per_s_per_gpu = o->tokens_per_s_per_replica / static_cast<double>(group);
+  switch (r.load_kind) {
+    case PlanLoadKind::kNone:
+      o->served_output_tokens_per_s = static_cast<double>(o->replicas) * o->tokens_per_s_per_replica;
+      break;
+    case PlanLoadKind::kRequestsPerS: o->served_output_tokens_per_s = r.load * osl; break;
+    case PlanLoadKind::kOutputTokensPerS: o->served_output_tokens_per_s = r.load; break;
+    case PlanLoadKind::kConcurrency: o->served_output_tokens_per_s = r.load * osl / cycle; break;
+  }
+  const double price = s.gpus[c.gpu].usd_per_hour;
+  o->usd_per_hour = static_cast<double>(o->gpus) * price;
+  const double out_per_h = o->served_output_tokens_per_s * 3600;
+  const double in_per_h = out_per_h * isl / osl;
+  const double prefill_share = b * o->ttft_s / cycle;
+  o->usd_per_million_output = o->usd_per_hour / out_per_h * 1e6;
+  o->usd_per_million_input = o->usd_per_hour * prefill_share / in_per_h * 1e6;
+  o->usd_per_million_blended = o->usd_per_hour / (out_per_h + in_per_h) * 1e6;
+  // The first target missed, in this order.
+  if (batch > p.max_sequences) {
+    o->reason = PlanReason::kMemory;
+  } else if (r.ttft_s && o->ttft_s > *r.ttft_s) {
+    o->reason = PlanReason::kTtft;
+  } else if (r.tpot_s && o->tpot_s > *r.tpot_s) {
+    // Communication decides when it is the larger part of the step.
+    o->reason = 2 * o->comm_s > o->tpot_s ? PlanReason::kCommunication : PlanReason::kTpot;
+  } else if (o->gpus > s.max_gpus) {
+    o->reason = PlanReason::kGpus;
+  } else {
+    o->reason = PlanReason::kOk;
+  }
+}
+
+namespace plan_detail {
+
+double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
+  double d = 1;
+  if (c.batch > c.max_sequences) {
+    d = std::max(d, c.max_sequences > 0 ? static_cast<double>(c.batch) / static_cast<double>(c.max_sequences)
+                                        : 1e9);
+  }
+  if (r.ttft_s && c.ttft_s > *r.ttft_s) d = std::max(d, c.ttft_s / *r.ttft_s);
+  if (r.tpot_s && c.tpot_s > *r.tpot_s) d = std::max(d, c.tpot_s / *r.tpot_s);
+  if (c.gpus > s.max_gpus) d = std::max(d, static_cast<double>(c.gpus) / static_cast<double>(s.max_gpus));
+  return d;
+}
+
+namespace {
+
+std::string describe(const PlanSpace& s, const PlanConfig& c) {
+  std::string split = fmt::format("TP{}", c.c.tp);
+  if (c.c.pp > 1) split += fmt::format(" PP{}", c.c.pp);
+  if (c.c.ep > 1) split += fmt::format(" EP{}", c.c.ep);
+  return fmt::format("{} {} {}/{} KV, batch {}", s.gpus[c.c.gpu].gpu.key, split, dtype_name(c.c.weight_dtype),
+                     dtype_name(c.c.kv_dtype), c.batch);
+}
+
+// Why `c` (rejected) fails, as a clause.
+std::string failure(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
+  switch (c.reason) {
+    case PlanReason::kMemory:
+      if (c.max_sequences == 0) return "memory: the weights do not fit";
+      return fmt::format("memory: a replica holds {} sequences of {} tokens, not {}", c.max_sequences,
+                         r.isl + r.osl, c.batch);
+    case PlanReason::kTtft: return fmt::format("TTFT: {} > {}", ms(c.ttft_s), ms(*r.ttft_s));
+    case PlanReason::kTpot: return fmt::format("TPOT: {} > {}", ms(c.tpot_s), ms(*r.tpot_s));
+    case PlanReason::kCommunication:
+      return fmt::format("TPOT: {} > {}, and communication is {} of the step", ms(c.tpot_s), ms(*r.tpot_s),
+                         ms(c.comm_s));
+    case PlanReason::kGpus:
+      return fmt::format("GPUs: the load needs {} GPUs, over the limit of {}", c.gpus, s.max_gpus);
+    case PlanReason::kOk: break;
+  }
+  return "";
+}
+
+std::vector<std::string> changes(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
+  std::vector<std::string> out;
+  if (c.batch > c.max_sequences) {
+    out.push_back(c.max_sequences == 0
+                      ? "memory for the weights: more GPUs per replica (TP/PP) or a smaller weight dtype"
+                      : fmt::format("memory for batch {} (holds {}): a smaller KV dtype or more GPUs per replica",
+                                    c.batch, c.max_sequences));
+  }
+  if (r.ttft_s && c.ttft_s > *r.ttft_s) out.push_back(fmt::format("a TTFT target of at least {}", ms(c.ttft_s)));
+  if (r.tpot_s && c.tpot_s > *r.tpot_s) {
+    out.push_back(fmt::format("a TPOT target of at least {}{}", ms(c.tpot_s),
+                              2 * c.comm_s > c.tpot_s ? " (or a faster interconnect)" : ""));
+  }
+  if (c.gpus > s.max_gpus) out.push_back(fmt::format("a GPU limit of at least {}", c.gpus));
+  return out;
+}
+
+// The constraint a rejected configuration misses by the largest factor.
+PlanReason binding_reason(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
+  PlanReason best = c.reason;
+  double worst = 0;
+  auto consider = [&](bool missed, double ratio, PlanReason why) {
+    if (missed && ratio > worst) {
+      worst = ratio;
+      best = why;
+    }
+  };
+  consider(c.batch > c.max_sequences,
+           c.max_sequences > 0 ? static_cast<double>(c.batch) / static_cast<double>(c.max_sequences) : 1e9,
+           PlanReason::kMemory);
+  if (r.ttft_s) consider(c.ttft_s > *r.ttft_s, c.ttft_s / *r.ttft_s, PlanReason::kTtft);
+  if (r.tpot_s) {
+    consider(c.tpot_s > *r.tpot_s, c.tpot_s / *r.tpot_s,
+             2 * c.comm_s > c.tpot_s ? PlanReason::kCommunication : PlanReason::kTpot);
+  }
+  consider(c.gpus > s.max_gpus, static_cast<double>(c.gpus) / static_cast<double>(s.max_gpus), PlanReason::kGpus);
+  return best;
+}
+
+}  // namespace
+
+void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
+            std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,
+            std::vector<FrontierRaw>& frontier,
+            std::array<PlanConfig, 3>& misses, size_t n_misses, PlanResult* out) {
+  // Deciding sentences: what stops the next batch of the same GPU, split and dtypes.
+  std::vector<PlanConfig> ok;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (best[i].batch == 0) continue;
+    PlanConfig c = best[i];
+    c.gpu = s.gpus[c.c.gpu].gpu.key;
+    const PlanConfig& n = next[i];
+    if (n.batch != 0) {
+      c.deciding = fmt::format("the next batch, {} ({}/1M output tokens), misses {}", n.batch,
+                               usd(n.usd_per_million_output), failure(r, s, n));
+    } else {
+      c.deciding = fmt::format("the largest batch searched ({}) for its split and dtypes", c.batch);
+    }
+    ok.push_back(std::move(c));
+  }
+  out->feasible = static_cast<int64_t>(ok.size());
+  std::sort(ok.begin(), ok.end(), [](const PlanConfig& a, const PlanConfig& b) {
+    if (a.usd_per_million_output != b.usd_per_million_output) return a.usd_per_million_output < b.usd_per_million_output;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    return a.ttft_s < b.ttft_s;
+  });
+  if (!ok.empty()) {
+    // The best one's neighbour is anything cheaper that was searched.
+    if (cheapest.batch != 0 && cheapest.usd_per_million_output < ok[0].usd_per_million_output) {
+      ok[0].deciding = fmt::format("the cheapest configuration searched, {} at {}/1M output tokens, misses {}",
+                                   describe(s, cheapest), usd(cheapest.usd_per_million_output),
+                                   failure(r, s, cheapest));
+    } else {
+      ok[0].deciding = "nothing cheaper was searched: no target binds";
+    }
+  }
+  if (ok.size() > s.top) ok.resize(s.top);
+  out->configs = std::move(ok);
+
+  // Pareto frontier per GPU kind: no other point has both more tokens/s/user and more tokens/s/GPU.
+  std::sort(frontier.begin(), frontier.end(), [](const FrontierRaw& a, const FrontierRaw& b) {
+    if (a.gpu != b.gpu) return a.gpu < b.gpu;
+    if (a.user != b.user) return a.user > b.user;
+    return a.per_gpu > b.per_gpu;
+  });
+  size_t cur_gpu = static_cast<size_t>(-1);
+  double max_per_gpu = 0;
+  for (const FrontierRaw& f : frontier) {
+    if (f.gpu != cur_gpu) {
+      cur_gpu = f.gpu;
+      max_per_gpu = 0;
+    }
+    if (!(f.per_gpu > max_per_gpu)) continue;
+    max_per_gpu = f.per_gpu;
+    out->frontier.push_back({s.gpus[f.gpu].gpu.key, cands[f.cand], f.batch, f.user, f.per_gpu});
+  }
+
+  if (out->configs.empty()) {
+    for (size_t k = 0; k < n_misses; ++k) {
+      PlanMiss m;
+      m.config = misses[k];
+      m.config.gpu = s.gpus[m.config.c.gpu].gpu.key;
+      m.config.deciding = failure(r, s, m.config);
+      m.changes = changes(r, s, m.config);
+      out->misses.push_back(std::move(m));
+    }
+    if (!out->misses.empty()) {
+      out->binding = plan_reason_name(binding_reason(r, s, out->misses[0].config));
+      const bool fp8_searched =
+          std::find(s.weight_dtypes.begin(), s.weight_dtypes.end(), Dtype::kFp8) != s.weight_dtypes.end();
+      if (!fp8_searched) out->misses[0].changes.push_back("fp8 weights (not searched)");
+    } else if (out->rejected.unsupported > 0) {
+      out->binding = "unsupported";
+    }
+  }
+}
+
+}  // namespace plan_detail
+
+}  // namespace modelcalc

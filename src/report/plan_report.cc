@@ -1,0 +1,379 @@
+#include "plan_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "format.h"
+#include "svg.h"
+
+namespace modelcalc {
+
+namespace {
+
+// The formulas plan combines (the engine's TTFT and TPOT come in as terms).
+namespace pfx {
+inline constexpr FormulaText kEffTime{"cost_plan_point", "t_engine / efficiency"};
+inline constexpr FormulaText kCycle{"cost_plan_point", "osl × TPOT + B × TTFT"};
+inline constexpr FormulaText kPerReplica{"cost_plan_point", "B × osl / cycle"};
+inline constexpr FormulaText kPerGpu{"cost_plan_point", "tokens_per_s_per_replica / (tp × pp)"};
+inline constexpr FormulaText kPerUser{"cost_plan_point", "1 / TPOT"};
+inline constexpr FormulaText kReplicasQps{"plan_replicas", "ceil(qps / (B / cycle))"};
+inline constexpr FormulaText kReplicasRate{"plan_replicas", "ceil(rate / tokens_per_s_per_replica)"};
+inline constexpr FormulaText kReplicasConc{"plan_replicas", "ceil(concurrency / B)"};
+inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × replicas"};
+inline constexpr FormulaText kUsdHour{"cost_plan_point", "gpus × price"};
+inline constexpr FormulaText kUsdOut{"cost_plan_point", "usd_per_hour / (served × 3600) × 1e6"};
+inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TTFT / cycle) / (served × isl / osl × 3600) × 1e6"};
+inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (served × (1 + isl / osl) × 3600) × 1e6"};
+}  // namespace pfx
+
+std::string dur(double s) {
+  if (!std::isfinite(s)) return "inf";
+  if (s >= 1) return fmt_sig(s, 3) + " s";
+  if (s >= 1e-3) return fmt_sig(s * 1e3, 3) + " ms";
+  return fmt_sig(s * 1e6, 3) + " us";
+}
+
+std::string money(double v) {
+  if (!std::isfinite(v)) return "inf";
+  if (v >= 100) return "$" + fmt_fixed(v, 0);
+  if (v >= 1) return "$" + fmt_fixed(v, 2);
+  return "$" + fmt_sig(v, 3);
+}
+
+std::string split_text(const PlanCandidate& c) {
+  std::string s = fmt::format("TP{}", c.tp);
+  if (c.pp > 1) s += fmt::format("·PP{}", c.pp);
+  if (c.ep > 1) s += fmt::format("·EP{}", c.ep);
+  return s;
+}
+
+std::string load_text(const PlanRequest& r) {
+  switch (r.load_kind) {
+    case PlanLoadKind::kNone: return "none given (one replica each; cost at its capacity)";
+    case PlanLoadKind::kRequestsPerS: return fmt_sig(r.load, 4) + " requests/s";
+    case PlanLoadKind::kOutputTokensPerS: return fmt_sig(r.load, 4) + " output tokens/s";
+    case PlanLoadKind::kConcurrency: return fmt_sig(r.load, 4) + " concurrent sequences";
+  }
+  return "";
+}
+
+const char* load_key(PlanLoadKind k) {
+  switch (k) {
+    case PlanLoadKind::kNone: return "none";
+    case PlanLoadKind::kRequestsPerS: return "requests_per_s";
+    case PlanLoadKind::kOutputTokensPerS: return "output_tokens_per_s";
+    case PlanLoadKind::kConcurrency: return "concurrency";
+  }
+  return "";
+}
+
+std::string efficiency_text(const PlanRequest& r) {
+  if (r.efficiency == 1) return "efficiency 1.0: every time is the modelled ceiling (no engine reaches it)";
+  return fmt::format("efficiency {}: every modelled time divided by {} (measured engines reach a fraction of the "
+                     "ceiling; `modelcalc calibrate` shows how much)",
+                     fmt_sig(r.efficiency, 3), fmt_sig(r.efficiency, 3));
+}
+
+nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
+
+nlohmann::json config_json(const PlanConfig& c) {
+  return {
+      {"gpu", c.gpu},
+      {"gpus", c.gpus},
+      {"tp", c.c.tp},
+      {"pp", c.c.pp},
+      {"ep", c.c.ep},
+      {"dp", c.replicas},
+      {"weight_dtype", std::string(dtype_name(c.c.weight_dtype))},
+      {"kv_dtype", std::string(dtype_name(c.c.kv_dtype))},
+      {"batch", c.batch},
+      {"max_sequences", c.max_sequences},
+      {"ttft_s", num(c.ttft_s)},
+      {"tpot_s", num(c.tpot_s)},
+      {"comm_s", num(c.comm_s)},
+      {"prefill_stall_per_token_s", num(c.prefill_stall_per_token_s)},
+      {"tokens_per_s_per_user", num(c.tokens_per_s_per_user)},
+      {"tokens_per_s_per_gpu", num(c.tokens_per_s_per_gpu)},
+      {"tokens_per_s_per_replica", num(c.tokens_per_s_per_replica)},
+      {"served_output_tokens_per_s", num(c.served_output_tokens_per_s)},
+      {"replicas", c.replicas},
+      {"usd_per_hour", num(c.usd_per_hour)},
+      {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
+      {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
+      {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)},
+      {"deciding", c.deciding},
+  };
+}
+
+}  // namespace
+
+std::string render_plan_text(const PlanView& v) {
+  const PlanRequest& r = *v.request;
+  const PlanSpace& s = *v.space;
+  const PlanResult& res = *v.result;
+  std::string out = fmt::format("Plan: {} — input {} tokens, output {} tokens\n", v.model, group_digits(r.isl),
+                                group_digits(r.osl));
+  out += fmt::format("  load: {}\n", load_text(r));
+  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + dur(*r.ttft_s) : std::string("none"),
+                     r.tpot_s ? "≤ " + dur(*r.tpot_s) : std::string("none"));
+  out += "  " + efficiency_text(r) + "\n";
+  std::string kinds;
+  for (const PlanGpu& g : s.gpus) {
+    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, money(g.usd_per_hour));
+  }
+  out += fmt::format("  searched {} configurations in {} s over {} (at most {} GPUs)\n", group_digits(res.searched),
+                     fmt_sig(res.seconds, 3), kinds, s.max_gpus);
+
+  if (!res.configs.empty()) {
+    out += fmt::format("\nBest configurations, cheapest per 1M output tokens first ({} of {} feasible):\n",
+                       res.configs.size(), res.feasible);
+    out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+                       "#", "gpu", "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
+                       "$/h", "$/1M out", "$/1M in");
+    for (size_t i = 0; i < res.configs.size(); ++i) {
+      const PlanConfig& c = res.configs[i];
+      out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+                         i + 1, c.gpu, c.gpus, split_text(c.c),
+                         fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
+                         dur(c.ttft_s), dur(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
+                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, money(c.usd_per_hour),
+                         money(c.usd_per_million_output), money(c.usd_per_million_input));
+    }
+    out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
+    for (size_t i = 0; i < res.configs.size(); ++i) {
+      out += fmt::format("  {:>2}  {}\n", i + 1, res.configs[i].deciding);
+    }
+  } else {
+    out += fmt::format("\nNothing meets the targets (binding constraint: {}). Closest misses:\n",
+                       res.binding.empty() ? "none evaluated" : res.binding);
+    for (const PlanMiss& m : res.misses) {
+      const PlanConfig& c = m.config;
+      out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
+                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, dur(c.ttft_s),
+                         dur(c.tpot_s), c.deciding);
+      std::string ch;
+      for (const std::string& x : m.changes) ch += (ch.empty() ? "" : "; or ") + x;
+      if (!ch.empty()) out += "      would need: " + ch + "\n";
+    }
+    if (res.misses.empty() && !res.first_unsupported.empty()) {
+      out += "  the engine refused every combination, e.g. " + res.first_unsupported + "\n";
+    }
+  }
+
+  const PlanRejected& rj = res.rejected;
+  out += fmt::format("\nRejected: {} memory, {} TTFT, {} TPOT, {} communication, {} over the GPU limit; {} "
+                     "combinations not evaluated (split or dtype the engine refuses)\n",
+                     group_digits(rj.memory), group_digits(rj.ttft), group_digits(rj.tpot),
+                     group_digits(rj.communication), group_digits(rj.gpus), group_digits(rj.unsupported));
+
+  if (v.frontier_table) {
+    out += "\nFrontier per GPU kind (no point has both more tokens/s per user and more per GPU):\n";
+    out += fmt::format("  {:<14} {:<10} {:<9} {:>5} {:>10} {:>11}\n", "gpu", "split", "w/kv", "batch", "tok/s/user",
+                       "tok/s/GPU");
+    for (const PlanFrontierPoint& f : res.frontier) {
+      out += fmt::format("  {:<14} {:<10} {:<9} {:>5} {:>10} {:>11}\n", f.gpu, split_text(f.c),
+                         fmt::format("{}/{}", dtype_name(f.c.weight_dtype), dtype_name(f.c.kv_dtype)), f.batch,
+                         fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0));
+    }
+  }
+  out += "\nServing model: continuous batching, one request's KV held for isl + osl tokens; TPOT is the engine's "
+         "decode step at that context (as `size` reports it); TTFT is one prompt's prefill, no queueing; prefill "
+         "is not overlapped with decode (throughput charges it). README \"plan\" has the details.\n";
+  return out;
+}
+
+nlohmann::json plan_json(const PlanView& v) {
+  const PlanRequest& r = *v.request;
+  const PlanSpace& s = *v.space;
+  const PlanResult& res = *v.result;
+  nlohmann::json j;
+  j["model"] = v.model;
+  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"load_kind", load_key(r.load_kind)},
+                   {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
+  j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
+                  {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
+  j["efficiency"] = r.efficiency;
+  j["efficiency_note"] = efficiency_text(r);
+  nlohmann::json prices = nlohmann::json::array();
+  for (const PlanGpu& g : s.gpus) {
+    prices.push_back({{"gpu", g.gpu.key}, {"usd_per_hour", g.usd_per_hour}, {"source", g.price_source},
+                      {"domain_gpus", g.domain_gpus}});
+  }
+  j["prices"] = prices;
+  j["max_gpus"] = s.max_gpus;
+  nlohmann::json configs = nlohmann::json::array();
+  for (const PlanConfig& c : res.configs) configs.push_back(config_json(c));
+  j["configs"] = configs;
+  j["feasible"] = res.feasible;
+  nlohmann::json frontier = nlohmann::json::array();
+  for (const PlanFrontierPoint& f : res.frontier) {
+    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep},
+                        {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
+                        {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))}, {"batch", f.batch},
+                        {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
+                        {"tokens_per_s_per_gpu", num(f.tokens_per_s_per_gpu)}});
+  }
+  j["frontier"] = frontier;
+  j["searched"] = res.searched;
+  j["rejected"] = {{"memory", res.rejected.memory},   {"ttft", res.rejected.ttft},
+                   {"tpot", res.rejected.tpot},       {"communication", res.rejected.communication},
+                   {"gpus", res.rejected.gpus},       {"unsupported", res.rejected.unsupported}};
+  nlohmann::json misses = nlohmann::json::array();
+  for (const PlanMiss& m : res.misses) {
+    nlohmann::json mj = config_json(m.config);
+    mj["changes"] = m.changes;
+    misses.push_back(mj);
+  }
+  j["misses"] = misses;
+  j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
+  j["seconds"] = res.seconds;
+  return j;
+}
+
+Report build_plan_explain(const PlanView& v) {
+  const PlanRequest& r = *v.request;
+  const PlanSpace& s = *v.space;
+  const PlanConfig& c = v.result->configs.front();
+  const double price = s.gpus[c.c.gpu].usd_per_hour;
+  Report rep;
+  rep.title = fmt::format("Plan: {} — the chosen configuration, {} {} {}/{} batch {}", v.model, c.gpu,
+                          split_text(c.c), dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch);
+  const double eff = r.efficiency;
+  const double cycle = static_cast<double>(r.osl) * c.tpot_s + static_cast<double>(c.batch) * c.ttft_s;
+  Section t{"Times (the deployment engine's prefill and decode step, as `size` reports them)", {}, {}};
+  t.lines.push_back(computed("ttft_s", "TTFT", c.ttft_s, Unit::kSeconds, pfx::kEffTime,
+                             {term("t_engine", fmt_sig(c.ttft_s * eff, 6) + " s"), term("efficiency", eff)}));
+  t.lines.push_back(computed("tpot_s", "TPOT", c.tpot_s, Unit::kSeconds, pfx::kEffTime,
+                             {term("t_engine", fmt_sig(c.tpot_s * eff, 6) + " s"), term("efficiency", eff)}));
+  t.lines.push_back(computed("cycle_s", "time for a replica to finish B requests", cycle, Unit::kSeconds, pfx::kCycle,
+                             {term("osl", r.osl), term("TPOT", fmt_sig(c.tpot_s, 6) + " s"), term("B", c.batch),
+                              term("TTFT", fmt_sig(c.ttft_s, 6) + " s")}));
+  t.notes.push_back(efficiency_text(r));
+  rep.sections.push_back(std::move(t));
+
+  Section th{"Throughput", {}, {}};
+  th.lines.push_back(computed("tokens_per_s_per_user", "tokens/s per user", c.tokens_per_s_per_user,
+                              Unit::kTokensPerS, pfx::kPerUser, {term("TPOT", fmt_sig(c.tpot_s, 6) + " s")}));
+  th.lines.push_back(computed("tokens_per_s_per_replica", "output tokens/s per replica", c.tokens_per_s_per_replica,
+                              Unit::kTokensPerS, pfx::kPerReplica,
+                              {term("B", c.batch), term("osl", r.osl), term("cycle", fmt_sig(cycle, 6) + " s")}));
+  th.lines.push_back(computed("tokens_per_s_per_gpu", "output tokens/s per GPU", c.tokens_per_s_per_gpu,
+                              Unit::kTokensPerS, pfx::kPerGpu,
+                              {term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6)),
+                               term("tp", c.c.tp), term("pp", c.c.pp)}));
+  rep.sections.push_back(std::move(th));
+
+  Section co{"Replicas and cost", {}, {}};
+  switch (r.load_kind) {
+    case PlanLoadKind::kNone:
+      co.lines.push_back(given("replicas", "replicas", c.replicas, Unit::kNone, "no load given"));
+      break;
+    case PlanLoadKind::kRequestsPerS:
+      co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasQps,
+                                  {term("qps", r.load), term("B", c.batch), term("cycle", fmt_sig(cycle, 6) + " s")}));
+      break;
+    case PlanLoadKind::kOutputTokensPerS:
+      co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasRate,
+                                  {term("rate", r.load),
+                                   term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6))}));
+      break;
+    case PlanLoadKind::kConcurrency:
+      co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasConc,
+                                  {term("concurrency", r.load), term("B", c.batch)}));
+      break;
+  }
+  co.lines.push_back(computed("gpus", "GPUs", c.gpus, Unit::kNone, pfx::kGpus,
+                              {term("tp", c.c.tp), term("pp", c.c.pp), term("replicas", c.replicas)}));
+  co.lines.push_back(computed("usd_per_hour", "US$ per hour", c.usd_per_hour, Unit::kUsd, pfx::kUsdHour,
+                              {term("gpus", c.gpus), term("price", fmt_sig(price, 6))},
+                              "price: " + s.gpus[c.c.gpu].price_source));
+  const Term served = term("served", fmt_sig(c.served_output_tokens_per_s, 6));
+  co.lines.push_back(computed("usd_per_million_output_tokens", "US$ per 1M output tokens", c.usd_per_million_output,
+                              Unit::kUsd, pfx::kUsdOut,
+                              {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served},
+                              r.load_kind == PlanLoadKind::kNone ? "served = the replicas' capacity"
+                                                                 : "served = the load, in output tokens/s"));
+  co.lines.push_back(computed("usd_per_million_input_tokens", "US$ per 1M input tokens", c.usd_per_million_input,
+                              Unit::kUsd, pfx::kUsdIn,
+                              {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), term("B", c.batch),
+                               term("TTFT", fmt_sig(c.ttft_s, 6)), term("cycle", fmt_sig(cycle, 6)), served,
+                               term("isl", r.isl), term("osl", r.osl)}));
+  co.lines.push_back(computed("usd_per_million_blended_tokens", "US$ per 1M tokens, input and output",
+                              c.usd_per_million_blended, Unit::kUsd, pfx::kUsdBlend,
+                              {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served, term("isl", r.isl),
+                               term("osl", r.osl)}));
+  co.notes.push_back("deciding: " + c.deciding);
+  rep.sections.push_back(std::move(co));
+  return rep;
+}
+
+std::string plan_frontier_svg(const PlanView& v) {
+  const PlanResult& res = *v.result;
+  constexpr double kW = 760, kH = 520, kL = 90, kT = 60, kPW = 560, kPH = 380;
+  SvgWriter svg(kW, kH);
+  svg.title("Frontier: tokens/s per user vs tokens/s per GPU, " + v.model);
+  const char* font = "DejaVu Sans, Helvetica, Arial, sans-serif";
+  double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
+  for (const PlanFrontierPoint& f : res.frontier) {
+    if (!(f.tokens_per_s_per_user > 0 && f.tokens_per_s_per_gpu > 0)) continue;
+    x_lo = std::min(x_lo, f.tokens_per_s_per_user);
+    x_hi = std::max(x_hi, f.tokens_per_s_per_user);
+    y_lo = std::min(y_lo, f.tokens_per_s_per_gpu);
+    y_hi = std::max(y_hi, f.tokens_per_s_per_gpu);
+  }
+  svg.text(kL, 28, "Frontier: " + v.model + " (input " + group_digits(v.request->isl) + ", output " +
+                       group_digits(v.request->osl) + " tokens)",
+           {{"font-family", font}, {"font-size", "15"}, {"font-weight", "bold"}});
+  svg.text(kL, 46, efficiency_text(*v.request), {{"font-family", font}, {"font-size", "11"}});
+  svg.rect(kL, kT, kPW, kPH, {{"fill", "none"}, {"stroke", "#444"}});
+  if (x_hi == 0) {
+    svg.text(kL + 20, kT + 40, "no configuration fits in memory", {{"font-family", font}, {"font-size", "13"}});
+    return svg.document();
+  }
+  const double lx0 = std::floor(std::log10(x_lo)), lx1 = std::max(lx0 + 1, std::ceil(std::log10(x_hi)));
+  const double ly0 = std::floor(std::log10(y_lo)), ly1 = std::max(ly0 + 1, std::ceil(std::log10(y_hi)));
+  auto px = [&](double x) { return kL + kPW * (std::log10(x) - lx0) / (lx1 - lx0); };
+  auto py = [&](double y) { return kT + kPH * (1 - (std::log10(y) - ly0) / (ly1 - ly0)); };
+  for (double d = lx0; d <= lx1; d += 1) {
+    const double x = kL + kPW * (d - lx0) / (lx1 - lx0);
+    svg.line(x, kT, x, kT + kPH, {{"stroke", "#ddd"}});
+    svg.text(x, kT + kPH + 18, fmt_sig(std::pow(10.0, d), 3),
+             {{"font-family", font}, {"font-size", "11"}, {"text-anchor", "middle"}});
+  }
+  for (double d = ly0; d <= ly1; d += 1) {
+    const double y = kT + kPH * (1 - (d - ly0) / (ly1 - ly0));
+    svg.line(kL, y, kL + kPW, y, {{"stroke", "#ddd"}});
+    svg.text(kL - 6, y + 4, fmt_sig(std::pow(10.0, d), 3),
+             {{"font-family", font}, {"font-size", "11"}, {"text-anchor", "end"}});
+  }
+  svg.text(kL + kPW / 2, kT + kPH + 40, "output tokens/s per user (1 / TPOT)",
+           {{"font-family", font}, {"font-size", "12"}, {"text-anchor", "middle"}});
+  svg.text(20, kT + kPH / 2, "output tokens/s per GPU",
+           {{"font-family", font}, {"font-size", "12"}, {"text-anchor", "middle"},
+            {"transform", fmt::format("rotate(-90 20 {})", svg_num(kT + kPH / 2))}});
+  static constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+                                             "#ff7f0e", "#8c564b", "#17becf", "#e377c2"};
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::pair<double, double>>> lines;
+  for (const PlanFrontierPoint& f : res.frontier) {
+    if (!(f.tokens_per_s_per_user > 0 && f.tokens_per_s_per_gpu > 0)) continue;
+    if (!lines.count(f.gpu)) order.push_back(f.gpu);
+    lines[f.gpu].emplace_back(px(f.tokens_per_s_per_user), py(f.tokens_per_s_per_gpu));
+  }
+  for (size_t i = 0; i < order.size(); ++i) {
+    const char* color = kPalette[i % std::size(kPalette)];
+    const auto& pts = lines[order[i]];
+    svg.poly(pts, false, {{"fill", "none"}, {"stroke", color}, {"stroke-width", "2"}});
+    for (const auto& [x, y] : pts) svg.circle(x, y, 3, {{"fill", color}});
+    const double ly = kT + 16 + 18 * static_cast<double>(i);
+    svg.line(kL + kPW + 12, ly - 4, kL + kPW + 32, ly - 4, {{"stroke", color}, {"stroke-width", "2"}});
+    svg.text(kL + kPW + 36, ly, order[i], {{"font-family", font}, {"font-size", "12"}});
+  }
+  return svg.document();
+}
+
+}  // namespace modelcalc

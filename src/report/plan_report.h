@@ -1,0 +1,40 @@
+// plan's presentation: the ranked table, --json, --explain of the chosen
+// configuration, and the frontier SVG. Reads a PlanResult; never recomputes
+// (the explained substitutions are the result's own numbers).
+#ifndef MODELCALC_PLAN_REPORT_H_
+#define MODELCALC_PLAN_REPORT_H_
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "modelcalc/plan.h"
+#include "report.h"
+
+namespace modelcalc {
+
+struct PlanView {
+  std::string model;  // display name
+  const PlanRequest* request = nullptr;
+  const PlanSpace* space = nullptr;
+  const PlanResult* result = nullptr;
+  bool frontier_table = false;  // --frontier: print the frontier table too
+};
+
+// The human table: targets, best configurations, deciding sentences, rejections,
+// the frontier (when asked), closest misses, the serving assumptions.
+std::string render_plan_text(const PlanView& v);
+
+// The JSON document (README "plan" lists the keys).
+nlohmann::json plan_json(const PlanView& v);
+
+// --explain: the chosen configuration's numbers as formula, substitution,
+// result. REQUIRES: !v.result->configs.empty().
+Report build_plan_explain(const PlanView& v);
+
+// The frontier as a standalone SVG document: tokens/s per user (x) against
+// tokens/s per GPU (y), one polyline per GPU kind, log-log.
+std::string plan_frontier_svg(const PlanView& v);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_PLAN_REPORT_H_
