@@ -3,7 +3,8 @@
 // The search enumerates GPU kinds x tensor/pipeline/expert splits (TP inside
 // the GPU's fast domain, PP and EP where they divide) x weight and KV dtypes x
 // batch sizes (the listed ones plus the largest batch HBM holds, when it falls
-// between two listed ones). Per (GPU, split, dtypes) it prepares the deployment once; the
+// between two listed ones, and the largest meeting TPOT, bisected between the
+// best listed batch and the next one when TPOT is what stops that one). Per (GPU, split, dtypes) it prepares the deployment once; the
 // batch loop only evaluates (no allocation). Each evaluation is either
 // rejected with a reason (memory, ttft, tpot, communication, gpus) or costed.
 //
@@ -203,7 +204,8 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   std::vector<PlanConfig> best(cands.size()), next(cands.size());
   PlanConfig cheapest;  // the cheapest rejected point whose weights fit
   std::vector<plan_detail::FrontierRaw> frontier;
-  frontier.reserve(cands.size() * (s.batches.size() + 1));  // + the largest batch that fits
+  // + the largest batch that fits, + up to 31 bisection steps (batches are at most 2^30).
+  frontier.reserve(cands.size() * (s.batches.size() + 32));
   std::array<PlanConfig, 3> misses;
   std::array<double, 3> miss_d{};
   size_t n_misses = 0;
@@ -213,28 +215,10 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
     if (!prepared[i]) continue;
     const PlanCandidate& c = cands[i];
     const int64_t group = c.tp * c.pp;
-    // The listed batches, plus the largest batch HBM holds when it falls between two of
-    // them (max_sequences depends only on the context, so the first evaluation gives it).
-    const size_t n_listed = s.batches.size();
-    int64_t fill = 0;  // the extra batch, once known; -1 when none
-    size_t k = 0;
-    while (k < n_listed || fill > 0) {
-      int64_t batch = 0;
-      if (fill > 0 && (k == n_listed || fill < s.batches[k])) {
-        batch = fill;
-        fill = -1;
-      } else if (k < n_listed) {
-        batch = s.batches[k++];
-      } else {
-        break;
-      }
+    // Evaluates one batch and records it everywhere; returns the engine's max_sequences.
+    auto visit = [&](int64_t batch) -> int64_t {
       const PlanPoint p = evaluate(*prepared[i], batch, context, r.isl);
       ++out.searched;
-      if (fill == 0) {
-        const int64_t m = p.max_sequences;
-        const bool listed = std::find(s.batches.begin(), s.batches.end(), m) != s.batches.end();
-        fill = (m > batch && m < s.batches.back() && !listed) ? m : -1;
-      }
       cost_plan_point(r, s, c, batch, p, &cfg);
       if (batch <= p.max_sequences) {
         frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /
@@ -254,28 +238,66 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
           best[i] = cfg;
           next[i].batch = 0;  // its neighbour is the next batch, if that one is rejected
         }
-        continue;
+        return p.max_sequences;
       }
-      if (best[i].batch != 0 && next[i].batch == 0) next[i] = cfg;
+      if (best[i].batch != 0 && (next[i].batch == 0 || batch < next[i].batch)) next[i] = cfg;
       if (p.max_sequences > 0 &&
           (cheapest.batch == 0 || cfg.usd_per_million_output < cheapest.usd_per_million_output)) {
         cheapest = cfg;
       }
       // The three closest misses, nearest first (reported when nothing is feasible).
       const double d = plan_detail::miss_distance(r, s, cfg);
-      size_t k = n_misses;
-      if (k == misses.size()) {
-        if (!(d < miss_d[k - 1])) continue;
-        --k;
+      size_t slot = n_misses;
+      if (slot == misses.size()) {
+        if (!(d < miss_d[slot - 1])) return p.max_sequences;
+        --slot;
       } else {
         ++n_misses;
       }
-      misses[k] = cfg;
-      miss_d[k] = d;
-      for (; k > 0 && miss_d[k] < miss_d[k - 1]; --k) {
-        std::swap(misses[k], misses[k - 1]);
-        std::swap(miss_d[k], miss_d[k - 1]);
+      misses[slot] = cfg;
+      miss_d[slot] = d;
+      for (; slot > 0 && miss_d[slot] < miss_d[slot - 1]; --slot) {
+        std::swap(misses[slot], misses[slot - 1]);
+        std::swap(miss_d[slot], miss_d[slot - 1]);
       }
+      return p.max_sequences;
+    };
+    // The listed batches, plus the largest batch HBM holds when it falls between two of
+    // them (max_sequences depends only on the context, so the first evaluation gives it).
+    const size_t n_listed = s.batches.size();
+    int64_t fill = 0;  // the extra batch, once known; -1 when none
+    size_t k = 0;
+    while (k < n_listed || fill > 0) {
+      int64_t batch = 0;
+      if (fill > 0 && (k == n_listed || fill < s.batches[k])) {
+        batch = fill;
+        fill = -1;
+      } else {
+        batch = s.batches[k++];
+      }
+      const int64_t m = visit(batch);
+      if (fill == 0) {
+        const bool listed = std::find(s.batches.begin(), s.batches.end(), m) != s.batches.end();
+        fill = (m > batch && m < s.batches.back() && !listed) ? m : -1;
+      }
+    }
+    // When TPOT stops the next batch, the largest batch that still meets it lies in between:
+    // bisect (the step time grows with the batch).
+    if (best[i].batch != 0 && next[i].batch > best[i].batch + 1 &&
+        (next[i].reason == PlanReason::kTpot || next[i].reason == PlanReason::kCommunication)) {
+      int64_t lo = best[i].batch, hi = next[i].batch;
+      PlanConfig above = next[i];  // the smallest batch known to miss
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        visit(mid);
+        if (cfg.reason == PlanReason::kOk) {
+          lo = mid;
+        } else {
+          hi = mid;
+          above = cfg;
+        }
+      }
+      next[i] = above;
     }
   }
   plan_detail::finish(r, s, cands, best, next, cheapest, frontier, misses, n_misses, &out);

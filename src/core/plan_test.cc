@@ -68,15 +68,16 @@ TEST(PlanTest, HandDerivedSmallCase) {
   const PlanResult res = run(small_request(), small_space());
   // Candidates: a TP1, a TP2, b TP1, b TP2; 7 batches each, plus the largest batch that fits
   // where it falls between two listed ones: 60 for a TP2 and b TP1 (a TP1 holds none, b TP2's
-  // 220 is above the largest listed, 64).
-  EXPECT_EQ(res.searched, 30);
+  // 220 is above the largest listed, 64); plus, where TPOT stops the next batch (a TP2 and b TP1:
+  // 16 meets 60 ms, 32 does not), bisection 24 (62 ms, no), 20 (60 ms, yes), 22, 21 (no): 30 + 8.
+  EXPECT_EQ(res.searched, 38);
   // a TP1: 80 - 100 < 0, the weights do not fit (7 x memory).
-  // a TP2: holds floor(160 - 100) = 60; TPOT (100 + B)/2/1000 <= 60 ms up to B = 16;
-  //        B = 32 and 60 miss TPOT (66, 80 ms), B = 64 misses memory.
-  // b TP1: holds 60; TPOT (100 + B)/2000 <= 60 ms up to B = 16; 32 and 60 miss TPOT, 64 memory.
+  // a TP2: holds floor(160 - 100) = 60; TPOT (100 + B)/2/1000 <= 60 ms up to B = 20;
+  //        B = 21, 22, 24, 32 and 60 miss TPOT, B = 64 misses memory.
+  // b TP1: holds 60; TPOT (100 + B)/2000 <= 60 ms up to B = 20; the same 5 miss TPOT, 64 memory.
   // b TP2: holds 220; TPOT (100 + B)/4000 <= 41 ms: all 7 pass.
   EXPECT_EQ(res.rejected.memory, 9);
-  EXPECT_EQ(res.rejected.tpot, 4);
+  EXPECT_EQ(res.rejected.tpot, 10);
   EXPECT_EQ(res.rejected.ttft, 0);
   EXPECT_EQ(res.feasible, 3);
   ASSERT_EQ(res.configs.size(), 3u);
@@ -99,19 +100,21 @@ TEST(PlanTest, HandDerivedSmallCase) {
   // Input: the prefill share 64 x 0.05 / 7.3 of $10/h over 64 x 1000 / 7.3 input tokens/s.
   EXPECT_NEAR(best.usd_per_million_input, 10.0 * (3.2 / 7.3) / (64000 / 7.3 * 3600) * 1e6, 1e-9);
   EXPECT_NEAR(best.usd_per_million_blended, 10.0 / (70400 / 7.3 * 3600) * 1e6, 1e-9);
-  // Next: a TP2 batch 16: 100 x 0.058 + 16 x 0.05 = 6.6 s per 1,600 tokens; $4/h -> $4.5833.
+  // Next: a TP2 batch 20: 100 x 0.060 + 20 x 0.05 = 7 s per 2,000 tokens; $4/h -> $3.8889.
   EXPECT_EQ(res.configs[1].gpu, "a");
-  EXPECT_EQ(res.configs[1].batch, 16);
-  EXPECT_NEAR(res.configs[1].usd_per_million_output, 4.0 / (1600 / 6.6 * 3600) * 1e6, 1e-9);
-  // Then b TP1 batch 16: 100 x 0.058 + 16 x 0.1 = 7.4 s per 1,600 tokens; $5/h -> $6.4236.
+  EXPECT_EQ(res.configs[1].batch, 20);
+  EXPECT_NEAR(res.configs[1].usd_per_million_output, 4.0 / (2000 / 7.0 * 3600) * 1e6, 1e-9);
+  // Then b TP1 batch 20: 100 x 0.060 + 20 x 0.1 = 8 s per 2,000 tokens; $5/h -> $5.5556.
   EXPECT_EQ(res.configs[2].gpu, "b");
-  EXPECT_NEAR(res.configs[2].usd_per_million_output, 5.0 / (1600 / 7.4 * 3600) * 1e6, 1e-9);
+  EXPECT_EQ(res.configs[2].batch, 20);
+  EXPECT_NEAR(res.configs[2].usd_per_million_output, 5.0 / (2000 / 8.0 * 3600) * 1e6, 1e-9);
   // What stops the cheaper neighbour of the best: a TP2 at batch 64 would cost
   // 4 / (6400 / 11.4 x 3600) x 1e6 = $1.98/1M but holds only 60 sequences (memory).
   EXPECT_NE(best.deciding.find("memory"), std::string::npos) << best.deciding;
   EXPECT_NE(best.deciding.find("holds 60"), std::string::npos) << best.deciding;
-  // a TP2's own cheaper neighbour is batch 32, which misses TPOT (66 ms).
-  EXPECT_NE(res.configs[1].deciding.find("TPOT: 66 ms > 60 ms"), std::string::npos) << res.configs[1].deciding;
+  // a TP2's own neighbour is batch 21, which misses TPOT: 121 / 2 / 1000 = 60.5 ms.
+  EXPECT_NE(res.configs[1].deciding.find("batch, 21"), std::string::npos) << res.configs[1].deciding;
+  EXPECT_NE(res.configs[1].deciding.find("TPOT: 60.5 ms > 60 ms"), std::string::npos) << res.configs[1].deciding;
   EXPECT_TRUE(res.misses.empty());
   EXPECT_TRUE(res.binding.empty());
 }
@@ -198,13 +201,14 @@ TEST(PlanTest, LoadSetsReplicasAndCost) {
   const PlanResult res = run(r, small_space());
   ASSERT_FALSE(res.configs.empty());
   const PlanConfig& c = res.configs[0];
-  // Per replica, b TP2 batch 64 completes 64 / 7.3 = 8.767 requests/s: 20 needs 3 replicas, 6 GPUs, $30/h,
-  // serving 20 x 100 output tokens/s: 30 / (2000 x 3600) x 1e6 = $4.1667 per 1M.
-  EXPECT_EQ(c.gpu, "b");
-  EXPECT_EQ(c.batch, 64);
-  EXPECT_EQ(c.replicas, 3);
-  EXPECT_EQ(c.gpus, 6);
-  EXPECT_NEAR(c.usd_per_million_output, 30.0 / (2000 * 3600) * 1e6, 1e-9);
+  // Per replica, a TP2 batch 20 completes 20 / 7 = 2.857 requests/s: 20 needs 7 replicas, 14 GPUs,
+  // $28/h (b TP2 batch 64: 64 / 7.3 = 8.77/s, 3 replicas, 6 GPUs, $30/h; b TP1 batch 20: 2.5/s,
+  // 8 GPUs, $40/h), serving 20 x 100 output tokens/s: 28 / (2000 x 3600) x 1e6 = $3.8889 per 1M.
+  EXPECT_EQ(c.gpu, "a");
+  EXPECT_EQ(c.batch, 20);
+  EXPECT_EQ(c.replicas, 7);
+  EXPECT_EQ(c.gpus, 14);
+  EXPECT_NEAR(c.usd_per_million_output, 28.0 / (2000 * 3600) * 1e6, 1e-9);
 }
 
 TEST(PlanTest, InfeasibleNamesTheBindingConstraint) {
