@@ -120,13 +120,13 @@ struct DiagnosisNumbers {
   std::optional<double> params, bytes_per_param;
   std::optional<double> weight_bytes;      // N × b
   std::optional<double> kv_bytes_per_seq;  // at `context` tokens
-  // With a full ModelSpec: KV bytes per token over all layers (MLA: the latent),
-  // and the layers that keep at most `kv_window` tokens (sliding windows).
-  std::optional<double> kv_bytes_per_token;
-  double kv_layers_swa = 0, kv_window = 0;
-  // The deployment engine's decode step when it supplied the ceilings (then
-  // bw_ceiling_*, step_intensity and ideal_step_time_s are its figures).
-  std::optional<DecodeStep> modeled_step;
+  // Sequences HBM can hold at `context`: the deployment engine's (reserve,
+  // workspace, shards) when given, else floor((capacity - W) / KV). Advice
+  // never proposes a larger batch.
+  std::optional<double> max_sequences;
+  // Set when the decode ceilings came from the deployment engine: its step per GPU.
+  std::optional<double> modeled_flops, modeled_bytes;  // per GPU, per stage
+  std::optional<double> modeled_compute_s, modeled_memory_s, modeled_comm_s;
 
   // Decode.
   std::optional<double> step_bytes;                 // W + B × KV

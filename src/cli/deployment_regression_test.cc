@@ -125,3 +125,39 @@ TEST(DeploymentRegressionTest, BadSplitIsOneLineNamingTheFlag) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// Advice that fits: diagnose's "batch more" never proposes a batch HBM cannot hold. llama-3.1-8b at
+// 128K context on one H100 holds 3 sequences (see SweepMarksBatchesThatCannotBeHeld), so from batch 2
+// it proposes 3, not 2 x 8 = 16; from batch 3 it proposes no larger batch at all.
+TEST(DeploymentRegressionTest, DiagnoseNeverProposesABatchThatDoesNotFit) {
+  auto batch_fix = [](const std::string& batch) {
+    const CliRun r = run_args({"diagnose", "--model", "llama-3.1-8b", "--gpu", "h100", "--context", "131072",
+                               "--batch", batch, "--bw-util", "0.8", "--phase", "decode", "--json"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    const nlohmann::json j = r.status == 0 ? r.json() : nlohmann::json::object();
+    for (const auto& f : j["fixes"]) {
+      if (f["action"].get<std::string>().starts_with("Batch concurrent")) return f["effect"].get<std::string>();
+    }
+    return std::string();
+  };
+  const std::string from2 = batch_fix("2");
+  EXPECT_TRUE(from2.starts_with("batch 3 (all that fit in HBM)")) << from2;
+  EXPECT_EQ(batch_fix("3"), "");
+}
+
+// diagnose --explain on an MLA model shows the latent's formula, whose substitution evaluates to the value:
+// deepseek-v2-lite caches 27 layers x (512 + 64) x 2 B x 8,192 tokens = 254,803,968 B.
+TEST(DeploymentRegressionTest, DiagnoseExplainsTheMlaCacheWithTheLatent) {
+  const CliRun r = run_args({"diagnose", "--model", "deepseek-v2-lite", "--gpu", "h100", "--context", "8192",
+                             "--tokens-per-s", "50", "--phase", "decode", "--explain"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("L × d_c × b × T"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("27 × 576 × 2 B × 8,192"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("2 × 27 × 3,072"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <fmt/format.h>
 
 #include "format.h"
@@ -247,12 +248,16 @@ void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, const Deplo
   if (modeled != nullptr) {
     // The deployment engine's ceiling for this setup replaces the textbook W + B x KV one.
     const DecodeStep& st = modeled->decode;
-    n.modeled_step = st;
     n.ideal_step_time_s = st.seconds;
     n.bw_ceiling_per_seq = st.tokens_per_s_per_sequence;
     n.bw_ceiling_aggregate = st.tokens_per_s_aggregate;
     n.ceiling_aggregate = st.tokens_per_s_aggregate;
     n.step_intensity = st.intensity;
+    n.modeled_flops = st.flops_per_gpu;
+    n.modeled_bytes = st.bytes_per_gpu;
+    n.modeled_compute_s = st.compute_seconds;
+    n.modeled_memory_s = st.memory_seconds;
+    n.modeled_comm_s = st.comm_seconds;
     d->ignored.push_back("Decode ceiling from the deployment engine (the same as size): experts read under uniform "
                          "routing, embedding rows, the lm_head, KV per GPU and communication counted.");
   }
@@ -402,10 +407,11 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResu
   const std::optional<int64_t> ctx = e.context ? e.context : e.prompt_tokens;
   n.context = ctx ? static_cast<double>(*ctx) : 0;
   n.kv_bytes_per_seq = kv_per_seq(s, n.context, dt);
-  if (s.spec != nullptr) {
-    if (auto t = kv_bytes_per_token(*s.spec, dt); t.ok()) n.kv_bytes_per_token = static_cast<double>(*t);
-    n.kv_layers_swa = static_cast<double>(s.spec->n_swa_layers());
-    n.kv_window = static_cast<double>(s.spec->n_swa);
+  if (modeled != nullptr) {
+    n.max_sequences = static_cast<double>(modeled->memory.max_sequences);
+  } else if (n.weight_bytes && n.kv_bytes_per_seq && *n.kv_bytes_per_seq > 0 && n.capacity > 0) {
+    n.max_sequences =
+        static_cast<double>(max_batch_by_capacity(n.capacity, *n.weight_bytes, *n.kv_bytes_per_seq));
   }
   n.compute_fraction = e.profile.flop_utilization;
   n.bandwidth_fraction = e.profile.bandwidth_utilization;
@@ -619,14 +625,19 @@ void bandwidth_near(Diagnosis* d) {
                         std::nullopt});
   }
   if (n.ridge > 0 && n.step_intensity && *n.step_intensity * 4 < n.ridge) {
-    const double b2 = std::max(4.0, std::min(n.ridge / 2, n.batch * 8));
-    double agg = decode_tokens_per_sec(n.bandwidth, *n.weight_bytes, n.kv_bytes_per_seq.value_or(0), b2);
-    if (n.compute_ceiling_aggregate) agg = std::min(agg, *n.compute_ceiling_aggregate);
-    d->fixes.push_back({"Batch concurrent requests, if traffic allows",
-                        fmt::format("batch {}: aggregate ceiling {} ({}) at the same per-sequence speed; one weight "
-                                    "read serves every sequence",
-                                    b2, tps(agg), times(agg / base)),
-                        agg / base});
+    // Never a batch HBM cannot hold: capped at the sequences that fit at this context.
+    const double b2 = std::min(std::max(4.0, std::min(n.ridge / 2, n.batch * 8)),
+                               n.max_sequences.value_or(std::numeric_limits<double>::infinity()));
+    if (b2 > n.batch) {
+      double agg = decode_tokens_per_sec(n.bandwidth, *n.weight_bytes, n.kv_bytes_per_seq.value_or(0), b2);
+      if (n.compute_ceiling_aggregate) agg = std::min(agg, *n.compute_ceiling_aggregate);
+      d->fixes.push_back({"Batch concurrent requests, if traffic allows",
+                          fmt::format("batch {}{}: aggregate ceiling {} ({}) at the same per-sequence speed; one "
+                                      "weight read serves every sequence",
+                                      b2, n.max_sequences && b2 == *n.max_sequences ? " (all that fit in HBM)" : "",
+                                      tps(agg), times(agg / base)),
+                          agg / base});
+    }
   }
   d->reject = Reject{"Faster compute kernels (GEMM tuning, a higher-FLOP GPU)",
                      fmt::format("FLOP use is {}{}; at {} of the bandwidth ceiling no kernel work can win more "

@@ -60,11 +60,19 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   const std::string KV = gbs(n.kv_bytes_per_seq.value_or(0));
   L.add(n.weight_bytes, "weight_bytes", "Weights", Unit::kBytes, fx::kWeightBytes,
         {term("N", N), term("b", fmt_sig(n.bytes_per_param.value_or(0), 3) + " B")});
-  if (n.kv_bytes_per_token) {  // a full model: MLA latents and sliding windows as the model has them
-    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes,
-          n.kv_layers_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq,
-          {term("KV_token", *n.kv_bytes_per_token), term("T", n.context), term("L", n.layers),
-           term("L_full", n.layers - n.kv_layers_swa), term("L_swa", n.kv_layers_swa), term("window", n.kv_window)});
+  if (e.model.spec && e.model.spec->is_mla()) {
+    // MLA caches one latent (+ RoPE key) per token and layer, not per-head K and V.
+    const ModelSpec& s = *e.model.spec;
+    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence (MLA latent)", Unit::kBytes,
+          fx::kDxKvPerSeqMla,
+          {term("L", n.layers), term("d_c", s.n_lora_kv + s.n_rot),
+           term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"), term("T", n.context)});
+  } else if (e.model.spec && e.model.spec->n_swa_layers() > 0) {  // sliding-window layers keep the window
+    const ModelSpec& s = *e.model.spec;
+    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeqSwa,
+          {term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
+           term("L_full", s.n_layer - s.n_swa_layers()), term("L_swa", s.n_swa_layers()), term("T", n.context),
+           term("window", s.n_swa)});
   } else {
     L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeq,
           {term("L", n.layers), term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
@@ -73,34 +81,30 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   // Decode.
   L.add(n.step_bytes, "step_bytes", "Bytes read per decode step", Unit::kBytes, fx::kStepBytes,
         {term("W", W), term("B", B), term("KV", KV)});
-  if (const auto& st = n.modeled_step) {  // the engine's ceiling: its step time, explained in its terms
-    const double dp = st->tokens_per_s_aggregate * st->seconds / n.batch;
-    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds,
-          fx::kDepStep,
-          {term("t_compute", st->compute_seconds, Unit::kSeconds), term("t_memory", st->memory_seconds, Unit::kSeconds),
-           term("t_comm", st->comm_seconds, Unit::kSeconds)});
-    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
-          fx::kDepTpsSeq, {term("t_step", st->seconds, Unit::kSeconds)});
+  const bool modeled = n.modeled_flops.has_value();  // ceilings from the deployment engine
+  if (modeled) {
+    const double t = n.ideal_step_time_s.value_or(0);
+    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Ceiling per sequence (modeled deployment)",
+          Unit::kTokensPerS, fx::kDepTpsSeq, {term("t_step", t)});
     if (n.batch > 1) {
-      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
-            fx::kDepTpsAgg, {term("B", B), term("dp", dp), term("t_step", st->seconds, Unit::kSeconds)});
+      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Ceiling, aggregate (modeled deployment)",
+            Unit::kTokensPerS, fx::kDepTpsAgg, {term("B", n.batch), term("dp", 1.0), term("t_step", t)});
     }
   } else {
-  L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
-        fx::kDxTpsPerSeq, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
-  if (n.batch > 1) {
-    L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
-          fx::kTpsAggregate, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
-  }
+    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
+          fx::kDxTpsPerSeq, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
+    if (n.batch > 1) {
+      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
+            fx::kTpsAggregate, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
+    }
   }
   L.add(n.compute_ceiling_aggregate, "compute_ceiling_aggregate", "Compute ceiling, aggregate", Unit::kTokensPerS,
         fx::kDxComputeCeiling, {term("peak", peak), term("N", N)});
   L.add(n.step_intensity, "step_intensity", "Decode step intensity", Unit::kFlopPerByte,
-        n.modeled_step ? fx::kIntensity : fx::kDxStepIntensity,
-        n.modeled_step ? std::vector<Term>{term("F", n.modeled_step->flops_per_gpu, Unit::kFlop),
-                                           term("bytes", n.modeled_step->bytes_per_gpu, Unit::kBytes)}
-                       : std::vector<Term>{term("N", N), term("B", B),
-                                           term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?")},
+        modeled ? fx::kIntensity : fx::kDxStepIntensity,
+        modeled ? std::vector<Term>{term("F", n.modeled_flops.value_or(0)), term("bytes", n.modeled_bytes.value_or(0))}
+                : std::vector<Term>{term("N", N), term("B", B),
+                                    term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?")},
         n.ridge > 0 && n.step_intensity ? (*n.step_intensity < n.ridge ? "(below the ridge: bandwidth-bound)"
                                                                        : "(past the ridge: compute-bound)")
                                         : "");
@@ -192,7 +196,11 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
   L.add(n.step_time_s, "step_time_s", "Measured step time", Unit::kSeconds, fx::kDxStepTime,
         {term("tps", n.measured_per_seq ? format_value(*n.measured_per_seq, Unit::kTokensPerS) : "?")},
         "(one token per sequence)");
-  if (!n.modeled_step) {
+  if (modeled) {
+    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time of the modeled deployment", Unit::kSeconds, fx::kDepStep,
+          {term("t_compute", n.modeled_compute_s.value_or(0)), term("t_memory", n.modeled_memory_s.value_or(0)),
+           term("t_comm", n.modeled_comm_s.value_or(0))});
+  } else {
     L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds,
           fx::kDxIdealStep, {term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?"), term("bw", bw)});
   }

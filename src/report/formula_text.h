@@ -49,14 +49,14 @@ inline constexpr FormulaText kTrain{"training_flops", "6 × N × D"};
 inline constexpr FormulaText kPrefillLinear{"prefill_linear_flops", "2 × N_blocks × T"};
 inline constexpr FormulaText kPrefillAttention{"prefill_attention_flops", "4 × T² × d_attn × L"};
 inline constexpr FormulaText kPrefillAttentionSwa{"prefill_attention_flops",
-                                                  "4 × T × (L_full × T + L_swa × min(T, window)) × d_attn"};
+                                                  "4 × T × (L_full × T + L_swa × T_win) × d_attn"};
+inline constexpr FormulaText kDecodeFlopsSwa{"decode_flops_per_token",
+                                             "2 × N_blocks + 4 × (L_full × T + L_swa × T_win) × d_attn"};
 inline constexpr FormulaText kPrefillTotal{"prefill_total", "linear + attention"};
 inline constexpr FormulaText kAttentionFraction{"attention_fraction", "attention / total"};
 inline constexpr FormulaText kPerToken{"per_token", "F / T"};
 inline constexpr FormulaText kDecodeFlops{"decode_flops_per_token",
                                           "2 × N_blocks + 4 × T × d_attn × L"};
-inline constexpr FormulaText kDecodeFlopsSwa{"decode_flops_per_token",
-                                             "2 × N_blocks + 4 × (L_full × T + L_swa × min(T, window)) × d_attn"};
 inline constexpr FormulaText kCrossover{"attention_crossover_tokens", "P_layer / (2 × d_attn)"};
 inline constexpr FormulaText kCrossoverMlp{"attention_crossover_tokens", "P_ffn / (2 × d_attn)"};
 // Decode ceiling and roofline.
@@ -131,7 +131,10 @@ inline constexpr FormulaText kDepTpsSeq{"tokens_per_s_per_sequence", "1 / t_step
 inline constexpr FormulaText kDepTpsAgg{"tokens_per_s_aggregate", "B × dp / t_step"};
 inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_memory) + t_comm"};
 // Diagnosis (drill 3; modelcalc/diagnose.h).
-inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};  // a shape from flags
+inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};
+inline constexpr FormulaText kDxKvPerSeqMla{"kv_bytes_per_sequence", "L × d_c × b × T"};
+inline constexpr FormulaText kDxKvPerSeqSwa{"kv_bytes_per_sequence",
+                                             "2 × d_kv × b × (L_full × T + L_swa × min(T, window))"};
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
 inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
 inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};

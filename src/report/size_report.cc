@@ -153,13 +153,16 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
     s.notes.push_back("6·N·D ignores the attention T² term (it grows with context) and activation "
                       "recomputation (full recompute adds another forward: 8·N·D).");
   }
-  const std::vector<Term> attn_terms = {term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer),
-                                        term("L_full", m.n_layer - m.n_swa_layers()),
-                                        term("L_swa", m.n_swa_layers()), term("window", m.n_swa)};
+  const int64_t l_swa = m.n_swa_layers(), t_win = swa && o.seq > m.n_swa ? m.n_swa : o.seq;
+  // With sliding windows the explained form shows the windowed layers, so it evaluates to the value.
+  const std::vector<Term> attn_terms =
+      l_swa > 0 ? std::vector<Term>{term("T", o.seq), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa),
+                                    term("T_win", t_win), term("d_attn", r.d_attn)}
+                : std::vector<Term>{term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer)};
   s.lines.push_back(computed("flops.prefill_linear", "Prefill linear term", r.prefill_linear, Unit::kFlop,
                              fx::kPrefillLinear, {term("N_blocks", r.blocks_active), term("T", o.seq)}));
   s.lines.push_back(computed("flops.prefill_attention", "Prefill attention term", r.prefill_attention,
-                             Unit::kFlop, swa ? fx::kPrefillAttentionSwa : fx::kPrefillAttention, attn_terms,
+                             Unit::kFlop, l_swa > 0 ? fx::kPrefillAttentionSwa : fx::kPrefillAttention, attn_terms,
                              swa ? "(sliding-window layers attend at most the window)" : ""));
   s.lines.push_back(computed("flops.prefill_total", "Prefill total", r.prefill_total, Unit::kFlop,
                              fx::kPrefillTotal,
@@ -170,10 +173,12 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   s.lines.push_back(computed("flops.prefill_per_token", "Prefill per token", r.prefill_per_token, Unit::kFlop,
                              fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.seq)}));
   s.lines.push_back(computed("flops.decode_per_token", "Decode per token at T context", r.decode_per_token,
-                             Unit::kFlop, swa ? fx::kDecodeFlopsSwa : fx::kDecodeFlops,
-                             {term("N_blocks", r.blocks_active), term("T", o.seq), term("d_attn", r.d_attn),
-                              term("L", m.n_layer), term("L_full", m.n_layer - m.n_swa_layers()),
-                              term("L_swa", m.n_swa_layers()), term("window", m.n_swa)}));
+                             Unit::kFlop, l_swa > 0 ? fx::kDecodeFlopsSwa : fx::kDecodeFlops,
+                             l_swa > 0 ? std::vector<Term>{term("N_blocks", r.blocks_active), term("L_full", m.n_layer - l_swa),
+                                                           term("T", o.seq), term("L_swa", l_swa), term("T_win", t_win),
+                                                           term("d_attn", r.d_attn)}
+                                       : std::vector<Term>{term("N_blocks", r.blocks_active), term("T", o.seq),
+                                                           term("d_attn", r.d_attn), term("L", m.n_layer)}));
   const double per_layer = dbl(r.blocks_active) / dbl(m.n_layer);
   s.lines.push_back(computed("flops.crossover_tokens", "Attention = linear at context", r.crossover_tokens,
                              Unit::kTokens, fx::kCrossover, {term("P_layer", per_layer), term("d_attn", r.d_attn)},
