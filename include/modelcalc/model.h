@@ -141,6 +141,30 @@ Result<ParamBreakdown> param_breakdown(const ModelSpec& m);
 // with every query head keeping its own K and V (MHA; what as_mha() builds).
 enum class KvLayout { kAsConfigured, kMha };
 
+// The arithmetic behind kv_bytes_per_sequence / kv_bytes_per_token and
+// seed_layer_matrices, inline and unchecked-by-Result for hot loops
+// (compute_size): the Exact carries the overflow flag, callers that already
+// validated (analyze_size, validate_sweep) read .value() directly. The
+// Result-returning functions below are these plus the overflow check.
+// KV elements one token adds to one layer under `layout`. MHA keeps a K and a
+// V head per query head (for MLA: the full per-head K, nope + rope, and V).
+inline int64_t kv_elems(const ModelSpec& m, KvLayout layout) {
+  if (layout == KvLayout::kAsConfigured && m.is_mla()) return m.n_lora_kv + m.n_rot;
+  const int64_t dk = m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head;
+  const int64_t dv = m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head;
+  return (layout == KvLayout::kAsConfigured ? m.n_head_kv : m.n_head) * (dk + dv);
+}
+inline Exact kv_bytes_per_sequence_exact(const ModelSpec& m, int64_t ctx, Dtype kv_dtype, KvLayout layout) {
+  // Every layer caches the same width per token; window layers keep at most n_swa tokens.
+  const int64_t n_swa = m.n_swa_layers();
+  const int64_t swa_tokens = ctx > m.n_swa ? m.n_swa : ctx;
+  const Exact tokens = Exact(m.n_layer - n_swa) * Exact(ctx) + Exact(n_swa) * Exact(swa_tokens);
+  return ceil_div(Exact(kv_elems(m, layout)) * tokens * Exact(dtype_bits(kv_dtype)), 8);
+}
+inline Exact kv_bytes_per_token_exact(const ModelSpec& m, Dtype kv_dtype, KvLayout layout) {
+  return ceil_div(Exact(kv_elems(m, layout)) * Exact(m.n_layer) * Exact(dtype_bits(kv_dtype)), 8);
+}
+
 // KV cache bytes for one sequence of `ctx` tokens, summed over layers (GQA,
 // MLA and sliding windows included). Exact; Overflow if it does not fit.
 // Allocation-free.

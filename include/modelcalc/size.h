@@ -84,6 +84,15 @@ struct SizeResult {
 SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
                         const SizeOptions& options);
 
+// compute_size in two steps, for callers that evaluate many rows of one
+// model (sweep): the model part fills what depends on (m, p) alone; the row
+// part, given a result whose model part is filled, overwrites everything that
+// depends on the GPU and the options. compute_size is exactly the two in a row,
+// so a sweep's rows equal compute_size's results. Same REQUIRES as compute_size.
+void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* r);
+void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& options,
+                           SizeResult* r);
+
 // Validates the inputs and runs compute_size, reporting any count that does
 // not fit in 64 bits.
 Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& options);

@@ -61,8 +61,9 @@ Status validate_sweep(const SweepSpec& spec);
 // Validates `spec` (as validate_sweep), then calls `on_row` once per
 // combination in this deterministic order: models outermost, then gpus,
 // seqs, batches, dtypes, kv_dtypes innermost (the last list varies fastest).
-// On a validation error `on_row` is never called. Per row the loop runs one
-// compute_size into a reused SweepRow and allocates nothing of its own.
+// On a validation error `on_row` is never called. Per row the loop runs
+// compute_size's row part into a reused SweepRow (the model part is hoisted
+// out, once per model) and allocates nothing of its own.
 Status sweep(const SweepSpec& spec, const std::function<void(const SweepRow&)>& on_row);
 
 // A stable identifier for a regime, for tables and scripts:

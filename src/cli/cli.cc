@@ -85,7 +85,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     Status s;
     try {
       s = flags->apply();
-      if (s.ok()) s = run(buffer);
+      if (s.ok()) s = run(flags->streams() ? out : buffer);
     } catch (const std::exception& e) {
       err << "modelcalc: internal error: " << e.what() << "\n";
       return 1;

@@ -16,8 +16,9 @@ namespace modelcalc {
 
 namespace {
 
-// More rows than this is almost certainly a typo; the library has no cap.
-constexpr int64_t kMaxSweepRows = 100'000;
+// The text format aligns columns over every row, so it holds the table in
+// memory; more rows than this is refused (the other formats stream, no cap).
+constexpr int64_t kMaxTextRows = 100'000;
 
 struct SweepFlags {
   ModelFlags model;  // --model and --config take comma-separated lists
@@ -84,25 +85,27 @@ Result<std::vector<GpuSpec>> resolve_gpus(const SweepFlags& f, const std::vector
   return gpus;
 }
 
-Result<SweepPrinter> resolve_format(const SweepFlags& f) {
+Result<std::string> resolve_format(const SweepFlags& f) {
   if (f.json && !f.format.empty() && f.format != "json") {
     return Status::InvalidArgument("--json", "is --format json; it cannot be combined with --format " + f.format);
   }
-  return find_sweep_format(f.json ? "json" : f.format.empty() ? "text" : f.format);
+  std::string name = f.json ? "json" : f.format.empty() ? "text" : f.format;
+  if (auto p = find_sweep_format(name); !p.ok()) return p.status();
+  return name;
 }
 
-Status check_row_limit(size_t models, size_t gpus, const SweepSpec& s) {
+Status check_text_rows(size_t models, size_t gpus, const SweepSpec& s) {
   const size_t sizes[] = {models, gpus, std::max<size_t>(s.seqs.size(), 1), s.batches.size(), s.dtypes.size(),
                           std::max<size_t>(s.kv_dtypes.size(), 1)};
   int64_t n = 1;
   bool over = false;
-  for (size_t k : sizes) over = over || __builtin_mul_overflow(n, static_cast<int64_t>(k), &n) || n > kMaxSweepRows;
+  for (size_t k : sizes) over = over || __builtin_mul_overflow(n, static_cast<int64_t>(k), &n) || n > kMaxTextRows;
   if (!over) return Status::Ok();
   return Status::InvalidArgument(
-      "--model × --gpu × --seq × --batch × --dtype × --kv-dtype",
-      fmt::format("{} × {} × {} × {} × {} × {} combinations exceed the limit of {}; shorten a list (or call the "
-                  "library's sweep(), which has no limit)",
-                  sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5], group_digits(kMaxSweepRows)));
+      "--format",
+      fmt::format("text aligns its columns over every row, so it holds at most {} rows, and {} × {} × {} × {} × {} × "
+                  "{} combinations exceed that; use --format csv, md, json or jsonl, which stream any number of rows",
+                  group_digits(kMaxTextRows), sizes[0], sizes[1], sizes[2], sizes[3], sizes[4], sizes[5]));
 }
 
 Status run_sweep(const SweepFlags& f, std::ostream& out) {
@@ -112,7 +115,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   }
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
-  MC_ASSIGN_OR_RETURN(const SweepPrinter print, resolve_format(f));
+  MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
   SweepSpec spec;
   spec.seqs = f.lists.seqs;
   spec.batches = f.lists.batches.empty() ? std::vector<int64_t>{1} : f.lists.batches;
@@ -120,16 +123,17 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   spec.kv_dtypes = f.lists.kv_dtypes;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
   MC_ASSIGN_OR_RETURN(const auto gpus, gpu_items(f));
-  MC_RETURN_IF_ERROR(check_row_limit(items.size(), gpus.size(), spec));
+  if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
 
-  SweepTable table;
-  table.columns = columns;
-  MC_ASSIGN_OR_RETURN(const int64_t rows, sweep_row_count(spec));
-  table.cells.reserve(static_cast<size_t>(rows) * columns.size());
-  MC_RETURN_IF_ERROR(sweep(spec, [&table](const SweepRow& row) { table.add(row); }));
-  print(table, out);
+  // Everything that can fail is checked before the first row is written:
+  // the output streams (run_cli does not hold it back).
+  MC_RETURN_IF_ERROR(validate_sweep(spec));
+  MC_ASSIGN_OR_RETURN(auto writer, make_sweep_writer(format, columns, out));
+  MC_RETURN_IF_ERROR(sweep(spec, [&writer](const SweepRow& row) { writer->row(row); }));
+  writer->end();
+  if (!out) return Status::IoError("sweep: writing the output failed");
   return Status::Ok();
 }
 
@@ -157,6 +161,7 @@ CommandRun setup_sweep(FlagSet& flags) {
       .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)
       .toggle("--json", "Same as --format json", &f->json);
   flags.footer(footer());
+  flags.stream_output();
   return [f](std::ostream& out) { return run_sweep(*f, out); };
 }
 

@@ -66,6 +66,11 @@ class FlagSet {
   FlagSet& required();
   // Text after the options in --help.
   void footer(std::string text);
+  // The command writes its output as it goes (sweep), straight to stdout,
+  // instead of run_cli holding it until the command succeeds. Such a command
+  // must check everything that can fail before writing its first byte.
+  void stream_output() { streams_ = true; }
+  bool streams() const { return streams_; }
 
   // True when the flag (any of its spellings) was given. `name` is its long name.
   bool given(std::string_view name) const;
@@ -81,6 +86,7 @@ class FlagSet {
 
   CLI::App& app_;
   std::vector<std::unique_ptr<Entry>> entries_;
+  bool streams_ = false;
 };
 
 }  // namespace modelcalc

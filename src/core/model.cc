@@ -152,32 +152,14 @@ Result<ParamBreakdown> param_breakdown(const ModelSpec& m) {
   return seed_param_breakdown(m);
 }
 
-namespace {
-
-// KV elements one token adds to one layer under `layout`. MHA keeps a K and a
-// V head per query head (for MLA: the full per-head K, nope + rope, and V).
-int64_t kv_elems(const ModelSpec& m, KvLayout layout) {
-  if (layout == KvLayout::kAsConfigured) return m.kv_elems_per_token(0);
-  const int64_t dk = m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head;
-  const int64_t dv = m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head;
-  return m.n_head * (dk + dv);
-}
-
-}  // namespace
-
 Result<int64_t> kv_bytes_per_sequence(const ModelSpec& m, int64_t ctx, Dtype kv_dtype, KvLayout layout) {
-  // Every layer caches the same width per token; window layers keep at most n_swa tokens.
-  const int64_t n_swa = m.n_swa_layers();
-  const int64_t swa_tokens = ctx > m.n_swa ? m.n_swa : ctx;
-  const Exact tokens = Exact(m.n_layer - n_swa) * Exact(ctx) + Exact(n_swa) * Exact(swa_tokens);
-  const Exact bytes = ceil_div(Exact(kv_elems(m, layout)) * tokens * Exact(dtype_bits(kv_dtype)), 8);
+  const Exact bytes = kv_bytes_per_sequence_exact(m, ctx, kv_dtype, layout);
   if (bytes.overflow()) return Status::Overflow("context");
   return bytes.value();
 }
 
 Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype, KvLayout layout) {
-  const Exact bytes =
-      ceil_div(Exact(kv_elems(m, layout)) * Exact(m.n_layer) * Exact(dtype_bits(kv_dtype)), 8);
+  const Exact bytes = kv_bytes_per_token_exact(m, kv_dtype, layout);
   if (bytes.overflow()) return Status::Overflow("model shape");
   return bytes.value();
 }

@@ -40,13 +40,10 @@ double decode_weight_bytes(const ModelSpec& m, const ParamBreakdown& p, Dtype t,
 
 }  // namespace
 
-SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
-                        const SizeOptions& o) {
-  SizeResult r;
+void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
+  SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
-  const double T = static_cast<double>(o.seq);
   const double L = static_cast<double>(m.n_layer);
-  const double B = static_cast<double>(o.batch);
 
   // 1. Parameters.
   r.d_head = m.n_embd_head;
@@ -67,39 +64,55 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
   r.blocks_active = p.blocks_active();
   r.embeddings = p.embeddings + p.lm_head + p.position;
 
-  // 2. Weight memory.
+  // 2. Weight memory, every dtype.
   for (size_t i = 0; i < kAllDtypes.size(); ++i) {
     r.weight_bytes_by_dtype[i] = weight_memory_bytes(r.total, kAllDtypes[i]).value();
   }
-  r.weight_bytes = weight_memory_bytes(r.total, o.weight_dtype).value();
+
+  // 3. FLOPs that do not depend on the context.
+  const double n_blocks = static_cast<double>(r.blocks_active);
+  const double d_attn = attention_width(m);
+  r.d_attn = static_cast<int64_t>(d_attn);
+  r.forward_per_token = forward_flops_per_token(n_blocks);
+  r.crossover_tokens = attention_crossover_tokens(n_blocks / L, d_attn);
+  const double ffn_active =
+      static_cast<double>(p.mlp_dense + p.mlp_routed_active + p.mlp_shared) / L;
+  r.crossover_mlp_tokens = attention_crossover_tokens(ffn_active, d_attn);
+}
+
+void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& o,
+                           SizeResult* out) {
+  SizeResult& r = *out;
+  const double d = static_cast<double>(m.n_embd);
+  const double T = static_cast<double>(o.seq);
+  const double B = static_cast<double>(o.batch);
+
+  // 2. Weight memory in the serving dtype (kAllDtypes lists every Dtype in enum order).
+  static_assert(kAllDtypes[static_cast<size_t>(Dtype::kInt4)] == Dtype::kInt4 &&
+                kAllDtypes[static_cast<size_t>(Dtype::kFp16)] == Dtype::kFp16);
+  r.weight_bytes = r.weight_bytes_by_dtype[static_cast<size_t>(o.weight_dtype)];
   const double W = static_cast<double>(r.weight_bytes);
   r.fits = W <= gpu.capacity_bytes;
   r.kv_room_bytes = gpu.capacity_bytes - W;
 
-  // 3. FLOPs.
+  // 3. FLOPs at this context.
   const double n_blocks = static_cast<double>(r.blocks_active);
-  r.d_attn = static_cast<int64_t>(attention_width(m));
   const double d_attn = attention_width(m);
-  r.forward_per_token = forward_flops_per_token(n_blocks);
-  if (o.train_tokens > 0) r.train_flops = training_flops(static_cast<double>(r.active), o.train_tokens);
+  r.train_flops = o.train_tokens > 0 ? training_flops(static_cast<double>(r.active), o.train_tokens) : 0;
   r.prefill_linear = prefill_linear_flops(n_blocks, T);
   r.prefill_attention = attention_flops_all_layers(m, T, o.seq, d_attn);
   r.prefill_total = r.prefill_linear + r.prefill_attention;
   r.attention_fraction = r.prefill_attention / r.prefill_total;
   r.prefill_per_token = r.prefill_total / T;
-  r.decode_per_token = forward_flops_per_token(n_blocks) + attention_flops_all_layers(m, 1, o.seq, d_attn);
-  r.crossover_tokens = attention_crossover_tokens(n_blocks / L, d_attn);
-  const double ffn_active =
-      static_cast<double>(p.mlp_dense + p.mlp_routed_active + p.mlp_shared) / L;
-  r.crossover_mlp_tokens = attention_crossover_tokens(ffn_active, d_attn);
+  r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, 1, o.seq, d_attn);
 
-  // 4. KV cache.
-  r.kv_per_token = kv_bytes_per_token(m, o.kv_dtype).value();
-  r.kv_per_seq = kv_bytes_per_sequence(m, o.seq, o.kv_dtype).value();
-  r.kv_mha_per_token = kv_bytes_per_token(m, o.kv_dtype, KvLayout::kMha).value();
-  r.kv_mha_per_seq = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, KvLayout::kMha).value();
+  // 4. KV cache (validated by the caller: the Exact values do not overflow).
+  r.kv_per_token = kv_bytes_per_token_exact(m, o.kv_dtype, KvLayout::kAsConfigured).value();
+  r.kv_per_seq = kv_bytes_per_sequence_exact(m, o.seq, o.kv_dtype, KvLayout::kAsConfigured).value();
+  r.kv_mha_per_token = kv_bytes_per_token_exact(m, o.kv_dtype, KvLayout::kMha).value();
+  r.kv_mha_per_seq = kv_bytes_per_sequence_exact(m, o.seq, o.kv_dtype, KvLayout::kMha).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
-  if (!o.has_gpu) return r;
+  if (!o.has_gpu) return;
 
   // 5. Decode ceiling.
   const double bw = gpu.bandwidth_bytes_per_s;
@@ -107,7 +120,7 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
   r.decode_weight_bytes = decode_weight_bytes(m, p, o.weight_dtype, 1);
   r.tps_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
   r.tps_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
-  const double w_batch = decode_weight_bytes(m, p, o.weight_dtype, B);
+  const double w_batch = o.batch == 1 ? r.decode_weight_bytes : decode_weight_bytes(m, p, o.weight_dtype, B);
   r.step_bytes_aggregate = decode_step_bytes(w_batch, kv, B);
   r.tps_aggregate = decode_tokens_per_sec(bw, w_batch, kv, B);
 
@@ -126,6 +139,13 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
   } else {
     r.regime = ServingRegime::kComputeReachable;
   }
+}
+
+SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
+                        const SizeOptions& o) {
+  SizeResult r;
+  compute_size_model_part(m, p, &r);
+  compute_size_row_part(m, p, gpu, o, &r);
   return r;
 }
 

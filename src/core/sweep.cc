@@ -71,6 +71,10 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
   for (size_t mi = 0; mi < s.models.size(); ++mi) {
     row.model = mi;
     row.model_spec = &s.models[mi];
+    // Hoisted: what depends on the model alone, once per model; each row
+    // then overwrites the rest (compute_size is exactly these two steps).
+    row.result = SizeResult{};
+    compute_size_model_part(s.models[mi], params[mi], &row.result);
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       row.gpu = gi;
       row.gpu_spec = &s.gpus[gi];
@@ -92,7 +96,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
             row.options.weight_dtype = dtype;
             for (size_t ki = 0; ki < n_kv; ++ki) {
               row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(dtype) : s.kv_dtypes[ki];
-              row.result = compute_size(s.models[mi], params[mi], s.gpus[gi], row.options);
+              compute_size_row_part(s.models[mi], params[mi], s.gpus[gi], row.options, &row.result);
               const auto& p = prepared[di * n_kv + ki];
               row.has_deployment = p.has_value();
               if (p) row.deployment = evaluate_deployment(*p, batch, row.options.seq, 0);

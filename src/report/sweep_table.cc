@@ -1,7 +1,9 @@
 #include "sweep_table.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -303,6 +305,251 @@ std::string csv_field(std::string_view s) {
     o += ch;
   }
   return o + "\"";
+}
+
+namespace {
+
+// The output buffer of a streaming writer: a fixed array written with
+// memcpy, flushed to the stream when a row leaves less than kRowRoom free.
+class Sink {
+ public:
+  explicit Sink(std::ostream& out) : out_(out), buf_(new char[kSize]) {}
+  void put(std::string_view s) {
+    if (s.size() > kSize - len_) flush();
+    if (s.size() > kSize) {  // longer than the buffer: straight through
+      out_.write(s.data(), static_cast<std::streamsize>(s.size()));
+      return;
+    }
+    std::memcpy(buf_.get() + len_, s.data(), s.size());
+    len_ += s.size();
+  }
+  void put(char c) {
+    if (len_ == kSize) flush();
+    buf_[len_++] = c;
+  }
+  void put_int(int64_t v) {
+    char tmp[24];
+    const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
+    put(std::string_view(tmp, static_cast<size_t>(res.ptr - tmp)));
+  }
+  // As base(): fmt's shortest round-trip form.
+  void put_csv_real(double v) {
+    if (!std::isfinite(v)) return;
+    char tmp[64];
+    char* end = fmt::format_to(tmp, "{}", v);
+    put(std::string_view(tmp, static_cast<size_t>(end - tmp)));
+  }
+  // As nlohmann's dump() writes a number_float: its own to_chars (e.g.
+  // "1.0" for integral values), "null" when not finite.
+  void put_json_real(double v) {
+    if (!std::isfinite(v)) {
+      put("null");
+      return;
+    }
+    char tmp[64];
+    char* end = nlohmann::detail::to_chars(tmp, tmp + sizeof tmp, v);
+    put(std::string_view(tmp, static_cast<size_t>(end - tmp)));
+  }
+  void put_json_string(std::string_view s) {
+    bool plain = true;
+    for (char ch : s) {
+      const auto u = static_cast<unsigned char>(ch);
+      plain = plain && u >= 0x20 && u < 0x80 && ch != '"' && ch != '\\';
+    }
+    if (plain) {
+      put('"');
+      put(s);
+      put('"');
+    } else {
+      put(nlohmann::ordered_json(std::string(s)).dump());  // rare: exactly as the table printer escapes
+    }
+  }
+  void put_csv_string(std::string_view s) {
+    bool plain = true;
+    for (char ch : s) plain = plain && ch != ',' && ch != '"' && ch != '\r' && ch != '\n';
+    if (plain) {
+      put(s);
+    } else {
+      put(csv_field(s));
+    }
+  }
+  // After each row: the first row goes out at once, then whole buffers.
+  void row_done() {
+    if (first_ || len_ > kSize - kRowRoom) {
+      flush();
+      first_ = false;
+    }
+  }
+  void flush() {
+    out_.write(buf_.get(), static_cast<std::streamsize>(len_));
+    out_.flush();
+    len_ = 0;
+  }
+
+ private:
+  static constexpr size_t kSize = 64 * 1024;
+  static constexpr size_t kRowRoom = 4096;
+  std::ostream& out_;
+  std::unique_ptr<char[]> buf_;
+  size_t len_ = 0;
+  bool first_ = true;
+};
+
+class CsvWriter : public SweepWriter {
+ public:
+  CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out) : cols_(std::move(columns)), sink_(out) {
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (c) sink_.put(',');
+      sink_.put_csv_string(cols_[c]->name);
+    }
+    sink_.put('\n');
+  }
+  void row(const SweepRow& r) override {
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (c) sink_.put(',');
+      const Cell cell = cols_[c]->get(r);
+      if (const auto* i = std::get_if<int64_t>(&cell)) {
+        sink_.put_int(*i);
+      } else if (const auto* d = std::get_if<double>(&cell)) {
+        sink_.put_csv_real(*d);
+      } else if (const auto* b = std::get_if<bool>(&cell)) {
+        sink_.put(*b ? "true" : "false");
+      } else {
+        sink_.put_csv_string(std::get<std::string_view>(cell));
+      }
+    }
+    sink_.put('\n');
+    sink_.row_done();
+  }
+  void end() override { sink_.flush(); }
+
+ private:
+  std::vector<const SweepColumn*> cols_;
+  Sink sink_;
+};
+
+// jsonl: one object a line; json: the same objects in an array, two-space
+// indented, one a line.
+class JsonWriter : public SweepWriter {
+ public:
+  JsonWriter(std::vector<const SweepColumn*> columns, std::ostream& out, bool array)
+      : cols_(std::move(columns)), sink_(out), array_(array) {
+    for (const SweepColumn* c : cols_) {
+      std::string key = nlohmann::ordered_json(std::string(c->name)).dump();
+      keys_.push_back(key + ":");
+    }
+  }
+  void row(const SweepRow& r) override {
+    if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
+    sink_.put('{');
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (c) sink_.put(',');
+      sink_.put(keys_[c]);
+      const Cell cell = cols_[c]->get(r);
+      if (const auto* i = std::get_if<int64_t>(&cell)) {
+        sink_.put_int(*i);
+      } else if (const auto* d = std::get_if<double>(&cell)) {
+        sink_.put_json_real(*d);
+      } else if (const auto* b = std::get_if<bool>(&cell)) {
+        sink_.put(*b ? "true" : "false");
+      } else {
+        sink_.put_json_string(std::get<std::string_view>(cell));
+      }
+    }
+    sink_.put('}');
+    if (!array_) sink_.put('\n');
+    ++rows_;
+    sink_.row_done();
+  }
+  void end() override {
+    if (array_) sink_.put(rows_ == 0 ? "[]\n" : "\n]\n");
+    sink_.flush();
+  }
+
+ private:
+  std::vector<const SweepColumn*> cols_;
+  std::vector<std::string> keys_;  // "name": with the quotes and colon, made once
+  Sink sink_;
+  bool array_;
+  int64_t rows_ = 0;
+};
+
+// Markdown needs only the first row (for each column's alignment), so the
+// header waits for it.
+class MdWriter : public SweepWriter {
+ public:
+  MdWriter(std::vector<const SweepColumn*> columns, std::ostream& out) : cols_(std::move(columns)), sink_(out) {}
+  void row(const SweepRow& r) override {
+    if (!header_done_) header([&](size_t c) {
+      const Cell first = cols_[c]->get(r);
+      return std::holds_alternative<std::string_view>(first) || std::holds_alternative<bool>(first);
+    });
+    sink_.put('|');
+    for (const SweepColumn* c : cols_) {
+      sink_.put(' ');
+      sink_.put(md_cell(human(c->get(r), c->unit)));
+      sink_.put(" |");
+    }
+    sink_.put('\n');
+    sink_.row_done();
+  }
+  void end() override {
+    if (!header_done_) header([&](size_t c) { return cols_[c]->unit == Unit::kNone; });
+    sink_.flush();
+  }
+
+ private:
+  template <typename LeftAligned>
+  void header(LeftAligned left) {
+    sink_.put('|');
+    for (const SweepColumn* c : cols_) {
+      sink_.put(' ');
+      sink_.put(c->name);
+      sink_.put(" |");
+    }
+    sink_.put("\n|");
+    for (size_t c = 0; c < cols_.size(); ++c) sink_.put(left(c) ? " --- |" : " ---: |");
+    sink_.put('\n');
+    header_done_ = true;
+  }
+  std::vector<const SweepColumn*> cols_;
+  Sink sink_;
+  bool header_done_ = false;
+};
+
+// Text aligns every column over all rows: it keeps the table.
+class TableWriter : public SweepWriter {
+ public:
+  TableWriter(std::vector<const SweepColumn*> columns, std::ostream& out, SweepPrinter print)
+      : out_(out), print_(print) {
+    table_.columns = std::move(columns);
+  }
+  void row(const SweepRow& r) override { table_.add(r); }
+  void end() override { print_(table_, out_); }
+  bool buffers_rows() const override { return true; }
+
+ private:
+  std::ostream& out_;
+  SweepPrinter print_;
+  SweepTable table_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SweepWriter>> make_sweep_writer(std::string_view name,
+                                                       std::vector<const SweepColumn*> columns, std::ostream& out) {
+  MC_ASSIGN_OR_RETURN(const SweepPrinter print, find_sweep_format(name));
+  std::unique_ptr<SweepWriter> w;
+  if (name == "csv") {
+    w = std::make_unique<CsvWriter>(std::move(columns), out);
+  } else if (name == "json" || name == "jsonl") {
+    w = std::make_unique<JsonWriter>(std::move(columns), out, name == "json");
+  } else if (name == "md") {
+    w = std::make_unique<MdWriter>(std::move(columns), out);
+  } else {
+    w = std::make_unique<TableWriter>(std::move(columns), out, print);
+  }
+  return w;
 }
 
 }  // namespace modelcalc

@@ -5,6 +5,7 @@
 #define MODELCALC_SWEEP_TABLE_H_
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <string>
@@ -62,6 +63,26 @@ struct SweepFormat {
 std::span<const SweepFormat> sweep_formats();
 // The printer called `name`; errors name --format and list the formats.
 Result<SweepPrinter> find_sweep_format(std::string_view name);
+
+// Streaming output: rows are formatted as they come into one reused buffer,
+// written to `out` at once for the first row (so a pipe sees it immediately)
+// and then in 64 KiB chunks. No per-row objects: numbers are formatted in
+// place, with the same routines the table printers use, so the bytes equal
+// those of the table printers for the same rows (a test compares them).
+// csv, md, json and jsonl stream; text aligns columns over every row, so its
+// writer keeps the table and prints it at end().
+class SweepWriter {
+ public:
+  virtual ~SweepWriter() = default;
+  virtual void row(const SweepRow& r) = 0;
+  // Finishes the output (closing brackets, the text table) and flushes.
+  virtual void end() = 0;
+  // True when the format must hold every row before printing (text).
+  virtual bool buffers_rows() const { return false; }
+};
+// A writer for format `name` (as find_sweep_format); errors name --format.
+Result<std::unique_ptr<SweepWriter>> make_sweep_writer(std::string_view name,
+                                                       std::vector<const SweepColumn*> columns, std::ostream& out);
 
 // RFC 4180: quoted when the field holds a comma, a double quote, CR or LF,
 // with inner quotes doubled. Exposed for tests.
