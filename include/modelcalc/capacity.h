@@ -192,6 +192,7 @@ struct KvBudgetResult {
   int64_t kv_bytes_per_token = 0;       // one copy, no replication
   int64_t kv_heads_stored = 0;          // over all GPUs (> kv_heads when replicated)
   int64_t kv_bytes_per_sequence = 0;    // at context, over all GPUs
+  double kv_bytes_per_sequence_one_copy = 0;  // at context, before replication over GPUs
   int64_t kv_bytes_per_sequence_mha = 0;
   double kv_ratio = 0;                  // MHA / actual
   int64_t max_sequences = 0;
@@ -234,6 +235,9 @@ struct TrainMemoryResult {
   bool fits = false;
   int smallest_zero_fitting = -1;    // at options.dp; -1 = none
   std::array<int64_t, 4> min_dp_by_zero{};  // 0 = no dp fits
+  // What ZeRO stage i leaves whole on every GPU, and what it divides by dp
+  // (the two inputs of min_dp_to_fit for min_dp_by_zero[i]).
+  std::array<double, 4> min_dp_fixed{}, min_dp_sharded{};
 };
 
 // REQUIRES: validate(m).ok() unless options.params is set (then m is unused).

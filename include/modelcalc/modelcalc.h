@@ -1,8 +1,9 @@
-// Everything modelcalc offers a C++ caller, in one include. Link modelcalc_lib.
+// Everything modelcalc offers a C++ caller, in one include. Link modelcalc::modelcalc.
 #ifndef MODELCALC_MODELCALC_H_
 #define MODELCALC_MODELCALC_H_
 
 #include "modelcalc/capacity.h"   // kv-budget, train-memory, paged KV waste
+#include "modelcalc/cost.h"       // the ceiling-based cost floor and the worked example
 #include "modelcalc/deployment.h" // the deployment engine: a model on G GPUs, split and serving
 #include "modelcalc/diagnose.h"   // regime from profiler evidence
 #include "modelcalc/dtype.h"      // fp32 ... int4 and their sizes

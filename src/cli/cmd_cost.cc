@@ -1,10 +1,12 @@
 // modelcalc cost: $ per 1M tokens, from a measured throughput, or from a
 // model's decode ceiling on a GPU (then a floor on the real cost).
+#include <fmt/format.h>
 #include <memory>
 
 #include "commands.h"
 #include "deployment_options.h"
 #include "deployment_report.h"
+#include "format.h"
 #include "formula_text.h"
 #include "modelcalc/formulas.h"
 #include "lab_flags.h"
@@ -58,9 +60,14 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   const Dtypes dtypes = resolve_dtypes(f.dep);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
-  auto built = build_cost_ceiling_report(*model, **gpu, gpus, o, price);
-  if (!built.ok()) return built.status();
-  Report rep = std::move(built).value();
+  MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));
+  if (!r.size.fits) {
+    return Status::InvalidArgument(
+        "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
+                              dtype_name(o.weight_dtype), fmt_gb(static_cast<double>(r.size.weight_bytes)), r.gpu.name,
+                              fmt_gb(r.gpu.capacity_bytes)));
+  }
+  Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
   MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));

@@ -11,9 +11,8 @@ CommandRun setup_example(FlagSet& flags) {
   auto f = std::make_shared<OutputFlags>();
   add_output_flags(flags, f.get());
   return [f](std::ostream& out) -> Status {
-    auto rep = build_example_report();
-    if (!rep.ok()) return rep.status();
-    emit(*rep, *f, out);
+    MC_ASSIGN_OR_RETURN(const LabExample example, analyze_lab_example());
+    emit(build_example_report(example), *f, out);
     return Status::Ok();
   };
 }

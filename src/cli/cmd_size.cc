@@ -8,6 +8,7 @@
 #include "output_file.h"
 #include "inputs.h"
 #include "lab_flags.h"
+#include "modelcalc/roofline.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
 #include "size_report.h"
@@ -57,7 +58,15 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
   if (!f.report.empty()) {
-    MC_ASSIGN_OR_RETURN(std::string page, size_html_page(rep, *model, g, o));
+    std::string page;
+    if (o.has_gpu) {  // the page's roofline: the analysis runs here, the page only renders it
+      const RooflineOptions ro = report_roofline_options(g, o);
+      const GpuSpec gpus[] = {g};
+      MC_ASSIGN_OR_RETURN(const RooflineResult roofline, analyze_roofline(&*model, gpus, ro));
+      page = render_html_report(rep, *model, &ro, &roofline);
+    } else {
+      page = render_html_report(rep, *model, nullptr, nullptr);
+    }
     MC_RETURN_IF_ERROR(write_output_file(f.report, page, "--report"));
   }
   return Status::Ok();

@@ -284,6 +284,9 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   auto kv = deployment_kv_bytes(m, o.context, o.kv_dtype, o.gpus);
   if (!kv.ok()) return kv.status();
   r.kv_bytes_per_sequence = *kv;
+  // Replication multiplies one copy by stored / kv heads (MLA: the latent on each of gpus).
+  r.kv_bytes_per_sequence_one_copy =
+      dbl(r.kv_bytes_per_sequence) * (m.is_mla() ? 1.0 / dbl(o.gpus) : dbl(m.n_head_kv) / dbl(r.kv_heads_stored));
   auto kv_mha = deployment_kv_bytes(as_mha(m), o.context, o.kv_dtype, o.gpus);
   if (!kv_mha.ok()) return kv_mha.status();
   r.kv_bytes_per_sequence_mha = *kv_mha;
@@ -369,6 +372,8 @@ Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec
     const double fixed = r.activations + (stage < 3 ? w_all : 0) + (stage < 2 ? g_all : 0) + (stage < 1 ? o_all : 0);
     const double sharded = w_all + g_all + o_all + r.activations - fixed;
     r.min_dp_by_zero[static_cast<size_t>(stage)] = min_dp_to_fit(fixed, sharded, r.capacity);
+    r.min_dp_fixed[static_cast<size_t>(stage)] = fixed;
+    r.min_dp_sharded[static_cast<size_t>(stage)] = sharded;
     const auto at_dp = per_gpu(stage, o.dp);
     if (r.smallest_zero_fitting < 0 && at_dp[0] + at_dp[1] + at_dp[2] + r.activations <= r.capacity) {
       r.smallest_zero_fitting = stage;

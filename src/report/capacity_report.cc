@@ -12,34 +12,6 @@ namespace modelcalc {
 
 namespace {
 
-// The symbolic forms of the capacity formulas (include/modelcalc/capacity.h).
-namespace cfx {
-inline constexpr FormulaText kUsable{"kv_budget_bytes", "capacity × gpus × (1 − reserve)"};
-inline constexpr FormulaText kWorkspace{"workspace_allowance_bytes", "C × (w_ffn + V) × 2"};
-inline constexpr FormulaText kBudget{"kv_budget_bytes", "usable − W − A"};
-inline constexpr FormulaText kKvReplicated{"kv_heads_stored", "KV × stored_heads / kv_heads"};
-inline constexpr FormulaText kMaxSeq{"max_sequences", "floor(budget / KV)"};
-inline constexpr FormulaText kStates{"train_bytes_per_param", "N × bytes_per_param"};
-inline constexpr FormulaText kShard{"zero_divisors", "N × b / (tp × pp × shards)"};
-inline constexpr FormulaText kActNone{"activation_bytes_per_layer", "s × b × h × (34 + 5 × a × s / h)"};
-inline constexpr FormulaText kActTp{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t + 5 × a × s / (h × t))"};
-inline constexpr FormulaText kActSp{"activation_bytes_per_layer", "s × b × h / t × (34 + 5 × a × s / h)"};
-inline constexpr FormulaText kActTpNoScores{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t)"};
-inline constexpr FormulaText kActSpNoScores{"activation_bytes_per_layer", "s × b × h / t × 34"};
-inline constexpr FormulaText kActFull{"activation_bytes_per_layer", "2 × s × b × h"};
-inline constexpr FormulaText kActTotal{"activations", "per_layer × layers × in_flight"};
-inline constexpr FormulaText kLayersPerStage{"layers_per_stage", "ceil(L / pp)"};
-inline constexpr FormulaText kTrainTotal{"total", "W + G + O + A"};
-inline constexpr FormulaText kMinDp{"min_dp_to_fit", "ceil(sharded / (capacity − fixed))"};
-inline constexpr FormulaText kPagedUsed{"PagedKvWaste::used_tokens", "Σ len"};
-inline constexpr FormulaText kPagedAlloc{"paged_kv_waste", "Σ ceil(len / B) × B"};
-inline constexpr FormulaText kContiguous{"contiguous_reserved", "n × max_len"};
-inline constexpr FormulaText kBytes{"bytes", "tokens × KV_token"};
-inline constexpr FormulaText kBytesSwa{"bytes", "KV_layer × (L_full × tokens + L_swa × tokens_window)"};
-inline constexpr FormulaText kWaste{"waste", "allocated − used"};
-inline constexpr FormulaText kWasteFraction{"waste_fraction", "waste / allocated"};
-}  // namespace cfx
-
 std::string factor_text(double f) { return std::isinf(f) ? "from 0" : "×" + fmt_sig(f, 3); }
 
 // ---------------------------------------------------------------- kv-budget
@@ -103,7 +75,7 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
     s.lines.push_back(given("budget_bytes", "KV budget (--budget)", r.budget_bytes, Unit::kBytes, "(given)"));
     return s;
   }
-  s.lines.push_back(computed("usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, cfx::kUsable,
+  s.lines.push_back(computed("usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, fx::kUsable,
                              {term("capacity", fmt_gb(gpu->capacity_bytes)), term("gpus", o.gpus),
                               term("reserve", o.reserve)},
                              fmt::format("(--reserve {} kept back: CUDA context, NCCL buffers, fragmentation)",
@@ -117,11 +89,11 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
                             "(--workspace)"));
   } else {
     s.lines.push_back(computed("workspace_bytes", "Activation/workspace allowance", r.workspace_bytes, Unit::kBytes,
-                               cfx::kWorkspace,
+                               fx::kWorkspace,
                                {term("C", kWorkspaceChunkTokens), term("w_ffn", r.ffn_width), term("V", m.n_vocab)},
                                "(peak of one 2,048-token prefill chunk: FFN intermediate + logits, 16-bit)"));
   }
-  s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, cfx::kBudget,
+  s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, fx::kBudget,
                              {term("usable", fmt_gb(dbl(r.usable_bytes))), term("W", fmt_gb(dbl(r.weight_bytes))),
                               term("A", fmt_gb(dbl(r.workspace_bytes)))}));
   if (r.budget_bytes <= 0) {
@@ -148,16 +120,17 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
   const FormulaText& per_seq = m.n_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
   if (replicated) {
     s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence, over all GPUs", r.kv_bytes_per_sequence,
-                               Unit::kBytes, cfx::kKvReplicated,
-                               {term("KV", fmt_sig(dbl(r.kv_bytes_per_sequence) * (m.is_mla() ? 1.0 / dbl(o.gpus)
-                                                   : dbl(m.n_head_kv) / dbl(r.kv_heads_stored)), 10)),
+                               Unit::kBytes, fx::kKvReplicated,
+                               {term("KV", fmt_sig(r.kv_bytes_per_sequence_one_copy, 10)),
                                 term("stored_heads", r.kv_heads_stored), term("kv_heads", m.is_mla() ? 1 : m.n_head_kv)},
                                m.is_mla() ? "(tensor parallel keeps the whole MLA latent on every GPU)"
                                           : "(more GPUs than KV heads: each GPU keeps a whole head, replicated)"));
   } else {
     s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence", r.kv_bytes_per_sequence, Unit::kBytes,
                                per_seq, {term("KV_token", r.kv_bytes_per_token), term("T", o.context),
-                                         term("window", m.n_swa)}));
+                                         term("window", m.n_swa), term("L", m.n_layer),
+                                         term("L_full", m.n_layer - m.n_swa_layers()),
+                                         term("L_swa", m.n_swa_layers())}));
   }
   s.lines.push_back(given("kv_bytes_per_sequence_mha", "Same model under MHA", r.kv_bytes_per_sequence_mha,
                           Unit::kBytes, fmt::format("(every one of the {} heads keeps its K and V)", m.n_head)));
@@ -170,10 +143,10 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
 
 Section concurrency_section(const KvBudgetResult& r) {
   Section s{"3. Concurrency (whole context reserved per sequence)", {}, {}};
-  s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, cfx::kMaxSeq,
+  s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, fx::kMaxSeq,
                              {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence)}));
   s.lines.push_back(computed("max_sequences_mha", "Sequences under MHA", r.max_sequences_mha, Unit::kSequences,
-                             cfx::kMaxSeq, {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha)}));
+                             fx::kMaxSeq, {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha)}));
   if (r.max_sequences_mha > 0) {
     s.notes.push_back(fmt::format("{} vs {} sequences: ×{} (the KV ratio, up to the floor of each division).",
                                   group_digits(r.max_sequences), group_digits(r.max_sequences_mha),
@@ -198,7 +171,7 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
     const bool reaches = p.max_sequences >= want;
     if (reaches && first == nullptr) first = &p;
     const std::string change = change_text(p, m, o);
-    Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences, cfx::kMaxSeq,
+    Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences, fx::kMaxSeq,
                       {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)},
                       none_fit ? "" : fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
     s.lines.push_back(std::move(l));
@@ -290,11 +263,11 @@ Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBu
 namespace {
 
 const FormulaText& activation_formula(const TrainMemoryOptions& o) {
-  if (o.recompute == Recompute::kFull) return cfx::kActFull;
+  if (o.recompute == Recompute::kFull) return fx::kActFull;
   const bool no_scores = o.flash || o.recompute == Recompute::kSelective;
-  if (o.sequence_parallel) return no_scores ? cfx::kActSpNoScores : cfx::kActSp;
-  if (o.tp == 1 && !no_scores) return cfx::kActNone;
-  return no_scores ? cfx::kActTpNoScores : cfx::kActTp;
+  if (o.sequence_parallel) return no_scores ? fx::kActSpNoScores : fx::kActSp;
+  if (o.tp == 1 && !no_scores) return fx::kActNone;
+  return no_scores ? fx::kActTpNoScores : fx::kActTp;
 }
 
 std::string bytes_per_param_text(Optimizer o) {
@@ -325,14 +298,14 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                                fmt::format("{} + {} + {} = {} B", b.weights, b.gradients, b.optimizer, b.total()),
                                Unit::kNone, "(" + bytes_per_param_text(o.optimizer) + ")"));
   states.lines.push_back(computed("states_unsplit", "States on one unsharded GPU", r.states_unsplit, Unit::kBytes,
-                                  cfx::kStates, {term("N", r.params), term("bytes_per_param", b.total())},
+                                  fx::kStates, {term("N", r.params), term("bytes_per_param", b.total())},
                                   r.states_unsplit > gpu.capacity_bytes
                                       ? fmt::format("(> {}: sharding is needed before any activation)",
                                                     fmt_gb(gpu.capacity_bytes))
                                       : fmt::format("(≤ {})", fmt_gb(gpu.capacity_bytes))));
   const ZeroDivisors z = zero_divisors(o.zero, o.dp);
   auto part = [&](const char* key, const char* label, double v, int64_t bpp, int64_t shards, const char* what) {
-    states.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kShard,
+    states.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kShard,
                                     {term("N", r.params), term("b", bpp), term("tp", o.tp), term("pp", o.pp),
                                      term("shards", shards)},
                                     shards > 1 ? fmt::format("(ZeRO-{} shards {} over dp {})", o.zero, what, o.dp)
@@ -354,10 +327,10 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                                   term("a", m->n_head), term("t", o.tp)},
                                  mode));
     act.lines.push_back(computed("layers_per_stage", "Layers on the first stage", r.layers_per_stage, Unit::kNone,
-                                 cfx::kLayersPerStage, {term("L", m->n_layer), term("pp", o.pp)}));
+                                 fx::kLayersPerStage, {term("L", m->n_layer), term("pp", o.pp)}));
     act.lines.push_back(given("in_flight_micro_batches", "Micro-batches in flight", r.in_flight, Unit::kNone,
                               "(1F1B: the first stage holds pp micro-batches)"));
-    act.lines.push_back(computed("activations", "Activations", r.activations, Unit::kBytes, cfx::kActTotal,
+    act.lines.push_back(computed("activations", "Activations", r.activations, Unit::kBytes, fx::kActTotal,
                                  {term("per_layer", fmt_gb(r.activations_per_layer)), term("layers", r.layers_per_stage),
                                   term("in_flight", r.in_flight)}));
     act.notes.push_back("Eq. 1 (s b h (34 + 5as/h)) is per layer in bytes for 16-bit activations of the paper's "
@@ -375,7 +348,7 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
   rep.sections.push_back(std::move(act));
 
   Section v{"3. Verdict", {}, {}};
-  v.lines.push_back(computed("total", "Total per GPU", r.total, Unit::kBytes, cfx::kTrainTotal,
+  v.lines.push_back(computed("total", "Total per GPU", r.total, Unit::kBytes, fx::kTrainTotal,
                              {term("W", fmt_gb(r.weights)), term("G", fmt_gb(r.gradients)), term("O", fmt_gb(r.optimizer)),
                               term("A", fmt_gb(r.activations))}));
   v.lines.push_back(given("capacity", "Capacity of " + gpu.name, r.capacity, Unit::kBytes));
@@ -386,14 +359,11 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                           Unit::kNone));
   for (int stage = 0; stage <= 3; ++stage) {
     const int64_t dp = r.min_dp_by_zero[static_cast<size_t>(stage)];
-    const double fixed = r.activations + (stage < 3 ? r.weights * dbl(z.weights) : 0) +
-                         (stage < 2 ? r.gradients * dbl(z.gradients) : 0) +
-                         (stage < 1 ? r.optimizer * dbl(z.optimizer) : 0);
-    const double all = r.weights * dbl(z.weights) + r.gradients * dbl(z.gradients) +
-                       r.optimizer * dbl(z.optimizer) + r.activations;
+    const double fixed = r.min_dp_fixed[static_cast<size_t>(stage)];
+    const double sharded = r.min_dp_sharded[static_cast<size_t>(stage)];
     Line l = computed(fmt::format("min_dp.zero{}", stage), fmt::format("ZeRO-{} fits from dp", stage),
-                      dp > 0 ? Value(dp) : Value(std::string("never")), Unit::kNone, cfx::kMinDp,
-                      {term("sharded", fmt_gb(all - fixed)), term("capacity", fmt_gb(r.capacity)), term("fixed", fmt_gb(fixed))},
+                      dp > 0 ? Value(dp) : Value(std::string("never")), Unit::kNone, fx::kMinDp,
+                      {term("sharded", fmt_gb(sharded)), term("capacity", fmt_gb(r.capacity)), term("fixed", fmt_gb(fixed))},
                       dp == 0 ? "(what stays whole on each GPU already exceeds it)" : "");
     if (stage == 0) {
       l.formula = nullptr;
@@ -423,24 +393,24 @@ Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const s
   const PagedKvWaste& w = r.paged;
   Section t{"1. Tokens", {}, {}};
   t.lines.push_back(given("sequences", "Sequences n", w.sequences, Unit::kSequences));
-  t.lines.push_back(computed("used_tokens", "Used", w.used_tokens, Unit::kTokens, cfx::kPagedUsed, {}));
+  t.lines.push_back(computed("used_tokens", "Used", w.used_tokens, Unit::kTokens, fx::kPagedUsed, {}));
   t.lines.push_back(computed("contiguous_reserved_tokens", "Contiguous reservation",
-                             w.sequences * r.max_len, Unit::kTokens, cfx::kContiguous,
+                             w.sequences * r.max_len, Unit::kTokens, fx::kContiguous,
                              {term("n", w.sequences), term("max_len", r.max_len)}));
   t.lines.push_back(computed("paged_allocated_tokens", "Paged allocation", w.allocated_tokens, Unit::kTokens,
-                             cfx::kPagedAlloc, {term("B", block_size)}));
+                             fx::kPagedAlloc, {term("B", block_size)}));
   rep.sections.push_back(std::move(t));
 
   Section b{"2. Bytes", {}, {}};
   b.lines.push_back(given("kv_bytes_per_token", "KV per token", r.kv_bytes_per_token, Unit::kBytes, kv_source));
   auto bytes = [&](const char* key, const char* label, int64_t v, int64_t tokens, int64_t window_tokens) {
     if (r.swa_layers > 0) {
-      b.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kBytesSwa,
+      b.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTokenBytesSwa,
                                  {term("KV_layer", r.kv_bytes_per_layer_token), term("L_full", r.full_layers),
                                   term("tokens", tokens), term("L_swa", r.swa_layers),
                                   term("tokens_window", window_tokens)}));
     } else {
-      b.lines.push_back(computed(key, label, v, Unit::kBytes, cfx::kBytes,
+      b.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTokenBytes,
                                  {term("tokens", tokens), term("KV_token", r.kv_bytes_per_token)}));
     }
   };
@@ -455,14 +425,14 @@ Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const s
                                   group_digits(r.window)));
   }
   b.lines.push_back(computed("contiguous_waste", "Contiguous waste", r.contiguous_waste_bytes, Unit::kBytes,
-                             cfx::kWaste, {term("allocated", r.contiguous_reserved_bytes), term("used", r.used_bytes)}));
-  b.lines.push_back(computed("paged_waste", "Paged waste", r.paged_waste_bytes, Unit::kBytes, cfx::kWaste,
+                             fx::kWaste, {term("allocated", r.contiguous_reserved_bytes), term("used", r.used_bytes)}));
+  b.lines.push_back(computed("paged_waste", "Paged waste", r.paged_waste_bytes, Unit::kBytes, fx::kWaste,
                              {term("allocated", r.paged_allocated_bytes), term("used", r.used_bytes)}));
   b.lines.push_back(computed("contiguous_waste_fraction", "Contiguous waste fraction", r.contiguous_waste_fraction,
-                             Unit::kFraction, cfx::kWasteFraction,
+                             Unit::kFraction, fx::kWasteFraction,
                              {term("waste", r.contiguous_waste_bytes), term("allocated", r.contiguous_reserved_bytes)}));
   b.lines.push_back(computed("paged_waste_fraction", "Paged waste fraction", r.paged_waste_fraction, Unit::kFraction,
-                             cfx::kWasteFraction,
+                             fx::kWasteFraction,
                              {term("waste", r.paged_waste_bytes), term("allocated", r.paged_allocated_bytes)}));
   b.notes.push_back(fmt::format(
       "Paged waste is only each sequence's partly filled last block: below one block per sequence, at most "

@@ -67,6 +67,12 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
           fx::kDxKvPerSeqMla,
           {term("L", n.layers), term("d_c", s.n_lora_kv + s.n_rot),
            term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"), term("T", n.context)});
+  } else if (e.model.spec && e.model.spec->n_swa_layers() > 0) {  // sliding-window layers keep the window
+    const ModelSpec& s = *e.model.spec;
+    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeqSwa,
+          {term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
+           term("L_full", s.n_layer - s.n_swa_layers()), term("L_swa", s.n_swa_layers()), term("T", n.context),
+           term("window", s.n_swa)});
   } else {
     L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeq,
           {term("L", n.layers), term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),

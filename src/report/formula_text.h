@@ -1,6 +1,7 @@
-// The symbolic form of each core formula, for --explain. One entry per
-// function in include/modelcalc/formulas.h (or per named combination of
-// them), under that function's name; renderers substitute the terms' values
+// The symbolic form of every explained number, for --explain: the one table
+// of formula texts (no report builder keeps its own). One entry per function
+// in include/modelcalc/ (or per named combination of them), under that
+// function's name; renderers substitute the terms' values
 // into `expr` token by token, so the explained form names the formula the
 // number came from and never re-derives it.
 #ifndef MODELCALC_FORMULA_TEXT_H_
@@ -39,7 +40,8 @@ inline constexpr FormulaText kKvRoom{"kv_room", "capacity − W"};
 inline constexpr FormulaText kKvPerToken{"kv_bytes_per_token", "2 × L × d_kv × b_kv"};
 inline constexpr FormulaText kKvPerTokenMla{"kv_bytes_per_token", "L × d_c × b_kv"};
 inline constexpr FormulaText kKvPerSeq{"kv_bytes_per_sequence", "KV_token × T"};
-inline constexpr FormulaText kKvPerSeqSwa{"kv_bytes_per_sequence", "Σ_layers KV_layer × min(T, window)"};
+inline constexpr FormulaText kKvPerSeqSwa{"kv_bytes_per_sequence",
+                                          "KV_token / L × (L_full × T + L_swa × min(T, window))"};
 inline constexpr FormulaText kKvRatio{"kv_mha_ratio", "KV_mha / KV"};
 // FLOPs.
 inline constexpr FormulaText kForward{"forward_flops_per_token", "2 × N_blocks"};
@@ -69,7 +71,7 @@ inline constexpr FormulaText kComputeBatch{"projection_compute_bound_tokens",
                                            "R × b × d / (2 × (d − R × b))"};
 inline constexpr FormulaText kComputeBatchApprox{"projection_compute_bound_tokens_approx",
                                                  "R × b / 2"};
-inline constexpr FormulaText kMaxBatch{"max_batch_by_capacity", "floor((capacity − W) / KV)"};
+inline constexpr FormulaText kMaxBatch{"max_batch_by_capacity", "max(0, floor((capacity − W) / KV))"};
 inline constexpr FormulaText kAttainable{"roofline_attainable_flops", "min(peak, bw × I)"};
 inline constexpr FormulaText kIntensity{"arithmetic_intensity", "F / bytes"};
 inline constexpr FormulaText kCostPerMillion{"cost_per_million_tokens",
@@ -77,6 +79,39 @@ inline constexpr FormulaText kCostPerMillion{"cost_per_million_tokens",
 inline constexpr FormulaText kMfu{"mfu", "tps × k × N / peak"};
 inline constexpr FormulaText kChinchillaTokens{"chinchilla_optimal_tokens", "20 × N"};
 inline constexpr FormulaText kChinchillaParams{"chinchilla_optimal_params", "sqrt(C / 120)"};
+// Capacity: KV budget, training memory, paged KV (include/modelcalc/capacity.h).
+inline constexpr FormulaText kUsable{"kv_budget_bytes", "capacity × gpus × (1 − reserve)"};
+inline constexpr FormulaText kWorkspace{"workspace_allowance_bytes", "C × (w_ffn + V) × 2"};
+inline constexpr FormulaText kBudget{"kv_budget_bytes", "usable − W − A"};
+inline constexpr FormulaText kKvReplicated{"kv_heads_stored", "KV × stored_heads / kv_heads"};
+inline constexpr FormulaText kMaxSeq{"max_sequences", "max(0, floor(budget / KV))"};
+inline constexpr FormulaText kStates{"train_bytes_per_param", "N × bytes_per_param"};
+inline constexpr FormulaText kShard{"zero_divisors", "N × b / (tp × pp × shards)"};
+inline constexpr FormulaText kActNone{"activation_bytes_per_layer", "s × b × h × (34 + 5 × a × s / h)"};
+inline constexpr FormulaText kActTp{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t + 5 × a × s / (h × t))"};
+inline constexpr FormulaText kActSp{"activation_bytes_per_layer", "s × b × h / t × (34 + 5 × a × s / h)"};
+inline constexpr FormulaText kActTpNoScores{"activation_bytes_per_layer", "s × b × h × (10 + 24 / t)"};
+inline constexpr FormulaText kActSpNoScores{"activation_bytes_per_layer", "s × b × h / t × 34"};
+inline constexpr FormulaText kActFull{"activation_bytes_per_layer", "2 × s × b × h"};
+inline constexpr FormulaText kActTotal{"activations", "per_layer × layers × in_flight"};
+inline constexpr FormulaText kLayersPerStage{"layers_per_stage", "ceil(L / pp)"};
+inline constexpr FormulaText kTrainTotal{"total", "W + G + O + A"};
+inline constexpr FormulaText kMinDp{"min_dp_to_fit", "ceil(sharded / (capacity − fixed))"};
+inline constexpr FormulaText kPagedUsed{"PagedKvWaste::used_tokens", "Σ len"};
+inline constexpr FormulaText kPagedAlloc{"paged_kv_waste", "Σ ceil(len / B) × B"};
+inline constexpr FormulaText kContiguous{"contiguous_reserved", "n × max_len"};
+inline constexpr FormulaText kTokenBytes{"bytes", "tokens × KV_token"};
+inline constexpr FormulaText kTokenBytesSwa{"bytes", "KV_layer × (L_full × tokens + L_swa × tokens_window)"};
+inline constexpr FormulaText kWaste{"waste", "allocated − used"};
+inline constexpr FormulaText kWasteFraction{"waste_fraction", "waste / allocated"};
+// Roofline operating points (include/modelcalc/roofline.h).
+inline constexpr FormulaText kDecodeStepFlops{"decode_step_flops", "B × F_token"};
+inline constexpr FormulaText kPrefillBytes{"prefill_bytes",
+                                           "W + KV + 2 × L × T × d × b"};  // + prefill_activation_bytes
+inline constexpr FormulaText kGemmFlops{"square_gemm_flops", "2 × n³"};
+inline constexpr FormulaText kGemmBytes{"square_gemm_bytes", "3 × n² × b"};
+inline constexpr FormulaText kMemoryBound{"is_memory_bound", "I < ridge"};
+inline constexpr FormulaText kFits{"fits", "W + KV ≤ capacity"};
 // Deployment engine (modelcalc/deployment.h): per GPU, per pipeline stage.
 inline constexpr FormulaText kDepWeights{"WeightShard::total",
                                          "emb + lm_head + attn + mlp + experts + other + scales"};
@@ -98,6 +133,8 @@ inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_me
 // Diagnosis (drill 3; modelcalc/diagnose.h).
 inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};
 inline constexpr FormulaText kDxKvPerSeqMla{"kv_bytes_per_sequence", "L × d_c × b × T"};
+inline constexpr FormulaText kDxKvPerSeqSwa{"kv_bytes_per_sequence",
+                                             "2 × d_kv × b × (L_full × T + L_swa × min(T, window))"};
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
 inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
 inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};
@@ -134,7 +171,6 @@ inline constexpr FormulaText kDxAmdahl{"amdahl_speedup", "1 / (1 − s)"};
 inline constexpr FormulaText kDxComputeShare{"compute_kernel_share", "gemm + attention"};
 inline constexpr FormulaText kDxInKernel{"in_kernel_flop_rate", "flop_util / compute_share"};
 // The lab's calculator (include/modelcalc/lab.h, tradeoff.h).
-inline constexpr FormulaText kInferenceFlops{"inference_flops", "2 × N × tokens"};
 inline constexpr FormulaText kForwardLab{"forward_flops_per_token", "2 × N"};
 inline constexpr FormulaText kTokensPerParam{"tokens_per_param", "D / N"};
 inline constexpr FormulaText kTrainGpuHours{"training_gpu_hours", "F / (peak × mfu) / 3600"};
@@ -143,8 +179,6 @@ inline constexpr FormulaText kKvCacheBytes{"kv_cache_bytes", "2 × L × T × (d 
 inline constexpr FormulaText kGpusTimes{"tensor_parallel", "gpus × x"};
 inline constexpr FormulaText kDecodeComputeCeiling{"decode_compute_ceiling", "peak / F_token"};
 inline constexpr FormulaText kDecodeCeiling{"decode_ceiling", "min(bandwidth_ceiling, compute_ceiling)"};
-inline constexpr FormulaText kLatencyPerToken{"latency_per_token", "1 / tps"};
-inline constexpr FormulaText kMemoryAtBatch{"decode_step_bytes", "W + B × KV"};
 inline constexpr FormulaText kFlopsPerToken{"mfu", "k × N"};
 inline constexpr FormulaText kWeightNormalized{"make_weights", "w / sum"};
 inline constexpr FormulaText kDialHigher{"resolve_tradeoff", "x / max(a, b)"};

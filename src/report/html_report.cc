@@ -170,19 +170,4 @@ std::string render_html_report(const Report& size_report, const ModelSpec& m, co
   return h;
 }
 
-Result<std::string> size_html_page(const Report& size_report, const ModelSpec& m, const GpuSpec& gpu,
-                                   const SizeOptions& o) {
-  std::string page;
-  if (o.has_gpu) {
-    const RooflineOptions ro = report_roofline_options(gpu, o);
-    const GpuSpec gpus[] = {gpu};
-    auto r = analyze_roofline(&m, gpus, ro);
-    if (!r.ok()) return r.status();
-    page = render_html_report(size_report, m, &ro, &*r);
-  } else {
-    page = render_html_report(size_report, m, nullptr, nullptr);
-  }
-  return page;
-}
-
 }  // namespace modelcalc

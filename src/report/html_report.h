@@ -26,9 +26,6 @@ std::string render_html_report(const Report& size_report, const ModelSpec& m, co
                                const RooflineResult* roofline);
 
 // Runs the roofline for (m, gpu) when o.has_gpu and renders the page.
-Result<std::string> size_html_page(const Report& size_report, const ModelSpec& m, const GpuSpec& gpu,
-                                   const SizeOptions& o);
-
 }  // namespace modelcalc
 
 #endif  // MODELCALC_HTML_REPORT_H_

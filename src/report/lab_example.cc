@@ -8,52 +8,26 @@
 
 #include "format.h"
 #include "lab_report.h"
-#include "modelcalc/hf_config.h"
+#include "modelcalc/cost.h"
 #include "modelcalc/lab.h"
 
 namespace modelcalc {
 
 namespace {
 
-constexpr int64_t kSeq = 4096;
-constexpr int64_t kBatch = 64;
-constexpr double kUsdPerGpuHour = 3.0;
-constexpr double kTrainMfu = 0.4;
+constexpr int64_t kSeq = LabExample::kSeq;
+constexpr int64_t kBatch = LabExample::kBatch;
+constexpr double kUsdPerGpuHour = LabExample::kUsdPerGpuHour;
+constexpr double kTrainMfu = LabExample::kTrainMfu;
 
 std::string bn(double n) { return fmt_sig(n / 1e9, 4) + "B"; }
 
-// One model on `gpus` H100s, analyzed at kSeq and kBatch.
-struct Deployment {
-  std::string key;  // "70b", "8b"
-  ModelSpec model;
-  int64_t gpus = 1;
-  GpuSpec gpu;      // tensor_parallel(h100, gpus)
-  SizeResult size;
-  DecodeCeiling ceiling;
-  double cost = 0;  // $/1M floor
-};
-
-Result<Deployment> deploy(std::string key, ModelSpec m, const GpuSpec& h100, int64_t gpus) {
-  Deployment d;
-  d.key = std::move(key);
-  d.model = std::move(m);
-  d.gpus = gpus;
-  d.gpu = tensor_parallel(h100, gpus);
-  SizeOptions o;
-  o.seq = kSeq;
-  o.batch = kBatch;
-  auto r = analyze_size(d.model, d.gpu, o);
-  if (!r.ok()) return r.status();
-  d.size = *r;
-  d.ceiling = decode_ceiling(d.size, d.gpu);
-  d.cost = cost_per_million_tokens(kUsdPerGpuHour, d.ceiling.tps, dbl(gpus));
-  return d;
-}
+using Deployment = LabExampleModel;
 
 Section flops_section(const Deployment& big, const Deployment& small, const GpuSpec& h100) {
   Section s{"1. FLOPs: 2·N per token to run, 6·N·D to train (D = Chinchilla's 20·N)", {}, {}};
   for (const Deployment* d : {&big, &small}) {
-    const double n = dbl(d->size.total);
+    const double n = dbl(d->deployment.size.total);
     const double tokens = chinchilla_optimal_tokens(n);
     const double f = training_flops(n, tokens);
     const double hours = training_gpu_hours(f, h100.peak_bf16_flops, kTrainMfu);
@@ -80,13 +54,13 @@ Section weights_section(const Deployment& big, const Deployment& small) {
     for (Dtype t : {Dtype::kFp16, Dtype::kInt8, Dtype::kInt4}) {
       const std::string name(dtype_name(t));
       s.lines.push_back(computed("weights." + d->key + "." + name, d->key + " in " + name,
-                                 weight_memory_bytes(Exact(d->size.total), t).value(), Unit::kBytes, fx::kWeightBytes,
-                                 {term("N", d->size.total), term("b", dtype_bytes(t))}));
+                                 weight_memory_bytes(Exact(d->deployment.size.total), t).value(), Unit::kBytes, fx::kWeightBytes,
+                                 {term("N", d->deployment.size.total), term("b", dtype_bytes(t))}));
     }
   }
   s.notes.push_back(fmt::format("The 70B in fp16 does not fit one 80 GB H100: it is served on {} of them "
                                 "(tensor parallel), the 8B on one.",
-                                big.gpus));
+                                big.deployment.gpus));
   return s;
 }
 
@@ -112,9 +86,9 @@ Section kv_section(const Deployment& big, const Deployment& small) {
 Section roofline_section(const Deployment& small, const GpuSpec& h100) {
   Section s{"4. Roofline: decode is memory-bound", {}, {}};
   // One decode step at batch 1 does 2 FLOP per parameter and reads each fp16 parameter (2 bytes) once.
-  const double n = dbl(small.size.total);
+  const double n = dbl(small.deployment.size.total);
   const double flops = forward_flops_per_token(n);
-  const double bytes = dbl(small.size.weight_bytes);
+  const double bytes = dbl(small.deployment.size.weight_bytes);
   const double intensity = arithmetic_intensity(flops, bytes);
   const double ridge = roofline_ridge_intensity(h100.peak_bf16_flops, h100.bandwidth_bytes_per_s);
   s.lines.push_back(computed("roofline.decode_intensity", "8b decode step at batch 1", intensity, Unit::kFlopPerByte,
@@ -136,12 +110,12 @@ Section roofline_section(const Deployment& small, const GpuSpec& h100) {
 }
 
 Section batching_section(const Deployment& d) {
-  const SizeResult& r = d.size;
+  const SizeResult& r = d.deployment.size;
   const double w = r.decode_weight_bytes;
   const double kv = dbl(r.kv_per_seq);
-  const double bw = d.gpu.bandwidth_bytes_per_s;
+  const double bw = d.deployment.gpu.bandwidth_bytes_per_s;
   Section s{fmt::format("5{}. Decode ceiling vs batch: {} on {} ({} TB/s)", d.key == "70b" ? "a" : "b", d.key,
-                        d.gpu.name, fmt_sig(bw / 1e12, 4)),
+                        d.deployment.gpu.name, fmt_sig(bw / 1e12, 4)),
             {}, {}};
   const double one = decode_tokens_per_sec(bw, w, kv, 1);
   std::vector<int64_t> batches = {1, 8, 32, kBatch};
@@ -165,11 +139,11 @@ Section batching_section(const Deployment& d) {
 Section cost_section(const Deployment& big, const Deployment& small) {
   Section s{fmt::format("6. Cost floor at batch {}, ${}/GPU-hour", kBatch, fmt_sig(kUsdPerGpuHour)), {}, {}};
   for (const Deployment* d : {&big, &small}) {
-    s.lines.push_back(computed("cost." + d->key + ".usd_per_million_tokens", d->key + " on " + d->gpu.name, d->cost,
+    s.lines.push_back(computed("cost." + d->key + ".usd_per_million_tokens", d->key + " on " + d->deployment.gpu.name, d->deployment.usd_per_million_tokens,
                                Unit::kUsd, fx::kCostPerMillion,
-                               {term("price", "$" + fmt_sig(kUsdPerGpuHour)), term("gpus", d->gpus),
-                                term("tps", fmt_sig(d->ceiling.tps))},
-                               d->ceiling.bandwidth_tps <= d->ceiling.compute_tps ? "(floor; bandwidth-bound)"
+                               {term("price", "$" + fmt_sig(kUsdPerGpuHour)), term("gpus", d->deployment.gpus),
+                                term("tps", fmt_sig(d->deployment.ceiling.tps))},
+                               d->deployment.ceiling.bandwidth_tps <= d->deployment.ceiling.compute_tps ? "(floor; bandwidth-bound)"
                                                                                   : "(floor; compute-bound)"));
   }
   s.notes.push_back("Floors: the ceiling is an upper bound on throughput, so these are lower bounds on cost; real "
@@ -177,21 +151,9 @@ Section cost_section(const Deployment& big, const Deployment& small) {
   return s;
 }
 
-Candidate as_candidate(const Deployment& d, double quality) {
-  Candidate c;
-  c.name = d.key + (d.gpus > 1 ? fmt::format("-tp{}", d.gpus) : "");
-  c.dials.quality = quality;
-  c.dials.latency = dbl(kBatch) / d.ceiling.tps * 1e3;  // ms per token for each user at the batch
-  c.dials.throughput = d.ceiling.tps;
-  c.dials.cost = d.cost;
-  c.dials.memory = d.size.step_bytes_aggregate / 1e9;  // GB resident: weights + B × KV
-  return c;
-}
-
-Result<Section> tradeoff_section(const Deployment& big, const Deployment& small, nlohmann::json* json) {
-  // Quality is the one dial the arithmetic cannot give: an assumed pass rate on the team's own eval.
-  const Candidate a = as_candidate(big, 0.80);
-  const Candidate b = as_candidate(small, 0.62);
+Section tradeoff_section(const LabExample& ex, nlohmann::json* json) {
+  const Candidate& a = ex.big.candidate;
+  const Candidate& b = ex.small.candidate;
   Section s{"7. Tradeoff: the same two candidates under two workloads' weights", {}, {}};
   for (const Candidate* c : {&a, &b}) {
     s.lines.push_back(given("", c->name,
@@ -202,19 +164,9 @@ Result<Section> tradeoff_section(const Deployment& big, const Deployment& small,
                                         fmt_sig(c->dials.memory, 4)),
                             Unit::kNone));
   }
-  struct Workload {
-    const char* key;
-    const char* label;
-    const char* weights;
-  };
-  const Workload workloads[] = {{"quality_first", "Quality-first", "quality=0.8,latency=0.1,cost=0.1"},
-                                {"chat_at_scale", "Chat at scale", "quality=0.4,latency=0.3,cost=0.3"}};
   nlohmann::json out = nlohmann::json::array();
-  for (const Workload& wl : workloads) {
-    auto w = parse_weights(wl.weights, "weights");
-    if (!w.ok()) return w.status();
-    auto r = resolve_tradeoff(a, b, *w);
-    if (!r.ok()) return r.status();
+  for (const LabExampleTradeoff& wl : ex.tradeoffs) {
+    const TradeoffResult* r = &wl.result;
     const std::string winner = r->winner == Winner::kA ? a.name : r->winner == Winner::kB ? b.name : "tie";
     s.lines.push_back(given("", wl.label,
                             fmt::format("{} {} vs {} {}", a.name, fmt_fixed(r->score_a, 3), b.name,
@@ -239,25 +191,17 @@ Result<Section> tradeoff_section(const Deployment& big, const Deployment& small,
 
 }  // namespace
 
-Result<Report> build_example_report() {
-  auto h100 = find_gpu("h100");
-  if (!h100.ok()) return h100.status();
-  auto m70 = find_preset("llama-3.1-70b");
-  if (!m70.ok()) return m70.status();
-  auto m8 = find_preset("llama-3.1-8b");
-  if (!m8.ok()) return m8.status();
-  auto big = deploy("70b", *m70, *h100, 4);
-  if (!big.ok()) return big.status();
-  auto small = deploy("8b", *m8, *h100, 1);
-  if (!small.ok()) return small.status();
-
+Report build_example_report(const LabExample& ex) {
+  const GpuSpec* h100 = &ex.h100;
+  const Deployment* big = &ex.big;
+  const Deployment* small = &ex.small;
   Report rep;
   rep.title = fmt::format(
       "The lab's worked example — two dense GQA models (presets llama-3.1-70b, llama-3.1-8b) in fp16 on {}\n"
       "  70b: L=80 d=8192 h=64 kv_heads=8 d_ff=28672 (gated) V=128256 → N = {} params\n"
       "   8b: L=32 d=4096 h=32 kv_heads=8 d_ff=14336 (gated) V=128256 → N = {} params\n"
       "  Serving point: T = {} tokens per sequence, batch {}, ${}/GPU-hour",
-      h100->name, group_digits(big->size.total), group_digits(small->size.total), group_digits(kSeq), kBatch,
+      h100->name, group_digits(big->deployment.size.total), group_digits(small->deployment.size.total), group_digits(kSeq), kBatch,
       fmt_sig(kUsdPerGpuHour));
   rep.sections.push_back(flops_section(*big, *small, *h100));
   rep.sections.push_back(weights_section(*big, *small));
@@ -267,9 +211,7 @@ Result<Report> build_example_report() {
   rep.sections.push_back(batching_section(*small));
   rep.sections.push_back(cost_section(*big, *small));
   nlohmann::json tradeoffs;
-  auto t = tradeoff_section(*big, *small, &tradeoffs);
-  if (!t.ok()) return t.status();
-  rep.sections.push_back(*t);
+  rep.sections.push_back(tradeoff_section(ex, &tradeoffs));
   rep.extra_json["tradeoffs"] = tradeoffs;
   rep.ignored = {
       "Parameters are the presets' exact counts (norms included); 2·N and 6·N·D treat them all as matmul weights.",

@@ -131,28 +131,14 @@ Report build_cost_rate_report(const CostRateQuery& q) {
   return rep;
 }
 
-DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g) {
-  DecodeCeiling c;
-  c.bandwidth_tps = r.tps_aggregate;
-  c.compute_tps = decode_compute_ceiling(g.peak_bf16_flops, r.decode_per_token);
-  c.tps = std::min(c.bandwidth_tps, c.compute_tps);
-  return c;
-}
-
-Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
-                                         const SizeOptions& o, double usd_per_gpu_hour) {
-  const GpuSpec g = tensor_parallel(one_gpu, gpus);
-  auto r = analyze_size(m, g, o);
-  if (!r.ok()) return r.status();
-  if (!r->fits) {
-    return Status::InvalidArgument(
-        "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
-                              dtype_name(o.weight_dtype), fmt_gb(dbl(r->weight_bytes)), g.name, fmt_gb(g.capacity_bytes)));
-  }
-  const double w = r->step_bytes_aggregate - dbl(o.batch) * dbl(r->kv_per_seq);
-  const DecodeCeiling ceil = decode_ceiling(*r, g);
-  const double tps_bw = ceil.bandwidth_tps, tps_compute = ceil.compute_tps, tps = ceil.tps;
-  const double cost = cost_per_million_tokens(usd_per_gpu_hour, tps, dbl(gpus));
+Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, const SizeOptions& o,
+                                 double usd_per_gpu_hour, const CostCeilingResult& cc) {
+  const GpuSpec& g = cc.gpu;
+  const int64_t gpus = cc.gpus;
+  const SizeResult* r = &cc.size;
+  const double w = cc.weight_step_bytes;
+  const double tps_bw = cc.ceiling.bandwidth_tps, tps_compute = cc.ceiling.compute_tps, tps = cc.ceiling.tps;
+  const double cost = cc.usd_per_million_tokens;
 
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,

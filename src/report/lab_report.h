@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "modelcalc/cost.h"
 #include "modelcalc/formulas.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -43,13 +44,10 @@ struct CostRateQuery {
 Report build_cost_rate_report(const CostRateQuery& q);
 
 
-// Ceiling-based cost: the size analysis' aggregate decode ceiling (capped by
-// the compute ceiling) priced per GPU-hour; a FLOOR on the real cost. Fails,
-// naming --gpus, when the weights do not fit in gpus x capacity.
-// REQUIRES: validate(m).ok(), one_gpu has bandwidth, capacity and bf16 peak > 0,
-// gpus > 0, usd_per_gpu_hour > 0, options valid.
-Result<Report> build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
-                                         const SizeOptions& options, double usd_per_gpu_hour);
+// Ceiling-based cost: renders analyze_cost_ceiling's result, a FLOOR on real cost.
+// REQUIRES: r == analyze_cost_ceiling(m, one_gpu, r.gpus, options, usd_per_gpu_hour), r.size.fits.
+Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, const SizeOptions& options,
+                                 double usd_per_gpu_hour, const CostCeilingResult& r);
 
 struct MfuQuery {
   double tokens_per_s = 0;  // achieved, aggregate over all GPUs; > 0
@@ -61,20 +59,12 @@ struct MfuQuery {
 };
 Report build_mfu_report(const MfuQuery& q);
 
-// The decode ceiling the cost floor prices: min of the size analysis'
-// aggregate bandwidth ceiling and the compute ceiling peak / FLOPs per token.
-struct DecodeCeiling {
-  double bandwidth_tps = 0, compute_tps = 0, tps = 0;  // tokens/s, aggregate
-};
-// REQUIRES: r == analyze_size(m, g, o) for some m, o; g has a bf16 peak > 0.
-DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g);
-
 // REQUIRES: r == resolve_tradeoff(a, b, w).
 Report build_tradeoff_report(const Candidate& a, const Candidate& b, const TradeoffWeights& w,
                              const TradeoffResult& r);
 
 // The lab's worked example end to end (70B and 8B dense GQA models on H100).
-Result<Report> build_example_report();
+Report build_example_report(const LabExample& example);
 
 }  // namespace modelcalc
 

@@ -96,12 +96,24 @@ std::string format_value(const Value& v, Unit unit) {
 Term term(std::string symbol, double v) {
   // Whole numbers print exactly; others with enough digits to redo the arithmetic.
   if (std::fabs(v) < 1e15 && std::floor(v) == v) {
-    return {std::move(symbol), group_digits(static_cast<int64_t>(v))};
+    return {std::move(symbol), group_digits(static_cast<int64_t>(v)), v};
   }
-  return {std::move(symbol), fmt_sig(v, 5)};
+  return {std::move(symbol), fmt_sig(v, 5), v};
 }
-Term term(std::string symbol, int64_t v) { return {std::move(symbol), group_digits(v)}; }
-Term term(std::string symbol, std::string text) { return {std::move(symbol), std::move(text)}; }
+Term term(std::string symbol, int64_t v) { return {std::move(symbol), group_digits(v), static_cast<double>(v)}; }
+Term term(std::string symbol, std::string text) { return {std::move(symbol), std::move(text), std::nullopt}; }
+Term term(std::string symbol, double v, Unit unit) {
+  switch (unit) {
+    case Unit::kBytes: return {std::move(symbol), fmt_si(v, "B"), v};
+    case Unit::kBytesPerS: return {std::move(symbol), fmt_si(v, "B/s"), v};
+    case Unit::kFlopPerS: return {std::move(symbol), fmt_si(v, "FLOP/s", 5), v};
+    case Unit::kParams: return {std::move(symbol), fmt_si(v, "", 4), v};
+    default: break;
+  }
+  Term t = term(std::move(symbol), v);
+  if (unit != Unit::kNone) t.value = format_double(v, unit);
+  return t;
+}
 
 std::string substitute(std::string_view expr, const std::vector<Term>& terms) {
   std::string out;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -37,7 +38,10 @@ enum class Unit {
 
 struct Term {
   std::string symbol;  // identifier as it appears in the formula's expr
-  std::string value;   // already formatted
+  std::string value;   // as substituted into the expr (formatted)
+  // The number itself, in base units, when the term is one (unset for a text
+  // term such as "?"): what a caller checking or re-deriving the line reads.
+  std::optional<double> raw;
 };
 
 using Value = std::variant<int64_t, double, bool, std::string>;
@@ -78,6 +82,8 @@ std::string format_value(const Value& v, Unit unit);
 Term term(std::string symbol, double v);
 Term term(std::string symbol, int64_t v);
 Term term(std::string symbol, std::string text);
+// A quantity in base units, substituted in its unit's human form ("3.35 TB/s").
+Term term(std::string symbol, double v, Unit unit);
 // Replaces every identifier of `expr` that names a term by the term's value.
 std::string substitute(std::string_view expr, const std::vector<Term>& terms);
 

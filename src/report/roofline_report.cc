@@ -8,18 +8,6 @@ namespace modelcalc {
 
 namespace {
 
-// Formulas of this analysis (include/modelcalc/roofline.h), for --explain.
-namespace fxr {
-inline constexpr FormulaText kDecodeStepFlops{"decode step FLOPs", "B × F_token"};
-inline constexpr FormulaText kPrefillFlops{"prefill_total", "linear + attention"};
-inline constexpr FormulaText kPrefillBytes{"prefill bytes",
-                                           "W + KV + 2 × L × T × d × b"};  // + prefill_activation_bytes
-inline constexpr FormulaText kGemmFlops{"square_gemm_flops", "2 × n³"};
-inline constexpr FormulaText kGemmBytes{"square_gemm_bytes", "3 × n² × b"};
-inline constexpr FormulaText kMemoryBound{"is_memory_bound", "I < ridge"};
-inline constexpr FormulaText kFits{"fits", "W + KV ≤ capacity"};
-}  // namespace fxr
-
 std::string tflops(double f) { return fmt_si(f, "FLOP/s"); }
 std::string tbps(double b) { return fmt_si(b, "B/s"); }
 std::string bytes_si(double b) { return fmt_si(b, "B"); }
@@ -52,16 +40,16 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
     switch (p.kind) {
       case PointKind::kDecode:
         s.lines.push_back(computed(k + "flops", label + ": FLOP per step", p.flops, Unit::kFlop,
-                                   fxr::kDecodeStepFlops,
+                                   fx::kDecodeStepFlops,
                                    {term("B", p.batch), term("F_token", p.flops / static_cast<double>(p.batch))}));
         s.lines.push_back(computed(k + "bytes", label + ": bytes per step", p.bytes, Unit::kBytes, fx::kStepBytes,
                                    {term("W", bytes_si(p.weight_bytes)), term("B", p.batch),
                                     term("KV", bytes_si(p.kv_bytes / static_cast<double>(p.batch)))}));
         break;
       case PointKind::kPrefill:
-        s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fxr::kPrefillFlops,
+        s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fx::kPrefillTotal,
                                    {}, "(the size analysis: 2 × N_blocks × T + attention)"));
-        s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fxr::kPrefillBytes,
+        s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fx::kPrefillBytes,
                                    {term("W", bytes_si(p.weight_bytes)), term("KV", bytes_si(p.kv_bytes)),
                                     term("L", m != nullptr ? m->n_layer : 0), term("T", p.tokens),
                                     term("d", m != nullptr ? m->n_embd : 0), term("b", b)},
@@ -69,9 +57,9 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
         break;
       case PointKind::kGemm: {
         const std::string gb_elem = fmt_sig(dtype_bytes(o.math_dtype));
-        s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fxr::kGemmFlops,
+        s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fx::kGemmFlops,
                                    {term("n", p.tokens)}));
-        s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fxr::kGemmBytes,
+        s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fx::kGemmBytes,
                                    {term("n", p.tokens), term("b", gb_elem)}, "(A and B read, C written)"));
         break;
       }
@@ -110,13 +98,13 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
                                fmt::format("({} % of the {} peak)",
                                            fmt_sig(100 * pp.attainable_flops / g.math.peak_flops, 3), md)));
     s.lines.push_back(computed(k + "memory_bound", bare ? "Memory-bound" : label + ": memory-bound",
-                               pp.memory_bound, Unit::kNone, fxr::kMemoryBound,
+                               pp.memory_bound, Unit::kNone, fx::kMemoryBound,
                                {term("I", p.intensity), term("ridge", g.math.ridge)},
                                pp.memory_bound ? "(bandwidth-bound: raise the intensity, e.g. batch, or quantize)"
                                                : "(compute-bound: only more FLOP/s helps)"));
     if (p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill) {
       s.lines.push_back(computed(k + "fits", label + ": fits in " + bytes_si(g.gpu.capacity_bytes), pp.fits, Unit::kNone,
-                                 fxr::kFits,
+                                 fx::kFits,
                                  {term("W", bytes_si(p.resident_bytes - p.kv_bytes)), term("KV", bytes_si(p.kv_bytes)),
                                   term("capacity", bytes_si(g.gpu.capacity_bytes))}));
     }

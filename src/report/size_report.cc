@@ -209,9 +209,12 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   const FormulaText& per_seq = swa ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
   s.lines.push_back(computed("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.seq),
                              r.kv_per_seq, Unit::kBytes, per_seq,
-                             {term("KV_token", r.kv_per_token), term("T", o.seq), term("window", m.n_swa)}));
+                             {term("KV_token", r.kv_per_token), term("T", o.seq), term("window", m.n_swa), term("L", m.n_layer),
+                              term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())}));
   s.lines.push_back(computed("kv.mha_bytes_per_sequence", "Same under MHA", r.kv_mha_per_seq, Unit::kBytes,
-                             per_seq, {term("KV_token", r.kv_mha_per_token), term("T", o.seq), term("window", m.n_swa)},
+                             per_seq, {term("KV_token", r.kv_mha_per_token), term("T", o.seq), term("window", m.n_swa),
+                                       term("L", m.n_layer), term("L_full", m.n_layer - m.n_swa_layers()),
+                                       term("L_swa", m.n_swa_layers())},
                              "(every head keeps its K and V)"));
   s.lines.push_back(computed("kv.mha_ratio", "MHA ÷ actual", r.kv_mha_ratio, Unit::kFactor, fx::kKvRatio,
                              {term("KV_mha", r.kv_mha_per_seq), term("KV", r.kv_per_seq)},

@@ -1,0 +1,71 @@
+// Ceiling-based serving cost: the size analysis' aggregate decode ceiling
+// (capped by the compute ceiling) priced per GPU-hour. A FLOOR on real cost:
+// engines reach 60-80 % of the ceiling. Also the lab's worked example (two
+// models, the same analyses), so its report only renders numbers.
+#ifndef MODELCALC_COST_H_
+#define MODELCALC_COST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+#include "modelcalc/size.h"
+#include "modelcalc/status.h"
+#include "modelcalc/tradeoff.h"
+
+namespace modelcalc {
+
+// Aggregate decode tokens/s: the bandwidth ceiling (SizeResult::tps_aggregate),
+// the compute ceiling peak / F_token, and the smaller of the two.
+struct DecodeCeiling {
+  double bandwidth_tps = 0;
+  double compute_tps = 0;
+  double tps = 0;
+};
+DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g);
+
+struct CostCeilingResult {
+  int64_t gpus = 1;
+  GpuSpec gpu;                       // tensor_parallel(one_gpu, gpus)
+  SizeResult size;
+  double weight_step_bytes = 0;      // weights read per decode step: step bytes − B × KV
+  DecodeCeiling ceiling;             // valid when size.fits
+  double usd_per_million_tokens = 0; // price × gpus / (tps × 3600) × 1e6; 0 when !size.fits
+};
+
+// REQUIRES: validate(m).ok(), one_gpu has bandwidth, capacity and bf16 peak > 0,
+// gpus > 0, usd_per_gpu_hour > 0. Fails as analyze_size does; weights that do
+// not fit are not an error here (size.fits is false; the caller decides).
+Result<CostCeilingResult> analyze_cost_ceiling(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
+                                               const SizeOptions& options, double usd_per_gpu_hour);
+
+// ---------------------------------------------------------------- the worked example
+// Two dense GQA models (presets llama-3.1-70b on 4 H100s, llama-3.1-8b on one)
+// in fp16 at T = 4,096, batch 64, $3/GPU-hour, and their tradeoff under two
+// workloads' weights.
+struct LabExampleModel {
+  std::string key;  // "70b", "8b"
+  ModelSpec model;
+  CostCeilingResult deployment;
+  Candidate candidate;  // the tradeoff dials (quality assumed; the rest computed)
+};
+struct LabExampleTradeoff {
+  std::string key, label, weights;  // "quality_first", "Quality-first", "quality=0.8,..."
+  TradeoffResult result;
+};
+struct LabExample {
+  static constexpr int64_t kSeq = 4096;
+  static constexpr int64_t kBatch = 64;
+  static constexpr double kUsdPerGpuHour = 3.0;
+  static constexpr double kTrainMfu = 0.4;
+  GpuSpec h100;
+  LabExampleModel big, small;
+  std::vector<LabExampleTradeoff> tradeoffs;
+};
+Result<LabExample> analyze_lab_example();
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_COST_H_

@@ -1,0 +1,88 @@
+#include "modelcalc/cost.h"
+
+#include <algorithm>
+
+#include "modelcalc/formulas.h"
+#include "modelcalc/hf_config.h"
+#include "modelcalc/lab.h"
+
+namespace modelcalc {
+
+DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g) {
+  DecodeCeiling c;
+  c.bandwidth_tps = r.tps_aggregate;
+  c.compute_tps = decode_compute_ceiling(g.peak_bf16_flops, r.decode_per_token);
+  c.tps = std::min(c.bandwidth_tps, c.compute_tps);
+  return c;
+}
+
+Result<CostCeilingResult> analyze_cost_ceiling(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
+                                               const SizeOptions& o, double usd_per_gpu_hour) {
+  CostCeilingResult c;
+  c.gpus = gpus;
+  c.gpu = tensor_parallel(one_gpu, gpus);
+  auto r = analyze_size(m, c.gpu, o);
+  if (!r.ok()) return r.status();
+  c.size = *r;
+  c.weight_step_bytes = c.size.step_bytes_aggregate - static_cast<double>(o.batch) * static_cast<double>(c.size.kv_per_seq);
+  if (!c.size.fits) return c;
+  c.ceiling = decode_ceiling(c.size, c.gpu);
+  c.usd_per_million_tokens = cost_per_million_tokens(usd_per_gpu_hour, c.ceiling.tps, static_cast<double>(gpus));
+  return c;
+}
+
+namespace {
+
+Result<LabExampleModel> example_model(std::string key, const char* preset, const GpuSpec& h100, int64_t gpus,
+                                      double quality) {
+  LabExampleModel d;
+  d.key = std::move(key);
+  auto m = find_preset(preset);
+  if (!m.ok()) return m.status();
+  d.model = *m;
+  SizeOptions o;
+  o.seq = LabExample::kSeq;
+  o.batch = LabExample::kBatch;
+  auto c = analyze_cost_ceiling(d.model, h100, gpus, o, LabExample::kUsdPerGpuHour);
+  if (!c.ok()) return c.status();
+  d.deployment = *c;
+  Candidate& k = d.candidate;
+  k.name = d.key + (gpus > 1 ? "-tp" + std::to_string(gpus) : "");
+  k.dials.quality = quality;  // the one dial the arithmetic cannot give: an assumed eval pass rate
+  k.dials.latency = static_cast<double>(LabExample::kBatch) / c->ceiling.tps * 1e3;  // ms per token per user
+  k.dials.throughput = c->ceiling.tps;
+  k.dials.cost = c->usd_per_million_tokens;
+  k.dials.memory = c->size.step_bytes_aggregate / 1e9;  // GB resident: weights + B × KV
+  return d;
+}
+
+}  // namespace
+
+Result<LabExample> analyze_lab_example() {
+  LabExample ex;
+  auto h100 = find_gpu("h100");
+  if (!h100.ok()) return h100.status();
+  ex.h100 = *h100;
+  auto big = example_model("70b", "llama-3.1-70b", ex.h100, 4, 0.80);
+  if (!big.ok()) return big.status();
+  ex.big = *big;
+  auto small = example_model("8b", "llama-3.1-8b", ex.h100, 1, 0.62);
+  if (!small.ok()) return small.status();
+  ex.small = *small;
+  const struct {
+    const char* key;
+    const char* label;
+    const char* weights;
+  } workloads[] = {{"quality_first", "Quality-first", "quality=0.8,latency=0.1,cost=0.1"},
+                   {"chat_at_scale", "Chat at scale", "quality=0.4,latency=0.3,cost=0.3"}};
+  for (const auto& wl : workloads) {
+    auto w = parse_weights(wl.weights, "weights");
+    if (!w.ok()) return w.status();
+    auto r = resolve_tradeoff(ex.big.candidate, ex.small.candidate, *w);
+    if (!r.ok()) return r.status();
+    ex.tradeoffs.push_back({wl.key, wl.label, wl.weights, *r});
+  }
+  return ex;
+}
+
+}  // namespace modelcalc
