@@ -92,20 +92,7 @@ Result<std::vector<MeasuredRow>> parse_measured(std::string_view tsv) {
 }
 
 std::span<const MeasuredRow> measured_catalog() {
-  static const std::vector<MeasuredRow> rows = [] {
-    for (const EmbeddedFile& f : embedded_files()) {
-      if (f.path != "measured.tsv") continue;
-      auto parsed = parse_measured(f.content);
-      if (!parsed.ok()) {
-        std::fprintf(stderr, "modelcalc: internal error: bad compiled-in measured.tsv: %s\n",
-                     parsed.status().message().c_str());
-        std::abort();
-      }
-      return std::move(parsed).value();
-    }
-    std::fprintf(stderr, "modelcalc: internal error: measured.tsv is not embedded\n");
-    std::abort();
-  }();
+  static const std::vector<MeasuredRow> rows = parse_embedded_or_die("measured.tsv", parse_measured);
   return rows;
 }
 

@@ -4,6 +4,9 @@
 
 #include <span>
 #include <string_view>
+#include <utility>
+
+#include "modelcalc/status.h"
 
 namespace modelcalc {
 
@@ -13,6 +16,20 @@ struct EmbeddedFile {
 };
 
 std::span<const EmbeddedFile> embedded_files();
+
+// A compiled-in file that is missing or does not parse is a build defect that
+// got through: print one line naming the file and why, then abort.
+[[noreturn]] void embedded_data_defect(std::string_view path, std::string_view why);
+// The content of data/`path`; aborts (embedded_data_defect) if it is not embedded.
+std::string_view embedded_file_or_die(std::string_view path);
+// parse(embedded_file_or_die(path)).value(), aborting with the parse error.
+// `parse` takes the text and returns a Result<T>.
+template <typename Parse>
+auto parse_embedded_or_die(std::string_view path, Parse parse) {
+  auto parsed = parse(embedded_file_or_die(path));
+  if (!parsed.ok()) embedded_data_defect(path, parsed.status().message());
+  return std::move(parsed).value();
+}
 
 }  // namespace modelcalc
 

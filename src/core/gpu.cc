@@ -133,23 +133,9 @@ Status index_names(const std::vector<GpuSpec>& gpus, std::vector<LookupName>* na
 }
 
 Catalog load_catalog() {
-  std::string_view text;
-  bool found = false;
-  for (const EmbeddedFile& f : embedded_files()) {
-    if (f.path == "gpus.tsv") {
-      text = f.content;
-      found = true;
-    }
-  }
-  auto fail = [](const std::string& msg) {
-    std::fprintf(stderr, "modelcalc: internal error: bad compiled-in GPU catalog: %s\n", msg.c_str());
-    std::abort();
-  };
-  if (!found) fail("gpus.tsv is not embedded");
-  auto parsed = parse_gpu_catalog(text);
-  if (!parsed.ok()) fail(parsed.status().message());
+  auto fail = [](const std::string& msg) { embedded_data_defect("gpus.tsv", msg); };
   Catalog c;
-  c.gpus = std::move(parsed).value();
+  c.gpus = parse_embedded_or_die("gpus.tsv", parse_gpu_catalog);
   const Status s = index_names(c.gpus, &c.names);
   if (!s.ok()) fail(s.message());
   for (const GpuSpec& g : c.gpus) {

@@ -128,20 +128,7 @@ Result<std::vector<GpuPrice>> parse_price_catalog(std::string_view tsv) {
 }
 
 std::span<const GpuPrice> price_catalog() {
-  static const std::vector<GpuPrice> catalog = [] {
-    for (const EmbeddedFile& f : embedded_files()) {
-      if (f.path != "prices.tsv") continue;
-      auto parsed = parse_price_catalog(f.content);
-      if (!parsed.ok()) {
-        std::fprintf(stderr, "modelcalc: internal error: bad compiled-in price list: %s\n",
-                     parsed.status().message().c_str());
-        std::abort();
-      }
-      return std::move(parsed).value();
-    }
-    std::fprintf(stderr, "modelcalc: internal error: prices.tsv is not embedded\n");
-    std::abort();
-  }();
+  static const std::vector<GpuPrice> catalog = parse_embedded_or_die("prices.tsv", parse_price_catalog);
   return catalog;
 }
 
