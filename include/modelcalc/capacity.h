@@ -202,8 +202,8 @@ struct KvBudgetResult {
 };
 
 // REQUIRES: validate(m).ok(). `gpu` may be null only when options.budget is
-// set. Errors name the flag (--budget, --reserve, --gpus, --context,
-// --mean-len, --block-size, --workspace, --gpu).
+// set. Errors name the options field (budget, reserve, gpus, context,
+// mean_len, block_size, workspace) or "gpu".
 Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
                                          const KvBudgetOptions& options);
 
@@ -241,7 +241,7 @@ struct TrainMemoryResult {
 };
 
 // REQUIRES: validate(m).ok() unless options.params is set (then m is unused).
-// Errors name the flag (--zero, --tp, --pp, --seq, --micro-batch).
+// Errors name the options field (zero, dp, tp, pp, seq, micro_batch, params) or "gpu".
 Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec& gpu,
                                                const TrainMemoryOptions& options);
 
@@ -262,8 +262,9 @@ struct PagedKvResult {
   int64_t kv_bytes_per_layer_token = 0;  // one layer's K and V for one token
   int64_t used_window_tokens = 0, reserved_window_tokens = 0, allocated_window_tokens = 0;
 };
-// Errors: --lens when empty or a length is outside 1..max_len, --block-size,
-// --max-len, --kv-bytes-per-token; Overflow when bytes exceed int64_t.
+// Errors name the argument: seq_lens when empty or a length is outside
+// 1..max_len, block_size, max_len, kv_bytes_per_token; Overflow when bytes
+// exceed int64_t.
 Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,
                                        int64_t max_len, int64_t kv_bytes_per_token);
 // The same for a model's cache: sliding-window layers keep min(len, window)

@@ -110,9 +110,10 @@ PlacedPoint place(const OperatingPoint& p, double peak_flops, double bw_bytes_pe
 // The analysis. `model` may be null (then only the GEMM and the given
 // intensity are placed; the GEMM is skipped too when options.intensity is set
 // and there is no model, so the lab's one-number question gets one number).
-// Fails with InvalidArgument when a GPU has no peak for the math dtype
-// (field "--dtype"), lacks a bandwidth, when the batch list is empty or holds
-// a non-positive batch, or when seq or the intensity is out of range.
+// Fails with InvalidArgument naming the options field: "math_dtype" when a GPU
+// has no peak for the math dtype but has others, "gpu" when a GPU has no
+// tensor peak at all or lacks a bandwidth (or none is given), "batches" when the batch list is
+// empty or holds a non-positive batch, "seq" or "intensity" out of range.
 Result<RooflineResult> analyze_roofline(const ModelSpec* model, std::span<const GpuSpec> gpus,
                                         const RooflineOptions& options);
 

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "flags.h"
+#include "inputs.h"
 #include "quantity.h"
 #include "suggest.h"
 
@@ -177,7 +178,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       return 1;
     }
     if (!s.ok()) {
-      print_error(err, s.message());
+      print_error(err, as_flag_error(s).message());
       return 2;
     }
     out << buffer.str();

@@ -7,8 +7,6 @@
 #include "deployment_options.h"
 #include "deployment_report.h"
 #include "format.h"
-#include "formula_text.h"
-#include "modelcalc/formulas.h"
 #include "lab_flags.h"
 #include "lab_report.h"
 #include "quantity.h"
@@ -71,14 +69,7 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
   MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
-  Section c{"Cost at the modeled deployment", {}, {}};
-  const double tps = a.result.decode.tokens_per_s_aggregate;
-  const double g = static_cast<double>(d.split.gpus());
-  c.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
-                             cost_per_million_tokens(price, tps, g), Unit::kUsd, fx::kCostPerMillion,
-                             {term("price", price), term("gpus", g), term("tps", tps)},
-                             a.result.decode.fits ? "" : "(the batch does not fit: a floor for a setup HBM cannot hold)"));
-  rep.sections.push_back(std::move(c));
+  rep.sections.push_back(modeled_cost_section(modeled_cost(a, price)));
   for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
   emit(rep, f.output, out);
   return Status::Ok();
@@ -116,14 +107,9 @@ CommandRun setup_cost(FlagSet& flags) {
                        {{Dep::kGpus, "1; with a model: ideal tensor parallel, and the modeled split tp x pp x dp"},
                         {Dep::kSeq, "the model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
-                        {Dep::kTp, kTpDefault},
-                        {Dep::kPp, kPpDefault},
-                        {Dep::kEp, kEpDefault},
-                        {Dep::kDp, kDpDefault},
-                        {Dep::kComputeDtype, kComputeDtypeDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, kKvDtypeDefault}});
+                        {Dep::kDtype, "fp16"}});
+  add_engine_flags(flags, &f->dep);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_cost(*f, out); };
 }

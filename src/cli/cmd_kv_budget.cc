@@ -48,7 +48,7 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
 
   const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
   auto r = analyze_kv_budget(*model, g, o);
-  if (!r.ok()) return r.status();
+  if (!r.ok()) return as_flag_error(r.status(), "--context");
   Report rep = build_kv_budget_report(*model, g, o, *r);
   if (g != nullptr && !o.budget) {
     // The modeled deployment: per-GPU shards and replication, the same engine as size.
@@ -74,14 +74,9 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                         {Dep::kSeq, "8192 tokens reserved per sequence"},
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kBatch, "1; sequences decoding together in the modeled step"},
-                        {Dep::kTp, kTpDefault},
-                        {Dep::kPp, kPpDefault},
-                        {Dep::kEp, kEpDefault},
-                        {Dep::kDp, kDpDefault},
-                        {Dep::kComputeDtype, kComputeDtypeDefault},
                         {Dep::kPrompt, kPromptDefault},
-                        {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, kKvDtypeDefault}});
+                        {Dep::kDtype, "fp16"}});
+  add_engine_flags(flags, &f->dep);
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,
                    parse_bytes)

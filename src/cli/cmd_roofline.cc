@@ -88,6 +88,12 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
                                    "needs a model (--model, --config or shape flags)");
   }
   auto gpus = resolve_gpus(f.gpu);
+  // A GPU with no tensor peak at all gets the message every command gives.
+  if (gpus.ok()) {
+    for (const GpuSpec& g : *gpus) {
+      if (gpu_roofs(g).empty()) MC_RETURN_IF_ERROR(require_peak(g));
+    }
+  }
   if (!gpus.ok()) return gpus.status();
 
   RooflineOptions o;

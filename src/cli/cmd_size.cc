@@ -83,15 +83,10 @@ CommandRun setup_size(FlagSet& flags) {
                         {Dep::kBatch, "1"},
                         {Dep::kGpus, "1; the textbook sections pool them (capacity, bandwidth and peak add up), "
                                      "the modeled deployment splits them tp x pp x dp"},
-                        {Dep::kTp, kTpDefault},
-                        {Dep::kPp, kPpDefault},
-                        {Dep::kEp, kEpDefault},
-                        {Dep::kDp, kDpDefault},
-                        {Dep::kComputeDtype, kComputeDtypeDefault},
                         {Dep::kPrompt, kPromptDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"},
-                        {Dep::kKvDtype, kKvDtypeDefault}});
+                        {Dep::kDtype, "fp16"}});
+  add_engine_flags(flags, &f->dep);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
   add_output_flags(flags, &f->output);

@@ -80,6 +80,7 @@ Result<std::vector<GpuSpec>> resolve_gpus(const SweepFlags& f, const std::vector
     GpuFlags one = f.gpu;
     one.gpu = item;
     MC_ASSIGN_OR_RETURN(const auto g, resolve_gpu(one));
+    MC_RETURN_IF_ERROR(require_peak(g.value()));  // every row has a regime: it needs the ridge point
     gpus.push_back(g.value());  // never nullopt: gpu_items checked a GPU was given
   }
   return gpus;

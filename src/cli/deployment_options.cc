@@ -39,27 +39,14 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype wei
   return o;
 }
 
-Status as_flag_error(const Status& s, std::string_view context_flag) {
-  if (s.ok()) return s;
-  static constexpr std::pair<std::string_view, std::string_view> kMap[] = {
-      {"tp", "--tp"},         {"pp", "--pp"},
-      {"ep", "--ep"},         {"dp", "--dp"},
-      {"gpus", "--gpus"},     {"compute_dtype", "--compute-dtype"},
-      {"kv_dtype", "--kv-dtype"}, {"reserve_fraction", "--reserve"},
-      {"workspace_bytes", "--workspace"}, {"prompt_tokens", "--prompt"},
-      {"batch", "--batch"},   {"gpu", "--gpu"}};
-  const std::string& msg = s.message();
-  const size_t colon = msg.find(": ");
-  if (colon == std::string::npos) return s;
-  const std::string_view field(msg.data(), colon);
-  std::string_view flag;
-  if (field == "context") flag = context_flag;
-  for (const auto& [k, v] : kMap) {
-    if (field == k) flag = v;
-  }
-  if (flag.empty()) return s;
-  if (s.code() == Status::Code::kOverflow) return Status::Overflow(flag);
-  return Status::InvalidArgument(flag, std::string_view(msg).substr(colon + 2));
+void add_engine_flags(FlagSet& flags, DeploymentFlags* d) {
+  add_deployment_flags(flags, d,
+                       {{Dep::kTp, kTpDefault},
+                        {Dep::kPp, kPpDefault},
+                        {Dep::kEp, kEpDefault},
+                        {Dep::kDp, kDpDefault},
+                        {Dep::kComputeDtype, kComputeDtypeDefault},
+                        {Dep::kKvDtype, kKvDtypeDefault}});
 }
 
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

@@ -22,16 +22,16 @@ inline constexpr const char* kKvDtypeDefault = "16-bit (bf16; fp16 or fp32 with 
 inline constexpr const char* kReserveDefault = "10% of HBM, as vLLM's gpu_memory_utilization 0.9";
 inline constexpr const char* kPromptDefault = "the context";
 
+// The split and engine flags every deployment command shares, with the same
+// defaults: --tp --pp --ep --dp --compute-dtype --kv-dtype.
+void add_engine_flags(FlagSet& flags, DeploymentFlags* d);
+
 // The engine's options: split from --gpus/--tp/--pp/--ep/--dp (tp defaults to
 // gpus / (pp x dp); tp x pp x dp must equal --gpus), --compute-dtype,
 // --reserve (default 10 %), --prompt; weights, KV, context and batch as the
 // command resolved them. Errors name the flag.
 Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype weights, Dtype kv, int64_t context,
                                              int64_t batch);
-
-// A core Status naming a DeploymentOptions field ("tp: ...") rewritten to name
-// its flag ("--tp: ..."); `context_flag` is the command's spelling of the context.
-Status as_flag_error(const Status& s, std::string_view context_flag = "--seq");
 
 // prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

@@ -335,6 +335,54 @@ Status require_peak(const GpuSpec& g) {
                                                    "125TFLOPS) to supply one");
 }
 
+Status as_flag_error(const Status& s, std::string_view context_flag) {
+  if (s.ok()) return s;
+  // Option-struct fields of the analyses (modelcalc/*.h) and the flag that sets each.
+  static constexpr std::pair<std::string_view, std::string_view> kMap[] = {
+      {"tp", "--tp"},
+      {"pp", "--pp"},
+      {"ep", "--ep"},
+      {"dp", "--dp"},
+      {"gpus", "--gpus"},
+      {"gpu", "--gpu"},
+      {"model", "--model"},
+      {"params", "--params"},
+      {"compute_dtype", "--compute-dtype"},
+      {"math_dtype", "--dtype"},
+      {"kv_dtype", "--kv-dtype"},
+      {"reserve_fraction", "--reserve"},
+      {"reserve", "--reserve"},
+      {"workspace_bytes", "--workspace"},
+      {"workspace", "--workspace"},
+      {"budget", "--budget"},
+      {"prompt_tokens", "--prompt"},
+      {"batch", "--batch"},
+      {"batches", "--batch"},
+      {"seq", "--seq"},
+      {"block_size", "--block-size"},
+      {"mean_len", "--mean-len"},
+      {"zero", "--zero"},
+      {"micro_batch", "--micro-batch"},
+      {"seq_lens", "--lens"},
+      {"max_len", "--max-len"},
+      {"kv_bytes_per_token", "--kv-bytes-per-token"},
+      {"intensity", "--intensity"},
+      {"gemm_n", "--gemm"},
+  };
+  const std::string& msg = s.message();
+  const size_t colon = msg.find(": ");
+  if (colon == std::string::npos) return s;
+  const std::string_view field(msg.data(), colon);
+  std::string_view flag;
+  if (field == "context") flag = context_flag;
+  for (const auto& [k, v] : kMap) {
+    if (field == k) flag = v;
+  }
+  if (flag.empty()) return s;
+  if (s.code() == Status::Code::kOverflow) return Status::Overflow(flag);
+  return Status::InvalidArgument(flag, std::string_view(msg).substr(colon + 2));
+}
+
 void add_output_flags(FlagSet& flags, OutputFlags* f) {
   flags.toggle("--json", "Print JSON (for scripts)", &f->json)
       .toggle("--explain", "Show every number as formula, substitution, result", &f->explain);

@@ -113,6 +113,12 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f);
 // naming --gpu: "A10G has no published dense bf16 peak; give --peak ...".
 Status require_peak(const GpuSpec& g);
 
+// The core names the option-struct field at fault ("tp: ...", "seq_lens: ...");
+// the CLI names the flag that sets it ("--tp: ...", "--lens: ..."). Applied to
+// every command's error in run_cli; `context_flag` is the command's spelling of
+// the context ("--seq", or "--context" in kv-budget). Other errors pass unchanged.
+Status as_flag_error(const Status& s, std::string_view context_flag = "--seq");
+
 struct OutputFlags {
   bool json = false;     // machine-readable
   bool explain = false;  // formula, substitution, result for every number

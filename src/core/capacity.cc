@@ -46,7 +46,7 @@ Result<int64_t> deployment_kv_bytes(const ModelSpec& m, int64_t ctx, Dtype t, in
   const int64_t num = m.is_mla() ? gpus : kv_heads_stored(m.n_head_kv, gpus);
   const int64_t den = m.is_mla() ? 1 : m.n_head_kv;
   const Exact bytes = ceil_div(Exact(*one) * Exact(num), den);
-  if (bytes.overflow()) return Status::Overflow("--context");
+  if (bytes.overflow()) return Status::Overflow("context");
   return bytes.value();
 }
 
@@ -157,7 +157,7 @@ Status add_more_gpus(const BudgetContext& c, std::vector<KvProposal>* out) {
       c.r.budget_given
           ? Exact(c.r.budget_bytes) + whole_bytes(c.per_gpu_usable * dbl(c.o.gpus))
           : whole_bytes(c.per_gpu_usable * dbl(gpus)) - Exact(c.r.weight_bytes) - Exact(c.r.workspace_bytes);
-  if (budget.overflow()) return Status::Overflow("--gpus");
+  if (budget.overflow()) return Status::Overflow("gpus");
   auto kv = deployment_kv_bytes(c.m, c.o.context, c.o.kv_dtype, gpus);
   if (!kv.ok()) return kv.status();
   KvProposal p = make(KvProposalKind::kMoreGpus, 5, budget.value(), *kv, c.r.max_sequences);
@@ -214,21 +214,21 @@ void rank(std::vector<KvProposal>* ps, int64_t base) {
 
 Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
                                          const KvBudgetOptions& o) {
-  if (o.gpus <= 0) return Status::InvalidArgument("--gpus", "must be a positive whole number");
-  if (o.context <= 0) return Status::InvalidArgument("--context", "must be a positive number of tokens");
+  if (o.gpus <= 0) return Status::InvalidArgument("gpus", "must be a positive whole number");
+  if (o.context <= 0) return Status::InvalidArgument("context", "must be a positive number of tokens");
   if (!(o.reserve >= 0.0) || !(o.reserve < 1.0)) {
-    return Status::InvalidArgument("--reserve", "must be a fraction in [0, 1), e.g. 0.10");
+    return Status::InvalidArgument("reserve", "must be a fraction in [0, 1), e.g. 0.10");
   }
-  if (o.block_size <= 0) return Status::InvalidArgument("--block-size", "must be a positive number of tokens");
+  if (o.block_size <= 0) return Status::InvalidArgument("block_size", "must be a positive number of tokens");
   if (o.mean_len < 0 || o.mean_len > o.context) {
-    return Status::InvalidArgument("--mean-len", "must be between 1 and --context (" +
+    return Status::InvalidArgument("mean_len", "must be between 1 and the context (" +
                                                      std::to_string(o.context) + ") tokens");
   }
   if (gpu == nullptr && !o.budget) {
-    return Status::InvalidArgument("--gpu", "is required unless --budget gives the KV budget directly");
+    return Status::InvalidArgument("gpu", "is required unless a budget gives the KV budget directly");
   }
   if (o.workspace && !(*o.workspace >= 0)) {
-    return Status::InvalidArgument("--workspace", "must be a non-negative size, e.g. 2GB");
+    return Status::InvalidArgument("workspace", "must be a non-negative size, e.g. 2GB");
   }
 
   KvBudgetResult r;
@@ -245,27 +245,27 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
     r.capacity_bytes = gpu->capacity_bytes * dbl(o.gpus);
     const Exact usable = whole_bytes(per_gpu_usable * dbl(o.gpus));
     if (usable.overflow()) {
-      return Status::InvalidArgument("--gpus", "the memory of " + std::to_string(o.gpus) +
+      return Status::InvalidArgument("gpus", "the memory of " + std::to_string(o.gpus) +
                                                    " GPUs does not fit in a 64-bit byte count; give fewer");
     }
     r.usable_bytes = usable.value();
   }
   if (o.budget) {
-    if (!(*o.budget > 0)) return Status::InvalidArgument("--budget", "must be a positive size, e.g. 40GB");
+    if (!(*o.budget > 0)) return Status::InvalidArgument("budget", "must be a positive size, e.g. 40GB");
     if (gpu && *o.budget > r.capacity_bytes) {
       return Status::InvalidArgument(
-          "--budget", "exceeds the memory of the GPUs (" + std::to_string(o.gpus) + " x " +
+          "budget", "exceeds the memory of the GPUs (" + std::to_string(o.gpus) + " x " +
                           std::to_string(std::llround(gpu->capacity_bytes / 1e9)) + " GB); give at most that");
     }
     const Exact budget = whole_bytes(*o.budget);
-    if (budget.overflow()) return Status::Overflow("--budget");
+    if (budget.overflow()) return Status::Overflow("budget");
     r.budget_given = true;
     r.budget_bytes = budget.value();
   } else {
     r.ffn_width = ffn_width(m);
     if (o.workspace) {
       const Exact workspace = whole_bytes(*o.workspace);
-      if (workspace.overflow()) return Status::Overflow("--workspace");
+      if (workspace.overflow()) return Status::Overflow("workspace");
       r.workspace_bytes = workspace.value();
     } else {
       const Exact a = workspace_allowance_bytes(kWorkspaceChunkTokens, r.ffn_width, m.n_vocab);
@@ -273,7 +273,7 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
       r.workspace_bytes = a.value();
     }
     const Exact budget = Exact(r.usable_bytes) - Exact(r.weight_bytes) - Exact(r.workspace_bytes);
-    if (budget.overflow()) return Status::Overflow("--workspace");
+    if (budget.overflow()) return Status::Overflow("workspace");
     r.budget_bytes = budget.value();
   }
 
@@ -310,25 +310,25 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
 
 Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec& gpu,
                                                const TrainMemoryOptions& o) {
-  if (o.zero < 0 || o.zero > 3) return Status::InvalidArgument("--zero", "must be a ZeRO stage 0, 1, 2 or 3");
-  if (o.dp <= 0) return Status::InvalidArgument("--dp", "must be a positive whole number");
-  if (o.tp <= 0) return Status::InvalidArgument("--tp", "must be a positive whole number");
-  if (o.pp <= 0) return Status::InvalidArgument("--pp", "must be a positive whole number");
-  if (o.micro_batch <= 0) return Status::InvalidArgument("--micro-batch", "must be a positive whole number");
-  if (o.seq <= 0) return Status::InvalidArgument("--seq", "must be a positive number of tokens");
-  if (!(gpu.capacity_bytes > 0)) return Status::InvalidArgument("--gpu", "needs a capacity");
+  if (o.zero < 0 || o.zero > 3) return Status::InvalidArgument("zero", "must be a ZeRO stage 0, 1, 2 or 3");
+  if (o.dp <= 0) return Status::InvalidArgument("dp", "must be a positive whole number");
+  if (o.tp <= 0) return Status::InvalidArgument("tp", "must be a positive whole number");
+  if (o.pp <= 0) return Status::InvalidArgument("pp", "must be a positive whole number");
+  if (o.micro_batch <= 0) return Status::InvalidArgument("micro_batch", "must be a positive whole number");
+  if (o.seq <= 0) return Status::InvalidArgument("seq", "must be a positive number of tokens");
+  if (!(gpu.capacity_bytes > 0)) return Status::InvalidArgument("gpu", "needs a capacity");
 
   TrainMemoryResult r;
   if (o.params) {
     r.params = *o.params;
   } else {
-    if (m == nullptr) return Status::InvalidArgument("--params", "give a model (flags, --model, --config) or --params");
+    if (m == nullptr) return Status::InvalidArgument("params", "give a model shape or a parameter count");
     if (m->n_head % o.tp != 0) {
-      return Status::InvalidArgument("--tp", "must divide the attention heads (" + std::to_string(m->n_head) +
+      return Status::InvalidArgument("tp", "must divide the attention heads (" + std::to_string(m->n_head) +
                                                  "), got " + std::to_string(o.tp));
     }
     if (o.pp > m->n_layer) {
-      return Status::InvalidArgument("--pp", "must be at most the layer count (" + std::to_string(m->n_layer) +
+      return Status::InvalidArgument("pp", "must be at most the layer count (" + std::to_string(m->n_layer) +
                                                  "), got " + std::to_string(o.pp));
     }
     auto p = param_breakdown(*m);
@@ -384,16 +384,16 @@ Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec
 
 Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,
                                        int64_t max_len, int64_t kv_bytes_per_token) {
-  if (seq_lens.empty()) return Status::InvalidArgument("--lens", "needs at least one sequence length");
-  if (block_size <= 0) return Status::InvalidArgument("--block-size", "must be a positive number of tokens");
-  if (max_len <= 0) return Status::InvalidArgument("--max-len", "must be a positive number of tokens");
+  if (seq_lens.empty()) return Status::InvalidArgument("seq_lens", "needs at least one sequence length");
+  if (block_size <= 0) return Status::InvalidArgument("block_size", "must be a positive number of tokens");
+  if (max_len <= 0) return Status::InvalidArgument("max_len", "must be a positive number of tokens");
   if (kv_bytes_per_token <= 0) {
-    return Status::InvalidArgument("--kv-bytes-per-token", "must be a positive number of bytes");
+    return Status::InvalidArgument("kv_bytes_per_token", "must be a positive number of bytes");
   }
   for (size_t i = 0; i < seq_lens.size(); ++i) {
     if (seq_lens[i] < 1 || seq_lens[i] > max_len) {
-      return Status::InvalidArgument("--lens", "length #" + std::to_string(i + 1) + " (" +
-                                                   std::to_string(seq_lens[i]) + ") must be between 1 and --max-len (" +
+      return Status::InvalidArgument("seq_lens", "length #" + std::to_string(i + 1) + " (" +
+                                                   std::to_string(seq_lens[i]) + ") must be between 1 and max_len (" +
                                                    std::to_string(max_len) + ")");
     }
   }
@@ -407,7 +407,7 @@ Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_
   const Exact used = Exact(w->used_tokens) * b;
   const Exact reserved = Exact(w->sequences) * Exact(max_len) * b;
   const Exact allocated = Exact(w->allocated_tokens) * b;
-  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("--lens");
+  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("seq_lens");
   r.used_bytes = used.value();
   r.contiguous_reserved_bytes = reserved.value();
   r.paged_allocated_bytes = allocated.value();
@@ -445,7 +445,7 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   const Exact used = bytes(r.paged.used_tokens, used_w);
   const Exact reserved = bytes(Exact(r.paged.sequences) * Exact(max_len), reserved_w);
   const Exact allocated = bytes(r.paged.allocated_tokens, alloc_w);
-  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("--lens");
+  if (used.overflow() || reserved.overflow() || allocated.overflow()) return Status::Overflow("seq_lens");
   r.kv_bytes_per_layer_token = ceil_div(layer_bits, 8).value();
   r.used_window_tokens = used_w.value();
   r.reserved_window_tokens = reserved_w.value();

@@ -154,7 +154,7 @@ TEST(TrainMemory, BadInputs) {
   t.tp = 3;  // 32 heads
   auto r = analyze_train_memory(&m, Gpu80(), t);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().message().rfind("--tp", 0), 0u);
+  EXPECT_EQ(r.status().message().rfind("tp: ", 0), 0u);
 }
 
 TEST(KvBudget, Llama3_8BOnOne80GbGpu) {
@@ -258,14 +258,14 @@ TEST(KvBudget, BadInputs) {
   };
   KvBudgetOptions o;
   o.reserve = 1.0;
-  EXPECT_EQ(field(o, &g), "--reserve");
+  EXPECT_EQ(field(o, &g), "reserve");
   o.reserve = -0.1;
-  EXPECT_EQ(field(o, &g), "--reserve");
+  EXPECT_EQ(field(o, &g), "reserve");
   o = {};
   o.budget = 81e9;  // more than one 80 GB GPU
-  EXPECT_EQ(field(o, &g), "--budget");
+  EXPECT_EQ(field(o, &g), "budget");
   o = {};
-  EXPECT_EQ(field(o, nullptr), "--gpu");
+  EXPECT_EQ(field(o, nullptr), "gpu");
   o.budget = 40e9;  // a budget needs no GPU
   EXPECT_TRUE(analyze_kv_budget(m, nullptr, o).ok());
 }

@@ -300,9 +300,9 @@ Result<ModelSpec> find_preset(std::string_view name) {
   if (p == nullptr) {
     std::vector<std::string> names;
     for (const auto& i : presets()) names.push_back(i.name);
-    return Status::NotFound("unknown model preset '" + std::string(name) + "'" +
-                            did_you_mean(name, names) +
-                            " (the models command lists them; --config reads any config.json)");
+    return Status::InvalidArgument("model", "unknown preset '" + std::string(name) + "'" +
+                                                did_you_mean(name, names) +
+                                                " (the models command lists them; a config.json gives any other)");
   }
   MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(p->text, "preset " + p->info.name));
   m.name = p->info.name;

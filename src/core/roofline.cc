@@ -80,29 +80,30 @@ OperatingPoint gemm_point(int64_t n, Dtype t) {
 }
 
 Status check_options(const ModelSpec* model, std::span<const GpuSpec> gpus, const RooflineOptions& o) {
-  if (gpus.empty()) return Status::InvalidArgument("--gpu", "give at least one GPU, e.g. --gpu h100 or --gpu h100,mi300x");
+  if (gpus.empty()) return Status::InvalidArgument("gpu", "give at least one GPU");
   if (model != nullptr) {
-    if (o.batches.empty()) return Status::InvalidArgument("--batch", "give at least one batch size, e.g. 1,8,64,256");
+    if (o.batches.empty()) return Status::InvalidArgument("batches", "give at least one batch size, e.g. 1,8,64,256");
     for (int64_t b : o.batches) {
-      if (b <= 0) return Status::InvalidArgument("--batch", "every batch size must be a positive number of sequences");
+      if (b <= 0) return Status::InvalidArgument("batches", "every batch size must be a positive number of sequences");
     }
-    if (o.seq <= 0) return Status::InvalidArgument("--seq", "must be a positive number of tokens");
+    if (o.seq <= 0) return Status::InvalidArgument("seq", "must be a positive number of tokens");
   }
   if (o.gemm_n < 0) return Status::InvalidArgument("gemm_n", "must be positive, or 0 for no GEMM point");
   if (o.intensity && !(std::isfinite(*o.intensity) && *o.intensity > 0)) {
-    return Status::InvalidArgument("--intensity", "must be a positive number of FLOP per byte, e.g. 1 or 156");
+    return Status::InvalidArgument("intensity", "must be a positive number of FLOP per byte, e.g. 1 or 156");
   }
   for (const GpuSpec& g : gpus) {
     if (!(g.bandwidth_bytes_per_s > 0)) {
-      return Status::InvalidArgument("--gpu", "'" + g.name + "' has no memory bandwidth; give --bandwidth");
+      return Status::InvalidArgument("gpu", "'" + g.name + "' has no memory bandwidth");
     }
     if (!(g.peak_flops(o.math_dtype) > 0)) {
       std::string have;
       for (const Roof& r : gpu_roofs(g)) have += (have.empty() ? "" : ", ") + std::string(dtype_name(r.dtype));
+      // No peak at all: the GPU is what is missing a figure; else the dtype asked for.
       return Status::InvalidArgument(
-          "--dtype", "'" + g.name + "' has no " + std::string(dtype_name(o.math_dtype)) + " peak in the catalog" +
-                         (have.empty() ? std::string("; it has no tensor peak at all (give --peak)")
-                                       : "; it has: " + have));
+          have.empty() ? "gpu" : "math_dtype",
+          "'" + g.name + "' has no " + std::string(dtype_name(o.math_dtype)) + " peak in the catalog" +
+              (have.empty() ? std::string("; it has no tensor peak at all") : "; it has: " + have));
     }
   }
   return Status::Ok();

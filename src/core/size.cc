@@ -156,7 +156,7 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
   if (o.train_tokens < 0) return Status::InvalidArgument("train-tokens", "must not be negative");
   if (o.has_gpu && (gpu.capacity_bytes <= 0 || gpu.bandwidth_bytes_per_s <= 0 || gpu.peak_bf16_flops <= 0)) {
     return Status::InvalidArgument(
-        "gpu", "'" + gpu.name + "' needs a capacity, a bandwidth and a bf16 peak; give --capacity, --bandwidth, --peak");
+        "gpu", "'" + gpu.name + "' needs a capacity, a bandwidth and a bf16 peak");
   }
   auto p = param_breakdown(m);
   if (!p.ok()) return p.status();

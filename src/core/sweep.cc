@@ -34,7 +34,7 @@ Status validate_sweep(const SweepSpec& s) {
   for (const GpuSpec& g : s.gpus) {
     if (g.capacity_bytes <= 0 || g.bandwidth_bytes_per_s <= 0 || g.peak_bf16_flops <= 0) {
       return Status::InvalidArgument(
-          "gpu", "'" + g.name + "' needs a capacity, a bandwidth and a bf16 peak; give --capacity, --bandwidth, --peak");
+          "gpu", "'" + g.name + "' needs a capacity, a bandwidth and a bf16 peak");
     }
   }
   // analyze_size's model and count checks depend only on (model, seq, KV
