@@ -48,10 +48,20 @@ Result<double> fraction(std::string_view text, std::string_view flag) {
   return *v;
 }
 
+// Where LO ends in "LO-HI" / "LO,HI": the first ',' or '-' after the first
+// character that is not an exponent's sign ("1e-5-30" is 1e-5 to 30).
+size_t range_separator(const std::string& text) {
+  for (size_t i = 1; i < text.size(); ++i) {
+    if (text[i] == ',') return i;
+    if (text[i] == '-' && text[i - 1] != 'e' && text[i - 1] != 'E') return i;
+  }
+  return std::string::npos;
+}
+
 // "6-30", "6,30" or "12" microseconds.
 Result<Range> range(std::string_view text_view, std::string_view flag) {
   const std::string text(text_view);
-  const auto sep = text.find_first_of("-,", 1);
+  const auto sep = range_separator(text);
   auto lo = parse_real(text.substr(0, sep), flag);
   if (!lo.ok()) return Status::InvalidArgument(flag, "expected LO-HI microseconds such as 8-15, got " + text);
   double hi = *lo;

@@ -9,7 +9,6 @@
 #include "modelcalc/plan_engine.h"
 #include "modelcalc/prices.h"
 #include "output_file.h"
-#include "plan_quantity.h"
 #include "plan_report.h"
 #include "quantity.h"
 
@@ -32,28 +31,22 @@ Result<int64_t> bounded_count(const std::string& text, const char* flag, int64_t
   return v;
 }
 
-// "0.6" or "60%", in (0, 1].
+// "0.6" or "60%", in (0, 1]: the shared fraction parser, and not 0.
 Result<double> parse_efficiency(const std::string& text) {
-  std::string t = text;
-  double scale = 1;
-  if (!t.empty() && t.back() == '%') {
-    t.pop_back();
-    scale = 0.01;
-  }
-  auto v = parse_real(t, "--efficiency");
-  if (!v.ok() || !(*v * scale > 0) || *v * scale > 1) {
+  auto v = parse_fraction(text, "--efficiency");
+  if (!v.ok() || !(*v > 0)) {
     return Status::InvalidArgument("--efficiency", "expected a fraction of the modelled ceiling in (0, 1], e.g. 0.6 "
                                                    "or 60%, got '" + text + "'");
   }
-  return *v * scale;
+  return *v;
 }
 
 Result<PlanRequest> read_request(const PlanFlags& f) {
   PlanRequest r;
   if (f.isl.empty()) return Status::InvalidArgument("--isl", "is required: input (prompt) tokens per request, e.g. 2048");
   if (f.osl.empty()) return Status::InvalidArgument("--osl", "is required: output tokens per request, e.g. 512");
-  MC_ASSIGN_OR_RETURN(r.isl, bounded_count(f.isl, "--isl", int64_t{1} << 30, "2^30 tokens"));
-  MC_ASSIGN_OR_RETURN(r.osl, bounded_count(f.osl, "--osl", int64_t{1} << 30, "2^30 tokens"));
+  MC_ASSIGN_OR_RETURN(r.isl, bounded_count(f.isl, "--isl", kMaxTokens, "2^30 tokens"));
+  MC_ASSIGN_OR_RETURN(r.osl, bounded_count(f.osl, "--osl", kMaxTokens, "2^30 tokens"));
   int loads = !f.qps.empty() + !f.rate.empty() + !f.concurrency.empty();
   if (loads > 1) {
     return Status::InvalidArgument(!f.rate.empty() ? "--rate" : "--concurrency",
@@ -134,7 +127,7 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
     for (const PlanGpu& g : s.gpus) used = used || g.gpu.key == p.gpu;
     if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
   }
-  MC_ASSIGN_OR_RETURN(s.max_gpus, bounded_count(f.max_gpus, "--max-gpus", 1'000'000, "1,000,000"));
+  MC_ASSIGN_OR_RETURN(s.max_gpus, bounded_count(f.max_gpus, "--max-gpus", kMaxGpus, "1,048,576 (2^20)"));
   MC_ASSIGN_OR_RETURN(s.max_pp, bounded_count(f.max_pp, "--max-pp", 1024, "1024"));
   MC_ASSIGN_OR_RETURN(int64_t top, bounded_count(f.top, "--top", 1000, "1000"));
   s.top = static_cast<size_t>(top);
@@ -156,7 +149,7 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
     for (const std::string& i : items) {
-      MC_ASSIGN_OR_RETURN(int64_t b, bounded_count(i, "--batch", int64_t{1} << 30, "2^30 sequences"));
+      MC_ASSIGN_OR_RETURN(int64_t b, bounded_count(i, "--batch", kMaxBatch, "2^30 sequences"));
       s.batches.push_back(b);
     }
     std::sort(s.batches.begin(), s.batches.end());
@@ -200,25 +193,25 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
 CommandRun setup_plan(FlagSet& flags) {
   auto f = std::make_shared<PlanFlags>();
   add_model_flags(flags, &f->model);
-  flags.text("--isl", "Input (prompt) tokens per request (required), e.g. 2048", &f->isl)
-      .text("--osl", "Output tokens per request (required), e.g. 512", &f->osl)
-      .text("--qps", "Load: requests per second, e.g. 20 (one of --qps, --rate, --concurrency; default: none)", &f->qps)
-      .text("--rate", "Load: output tokens per second, e.g. 50K", &f->rate)
-      .text("--concurrency", "Load: concurrent sequences, e.g. 256", &f->concurrency)
-      .text("--ttft", "Target time to first token, with its unit: 1s, 500ms (default: none)", &f->ttft)
-      .text("--tpot", "Target time per output token, with its unit: 50ms (default: none)", &f->tpot)
-      .text("--tokens-per-s-per-user", "Target tokens/s per user, = 1 / TPOT, e.g. 20 (instead of --tpot)",
+  flags.text("--isl", "Input (prompt) tokens per request (required), 1 to 2^30, e.g. 2048", &f->isl)
+      .text("--osl", "Output tokens per request (required), 1 to 2^30, e.g. 512", &f->osl)
+      .text("--qps", "Load: requests per second, up to 1e12, e.g. 20 (one of --qps, --rate, --concurrency; default: none)", &f->qps)
+      .text("--rate", "Load: output tokens per second, up to 1e12, e.g. 50K", &f->rate)
+      .text("--concurrency", "Load: concurrent sequences, 1 to 1e9, e.g. 256", &f->concurrency)
+      .text("--ttft", "Target time to first token, with its unit, up to 1 day: 1s, 500ms (default: none)", &f->ttft)
+      .text("--tpot", "Target time per output token, with its unit, up to 1 day: 50ms (default: none)", &f->tpot)
+      .text("--tokens-per-s-per-user", "Target tokens/s per user, = 1 / TPOT, up to 1e6, e.g. 20 (instead of --tpot)",
             &f->tps_per_user)
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
-      .text("--max-gpus", "Most GPUs in total over all replicas (default: 64)", &f->max_gpus)
+      .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
       .text("--dtype", "Weight dtypes to search, a comma list (default: bf16,fp8)", &f->dtype)
       .text("--kv-dtype", "KV-cache dtypes to search, a comma list (default: bf16)", &f->kv_dtype)
-      .text("--batch", "Batch sizes to search, a comma list (default: 1,2,4,...,1024)", &f->batch)
-      .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ... (default: 8)", &f->max_pp)
+      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
+      .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
       .text("--efficiency", "Fraction of the modelled ceiling reached, 0.6 or 60% (default: 1.0 = ceilings)",
             &f->efficiency)
-      .text("--top", "Configurations listed (default: 10)", &f->top)
+      .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
       .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg", &f->plot);
   add_output_flags(flags, &f->output);

@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using Args = std::vector<std::string>;
 
-enum class Kind { kCount, kRealCount, kBytes, kBandwidth, kFlops, kReal, kFraction };
+enum class Kind { kCount, kRealCount, kBytes, kBandwidth, kFlops, kReal, kFraction, kDuration, kRate };
 
 struct NumericFlag {
   NumericFlag(Kind k, bool z = false, std::string o = "") : kind(k), zero_ok(z), over(std::move(o)) {}
@@ -92,6 +92,13 @@ const std::map<std::string, std::vector<Args>>& bases() {
              {"--reserve", "0.1"}})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"}}},
+      {"plan",
+       {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
+         "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
+         "--top", "3"},
+        {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--rate", "1000",
+         "--tokens-per-s-per-user", "20", "--gpu", "h100", "--max-gpus", "8"},
+        cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}})}},
   };
   return kBases;
 }
@@ -134,6 +141,17 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--mfu", {Kind::kFraction}},
       {"--reserve", {Kind::kFraction, true, "1"}},  // [0, 1): a reserve of all memory leaves nothing
       {"--flop-util", {Kind::kFraction, true}},     {"--bw-util", {Kind::kFraction, true}},
+      // plan: durations and rates carry units; bounds as its --help states.
+      {"--isl", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--osl", {Kind::kCount, false, std::to_string(kMaxTokens + 1)}},
+      {"--max-gpus", {Kind::kCount, false, std::to_string(kMaxGpus + 1)}},
+      {"--max-pp", {Kind::kCount, false, "1025"}},
+      {"--top", {Kind::kCount, false, "1001"}},
+      {"--concurrency", {Kind::kCount, false, "1000000001"}},
+      {"--qps", {Kind::kRate}},           {"--rate", {Kind::kRate}},
+      {"--tokens-per-s-per-user", {Kind::kRate, false, "1000001"}},
+      {"--ttft", {Kind::kDuration}},      {"--tpot", {Kind::kDuration}},
+      {"--efficiency", {Kind::kFraction}},
   };
   return kFlags;
 }
@@ -142,7 +160,7 @@ const std::set<std::string> kNotNumeric = {
     "--help", "--json", "--explain", "--glu", "--tied", "--sources", "--train", "--sequence-parallel", "--flash",
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
-    "candidates"};
+    "candidates", "--frontier", "--price"};  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
 
 std::string format_over(double max) {
   char buf[64];
@@ -183,6 +201,15 @@ std::vector<std::string> bad_values(const NumericFlag& f) {
     case Kind::kFraction:
       units = {"%"};
       over = format_over(1.0);
+      break;
+    case Kind::kDuration:  // a bare number is refused too (seconds or milliseconds?)
+      units = {"s", "ms", "us", "min"};
+      over = "86401s";
+      for (const char* x : {"-1s", "0s", "nans", "infs", "-infs", "1e400ms"}) v.push_back(x);
+      break;
+    case Kind::kRate:
+      units = {"K", "M", "/s", "K/s"};
+      over = format_over(kMaxRate);
       break;
   }
   for (const std::string& u : units) {
@@ -253,18 +280,12 @@ TEST(HardenTest, TheBaseInvocationsSucceed) {
   }
 }
 
-// Commands that landed after the walk was written and read their numbers as
-// text with their own parsers (durations such as 500ms, rates such as 50K):
-// not walked yet. Any other command is walked, and a new command must be
-// walked or listed here.
-const std::set<std::string> kNotWalkedYet = {"plan", "calibrate"};
-
 TEST(HardenTest, EveryNumericFlagOfEveryCommandRefusesHostileValues) {
   const auto options = declared_options();
   ASSERT_GT(options.size(), 50u);
   int tested = 0;
   for (const auto& [cmd, flag] : options) {
-    if (kNotNumeric.count(flag) || kNotWalkedYet.count(cmd)) continue;
+    if (kNotNumeric.count(flag)) continue;
     const auto it = numeric_flags().find(flag);
     ASSERT_NE(it, numeric_flags().end())
         << cmd << " " << flag << ": classify this new flag in harden_test.cc (numeric, with its kind, or not)";
@@ -289,6 +310,56 @@ TEST(HardenTest, EveryNumericFlagOfEveryCommandRefusesHostileValues) {
     }
   }
   EXPECT_GT(tested, 1000);
+}
+
+TEST(HardenTest, PlanPriceOverridesAreBounded) {
+  const Args base = {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--gpu", "h100"};
+  // kMaxUsdPerGpuHour = 1000 (prices.h); a price must be positive and finite.
+  for (const char* v : {"h100=0", "h100=-1", "h100=nan", "h100=inf", "h100=1e400", "h100=1000.01", "h100=",
+                        "=2", "h100", "nosuch=2", "h100=2,h100=3"}) {
+    const Args args = with_value(base, "--price", v);
+    CliRun r = run_args(args);
+    EXPECT_EQ(r.status, 2) << show(args) << "\n" << r.out;
+    EXPECT_TRUE(r.out.empty()) << show(args);
+    EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+    EXPECT_NE(r.err.find("--price"), std::string::npos) << show(args) << "\n" << r.err;
+  }
+  EXPECT_EQ(run_args(with_value(base, "--price", "h100=1000")).status, 0);
+}
+
+TEST(HardenTest, KernelRangesReadExponents) {
+  // "1e-5-30" is 1e-5 to 30 microseconds: the '-' after an exponent's e is its sign,
+  // not the separator (it was once split as "1e" and "5-30").
+  const Args base = {"diagnose", "--phase", "decode", "--params", "13B", "--gpu", "mi300x", "--tokens-per-s", "160",
+                     "--kernels-per-step", "300", "--gap-us", "8-15"};
+  EXPECT_EQ(run_args(with_value(base, "--kernel-us", "1e-5-30")).status, 0);
+  EXPECT_EQ(run_args(with_value(base, "--kernel-us", "6E-1,30")).status, 0);
+  CliRun r = run_args(with_value(base, "--kernel-us", "30-1e-5"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("LO must not exceed HI"), std::string::npos) << r.err;
+}
+
+TEST(HardenTest, CoreFieldErrorsNameTheFlag) {
+  // The analyses name option fields (seq_lens, math_dtype, model); the CLI names flags.
+  CliRun lens = run_args({"paged-kv", "--lens", "100,5000", "--max-len", "4096", "--kv-bytes-per-token", "1000"});
+  EXPECT_EQ(lens.status, 2);
+  EXPECT_EQ(lens.err.rfind("modelcalc: error: --lens: ", 0), 0u) << lens.err;
+  CliRun model = run_args({"size", "--model", "nosuch-model", "--gpu", "h100"});
+  EXPECT_EQ(model.status, 2);
+  EXPECT_EQ(model.err.rfind("modelcalc: error: --model: ", 0), 0u) << model.err;
+  // The A10G has no catalogued tensor peak: every command names --gpu and says to give --peak.
+  for (const Args& a : std::vector<Args>{{"roofline", "--gpu", "a10g", "--intensity", "1"},
+                                         {"sweep", "--model", "llama-3.1-8b", "--gpu", "a10g"},
+                                         {"size", "--model", "llama-3.1-8b", "--gpu", "a10g"}}) {
+    CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 2) << show(a);
+    EXPECT_EQ(r.err.rfind("modelcalc: error: --gpu: ", 0), 0u) << show(a) << "\n" << r.err;
+    EXPECT_NE(r.err.find("--peak"), std::string::npos) << show(a) << "\n" << r.err;
+  }
+  // The A100 has bf16 and int8 peaks but no fp8 one: then the dtype is what is at fault.
+  CliRun dtype = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--dtype", "fp8"});
+  EXPECT_EQ(dtype.status, 2);
+  EXPECT_EQ(dtype.err.rfind("modelcalc: error: --dtype: ", 0), 0u) << dtype.err;
 }
 
 TEST(HardenTest, UncheckedConversionsAreGone) {

@@ -9,7 +9,7 @@
 
 #include "embedded_data.h"
 #include "modelcalc/gpu.h"
-#include "plan_quantity.h"
+#include "quantity.h"
 
 namespace modelcalc {
 
