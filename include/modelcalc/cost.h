@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/size.h"
@@ -40,6 +41,19 @@ struct CostCeilingResult {
 // not fit are not an error here (size.fits is false; the caller decides).
 Result<CostCeilingResult> analyze_cost_ceiling(const ModelSpec& m, const GpuSpec& one_gpu, int64_t gpus,
                                                const SizeOptions& options, double usd_per_gpu_hour);
+
+// The modelled deployment priced: the engine's aggregate decode rate (shards,
+// replication, communication) over all its GPUs at usd_per_gpu_hour. A floor
+// like the ceiling above, and one that charges what a split costs.
+struct ModeledCost {
+  double usd_per_gpu_hour = 0;
+  double gpus = 0;                    // tp x pp x dp
+  double tokens_per_s = 0;            // decode, aggregate over the replicas
+  double usd_per_million_tokens = 0;  // price x gpus / (tps x 3600) x 1e6
+  bool fits = false;                  // false: a floor for a batch HBM cannot hold
+};
+// REQUIRES: usd_per_gpu_hour > 0.
+ModeledCost modeled_cost(const DeploymentAnalysis& a, double usd_per_gpu_hour);
 
 // ---------------------------------------------------------------- the worked example
 // Two dense GQA models (presets llama-3.1-70b on 4 H100s, llama-3.1-8b on one)

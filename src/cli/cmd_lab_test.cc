@@ -115,6 +115,21 @@ TEST(CostCommandTest, FloorFromTheDecodeCeiling) {
             std::string::npos);
 }
 
+TEST(CostCommandTest, ModeledCostPricesTheRateSizeReports) {
+  // One engine, one answer: cost's modeled $/1M prices the aggregate decode rate that
+  // size reports for the same deployment (8B on 2 H100s, TP 2, batch 64, T 4,096):
+  // $/1M = price x gpus / (tps x 3600) x 1e6.
+  const std::vector<std::string> setup = {"--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "2", "--batch", "64",
+                                          "--seq", "4096", "--json"};
+  const CliRun size = run_args(With({"size"}, setup));
+  const CliRun cost = run_args(With({"cost", "--price-per-hour", "3"}, setup));
+  ASSERT_EQ(size.status, 0) << size.err;
+  ASSERT_EQ(cost.status, 0) << cost.err;
+  const double tps = size.json()["decode_step"]["tokens_per_s_aggregate"].get<double>();
+  ASSERT_GT(tps, 0);
+  EXPECT_DOUBLE_EQ(cost.json()["cost"]["modeled_usd_per_million_tokens"].get<double>(), 3.0 * 2 / (tps * 3600) * 1e6);
+}
+
 TEST(CostCommandTest, TensorParallelScalesBandwidthAndPrice) {
   // Same 8B on 2 H100s at batch 64: bandwidth 6.7e12, so the ceiling doubles and the $/1M
   // (twice the GPUs, twice the tokens) is unchanged: 3 · 2 / (2 tps · 3600) · 1e6.

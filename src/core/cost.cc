@@ -31,6 +31,16 @@ Result<CostCeilingResult> analyze_cost_ceiling(const ModelSpec& m, const GpuSpec
   return c;
 }
 
+ModeledCost modeled_cost(const DeploymentAnalysis& a, double usd_per_gpu_hour) {
+  ModeledCost c;
+  c.usd_per_gpu_hour = usd_per_gpu_hour;
+  c.gpus = static_cast<double>(a.prepared.split.gpus());
+  c.tokens_per_s = a.result.decode.tokens_per_s_aggregate;
+  c.usd_per_million_tokens = cost_per_million_tokens(usd_per_gpu_hour, c.tokens_per_s, c.gpus);
+  c.fits = a.result.decode.fits;
+  return c;
+}
+
 namespace {
 
 Result<LabExampleModel> example_model(std::string key, const char* preset, const GpuSpec& h100, int64_t gpus,

@@ -134,6 +134,15 @@ Section prefill_section(const PreparedDeployment& d, const DeploymentResult& r) 
 
 }  // namespace
 
+Section modeled_cost_section(const ModeledCost& c) {
+  Section s{"Cost at the modeled deployment", {}, {}};
+  s.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
+                             c.usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
+                             {term("price", c.usd_per_gpu_hour), term("gpus", c.gpus), term("tps", c.tokens_per_s)},
+                             c.fits ? "" : "(the batch does not fit: a floor for a setup HBM cannot hold)"));
+  return s;
+}
+
 std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a) {
   Section dec = decode_section(a.prepared, a.result);
   dec.lines.push_back(given("decode_step.compute_bound_batch", "Decode turns compute-bound at batch",

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "modelcalc/cost.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/size.h"
@@ -22,6 +23,9 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
 // `size`: the modeled figures beside drill 1's textbook ones, each with the
 // reason they differ in one line. `one` is the same deployment at batch 1.
 Section textbook_vs_modeled(const SizeResult& textbook, const DeploymentAnalysis& a, const DeploymentResult& one);
+
+// `cost`: the modeled deployment priced (cost.modeled_usd_per_million_tokens).
+Section modeled_cost_section(const ModeledCost& c);
 
 // The same numbers as a flat JSON object (for sweep rows and streaming output).
 nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a);
