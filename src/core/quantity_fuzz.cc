@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "modelcalc/dtype.h"
+#include "modelcalc/prices.h"
 #include "modelcalc/tradeoff.h"
 #include "quantity.h"
 
@@ -32,7 +33,7 @@ void check_real(const Result<double>& r, double lo, double hi, bool lo_open) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view text(reinterpret_cast<const char*>(data) + 1, size - 1);
-  switch (data[0] % 9) {
+  switch (data[0] % 13) {
     case 0: {
       auto r = parse_count(text, "--flag");
       if (!r.ok()) {
@@ -66,6 +67,37 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         sum += w;
       }
       if (std::fabs(sum - 1) > 1e-9) std::abort();
+      break;
+    }
+    case 9: check_real(parse_duration(text, "--flag"), 0, kMaxDurationSeconds, true); break;
+    case 10: check_real(parse_rate(text, "--flag", {"tok", "tokens"}), 0, kMaxRate, true); break;
+    case 11: {  // plan's comma lists: items trimmed, none empty, none twice
+      auto r = split_comma_list(text, "--flag");
+      if (!r.ok()) {
+        check_error(r.status());
+        break;
+      }
+      if (r->empty()) std::abort();
+      for (size_t i = 0; i < r->size(); ++i) {
+        const std::string& item = (*r)[i];
+        if (item.empty() || item.front() == ' ' || item.back() == ' ') std::abort();
+        for (size_t j = 0; j < i; ++j) {
+          if ((*r)[j] == item) std::abort();
+        }
+      }
+      break;
+    }
+    case 12: {  // --price GPU=USD,...: catalog GPUs, each once, prices in (0, kMaxUsdPerGpuHour]
+      auto r = parse_price_overrides(text, "--flag");
+      if (!r.ok()) {
+        check_error(r.status());
+        break;
+      }
+      for (const GpuPrice& p : *r) {
+        if (!std::isfinite(p.usd_per_hour) || !(p.usd_per_hour > 0) || p.usd_per_hour > kMaxUsdPerGpuHour) {
+          std::abort();
+        }
+      }
       break;
     }
   }
