@@ -46,13 +46,6 @@ double item(const nlohmann::json& j, const std::string& key) {
   return -1;
 }
 
-bool has_item(const nlohmann::json& j, const std::string& key) {
-  for (const auto& e : j["evidence"]) {
-    if (e["key"] == key) return true;
-  }
-  return false;
-}
-
 bool contains(const nlohmann::json& s, const std::string& needle) {
   return s.get<std::string>().find(needle) != std::string::npos;
 }

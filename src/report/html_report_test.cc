@@ -97,7 +97,7 @@ TEST(HtmlReport, WithoutAGpuThePageSaysWhyThereIsNoRoofline) {
 }
 
 TEST(HtmlReport, BadPathIsOneLineNamingReportAndNothingIsPrinted) {
-  for (const std::string bad : {std::string("/nonexistent-dir/x/report.html"), std::string("/tmp")}) {
+  for (const std::string& bad : {std::string("/nonexistent-dir/x/report.html"), std::string("/tmp")}) {
     std::vector<std::string> args = kTiny;
     args.insert(args.end(), {"--gpu", "h100", "--report", bad});
     auto r = run_args(args);
