@@ -40,71 +40,7 @@ const Command* find_command(const std::string& name) {
   return nullptr;
 }
 
-// The length of the well-formed UTF-8 sequence at s[i] and its code point,
-// or 0 when the bytes there are not one.
-size_t utf8_sequence(std::string_view s, size_t i, char32_t* cp) {
-  const auto b = static_cast<unsigned char>(s[i]);
-  size_t n = 0;
-  char32_t c = 0;
-  if (b >= 0xC2 && b <= 0xDF) n = 2, c = b & 0x1F;
-  else if (b >= 0xE0 && b <= 0xEF) n = 3, c = b & 0x0F;
-  else if (b >= 0xF0 && b <= 0xF4) n = 4, c = b & 0x07;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    const auto cb = static_cast<unsigned char>(s[i + k]);
-    if ((cb & 0xC0) != 0x80) return 0;
-    c = (c << 6) | (cb & 0x3F);
-  }
-  if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) || (c >= 0xD800 && c <= 0xDFFF)) return 0;
-  *cp = c;
-  return n;
-}
-
 }  // namespace
-
-std::string escape_for_terminal(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b >= 0x20 && b < 0x7F) {
-      out.push_back(static_cast<char>(b));
-      ++i;
-      continue;
-    }
-    if (b == '\n') {
-      out += "\\n";
-    } else if (b == '\t') {
-      out += "\\t";
-    } else if (b == '\r') {
-      out += "\\r";
-    } else if (b >= 0x80) {
-      char32_t cp = 0;
-      if (const size_t n = utf8_sequence(s, i, &cp); n > 0) {
-        if (cp >= 0x80 && cp <= 0x9F) {  // C1 controls (e.g. CSI) act like ESC sequences
-          out += "\\u00";
-          out.push_back(kHex[cp >> 4]);
-          out.push_back(kHex[cp & 0xF]);
-        } else {
-          out.append(s.substr(i, n));
-        }
-        i += n;
-        continue;
-      }
-      out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xF]);
-    } else {  // C0 controls, ESC, DEL
-      out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xF]);
-    }
-    ++i;
-  }
-  return out;
-}
 
 namespace {
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "modelcalc/status.h"
+#include "quantity.h"
 
 namespace modelcalc {
 
@@ -36,10 +37,7 @@ const std::vector<Command>& commands();
 // status: 0 success, 2 bad input, 1 internal error.
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-// `s` safe to print on one terminal line: newline, tab and CR as \n \t \r,
-// other control bytes (ESC, DEL, ...) and bytes that are not UTF-8 as \xNN,
-// C1 control characters as \u00NN; other UTF-8 text is kept.
-std::string escape_for_terminal(std::string_view s);
+// escape_for_terminal (quantity.h) makes every error line safe to print.
 
 }  // namespace modelcalc
 

@@ -57,9 +57,15 @@ Result<double> parse_bandwidth(std::string_view text, std::string_view flag);
 Result<double> parse_flops(std::string_view text, std::string_view flag);
 
 // `text` as it may be echoed in an error: at most 40 characters (longer input
-// is cut, with "..."), inside single quotes. Control characters are escaped
-// where errors are printed (cli.cc), so this only bounds the length.
+// is cut, with "..."), inside single quotes, escaped as escape_for_terminal
+// does, so an error naming input stays one line wherever it is printed.
 std::string quote_input(std::string_view text);
+
+// `s` safe to print on one terminal line: newline, tab and CR as \n \t \r,
+// other control bytes (ESC, DEL, ...) and bytes that are not UTF-8 as \xNN,
+// C1 control characters as \u00NN; other UTF-8 text is kept. Backslashes are
+// kept, so escaping twice changes nothing.
+std::string escape_for_terminal(std::string_view s);
 
 // ---------------------------------------------------------------- plan: durations, rates, lists
 
