@@ -232,7 +232,8 @@ TEST(SweepHoist, DecodeStepUpdateEqualsFullEvaluationOnSplits) {
     for (int64_t context : {int64_t{1}, int64_t{4096}, int64_t{32768}}) {
       DeploymentResult r = evaluate_deployment(*d, 5, context, 0);
       for (int64_t batch : {int64_t{1}, int64_t{2}, int64_t{100}, int64_t{5}}) {
-        evaluate_decode_step(*d, batch, expected_experts_touched(d->n_expert, d->n_expert_used, batch), &r);
+        const double touched = expected_experts_touched(d->n_expert, d->n_expert_used, static_cast<double>(batch));
+        evaluate_decode_step(*d, batch, touched, &r);
         const DeploymentResult want = evaluate_deployment(*d, batch, context, 0);
         const std::string where = "tp " + std::to_string(split.tp) + " pp " + std::to_string(split.pp) +
                                   " context " + std::to_string(context) + " batch " + std::to_string(batch);
