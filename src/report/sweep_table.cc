@@ -98,6 +98,15 @@ constexpr SweepColumn kColumns[] = {
      "GPU memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
 };
 
+// The columns whose value can change when only the batch does: every other
+// column is a function of (model, GPU, seq, dtype, KV dtype). A test checks
+// this list against the engine (sweep_stream_test.cc).
+constexpr std::string_view kVaryWithBatch[] = {
+    "batch",          "tokens_per_s_aggregate",            "batch_fits",
+    "modeled_regime", "modeled_tokens_per_s_per_sequence", "modeled_tokens_per_s_aggregate",
+    "modeled_intensity", "step_bytes",
+};
+
 std::string trim_right(std::string s) {
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
@@ -243,6 +252,10 @@ constexpr SweepFormat kFormats[] = {
 }  // namespace
 
 std::span<const SweepColumn> sweep_columns() { return kColumns; }
+
+bool column_varies_with_batch(const SweepColumn& c) {
+  return std::find(std::begin(kVaryWithBatch), std::end(kVaryWithBatch), c.name) != std::end(kVaryWithBatch);
+}
 
 Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
   std::vector<const SweepColumn*> out;
@@ -390,6 +403,8 @@ class CellText {
   explicit CellText(std::string prefix) : prefix_(std::move(prefix)) {}
   // The text of `c`, formatted by format(c, &text) after the prefix when it
   // differs from the last cell.
+  // The last text (valid after a first of()).
+  std::string_view text() const { return text_; }
   template <typename Format>
   std::string_view of(const Cell& c, Format format) {
     if (!valid_ || !same(c, last_)) {
@@ -479,6 +494,33 @@ void append_json_cell(const Cell& cell, std::string* out) {
   }
 }
 
+// What every column but those that vary with the batch is a function of. A
+// row with the same key as the row before it reuses those columns' text
+// without reading them: in a batch loop (batch innermost but for the dtype
+// lists) only the batch's own columns are read and formatted.
+class RowKey {
+ public:
+  // True when `r` has the same key as the row before it (and remembers it).
+  bool same_as_last(const SweepRow& r) {
+    const bool same = valid_ && r.model_spec == model_ && r.gpu_spec == gpu_ && r.options.seq == seq_ &&
+                      r.options.weight_dtype == dtype_ && r.options.kv_dtype == kv_dtype_;
+    valid_ = true;
+    model_ = r.model_spec;
+    gpu_ = r.gpu_spec;
+    seq_ = r.options.seq;
+    dtype_ = r.options.weight_dtype;
+    kv_dtype_ = r.options.kv_dtype;
+    return same;
+  }
+
+ private:
+  bool valid_ = false;
+  const ModelSpec* model_ = nullptr;
+  const GpuSpec* gpu_ = nullptr;
+  int64_t seq_ = 0;
+  Dtype dtype_ = Dtype::kFp32, kv_dtype_ = Dtype::kFp32;
+};
+
 class CsvWriter : public SweepWriter {
  public:
   CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out) : cols_(std::move(columns)), sink_(out) {
@@ -486,11 +528,15 @@ class CsvWriter : public SweepWriter {
       if (c) sink_.put(',');
       sink_.put_csv_string(cols_[c]->name);
       cells_.emplace_back(c ? "," : "");
+      per_batch_.push_back(column_varies_with_batch(*cols_[c]));
     }
     sink_.put('\n');
   }
   void row(const SweepRow& r) override {
-    for (size_t c = 0; c < cols_.size(); ++c) sink_.put(cells_[c].of(cols_[c]->get(r), append_csv_cell));
+    const bool same_key = key_.same_as_last(r);
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      sink_.put(same_key && !per_batch_[c] ? cells_[c].text() : cells_[c].of(cols_[c]->get(r), append_csv_cell));
+    }
     sink_.put('\n');
     sink_.row_done();
   }
@@ -499,6 +545,8 @@ class CsvWriter : public SweepWriter {
  private:
   std::vector<const SweepColumn*> cols_;
   std::vector<CellText> cells_;  // per column: ",", then the cell
+  std::vector<char> per_batch_;  // column_varies_with_batch
+  RowKey key_;
   Sink sink_;
 };
 
@@ -511,12 +559,16 @@ class JsonWriter : public SweepWriter {
     for (size_t c = 0; c < cols_.size(); ++c) {
       const std::string key = nlohmann::ordered_json(std::string(cols_[c]->name)).dump();
       cells_.emplace_back((c ? "," : "") + key + ":");
+      per_batch_.push_back(column_varies_with_batch(*cols_[c]));
     }
   }
   void row(const SweepRow& r) override {
     if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
     sink_.put('{');
-    for (size_t c = 0; c < cols_.size(); ++c) sink_.put(cells_[c].of(cols_[c]->get(r), append_json_cell));
+    const bool same_key = key_.same_as_last(r);
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      sink_.put(same_key && !per_batch_[c] ? cells_[c].text() : cells_[c].of(cols_[c]->get(r), append_json_cell));
+    }
     sink_.put('}');
     if (!array_) sink_.put('\n');
     ++rows_;
@@ -530,6 +582,8 @@ class JsonWriter : public SweepWriter {
  private:
   std::vector<const SweepColumn*> cols_;
   std::vector<CellText> cells_;  // per column: ',' "name": then the value, made once per new value
+  std::vector<char> per_batch_;  // column_varies_with_batch
+  RowKey key_;
   Sink sink_;
   bool array_;
   int64_t rows_ = 0;
