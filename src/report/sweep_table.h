@@ -35,6 +35,12 @@ struct SweepColumn {
 // Every column, in default display order (default columns first).
 std::span<const SweepColumn> sweep_columns();
 
+// Whether the column's value can change between rows that differ only in the
+// batch (batch, the aggregate rates, step bytes, the engine's per-batch
+// verdicts). Every other column is a function of (model, GPU, seq, dtype, KV
+// dtype); the streaming writers reuse their text while those repeat.
+bool column_varies_with_batch(const SweepColumn& c);
+
 // The columns `text` names, comma-separated, in the order given; "" gives the
 // default columns. Unknown or empty names fail with InvalidArgument naming
 // --fields (with a did-you-mean).
