@@ -328,6 +328,7 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
 
   // ---- decode step: the one function a sweep's batch loop calls too
   r.decode.context = context;
+  r.decode.ridge = d.peak_flops / d.bandwidth;
   evaluate_decode_step(d, batch, expected_experts_touched(d.n_expert, d.n_expert_used, B), &r);
 
   // ---- prefill of one prompt

@@ -65,11 +65,13 @@ inline void compute_size_batch_part(const ModelSpec& m, const ParamBreakdown& p,
 }
 
 // The decode step at `batch`: fills r->decode as evaluate_deployment does
-// (evaluate_deployment calls it). A sweep over batches evaluates the first
-// batch in full and then only this per batch. REQUIRES: r->memory and
-// r->decode.context filled by evaluate_deployment(d, any batch, context, ...),
-// batch >= 1, experts_touched == expected_experts_touched(d.n_expert,
-// d.n_expert_used, batch). Inline, pure, allocation-free.
+// (evaluate_deployment calls it) but for context and ridge, which the batch
+// does not change (evaluate_deployment sets them before the call). A sweep
+// over batches evaluates the first batch in full and then only this per
+// batch. REQUIRES: r->memory, r->decode.context and r->decode.ridge filled by
+// evaluate_deployment(d, any batch, context, ...), batch >= 1, experts_touched
+// == expected_experts_touched(d.n_expert, d.n_expert_used, batch). Inline,
+// pure, allocation-free.
 inline void evaluate_decode_step(const PreparedDeployment& d, int64_t batch, double experts_touched,
                                  DeploymentResult* r) {
   // One column of ranks (all stages), then per GPU = / pp. With one stage the
@@ -98,7 +100,6 @@ inline void evaluate_decode_step(const PreparedDeployment& d, int64_t batch, dou
   st.bytes_per_gpu = st.bytes.total();
   st.flops_per_gpu = st.flops.total();
   st.intensity = st.flops_per_gpu / st.bytes_per_gpu;
-  st.ridge = d.peak_flops / d.bandwidth;
   st.compute_seconds = (one_stage ? st.flops_per_gpu : pp * st.flops_per_gpu) / d.peak_flops;
   st.memory_seconds = (one_stage ? st.bytes_per_gpu : pp * st.bytes_per_gpu) / d.bandwidth;
   const double msg = B * static_cast<double>(d.n_embd) * d.act_bytes;
