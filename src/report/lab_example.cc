@@ -10,6 +10,7 @@
 #include "lab_report.h"
 #include "modelcalc/cost.h"
 #include "modelcalc/lab.h"
+#include "tradeoff_text.h"
 
 namespace modelcalc {
 
@@ -172,14 +173,15 @@ Section tradeoff_section(const LabExample& ex, nlohmann::json* json) {
                             fmt::format("{} {} vs {} {}", a.name, fmt_fixed(r->score_a, 3), b.name,
                                         fmt_fixed(r->score_b, 3)),
                             Unit::kNone, fmt::format("[{}] → {}", wl.weights, winner)));
-    s.lines.push_back(given("", "  decision", r->sentence, Unit::kNone));
+    const std::string sentence = tradeoff_sentence(a, b, *r);
+    s.lines.push_back(given("", "  decision", sentence, Unit::kNone));
     out.push_back({{"workload", wl.key},
                    {"weights", wl.weights},
                    {"winner", winner},
                    {"deciding_dial", r->deciding_dial ? nlohmann::json(std::string(dial_name(*r->deciding_dial)))
                                                       : nlohmann::json()},
                    {"scores", {{a.name, r->score_a}, {b.name, r->score_b}}},
-                   {"decision", r->sentence}});
+                   {"decision", sentence}});
   }
   s.notes.push_back("Quality-first: e.g. a legal drafting assistant; chat at scale: the issue's example weights. "
                     "Latency is ms per token for each user at batch 64, memory the GB resident at that batch.");

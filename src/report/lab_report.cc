@@ -6,6 +6,7 @@
 
 #include "format.h"
 #include "modelcalc/lab.h"
+#include "tradeoff_text.h"
 
 namespace modelcalc {
 
@@ -307,7 +308,7 @@ Report build_tradeoff_report(const Candidate& a, const Candidate& b, const Trade
   } else {
     dec.lines.push_back(given("", "Winner", std::string("none: a tie"), Unit::kNone));
   }
-  dec.lines.push_back(given("decision", "For the decision record", r.sentence, Unit::kNone));
+  dec.lines.push_back(given("decision", "For the decision record", tradeoff_sentence(a, b, r), Unit::kNone));
   rep.sections.push_back(std::move(dec));
 
   rep.ignored = {"Anything the five dials do not capture (risk, team familiarity, vendor lock-in): a score is a "

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "format.h"
+#include "plan_text.h"
 #include "svg.h"
 
 namespace modelcalc {
@@ -80,7 +81,7 @@ std::string efficiency_text(const PlanRequest& r) {
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
-nlohmann::json config_json(const PlanConfig& c) {
+nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   return {
       {"gpu", c.gpu},
       {"gpus", c.gpus},
@@ -105,7 +106,7 @@ nlohmann::json config_json(const PlanConfig& c) {
       {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
       {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)},
-      {"deciding", c.deciding},
+      {"deciding", plan_deciding_text(*v.request, *v.space, c)},
   };
 }
 
@@ -145,7 +146,7 @@ std::string render_plan_text(const PlanView& v) {
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {
-      out += fmt::format("  {:>2}  {}\n", i + 1, res.configs[i].deciding);
+      out += fmt::format("  {:>2}  {}\n", i + 1, plan_deciding_text(r, *v.space, res.configs[i]));
     }
   } else {
     out += fmt::format("\nNothing meets the targets (binding constraint: {}). Closest misses:\n",
@@ -154,9 +155,9 @@ std::string render_plan_text(const PlanView& v) {
       const PlanConfig& c = m.config;
       out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
                          dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, dur(c.ttft_s),
-                         dur(c.tpot_s), c.deciding);
+                         dur(c.tpot_s), plan_deciding_text(r, *v.space, c));
       std::string ch;
-      for (const std::string& x : m.changes) ch += (ch.empty() ? "" : "; or ") + x;
+      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
     if (res.misses.empty() && !res.first_unsupported.empty()) {
@@ -206,7 +207,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["prices"] = prices;
   j["max_gpus"] = s.max_gpus;
   nlohmann::json configs = nlohmann::json::array();
-  for (const PlanConfig& c : res.configs) configs.push_back(config_json(c));
+  for (const PlanConfig& c : res.configs) configs.push_back(config_json(v, c));
   j["configs"] = configs;
   j["feasible"] = res.feasible;
   nlohmann::json frontier = nlohmann::json::array();
@@ -224,8 +225,10 @@ nlohmann::json plan_json(const PlanView& v) {
                    {"gpus", res.rejected.gpus},       {"unsupported", res.rejected.unsupported}};
   nlohmann::json misses = nlohmann::json::array();
   for (const PlanMiss& m : res.misses) {
-    nlohmann::json mj = config_json(m.config);
-    mj["changes"] = m.changes;
+    nlohmann::json mj = config_json(v, m.config);
+    nlohmann::json changes = nlohmann::json::array();
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_text(x));
+    mj["changes"] = changes;
     misses.push_back(mj);
   }
   j["misses"] = misses;
@@ -306,7 +309,7 @@ Report build_plan_explain(const PlanView& v) {
                               c.usd_per_million_blended, Unit::kUsd, pfx::kUsdBlend,
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served, term("isl", r.isl),
                                term("osl", r.osl)}));
-  co.notes.push_back("deciding: " + c.deciding);
+  co.notes.push_back("deciding: " + plan_deciding_text(r, *v.space, c));
   rep.sections.push_back(std::move(co));
   return rep;
 }
