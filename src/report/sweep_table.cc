@@ -521,22 +521,82 @@ class RowKey {
   Dtype dtype_ = Dtype::kFp32, kv_dtype_ = Dtype::kFp32;
 };
 
+// A row's cells as the streaming writers lay them out: each column's text
+// (CellText: separator or key, then the value), with the columns grouped into
+// segments -- a run of consecutive columns that do not vary with the batch,
+// or one column that does. While rows keep their RowKey a run is written as
+// one piece, joined once per key; only the batch's own columns are read.
+class RowCells {
+ public:
+  RowCells(const std::vector<const SweepColumn*>& cols, const std::vector<std::string>& prefixes) : cols_(cols) {
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      cells_.emplace_back(prefixes[c]);
+      const bool run = !column_varies_with_batch(*cols_[c]);
+      if (run && !segments_.empty() && segments_.back().run) {
+        segments_.back().end = c + 1;
+      } else {
+        segments_.push_back({run, c, c + 1, {}});
+      }
+    }
+  }
+  template <typename Format>
+  void put(const SweepRow& r, Sink& sink, Format format) {
+    if (key_.same_as_last(r)) {
+      for (const Segment& seg : segments_) {
+        sink.put(seg.run ? std::string_view(seg.text) : cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
+      }
+      return;
+    }
+    for (Segment& seg : segments_) {
+      if (!seg.run) {
+        sink.put(cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
+        continue;
+      }
+      seg.text.clear();
+      for (size_t c = seg.begin; c < seg.end; ++c) seg.text.append(cells_[c].of(cols_[c]->get(r), format));
+      sink.put(seg.text);
+    }
+  }
+
+ private:
+  struct Segment {
+    bool run;            // columns [begin, end) that do not vary with the batch, else the one column `begin`
+    size_t begin, end;
+    std::string text;    // a run's joined text for the current key
+  };
+  const std::vector<const SweepColumn*>& cols_;
+  std::vector<CellText> cells_;
+  std::vector<Segment> segments_;
+  RowKey key_;
+};
+
+std::vector<std::string> csv_prefixes(const std::vector<const SweepColumn*>& cols) {
+  std::vector<std::string> p;
+  for (size_t c = 0; c < cols.size(); ++c) p.emplace_back(c ? "," : "");
+  return p;
+}
+
+// ',' "name": (the key as nlohmann writes it), once per column.
+std::vector<std::string> json_prefixes(const std::vector<const SweepColumn*>& cols) {
+  std::vector<std::string> p;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    p.push_back((c ? "," : "") + nlohmann::ordered_json(std::string(cols[c]->name)).dump() + ":");
+  }
+  return p;
+}
+
 class CsvWriter : public SweepWriter {
  public:
-  CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out) : cols_(std::move(columns)), sink_(out) {
+  CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out)
+      : cols_(std::move(columns)), cells_(cols_, csv_prefixes(cols_)), sink_(out) {
     for (size_t c = 0; c < cols_.size(); ++c) {
       if (c) sink_.put(',');
       sink_.put_csv_string(cols_[c]->name);
-      cells_.emplace_back(c ? "," : "");
-      per_batch_.push_back(column_varies_with_batch(*cols_[c]));
     }
     sink_.put('\n');
   }
   void row(const SweepRow& r) override {
-    const bool same_key = key_.same_as_last(r);
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      sink_.put(same_key && !per_batch_[c] ? cells_[c].text() : cells_[c].of(cols_[c]->get(r), append_csv_cell));
-    }
+    cells_.put(r, sink_, append_csv_cell);
     sink_.put('\n');
     sink_.row_done();
   }
@@ -544,9 +604,7 @@ class CsvWriter : public SweepWriter {
 
  private:
   std::vector<const SweepColumn*> cols_;
-  std::vector<CellText> cells_;  // per column: ",", then the cell
-  std::vector<char> per_batch_;  // column_varies_with_batch
-  RowKey key_;
+  RowCells cells_;
   Sink sink_;
 };
 
@@ -555,20 +613,11 @@ class CsvWriter : public SweepWriter {
 class JsonWriter : public SweepWriter {
  public:
   JsonWriter(std::vector<const SweepColumn*> columns, std::ostream& out, bool array)
-      : cols_(std::move(columns)), sink_(out), array_(array) {
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      const std::string key = nlohmann::ordered_json(std::string(cols_[c]->name)).dump();
-      cells_.emplace_back((c ? "," : "") + key + ":");
-      per_batch_.push_back(column_varies_with_batch(*cols_[c]));
-    }
-  }
+      : cols_(std::move(columns)), cells_(cols_, json_prefixes(cols_)), sink_(out), array_(array) {}
   void row(const SweepRow& r) override {
     if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
     sink_.put('{');
-    const bool same_key = key_.same_as_last(r);
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      sink_.put(same_key && !per_batch_[c] ? cells_[c].text() : cells_[c].of(cols_[c]->get(r), append_json_cell));
-    }
+    cells_.put(r, sink_, append_json_cell);
     sink_.put('}');
     if (!array_) sink_.put('\n');
     ++rows_;
@@ -581,9 +630,7 @@ class JsonWriter : public SweepWriter {
 
  private:
   std::vector<const SweepColumn*> cols_;
-  std::vector<CellText> cells_;  // per column: ',' "name": then the value, made once per new value
-  std::vector<char> per_batch_;  // column_varies_with_batch
-  RowKey key_;
+  RowCells cells_;
   Sink sink_;
   bool array_;
   int64_t rows_ = 0;
