@@ -14,7 +14,7 @@ namespace {
 
 std::string tbps(double bps) { return fmt_sig(bps / 1e12, 4) + " TB/s"; }
 std::string tflops(double f) { return fmt_sig(f / 1e12, 5) + " TFLOP/s"; }
-std::string usd(double v) { return "$" + fmt_sig(v, 4); }
+std::string usd(double v) { return fmt::format("${}", fmt_sig(v, 4)); }
 
 // 7e10 -> "70B", 1.4e12 -> "1.4T": the suffixes the flags accept.
 std::string count(double v) {
