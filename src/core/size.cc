@@ -27,17 +27,6 @@ double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t c
   return full + static_cast<double>(n_swa) * attention_flops(q_tokens, window, d_attn);
 }
 
-// Weight bytes one decode step reads at `batch` sequences (see
-// decode_weight_bytes_touched): the expected experts are counted only for a
-// model with routed experts.
-double decode_weight_bytes(const ModelSpec& m, const ParamBreakdown& p, int64_t total, Dtype t, double batch) {
-  const bool routed = m.n_expert > 0 && p.mlp_routed != 0;
-  const double touched =
-      routed ? expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used), batch)
-             : 0.0;
-  return decode_weight_bytes_touched(m, p, total, t, touched);
-}
-
 }  // namespace
 
 void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
@@ -117,16 +106,19 @@ void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const Gp
   // 5. Decode ceiling.
   const double bw = gpu.bandwidth_bytes_per_s;
   const double kv = static_cast<double>(r.kv_per_seq);
-  r.decode_weight_bytes = decode_weight_bytes(m, p, r.total, o.weight_dtype, 1);
+  // Weight bytes one step reads at batch 1; the expected experts are counted
+  // only for a model with routed experts.
+  const DecodeWeightTerms w = decode_weight_terms(m, p, r.total, o.weight_dtype);
+  const auto touched = [&](double batch) {
+    return w.routed ? expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used),
+                                               batch)
+                    : 0.0;
+  };
+  r.decode_weight_bytes = decode_weight_bytes_touched(w, touched(1));
   r.tps_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
   r.tps_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
   // What depends on the batch: the one function a sweep's batch loop calls.
-  const bool routed = m.n_expert > 0 && p.mlp_routed != 0 && o.batch != 1;
-  compute_size_batch_part(
-      m, p, gpu, o,
-      routed ? expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used), B)
-             : 0.0,
-      out);
+  compute_size_batch_part(gpu, o, w, o.batch != 1 ? touched(B) : 0.0, out);
 
   // 6. Regime.
   const double b = dtype_bytes(o.weight_dtype);

@@ -79,6 +79,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
   std::vector<SweepRow> rows(n_combo);
   std::vector<std::optional<PreparedDeployment>> prepared(n_combo);
   std::vector<double> touched(s.batches.size());
+  std::vector<DecodeWeightTerms> weight_terms(n_combo);  // per dtype pair, for the current model
   int64_t index = 0;
   for (size_t mi = 0; mi < s.models.size(); ++mi) {
     const ModelSpec& m = s.models[mi];
@@ -97,6 +98,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
       row.options.has_gpu = true;
       row.options.weight_dtype = s.dtypes[c / n_kv];
       row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(row.options.weight_dtype) : s.kv_dtypes[c % n_kv];
+      weight_terms[c] = decode_weight_terms(m, p, model_part.total, row.options.weight_dtype);
     }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       const GpuSpec& g = s.gpus[gi];
@@ -124,7 +126,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
               compute_size_row_part(m, p, g, row.options, &row.result);
               if (pd) row.deployment = evaluate_deployment(*pd, batch, seq, 0);
             } else {
-              compute_size_batch_part(m, p, g, row.options, touched[bi], &row.result);
+              compute_size_batch_part(g, row.options, weight_terms[c], touched[bi], &row.result);
               if (pd) evaluate_decode_step(*pd, batch, touched[bi], &row.deployment);
             }
             on_row(row);

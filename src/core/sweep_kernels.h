@@ -33,33 +33,46 @@ inline LayerMatrices seed_layer_matrices_unchecked(const ModelSpec& m, bool* ove
   return LayerMatrices{q.value(), kv.value(), o.value(), ffn.value()};
 }
 
+// What the weight bytes one decode step reads depend on, per (model, weight
+// dtype): the non-routed weights, one routed expert's share, bytes per weight.
+// `total` is p.total() (SizeResult::total).
+struct DecodeWeightTerms {
+  bool routed = false;      // the model has routed experts
+  double non_routed = 0;    // weights every step reads
+  double per_expert = 0;    // routed weights / n_expert
+  double bytes = 0;         // dtype_bytes(weight dtype)
+};
+inline DecodeWeightTerms decode_weight_terms(const ModelSpec& m, const ParamBreakdown& p, int64_t total, Dtype t) {
+  DecodeWeightTerms w;
+  w.bytes = dtype_bytes(t);
+  w.non_routed = static_cast<double>(total - p.mlp_routed);
+  w.routed = m.n_expert > 0 && p.mlp_routed != 0;
+  if (w.routed) w.per_expert = static_cast<double>(p.mlp_routed) / static_cast<double>(m.n_expert);
+  return w;
+}
+
 // Weight bytes one decode step reads when the batch is expected to touch
 // `experts_touched` routed experts per MoE layer (expected_experts_touched):
 // every non-routed weight, plus that many experts' share of the routed ones.
 // A model without routed experts ignores experts_touched.
-// `total` is p.total() (SizeResult::total), passed so a row calls nothing out of line.
-inline double decode_weight_bytes_touched(const ModelSpec& m, const ParamBreakdown& p, int64_t total, Dtype t,
-                                          double experts_touched) {
-  const double bytes = dtype_bytes(t);
-  const double non_routed = static_cast<double>(total - p.mlp_routed);
-  if (m.n_expert <= 0 || p.mlp_routed == 0) return non_routed * bytes;
-  const double per_expert = static_cast<double>(p.mlp_routed) / static_cast<double>(m.n_expert);
-  return (non_routed + per_expert * experts_touched) * bytes;
+inline double decode_weight_bytes_touched(const DecodeWeightTerms& w, double experts_touched) {
+  if (!w.routed) return w.non_routed * w.bytes;
+  return (w.non_routed + w.per_expert * experts_touched) * w.bytes;
 }
 
 // The part of compute_size that depends on the batch alone: step_bytes_aggregate
 // and tps_aggregate. compute_size_row_part ends with it; a sweep's batch loop
 // calls it alone. REQUIRES: *r holds compute_size_row_part's result for the
-// same model, GPU, seq and dtypes (at any batch), o.has_gpu, and experts_touched
+// same model, GPU, seq and dtypes (at any batch), o.has_gpu, w ==
+// decode_weight_terms(m, p, p.total(), o.weight_dtype), and experts_touched
 // == expected_experts_touched(m.n_expert, m.n_expert_used, o.batch) when the
 // model has routed experts and o.batch != 1 (else it is not read).
 // Inline, allocation-free, no I/O.
-inline void compute_size_batch_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
-                                    const SizeOptions& o, double experts_touched, SizeResult* r) {
+inline void compute_size_batch_part(const GpuSpec& gpu, const SizeOptions& o, const DecodeWeightTerms& w,
+                                    double experts_touched, SizeResult* r) {
   const double B = static_cast<double>(o.batch);
   const double kv = static_cast<double>(r->kv_per_seq);
-  const double w_batch =
-      o.batch == 1 ? r->decode_weight_bytes : decode_weight_bytes_touched(m, p, r->total, o.weight_dtype, experts_touched);
+  const double w_batch = o.batch == 1 ? r->decode_weight_bytes : decode_weight_bytes_touched(w, experts_touched);
   r->step_bytes_aggregate = decode_step_bytes(w_batch, kv, B);
   r->tps_aggregate = decode_tokens_per_sec(gpu.bandwidth_bytes_per_s, w_batch, kv, B);
 }
