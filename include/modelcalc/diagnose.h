@@ -232,7 +232,15 @@ enum class DxCode {
 struct DxStatement {
   DxCode code = DxCode::kDetailNoMeasurement;
   std::vector<double> v;
-  bool operator==(const DxStatement&) const = default;
+  // Same code, same numbers; a NaN ("not known") equals a NaN.
+  bool operator==(const DxStatement& o) const {
+    if (code != o.code || v.size() != o.v.size()) return false;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const bool both_unknown = v[i] != v[i] && o.v[i] != o.v[i];
+      if (!(v[i] == o.v[i]) && !both_unknown) return false;
+    }
+    return true;
+  }
 };
 
 struct Fix {

@@ -11,10 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string gbs(double b) { return fmt_sig(b / 1e9, 4) + " GB"; }
-std::string rate(double bps) { return fmt_si(bps, "B/s"); }
-std::string flops(double f) { return fmt_si(f, "FLOP/s", 5); }
-std::string sec(double s) { return format_value(s, Unit::kSeconds); }
+std::string flops(double f) { return fmt_si(f, "FLOP/s", 5); }  // 5 digits: as term(symbol, v, kFlopPerS)
 
 std::string unit_name(Unit u) {
   switch (u) {
@@ -66,8 +63,8 @@ struct EvidenceRow {
 
 #define MC_NUM(field) [](const DiagnosisNumbers& n) -> std::optional<double> { return n.field; }
 
-std::string bytes_or_unknown(const std::optional<double>& b) { return b ? gbs(*b) : "?"; }
-std::string sec_or_unknown(const std::optional<double>& s) { return s ? sec(*s) : "?"; }
+std::string bytes_or_unknown(const std::optional<double>& b) { return b ? fmt_gb(*b) : "?"; }
+std::string sec_or_unknown(const std::optional<double>& s) { return s ? format_quantity(*s, Unit::kSeconds) : "?"; }
 std::string frac_or_unknown(const std::optional<double>& f) { return f ? format_value(*f, Unit::kFraction) : "?"; }
 std::string bpp(const DiagnosisNumbers& n, double fallback) {
   return fmt_sig(n.bytes_per_param.value_or(fallback), 3) + " B";
@@ -80,9 +77,9 @@ Term share(const Ctx& c, const char* kind) {
 // The step and kernel times the no-idle speedups divide.
 std::vector<Term> speedup_terms(const Ctx& c) {
   const DiagnosisNumbers& n = c.n;
-  return {term("step_time", n.step_time_s && n.busy_share ? sec(*n.step_time_s)
-                                                         : sec(*n.kernel_time_s + n.gap_time_s.value_or(0))),
-          term("kernel_time", sec(*n.kernel_time_s))};
+  const double step = n.step_time_s && n.busy_share ? *n.step_time_s : *n.kernel_time_s + n.gap_time_s.value_or(0);
+  return {term("step_time", format_quantity(step, Unit::kSeconds)),
+          term("kernel_time", format_quantity(*n.kernel_time_s, Unit::kSeconds))};
 }
 std::vector<Term> quant_terms(const Ctx& c, Term extra) {
   return {term("B", c.B), term("bw", c.bw), term("N", c.N), term("KV", c.KV), term("peak", c.peak), std::move(extra)};
@@ -279,10 +276,10 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        return std::vector<Term>{term("W", c.W), term("transient", bytes_or_unknown(c.e.profile.peak_transient_bytes))};
      },
-     [](const Ctx& c) -> std::string { return c.n.capacity > 0 ? "(of " + gbs(c.n.capacity) + ")" : ""; }},
+     [](const Ctx& c) -> std::string { return c.n.capacity > 0 ? "(of " + fmt_gb(c.n.capacity) + ")" : ""; }},
     {"itl_floor_s", "ITL floor", MC_NUM(itl_floor_s), Unit::kSeconds, &fx::kDxItlFloor, nullptr,
      [](const Ctx& c) {
-       return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", gbs(c.n.kv_bytes_per_seq.value_or(0))),
+       return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", fmt_gb(c.n.kv_bytes_per_seq.value_or(0))),
                                 term("bw", c.bw)};
      },
      nullptr},
@@ -402,12 +399,12 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
               d,
               n,
               n.modeled_flops.has_value(),
-              rate(n.bandwidth),
+              format_quantity(n.bandwidth, Unit::kBytesPerS),
               flops(n.peak_flops),
               n.params ? fmt_si(*n.params, "", 4) : "?",
               fmt_fixed(n.batch, 0),
-              n.weight_bytes ? gbs(*n.weight_bytes) : "?",
-              gbs(n.kv_bytes_per_seq.value_or(0)),
+              n.weight_bytes ? fmt_gb(*n.weight_bytes) : "?",
+              fmt_gb(n.kv_bytes_per_seq.value_or(0)),
               n.prefill_tokens ? fmt_fixed(*n.prefill_tokens, 0) : "?",
               p.kernels_per_step ? group_digits(*p.kernels_per_step) : "?"};
   for (const EvidenceRow& row : kEvidenceRows) {
@@ -437,7 +434,7 @@ std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, con
   if (d.n.context > 0) setup += fmt::format(", context {}", fmt_fixed(d.n.context, 0));
   if (gpu.bandwidth_bytes_per_s > 0) {
     setup += fmt::format(", on {}{} ({}, {}, {})", e.gpus.value_or(1) > 1 ? std::to_string(*e.gpus) + " × " : "",
-                         gpu.name, rate(gpu.bandwidth_bytes_per_s), gbs(gpu.capacity_bytes),
+                         gpu.name, format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), fmt_gb(gpu.capacity_bytes),
                          flops(gpu.peak_bf16_flops));
   } else {
     setup += ", no GPU given";
