@@ -31,20 +31,6 @@ inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TT
 inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (served × (1 + isl / osl) × 3600) × 1e6"};
 }  // namespace pfx
 
-std::string dur(double s) {
-  if (!std::isfinite(s)) return "inf";
-  if (s >= 1) return fmt_sig(s, 3) + " s";
-  if (s >= 1e-3) return fmt_sig(s * 1e3, 3) + " ms";
-  return fmt_sig(s * 1e6, 3) + " us";
-}
-
-std::string money(double v) {
-  if (!std::isfinite(v)) return "inf";
-  if (v >= 100) return "$" + fmt_fixed(v, 0);
-  if (v >= 1) return "$" + fmt_fixed(v, 2);
-  return "$" + fmt_sig(v, 3);
-}
-
 std::string split_text(const PlanCandidate& c) {
   std::string s = fmt::format("TP{}", c.tp);
   if (c.pp > 1) s += fmt::format("·PP{}", c.pp);
@@ -119,12 +105,12 @@ std::string render_plan_text(const PlanView& v) {
   std::string out = fmt::format("Plan: {} — input {} tokens, output {} tokens\n", v.model, group_digits(r.isl),
                                 group_digits(r.osl));
   out += fmt::format("  load: {}\n", load_text(r));
-  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + dur(*r.ttft_s) : std::string("none"),
-                     r.tpot_s ? "≤ " + dur(*r.tpot_s) : std::string("none"));
+  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + plan_duration(*r.ttft_s) : std::string("none"),
+                     r.tpot_s ? "≤ " + plan_duration(*r.tpot_s) : std::string("none"));
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
   for (const PlanGpu& g : s.gpus) {
-    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, money(g.usd_per_hour));
+    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, plan_usd(g.usd_per_hour));
   }
   out += fmt::format("  searched {} configurations in {} s over {} (at most {} GPUs)\n", group_digits(res.searched),
                      fmt_sig(res.seconds, 3), kinds, s.max_gpus);
@@ -140,9 +126,9 @@ std::string render_plan_text(const PlanView& v) {
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
                          i + 1, c.gpu, c.gpus, split_text(c.c),
                          fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
-                         dur(c.ttft_s), dur(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
-                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, money(c.usd_per_hour),
-                         money(c.usd_per_million_output), money(c.usd_per_million_input));
+                         plan_duration(c.ttft_s), plan_duration(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
+                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, plan_usd(c.usd_per_hour),
+                         plan_usd(c.usd_per_million_output), plan_usd(c.usd_per_million_input));
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {
@@ -154,8 +140,8 @@ std::string render_plan_text(const PlanView& v) {
     for (const PlanMiss& m : res.misses) {
       const PlanConfig& c = m.config;
       out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
-                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, dur(c.ttft_s),
-                         dur(c.tpot_s), plan_deciding_text(r, *v.space, c));
+                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, plan_duration(c.ttft_s),
+                         plan_duration(c.tpot_s), plan_deciding_text(r, *v.space, c));
       std::string ch;
       for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";

@@ -10,6 +10,12 @@
 
 namespace modelcalc {
 
+// plan's durations and prices, in its table and its sentences alike: 3
+// significant digits in s, ms or us ("60.5 ms"); dollars with 0 decimals from
+// $100, 2 from $1, else 3 significant digits ("$0.612"); "inf" when unbounded.
+std::string plan_duration(double seconds);
+std::string plan_usd(double usd);
+
 // "the next batch, 21 ($0.612/1M output tokens), misses TPOT: 60.5 ms > 60 ms".
 // `r` and `s` are the request and space the result was searched under.
 std::string plan_deciding_text(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c);

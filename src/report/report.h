@@ -97,8 +97,8 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
 //   kNone        4 significant digits                       "0.4"
 // Not yet on these rules (issue #12, left): local helpers with their own
-// precision in diagnose_text.cc (pct, tps, gb, secs, times), plan_report.cc
-// (dur, money), plan_text.cc (ms, usd), lab_report.cc (tbps, tflops, count),
+// precision in diagnose_text.cc (pct, tps, gb, secs, times), plan_text.h
+// (plan_duration, plan_usd: plan's own), lab_report.cc (tbps, tflops, count),
 // lab_example.cc (bn), size_report.cc (gbps), roofline_report.cc (step_time),
 // src/cli/cmd_gpus.cc (tflops), format.h's fmt_gb, and term(symbol, v, Unit)'s
 // 5-digit FLOP/s. Unifying them changes printed digits; see the lead's report.
