@@ -4,7 +4,11 @@
 //   ./build/release/modelcalc_bench --benchmark_filter='RunCli|Writer|SideBySide' --benchmark_min_time=0.2
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <ostream>
+#include <string>
 #include <streambuf>
 
 #include "cli.h"
@@ -80,6 +84,27 @@ void BM_Writer(benchmark::State& state, const char* format) {
   }
   state.SetItemsProcessed(state.iterations() * rows);
 }
+// The same to a real file (truncated each iteration), as `modelcalc sweep
+// ... > file` writes it: CPU time includes the kernel's write. The file is
+// $TMPDIR/modelcalc_bench_writer.out (or /tmp), removed at the end.
+void BM_WriterToFile(benchmark::State& state, const char* format) {
+  const SweepSpec s = SideBySideSpec();
+  const int64_t rows = sweep_row_count(s).value();
+  const auto columns = parse_fields("").value();
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/modelcalc_bench_writer.out";
+  for (auto _ : state) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    auto w = make_sweep_writer(format, columns, out);
+    benchmark::DoNotOptimize(sweep(s, [&w](const SweepRow& r) { (*w)->row(r); }));
+    (*w)->end();
+  }
+  std::remove(path.c_str());
+  state.SetItemsProcessed(state.iterations() * rows);
+}
+BENCHMARK_CAPTURE(BM_WriterToFile, csv, "csv")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_WriterToFile, jsonl, "jsonl")->Unit(benchmark::kMillisecond);
+
 BENCHMARK_CAPTURE(BM_Writer, csv, "csv")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Writer, jsonl, "jsonl")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Writer, json, "json")->Unit(benchmark::kMillisecond);

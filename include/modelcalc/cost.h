@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "modelcalc/deployment.h"
+#include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/size.h"
@@ -59,11 +60,42 @@ ModeledCost modeled_cost(const DeploymentAnalysis& a, double usd_per_gpu_hour);
 // Two dense GQA models (presets llama-3.1-70b on 4 H100s, llama-3.1-8b on one)
 // in fp16 at T = 4,096, batch 64, $3/GPU-hour, and their tradeoff under two
 // workloads' weights.
+// Training FLOPs at Chinchilla's D = 20·N, and the GPU-hours they take on one
+// H100 kind at LabExample::kTrainMfu.
+struct LabExampleFlops {
+  double forward_per_token = 0;  // 2·N
+  double chinchilla_tokens = 0;  // 20·N
+  double train_flops = 0;        // 6·N·D
+  double train_gpu_hours = 0;    // F / (peak × mfu × 3600)
+};
+struct LabExampleWeights {
+  Dtype dtype = Dtype::kFp16;
+  int64_t bytes = 0;  // N × b
+};
+struct LabExampleKv {
+  int64_t kv_heads = 0;  // n_head (MHA) or n_head_kv (GQA)
+  int64_t bytes = 0;     // one sequence at kSeq, fp16
+};
+struct LabExampleBatch {
+  int64_t batch = 0;
+  double tokens_per_s = 0;   // aggregate decode ceiling at that batch
+  double over_batch_one = 0;  // tokens_per_s / the batch-1 ceiling
+};
 struct LabExampleModel {
   std::string key;  // "70b", "8b"
   ModelSpec model;
   CostCeilingResult deployment;
   Candidate candidate;  // the tradeoff dials (quality assumed; the rest computed)
+  LabExampleFlops flops;
+  std::vector<LabExampleWeights> weights;  // fp16, int8, int4
+  std::vector<LabExampleKv> kv;            // MHA, then GQA
+  std::vector<LabExampleBatch> batching;   // 1, 8, 32, kBatch, and the capacity limit when larger
+};
+// One decode step of the 8B at batch 1 against the H100 roofline.
+struct LabExampleRoofline {
+  double flops = 0, bytes = 0;  // 2·N; the fp16 weights read once
+  double intensity = 0, ridge = 0, attainable_flops = 0;
+  bool memory_bound = false;
 };
 struct LabExampleTradeoff {
   std::string key, label, weights;  // "quality_first", "Quality-first", "quality=0.8,..."
@@ -76,6 +108,7 @@ struct LabExample {
   static constexpr double kTrainMfu = 0.4;
   GpuSpec h100;
   LabExampleModel big, small;
+  LabExampleRoofline roofline;  // of `small`
   std::vector<LabExampleTradeoff> tradeoffs;
 };
 Result<LabExample> analyze_lab_example();

@@ -181,38 +181,87 @@ struct DiagnosisNumbers {
   std::optional<double> compute_kernel_share; // gemm + attention
   std::optional<double> amdahl_memory_bound;  // 1 / (1 − memory-bound share)
   std::optional<double> in_kernel_flop_rate;  // FLOP utilization / compute kernel share
+
+  // The evidence as the rules read it (they never read Evidence itself).
+  double gpus = 1;                                  // GPUs the model runs on
+  std::optional<double> ttft_s, itl_s;              // measured
+  std::optional<double> flop_utilization_profiled;  // profile.flop_utilization as given
+  std::optional<double> peak_transient_bytes;
+  std::optional<int64_t> kernels_per_step;
+  std::optional<double> kernel_us_mid, gap_us_lo, gap_us_hi;   // microseconds
+  std::optional<double> attention_share, gemm_share, cast_share;  // of kernel time, as given
+};
+
+// What the rules conclude, as codes: the core says WHAT (a code) and cites the
+// numbers; src/report/diagnose_text.cc words it. One enum for every kind of
+// statement; the prefix says where it goes (detail, settled-by, finding, fix,
+// reject, ask-first, ignored).
+enum class DxCode {
+  // Detail: the one-line verdict.
+  kDetailWeightsDoNotFit, kDetailTransientDoesNotFit, kDetailKvDoesNotFit, kDetailAboveCeilingDecode,
+  kDetailAboveCeilingPrefill, kDetailAboveCeilingTraining, kDetailBandwidthBound, kDetailComputeBound,
+  kDetailOverhead, kDetailSuspectedOverhead, kDetailUnfusedAttention, kDetailKernelsSlow, kDetailNoMeasurement,
+  // Settled by: the observation that settles it.
+  kSettledWeightsDoNotFit, kSettledTransientDoesNotFit, kSettledKvDoesNotFit, kSettledAboveCeiling,
+  kSettledBandwidthMeasured, kSettledBandwidthUtil, kSettledCompute, kSettledOverheadBusy, kSettledOverheadGaps,
+  kSettledBothFarBelow, kSettledScoresMatch, kSettledKernelsSlow, kSettledIntensity, kSettledPhaseAlone,
+  // Findings.
+  kFindingAboveCeilingDecode, kFindingAboveCeilingPrefill, kFindingAboveCeilingTraining, kFindingInKernel,
+  kFindingMemoryBoundShare, kFindingProfilerExcess, kFindingLaunchGaps, kFindingScoreTraffic, kFindingItlNearFloor,
+  // Fixes.
+  kFixShardWeights, kFixQuantizeToFit, kFixFusedAttentionMemory, kFixChunkedPrefill, kFixShrinkKvToFit,
+  kFixCapBatch, kFixReconcileDecode, kFixReconcilePrefill, kFixReconcileTraining, kFixCutBytes,
+  kFixQuantizeForSpeed, kFixShrinkKvRead, kFixSpeculative, kFixBatch, kFixFuseMemoryBound, kFixRemoveCasts,
+  kFixFp8Compute, kFixFp8Gemms, kFixFindExtraFlops, kFixScaleOut, kFixSplitPrefillFloor, kFixCudaGraphs,
+  kFixKernelFusion, kFixTakeTimeline, kFixGraphsThenFusion, kFixFusedAttention, kFixProfileGemms,
+  kFixSplitPrefillWhole, kFixProfileKernels,
+  // Reject: the tempting optimization that would not help.
+  kRejectFasterWhileNoFit, kRejectFasterWhileOom, kRejectFasterWhileKvCapped, kRejectAboveCeiling,
+  kRejectComputeIdle, kRejectComputeKernels, kRejectInt4ForSpeed, kRejectQuantForSpeed, kRejectLargerMicrobatch,
+  kRejectQuantForPrefill, kRejectBiggerGpu, kRejectQuantFirst, kRejectFasterGemmsFirst, kRejectSpecOrQuantPrefill,
+  // Ask first: a measurement the evidence lacks.
+  kAskUtilizations, kAskTimeline, kAskTimelineNoUtilization,
+  // Ignored: simplifications, and why they are safe.
+  kIgnoredDtypeAssumed, kIgnoredGpusAsOne, kIgnoredModeledCeiling, kIgnoredKvNoShape, kIgnoredKvNoContext,
+  kIgnoredMoe, kIgnoredPrefillFlops, kIgnoredPhaseInferred,
+};
+
+// A code and the numbers its sentence cites, in the order it cites them; NaN
+// marks a number the evidence did not allow (the sentence then leaves that
+// clause out). Which numbers each code cites: diagnose.cc, where it is made.
+struct DxStatement {
+  DxCode code = DxCode::kDetailNoMeasurement;
+  std::vector<double> v;
+  // Same code, same numbers; a NaN ("not known") equals a NaN.
+  bool operator==(const DxStatement& o) const {
+    if (code != o.code || v.size() != o.v.size()) return false;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const bool both_unknown = v[i] != v[i] && o.v[i] != o.v[i];
+      if (!(v[i] == o.v[i]) && !both_unknown) return false;
+    }
+    return true;
+  }
 };
 
 struct Fix {
-  std::string action;  // what to do
-  std::string effect;  // expected effect, quantified where the numbers allow
+  DxStatement what;               // the action and its expected effect
   std::optional<double> speedup;  // upper bound or estimate of the gain, when computed
-};
-
-struct Reject {
-  std::string action;
-  std::string why;
-};
-
-struct AskFirst {
-  std::string measurement;
-  std::string why;
 };
 
 struct Diagnosis {
   Regime regime = Regime::kBandwidthBound;
   bool confirmed = true;    // false: inferred without the measurement that settles it
-  std::string detail;       // one line, e.g. "decode, bandwidth-bound at 78 % of its ceiling"
-  std::string settled_by;   // the observation that settles it
+  DxStatement detail;       // one line, e.g. "decode, bandwidth-bound at 78 % of its ceiling"
+  DxStatement settled_by;   // the observation that settles it
   Phase phase = Phase::kDecode;
   bool phase_inferred = false;
   bool above_ceiling = false;  // the measurement beats the computed ceiling
   DiagnosisNumbers n;
-  std::vector<std::string> findings;  // computed observations, in order of weight
+  std::vector<DxStatement> findings;  // computed observations, in order of weight
   std::vector<Fix> fixes;             // priority order
-  std::optional<Reject> reject;
-  std::vector<AskFirst> ask_first;    // only what the evidence lacks
-  std::vector<std::string> ignored;   // simplifications, and why they are safe
+  std::optional<DxStatement> reject;
+  std::vector<DxStatement> ask_first;  // only what the evidence lacks
+  std::vector<DxStatement> ignored;    // simplifications, and why they are safe
 };
 
 // Thresholds the rules use (fractions of a ceiling or of a step).

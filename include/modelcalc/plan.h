@@ -103,6 +103,40 @@ struct PlanRejected {
   int64_t total() const { return memory + ttft + tpot + communication + gpus; }
 };
 
+// The configuration a deciding clause cites: a rejected neighbour (for a miss,
+// the configuration itself). Plain numbers; src/report/plan_text.h words it.
+struct PlanNeighbour {
+  PlanCandidate c;
+  int64_t batch = 0, max_sequences = 0, gpus = 0;
+  double ttft_s = 0, tpot_s = 0, comm_s = 0, usd_per_million_output = 0;
+  PlanReason reason = PlanReason::kOk;
+};
+
+enum class PlanDecidingKind {
+  kNone,             // not set (inside the search)
+  kNextBatchMisses,  // the next batch of the same GPU, split and dtypes misses a target (`neighbour`)
+  kLargestBatch,     // it is the largest batch searched for its split and dtypes
+  kCheapestMisses,   // the cheapest configuration searched misses a target (`neighbour`)
+  kNothingCheaper,   // nothing cheaper was searched: no target binds
+  kMissed,           // a closest miss: why it fails (`neighbour` is the configuration itself)
+};
+
+// What stops the cheaper neighbour.
+struct PlanDeciding {
+  PlanDecidingKind kind = PlanDecidingKind::kNone;
+  PlanNeighbour neighbour;
+};
+
+// One thing that would have to change for a miss to meet every target.
+enum class PlanChangeKind { kWeightsMemory, kBatchMemory, kTtftTarget, kTpotTarget, kGpuLimit, kFp8Weights };
+struct PlanChange {
+  PlanChangeKind kind = PlanChangeKind::kWeightsMemory;
+  int64_t batch = 0, holds = 0;      // kBatchMemory: the batch and the sequences a replica holds
+  int64_t gpus = 0;                  // kGpuLimit: the GPUs the load needs
+  double seconds = 0;                // kTtftTarget, kTpotTarget: the target it would meet
+  bool faster_interconnect = false;  // kTpotTarget: communication is over half the step
+};
+
 // One evaluated configuration, costed.
 struct PlanConfig {
   PlanCandidate c;
@@ -118,7 +152,7 @@ struct PlanConfig {
   double usd_per_hour = 0;
   double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
   PlanReason reason = PlanReason::kOk;
-  std::string deciding;  // what stops the cheaper neighbour, one sentence
+  PlanDeciding deciding;  // what stops the cheaper neighbour
 };
 
 struct PlanFrontierPoint {
@@ -130,7 +164,7 @@ struct PlanFrontierPoint {
 
 struct PlanMiss {
   PlanConfig config;
-  std::vector<std::string> changes;  // what would have to change, each a phrase
+  std::vector<PlanChange> changes;  // what would have to change, each an alternative
 };
 
 struct PlanResult {
@@ -175,7 +209,7 @@ struct FrontierRaw {
   int64_t batch;
   double user, per_gpu;
 };
-// Finishes a search: ranks, frontier, deciding sentences, misses.
+// Finishes a search: ranks, frontier, deciding constraints, misses.
 void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
             std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,
             std::vector<FrontierRaw>& frontier, std::array<PlanConfig, 3>& misses, size_t n_misses,

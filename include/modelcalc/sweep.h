@@ -61,9 +61,14 @@ Status validate_sweep(const SweepSpec& spec);
 // Validates `spec` (as validate_sweep), then calls `on_row` once per
 // combination in this deterministic order: models outermost, then gpus,
 // seqs, batches, dtypes, kv_dtypes innermost (the last list varies fastest).
-// On a validation error `on_row` is never called. Per row the loop runs
-// compute_size's row part into a reused SweepRow (the model part is hoisted
-// out, once per model) and allocates nothing of its own.
+// On a validation error `on_row` is never called; nothing is validated per
+// row. What a row shares with its neighbours is hoisted: the model part once
+// per model, the deployment engine's constants once per (model, GPU, dtype
+// pair), the whole row once per run of batches (the first batch, in full);
+// each further batch recomputes only what the batch changes, with the same
+// functions the full evaluation calls, so every row equals analyze_size's (and
+// analyze_deployment's) result for it, bit for bit. The loop allocates nothing
+// per row.
 Status sweep(const SweepSpec& spec, const std::function<void(const SweepRow&)>& on_row);
 
 // A stable identifier for a regime, for tables and scripts:

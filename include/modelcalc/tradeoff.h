@@ -103,7 +103,10 @@ struct TradeoffResult {
   Dials contribution;
   std::optional<Dial> deciding_dial;     // empty on a tie
   double margin = 0;                     // |score_a − score_b|
-  std::string sentence;                  // the decision-record sentence
+  // What the decision-record sentence cites (src/report/tradeoff_text.h words it):
+  double deciding_weight = 0;            // the deciding dial's weight (normalized); 0 on a tie
+  double deciding_edge = 0;              // the winner's k× edge on it (better over worse, >= 1)
+  std::vector<Dial> loser_leads;         // weighted dials on which the loser scores higher
 };
 
 // Scores `a` against `b` under `weights` (see the header comment). Scores

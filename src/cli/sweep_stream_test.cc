@@ -7,6 +7,7 @@
 // size_test.cc), not here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -85,6 +86,65 @@ TEST(SweepStream, WriterEqualsPrinterOnAwkwardNames) {
     (*w)->end();
     EXPECT_EQ(got.str(), want.str()) << f.name;
   }
+}
+
+// Batch runs: one dtype pair, so consecutive rows differ only in the batch
+// and the writers reuse the text of every column that does not vary with it.
+// The table printers read every cell of every row; the bytes must agree.
+SweepSpec BatchRunSpec() {
+  SweepSpec s;
+  for (const char* name : {"llama-3.1-8b", "mixtral-8x7b-v0.1", "gemma-2-9b"}) s.models.push_back(find_preset(name).value());
+  s.gpus = {find_gpu("h100").value(), find_gpu("l4").value()};
+  s.seqs = {1, 4096, 131072};
+  s.batches = {1, 2, 3, 64, 1, 4096, 100000};
+  s.dtypes = {Dtype::kFp8};
+  return s;
+}
+
+TEST(SweepStream, WriterEqualsPrinterOnBatchRuns) {
+  const SweepSpec s = BatchRunSpec();
+  std::vector<const SweepColumn*> columns;
+  for (const SweepColumn& c : sweep_columns()) columns.push_back(&c);
+  for (const SweepFormat& f : sweep_formats()) {
+    SweepTable table;
+    table.columns = columns;
+    ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { table.add(r); }).ok());
+    std::ostringstream want, got;
+    f.print(table, want);
+    auto w = make_sweep_writer(f.name, columns, got);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { (*w)->row(r); }).ok());
+    (*w)->end();
+    EXPECT_EQ(got.str(), want.str()) << f.name;
+  }
+}
+
+// What the writers rely on: a column not marked column_varies_with_batch has
+// the same cell for every batch of a (model, GPU, seq, dtype, KV dtype).
+TEST(SweepStream, ColumnsNotVaryingWithTheBatchAreTheSameAtEveryBatch) {
+  const SweepSpec s = BatchRunSpec();
+  const auto columns = sweep_columns();
+  std::vector<Cell> first(columns.size());
+  int64_t checked = 0, varied = 0;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) {
+                const bool first_batch = r.index % static_cast<int64_t>(s.batches.size()) == 0;
+                for (size_t c = 0; c < columns.size(); ++c) {
+                  const Cell cell = columns[c].get(r);
+                  if (first_batch) {
+                    first[c] = cell;
+                  } else if (!column_varies_with_batch(columns[c])) {
+                    EXPECT_TRUE(cell == first[c] || (std::holds_alternative<double>(cell) &&
+                                                     std::isnan(std::get<double>(cell)) &&
+                                                     std::isnan(std::get<double>(first[c]))))
+                        << columns[c].name << " at row " << r.index;
+                    ++checked;
+                  } else {
+                    varied += cell == first[c] ? 0 : 1;
+                  }
+                }
+              }).ok());
+  EXPECT_GT(checked, 0);
+  EXPECT_GT(varied, 0);  // the marked columns do change in this grid
 }
 
 }  // namespace

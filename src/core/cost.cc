@@ -63,7 +63,44 @@ Result<LabExampleModel> example_model(std::string key, const char* preset, const
   k.dials.throughput = c->ceiling.tps;
   k.dials.cost = c->usd_per_million_tokens;
   k.dials.memory = c->size.step_bytes_aggregate / 1e9;  // GB resident: weights + B × KV
+
+  const SizeResult& r = d.deployment.size;
+  const double n = static_cast<double>(r.total);
+  d.flops.forward_per_token = forward_flops_per_token(n);
+  d.flops.chinchilla_tokens = chinchilla_optimal_tokens(n);
+  d.flops.train_flops = training_flops(n, d.flops.chinchilla_tokens);
+  d.flops.train_gpu_hours = training_gpu_hours(d.flops.train_flops, h100.peak_bf16_flops, LabExample::kTrainMfu);
+  for (Dtype t : {Dtype::kFp16, Dtype::kInt8, Dtype::kInt4}) {
+    d.weights.push_back({t, weight_memory_bytes(Exact(r.total), t).value()});
+  }
+  const ModelSpec& sm = d.model;
+  for (int64_t kv_heads : {sm.n_head, sm.n_head_kv}) {
+    d.kv.push_back({kv_heads, kv_cache_bytes(sm.n_layer, LabExample::kSeq, sm.n_embd, Dtype::kFp16, 1, sm.n_head,
+                                             kv_heads).value()});
+  }
+  const double w = r.decode_weight_bytes;
+  const double kv = static_cast<double>(r.kv_per_seq);
+  const double bw = d.deployment.gpu.bandwidth_bytes_per_s;
+  const double one = decode_tokens_per_sec(bw, w, kv, 1);
+  std::vector<int64_t> batches = {1, 8, 32, LabExample::kBatch};
+  if (r.max_batch_by_capacity > LabExample::kBatch) batches.push_back(r.max_batch_by_capacity);
+  for (int64_t b : batches) {
+    const double tps = decode_tokens_per_sec(bw, w, kv, static_cast<double>(b));
+    d.batching.push_back({b, tps, tps / one});
+  }
   return d;
+}
+
+// One decode step at batch 1 does 2 FLOP per parameter and reads each fp16 parameter (2 bytes) once.
+LabExampleRoofline example_roofline(const LabExampleModel& m, const GpuSpec& h100) {
+  LabExampleRoofline r;
+  r.flops = forward_flops_per_token(static_cast<double>(m.deployment.size.total));
+  r.bytes = static_cast<double>(m.deployment.size.weight_bytes);
+  r.intensity = arithmetic_intensity(r.flops, r.bytes);
+  r.ridge = roofline_ridge_intensity(h100.peak_bf16_flops, h100.bandwidth_bytes_per_s);
+  r.attainable_flops = roofline_attainable_flops(r.intensity, h100.peak_bf16_flops, h100.bandwidth_bytes_per_s);
+  r.memory_bound = is_memory_bound(r.intensity, h100.peak_bf16_flops, h100.bandwidth_bytes_per_s);
+  return r;
 }
 
 }  // namespace
@@ -79,6 +116,7 @@ Result<LabExample> analyze_lab_example() {
   auto small = example_model("8b", "llama-3.1-8b", ex.h100, 1, 0.62);
   if (!small.ok()) return small.status();
   ex.small = *small;
+  ex.roofline = example_roofline(ex.small, ex.h100);
   const struct {
     const char* key;
     const char* label;

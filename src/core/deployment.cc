@@ -7,6 +7,7 @@
 #include "modelcalc/capacity.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/formulas.h"
+#include "sweep_kernels.h"
 
 namespace modelcalc {
 
@@ -325,57 +326,19 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   r.overflow = r.overflow || fit.overflow();  // a count beyond int64 is an error, never a wrapped number
   mem.max_sequences = fit.value();
 
-  // ---- decode step: one column of ranks (all stages), then per GPU = / pp
-  const double window_ctx = static_cast<double>(d.n_swa > 0 && context > d.n_swa ? d.n_swa : context);
-  const double T = static_cast<double>(context);
-  const double key_layers = static_cast<double>(d.n_full_layers) * T + static_cast<double>(d.n_swa_layers) * window_ctx;
-  const double kv_bytes_per_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
-  DecodeStep& st = r.decode;
-  st.batch = batch;
-  st.context = context;
-  st.experts_touched = expected_experts_touched(d.n_expert, d.n_expert_used, B);
-  const double moe = static_cast<double>(d.n_moe_layers);
-  st.bytes.weights = d.dense_bytes / pp;
-  st.bytes.experts = moe * st.experts_touched * d.expert_bytes / pp;
-  st.bytes.lm_head = d.lm_head_bytes / pp;
-  st.bytes.embedding_rows = B * d.embedding_row_bytes / pp;
-  st.bytes.kv = B * key_layers * kv_bytes_per_key_layer / pp;
-  st.flops.linear = B * d.linear_flops_per_token / pp;
-  st.flops.attention = B * key_layers * d.attn_flops_per_key_decode / pp;
-  st.flops.lm_head = B * d.lm_head_flops_per_token / pp;
-  st.bytes_per_gpu = st.bytes.total();
-  st.flops_per_gpu = st.flops.total();
-  st.intensity = st.flops_per_gpu / st.bytes_per_gpu;
-  st.ridge = d.peak_flops / d.bandwidth;
-  st.compute_seconds = pp * st.flops_per_gpu / d.peak_flops;
-  st.memory_seconds = pp * st.bytes_per_gpu / d.bandwidth;
-  const double msg = B * static_cast<double>(d.n_embd) * d.act_bytes;
-  const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
-  st.allreduce_seconds = n_ar * (d.ring_factor * msg / d.tp_link_bytes_per_s + d.tp_latency_s);
-  st.handoff_seconds = (pp - 1) * (msg / d.pp_link_bytes_per_s + d.pp_latency_s);
-  if (d.split.tp == 1) st.allreduce_seconds = 0;
-  if (d.split.pp == 1) st.handoff_seconds = 0;
-  st.comm_seconds = st.allreduce_seconds + st.handoff_seconds;
-  const double busy = std::max(st.compute_seconds, st.memory_seconds);
-  st.seconds = busy + st.comm_seconds;
-  st.tokens_per_s_per_sequence = 1.0 / st.seconds;
-  st.tokens_per_s_aggregate = B * static_cast<double>(d.split.dp) / st.seconds;
-  st.fits = batch <= mem.max_sequences;
-  if (!st.fits) {
-    st.regime = DeploymentRegime::kCapacityBound;
-  } else if (st.comm_seconds > busy) {
-    st.regime = DeploymentRegime::kCommunicationBound;
-  } else if (st.compute_seconds >= st.memory_seconds) {
-    st.regime = DeploymentRegime::kComputeBound;
-  } else {
-    st.regime = DeploymentRegime::kBandwidthBound;
-  }
+  // ---- decode step: the one function a sweep's batch loop calls too
+  r.decode.context = context;
+  r.decode.ridge = d.peak_flops / d.bandwidth;
+  evaluate_decode_step(d, batch, expected_experts_touched(d.n_expert, d.n_expert_used, B), &r);
 
   // ---- prefill of one prompt
   Prefill& pf = r.prefill;
   const int64_t P = prompt > 0 ? prompt : context;
   const double Pd = static_cast<double>(P);
   pf.prompt_tokens = P;
+  const double kv_bytes_per_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
+  const double moe = static_cast<double>(d.n_moe_layers);
+  const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
   const double keys = static_cast<double>(d.n_full_layers) * causal_keys(Pd, 0) +
                       static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa));
   pf.attention_flops = keys * d.attn_flops_per_key_prefill / pp;

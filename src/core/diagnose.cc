@@ -6,9 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <fmt/format.h>
 
-#include "format.h"
+#include "error_number.h"
 #include "modelcalc/formulas.h"
 
 namespace modelcalc {
@@ -45,7 +44,7 @@ bool is_memory_bound_kind(std::string_view kind) {
 // ---------------------------------------------------------------- validation
 namespace {
 
-std::string num(double v) { return fmt_sig(v, 6); }
+std::string num(double v) { return error_number_sig(v, 6); }
 
 Status fraction(const std::optional<double>& v, std::string_view field) {
   if (v && !(*v >= 0 && *v <= 1)) {
@@ -136,12 +135,6 @@ Status validate(const Evidence& e) {
 
 // ---------------------------------------------------------------- numbers
 namespace {
-
-std::string pct(double f) { return fmt_sig(f * 100, 2) + " %"; }
-std::string tps(double v) { return fmt_fixed(v, v < 100 ? 1 : 0) + " tokens/s"; }
-std::string gb(double b) { return fmt_sig(b / 1e9, 3) + " GB"; }
-std::string secs(double s) { return s < 0.1 ? fmt_sig(s * 1e3, 3) + " ms" : fmt_sig(s, 3) + " s"; }
-std::string times(double f) { return fmt_sig(f, 3) + "×"; }
 
 // The shape the evidence gives, with the spec's fields filling in.
 struct Shape {
@@ -263,8 +256,7 @@ void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, const Deplo
     n.modeled_compute_s = st.compute_seconds;
     n.modeled_memory_s = st.memory_seconds;
     n.modeled_comm_s = st.comm_seconds;
-    d->ignored.push_back("Decode ceiling from the deployment engine (the same as size): experts read under uniform "
-                         "routing, embedding rows, the lm_head, KV per GPU and communication counted.");
+    d->ignored.push_back({DxCode::kIgnoredModeledCeiling, {}});
   }
   auto ceiling_with = [&](double weights, double peak) {
     const double bw_c = decode_tokens_per_sec(n.bandwidth, weights, kv, B);
@@ -386,20 +378,39 @@ void timeline_numbers(const Evidence& e, Diagnosis* d) {
   }
 }
 
+// The evidence the rules cite, copied so that they read the numbers only.
+void given_numbers(const Evidence& e, DiagnosisNumbers* n) {
+  const Profile& p = e.profile;
+  n->gpus = static_cast<double>(e.gpus.value_or(1));
+  n->ttft_s = e.measured.ttft_s;
+  n->itl_s = e.measured.itl_s;
+  n->flop_utilization_profiled = p.flop_utilization;
+  n->peak_transient_bytes = p.peak_transient_bytes;
+  n->kernels_per_step = p.kernels_per_step;
+  if (p.kernel_us) n->kernel_us_mid = p.kernel_us->mid();
+  if (p.gap_us) n->gap_us_lo = p.gap_us->lo, n->gap_us_hi = p.gap_us->hi;
+  auto share = [&](const char* kind) -> std::optional<double> {
+    const auto it = p.kernel_time_fraction.find(kind);
+    if (it == p.kernel_time_fraction.end()) return std::nullopt;
+    return it->second;
+  };
+  n->attention_share = share("attention");
+  n->gemm_share = share("gemm");
+  n->cast_share = share("cast");
+}
+
 void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled, Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const Shape s = resolve_shape(e.model);
   const Dtype dt = e.model.dtype.value_or(Dtype::kFp16);
-  if (!e.model.dtype && s.params) d->ignored.push_back("No model.dtype given: fp16 weights assumed (2 B per parameter).");
+  if (!e.model.dtype && s.params) d->ignored.push_back({DxCode::kIgnoredDtypeAssumed, {}});
   const double gpus = static_cast<double>(e.gpus.value_or(1));
   n.bandwidth = gpu.bandwidth_bytes_per_s * gpus;
   n.capacity = gpu.capacity_bytes * gpus;
   n.peak_flops = gpu.peak_flops(compute_dtype(dt)) * gpus;
   if (n.bandwidth > 0 && n.peak_flops > 0) n.ridge = roofline_ridge_intensity(n.peak_flops, n.bandwidth);
   if (gpus > 1) {
-    d->ignored.push_back(fmt::format("{} GPUs are treated as one with {}× the bandwidth, capacity and FLOP/s: "
-                                     "ideal tensor parallelism, communication not counted.",
-                                     e.gpus.value_or(1), e.gpus.value_or(1)));
+    d->ignored.push_back({DxCode::kIgnoredGpusAsOne, {gpus}});
   }
   n.batch = static_cast<double>(e.batch.value_or(1));
   n.params = s.params;
@@ -421,15 +432,13 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResu
   }
   n.compute_fraction = e.profile.flop_utilization;
   n.bandwidth_fraction = e.profile.bandwidth_utilization;
+  given_numbers(e, &n);
 
   switch (d->phase) {
     case Phase::kDecode:
       decode_numbers(e, gpu, dt, modeled, d);
       if (n.step_bytes && !n.kv_bytes_per_seq) {
-        d->ignored.push_back(ctx ? "KV cache not counted: the shape (layers, kv_heads, head dim) is not given; "
-                                   "the ceiling is an upper bound."
-                                 : "KV cache not counted: no context length given; at short contexts it is "
-                                   "small against the weights, so the ceiling is a slight upper bound.");
+        d->ignored.push_back({ctx ? DxCode::kIgnoredKvNoShape : DxCode::kIgnoredKvNoContext, {}});
       }
       break;
     case Phase::kPrefill: prefill_numbers(e, dt, s, d); break;
@@ -440,12 +449,10 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResu
   if (e.profile.bandwidth_utilization) n.bandwidth_fraction = e.profile.bandwidth_utilization;
   timeline_numbers(e, d);
   if (s.spec && s.spec->n_expert > 0) {
-    d->ignored.push_back("MoE: every expert's weights are counted as read each step (true at large batch); at "
-                         "small batch only the routed experts are, so the decode ceiling is a lower bound.");
+    d->ignored.push_back({DxCode::kIgnoredMoe, {}});
   }
   if (n.prefill_flops) {
-    d->ignored.push_back("Prefill FLOPs count every parameter as a matmul weight (embeddings slightly overcount) "
-                         "and all of 4·T²·d attention (a causal kernel can skip the masked half).");
+    d->ignored.push_back({DxCode::kIgnoredPrefillFlops, {}});
   }
 }
 
@@ -463,173 +470,144 @@ Regime roofline_regime(const Diagnosis& d) {
   return Regime::kBandwidthBound;
 }
 
-bool check_capacity(const Evidence& e, Diagnosis* d) {
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();  // a clause the numbers do not allow
+double or_none(const std::optional<double>& v) { return v.value_or(kNone); }
+
+void say(std::vector<DxStatement>* out, DxCode code, std::vector<double> v = {}) {
+  out->push_back({code, std::move(v)});
+}
+void fix(Diagnosis* d, DxCode code, std::vector<double> v, std::optional<double> speedup = std::nullopt) {
+  d->fixes.push_back({{code, std::move(v)}, speedup});
+}
+
+bool check_capacity(Diagnosis* d) {
   const DiagnosisNumbers& n = d->n;
   if (n.capacity <= 0 || !n.weight_bytes) return false;
   const double W = *n.weight_bytes;
-  auto capacity_bound = [&](std::string detail, std::string settled) {
+  auto capacity_bound = [&](DxStatement detail, DxStatement settled) {
     d->regime = Regime::kCapacityBound;
     d->detail = std::move(detail);
     d->settled_by = std::move(settled);
-    return true;
   };
   if (W > n.capacity) {
-    capacity_bound(fmt::format("{}, capacity-bound: the {} of weights do not fit in {}", phase_name(d->phase), gb(W),
-                               gb(n.capacity)),
-                   fmt::format("weights N × b = {} > capacity {}", gb(W), gb(n.capacity)));
-    const double need = std::ceil(W / (0.9 * n.capacity / static_cast<double>(e.gpus.value_or(1))));
-    d->fixes.push_back({"Shard the weights across more GPUs (tensor or pipeline parallel)",
-                        fmt::format("{} GPUs hold {} with 10 % left for activations", need, gb(W)), std::nullopt});
+    capacity_bound({DxCode::kDetailWeightsDoNotFit, {W, n.capacity}}, {DxCode::kSettledWeightsDoNotFit, {W, n.capacity}});
+    const double need = std::ceil(W / (0.9 * n.capacity / n.gpus));
+    fix(d, DxCode::kFixShardWeights, {need, W});
     if (n.bytes_per_param && *n.bytes_per_param > 0.5) {
       const double w4 = *n.params * 0.5;
-      d->fixes.push_back({"Quantize the weights", fmt::format("int4: {} ({} fits: {})", gb(w4), gb(n.capacity),
-                                                              w4 < n.capacity ? "yes" : "no"),
-                          std::nullopt});
+      fix(d, DxCode::kFixQuantizeToFit, {w4, n.capacity, w4 < n.capacity ? 1.0 : 0.0});
     }
-    d->reject = Reject{"Faster kernels or a higher-FLOP GPU of the same capacity",
-                       "nothing runs until the weights fit; speed is moot until memory is"};
+    d->reject = DxStatement{DxCode::kRejectFasterWhileNoFit, {}};
     return true;
   }
   if (n.peak_memory_bytes && *n.peak_memory_bytes > n.capacity) {
-    capacity_bound(fmt::format("{}, capacity-bound: weights + transient = {} exceed {}", phase_name(d->phase),
-                               gb(*n.peak_memory_bytes), gb(n.capacity)),
-                   fmt::format("W + peak transient = {} > capacity {}", gb(*n.peak_memory_bytes), gb(n.capacity)));
+    capacity_bound({DxCode::kDetailTransientDoesNotFit, {*n.peak_memory_bytes, n.capacity}},
+                   {DxCode::kSettledTransientDoesNotFit, {*n.peak_memory_bytes, n.capacity}});
     if (n.transient_over_scores && *n.transient_over_scores >= 0.5 && *n.transient_over_scores <= 2) {
-      d->fixes.push_back({"Fused (FlashAttention-style) attention",
-                          fmt::format("never materializes the {} score matrix: peak memory {} → about {}",
-                                      gb(*n.score_matrix_bytes), gb(*n.peak_memory_bytes), gb(W)),
-                          std::nullopt});
+      fix(d, DxCode::kFixFusedAttentionMemory, {*n.score_matrix_bytes, *n.peak_memory_bytes, W});
     }
-    d->fixes.push_back({"Chunked prefill", "bounds the transient by the chunk instead of the whole prompt",
-                        std::nullopt});
-    d->reject = Reject{"Faster kernels", "the allocation fails before speed matters"};
+    fix(d, DxCode::kFixChunkedPrefill, {});
+    d->reject = DxStatement{DxCode::kRejectFasterWhileOom, {}};
     return true;
   }
   if (d->phase == Phase::kDecode && n.kv_bytes_per_seq && *n.kv_bytes_per_seq > 0) {
     const Exact fit_count = max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq);
     const int64_t fit = fit_count.value();
     if (!fit_count.overflow() && static_cast<double>(fit) < n.batch) {
-      capacity_bound(fmt::format("decode, capacity-bound: only {} sequences' KV fit beside the weights, batch is {}",
-                                 fit, n.batch),
-                     fmt::format("floor((capacity − W) / KV) = floor(({} − {}) / {}) = {} < batch {}", gb(n.capacity),
-                                 gb(W), gb(*n.kv_bytes_per_seq), fit, n.batch));
-      d->fixes.push_back({"Shrink the KV cache: int8/fp8 KV, fewer KV heads (GQA), paged allocation",
-                          fmt::format("int8 KV from {} halves it: about {} sequences fit", "fp16",
-                                      max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq / 2).value()),
-                          std::nullopt});
-      d->fixes.push_back({"Cap the batch at what fits, or add GPUs for KV", fmt::format("batch ≤ {}", fit),
-                          std::nullopt});
-      d->reject = Reject{"Faster kernels", "the batch is capped by memory; the KV must fit first"};
+      const double f = static_cast<double>(fit);
+      capacity_bound({DxCode::kDetailKvDoesNotFit, {f, n.batch}},
+                     {DxCode::kSettledKvDoesNotFit, {n.capacity, W, *n.kv_bytes_per_seq, f, n.batch}});
+      fix(d, DxCode::kFixShrinkKvToFit,
+          {static_cast<double>(max_batch_by_capacity(n.capacity, W, *n.kv_bytes_per_seq / 2).value())});
+      fix(d, DxCode::kFixCapBatch, {f});
+      d->reject = DxStatement{DxCode::kRejectFasterWhileKvCapped, {}};
       return true;
     }
   }
   return false;
 }
 
-void above_ceiling(const Evidence& e, Diagnosis* d) {
+void above_ceiling(Diagnosis* d) {
   const DiagnosisNumbers& n = d->n;
   const double k = *n.fraction_of_ceiling;
   d->above_ceiling = true;
   d->confirmed = false;
   d->regime = roofline_regime(*d);
-  d->settled_by = fmt::format("the measurement is {} the computed ceiling", times(k));
-  std::vector<std::string> explain;
+  d->settled_by = {DxCode::kSettledAboveCeiling, {k}};
+  // What the input probably leaves out: one list, cited by the finding and the fix.
+  std::vector<double> leaves_out;
+  DxCode finding = DxCode::kFindingAboveCeilingTraining, reconcile = DxCode::kFixReconcileTraining;
   if (d->phase == Phase::kDecode) {
     const double per_seq = *n.measured_per_seq;
-    d->detail = fmt::format("decode at {} of its computed ceiling ({} vs {} per sequence): the evidence leaves "
-                            "something out",
-                            pct(k), tps(per_seq), tps(*n.bw_ceiling_per_seq));
+    d->detail = {DxCode::kDetailAboveCeilingDecode, {k, per_seq, *n.bw_ceiling_per_seq}};
     const double kv_total = n.batch * n.kv_bytes_per_seq.value_or(0);
     const double w_needed = n.bandwidth / per_seq - kv_total;
-    if (w_needed > 0) {
-      explain.push_back(fmt::format("quantized weights: the rate needs ≤ {} of weights per step, {} B per parameter "
-                                    "(the evidence says {} B)",
-                                    gb(w_needed), fmt_sig(w_needed / *n.params, 3), fmt_sig(*n.bytes_per_param, 3)));
-    }
-    explain.push_back(fmt::format("speculative decoding: ≥ {} tokens accepted per weight read", fmt_sig(k, 3)));
-    explain.push_back(fmt::format("a different GPU: the stated bytes need ≥ {}/s of bandwidth (given {}/s)",
-                                  fmt_si(per_seq * *n.step_bytes, "B"), fmt_si(n.bandwidth, "B")));
-    explain.push_back(fmt::format("batching: an aggregate over ≥ {} sequences reported as one",
-                                  fmt_sig(std::ceil(per_seq / *n.bw_ceiling_per_seq), 3)));
+    // {weights the rate allows (NaN: none), B per parameter, as stated, tokens per read,
+    //  bandwidth the stated bytes need, bandwidth given, sequences}
+    leaves_out = {w_needed > 0 ? w_needed : kNone, w_needed > 0 ? w_needed / *n.params : kNone, *n.bytes_per_param,
+                  k, per_seq * *n.step_bytes, n.bandwidth, std::ceil(per_seq / *n.bw_ceiling_per_seq)};
+    finding = DxCode::kFindingAboveCeilingDecode;
+    reconcile = DxCode::kFixReconcileDecode;
   } else if (d->phase == Phase::kPrefill) {
-    d->detail = fmt::format("prefill TTFT {} is below its floor {} at peak FLOP/s: the evidence leaves something out",
-                            secs(*e.measured.ttft_s), secs(*n.ttft_floor_s));
-    explain.push_back("prefix caching: only part of the prompt was computed");
-    explain.push_back(fmt::format("a different or larger machine: the FLOPs need ≥ {} (given {})",
-                                  fmt_si(*n.prefill_flops / *e.measured.ttft_s, "FLOP/s"),
-                                  fmt_si(n.peak_flops, "FLOP/s")));
-    explain.push_back("fewer prompt tokens than stated");
+    d->detail = {DxCode::kDetailAboveCeilingPrefill, {*n.ttft_s, *n.ttft_floor_s}};
+    leaves_out = {*n.prefill_flops / *n.ttft_s, n.peak_flops};  // FLOP/s needed, given
+    finding = DxCode::kFindingAboveCeilingPrefill;
+    reconcile = DxCode::kFixReconcilePrefill;
   } else {
-    d->detail = fmt::format("training at {} of its 6N FLOP ceiling: the evidence leaves something out", pct(k));
-    explain.push_back("fewer FLOPs per token than 6N: a MoE's active parameters, not its total");
-    explain.push_back("more GPUs than stated");
-    explain.push_back("a lower-precision peak (fp8) than the bf16 one assumed");
+    d->detail = {DxCode::kDetailAboveCeilingTraining, {k}};
   }
-  std::string list;
-  for (const std::string& x : explain) list += (list.empty() ? "" : "; ") + x;
-  d->findings.push_back("Measured above the computed ceiling. What the input probably leaves out: " + list + ".");
-  d->fixes.push_back({"Reconcile the evidence with the setup before optimizing anything",
-                      "check " + list, std::nullopt});
-  d->reject = Reject{"Any fix chosen by comparing against this ceiling",
-                     "a rate above the physical ceiling means an input is wrong, so every ratio to it is too"};
+  say(&d->findings, finding, leaves_out);
+  fix(d, reconcile, leaves_out);
+  d->reject = DxStatement{DxCode::kRejectAboveCeiling, {}};
 }
 
 void bandwidth_near(Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double frac = n.fraction_of_ceiling.value_or(*n.bandwidth_fraction);
+  const double fc = n.compute_fraction.value_or(0);
   d->regime = Regime::kBandwidthBound;
-  d->detail = fmt::format("{}, bandwidth-bound at {} of its ceiling", phase_name(d->phase), pct(frac));
+  d->detail = {DxCode::kDetailBandwidthBound, {frac}};
   if (n.bw_ceiling_per_seq && n.measured_per_seq) {
-    d->settled_by = fmt::format("measured {} vs ceiling bw / (W + B × KV) = {} per sequence: {}; FLOP use {}",
-                                tps(*n.measured_per_seq), tps(*n.bw_ceiling_per_seq), pct(frac),
-                                pct(n.compute_fraction.value_or(0)));
+    d->settled_by = {DxCode::kSettledBandwidthMeasured, {*n.measured_per_seq, *n.bw_ceiling_per_seq, frac, fc}};
   } else {
-    d->settled_by = fmt::format("HBM bandwidth at {} of peak while FLOP use is {}", pct(*n.bandwidth_fraction),
-                                pct(n.compute_fraction.value_or(0)));
+    d->settled_by = {DxCode::kSettledBandwidthUtil, {*n.bandwidth_fraction, fc}};
   }
   if (d->phase != Phase::kDecode) {
-    d->fixes.push_back({"Cut bytes moved: fuse memory-bound kernels, lower-precision activations",
-                        fmt::format("time scales with bytes at {} of peak bandwidth", pct(*n.bandwidth_fraction)),
-                        std::nullopt});
-    d->reject = Reject{"Faster compute kernels or a higher-FLOP GPU",
-                       fmt::format("FLOP use is {}: compute is idle, bytes set the time",
-                                   pct(n.compute_fraction.value_or(0)))};
+    fix(d, DxCode::kFixCutBytes, {*n.bandwidth_fraction});
+    d->reject = DxStatement{DxCode::kRejectComputeIdle, {fc}};
     return;
   }
   const double base = n.ceiling_aggregate.value_or(0);
   const double kv_total = n.batch * n.kv_bytes_per_seq.value_or(0);
   if (n.int8_ceiling_aggregate || n.int4_ceiling_aggregate) {
-    std::string eff;
     std::optional<double> gain;
+    // {ceiling now, int8 ceiling, int8 gain, int4 ceiling, int4 gain, fraction of ceiling, at today's fraction}
+    std::vector<double> v(7, kNone);
+    v[0] = base / n.batch;
     if (n.int8_ceiling_aggregate) {
       gain = *n.int8_ceiling_aggregate / base;
-      eff += fmt::format("int8: ceiling {} → {} per sequence ({})", tps(base / n.batch),
-                         tps(*n.int8_ceiling_aggregate / n.batch), times(*gain));
+      v[1] = *n.int8_ceiling_aggregate / n.batch;
+      v[2] = *gain;
     }
     if (n.int4_ceiling_aggregate) {
       const double g4 = *n.int4_ceiling_aggregate / base;
       if (!gain) gain = g4;
-      eff += fmt::format("{}int4: {} ({})", eff.empty() ? "" : "; ", tps(*n.int4_ceiling_aggregate / n.batch), times(g4));
+      v[3] = *n.int4_ceiling_aggregate / n.batch;
+      v[4] = g4;
     }
     if (n.measured_per_seq) {
-      eff += fmt::format("; at today's {} of ceiling ≈ {}", pct(frac), tps(frac * base / n.batch * *gain));
+      v[5] = frac;
+      v[6] = frac * base / n.batch * *gain;
     }
-    d->fixes.push_back({"Fewer bytes per token: quantize the weights (weight-only int8, then int4)", eff, gain});
+    fix(d, DxCode::kFixQuantizeForSpeed, std::move(v), gain);
   }
   if (n.weight_bytes && kv_total > 0.5 * *n.weight_bytes) {
     const double g = decode_tokens_per_sec(n.bandwidth, *n.weight_bytes, n.kv_bytes_per_seq.value_or(0) / 2, n.batch) /
                      *n.bw_ceiling_aggregate;
-    d->fixes.push_back({"Shrink the KV cache read each step (int8/fp8 KV)",
-                        fmt::format("KV is {} of the {} step; halving it: {}", gb(kv_total), gb(*n.step_bytes), times(g)),
-                        g});
+    fix(d, DxCode::kFixShrinkKvRead, {kv_total, *n.step_bytes, g}, g);
   }
   if (n.step_intensity && n.ridge > 0 && *n.step_intensity * 2 < n.ridge) {
-    d->fixes.push_back({"Speculative decoding: verify several drafted tokens per weight read",
-                        fmt::format("the step runs at {} FLOP/byte against a ridge of {}: verifying k tokens costs "
-                                    "about the same bytes, so per-sequence speed scales with the tokens accepted per "
-                                    "step (typically 2–3×)",
-                                    fmt_sig(*n.step_intensity, 3), fmt_sig(n.ridge, 3)),
-                        std::nullopt});
+    fix(d, DxCode::kFixSpeculative, {*n.step_intensity, n.ridge});
   }
   if (n.ridge > 0 && n.step_intensity && *n.step_intensity * 4 < n.ridge) {
     // Never a batch HBM cannot hold: capped at the sequences that fit at this context.
@@ -638,176 +616,108 @@ void bandwidth_near(Diagnosis* d) {
     if (b2 > n.batch) {
       double agg = decode_tokens_per_sec(n.bandwidth, *n.weight_bytes, n.kv_bytes_per_seq.value_or(0), b2);
       if (n.compute_ceiling_aggregate) agg = std::min(agg, *n.compute_ceiling_aggregate);
-      d->fixes.push_back({"Batch concurrent requests, if traffic allows",
-                          fmt::format("batch {}{}: aggregate ceiling {} ({}) at the same per-sequence speed; one "
-                                      "weight read serves every sequence",
-                                      b2, n.max_sequences && b2 == *n.max_sequences ? " (all that fit in HBM)" : "",
-                                      tps(agg), times(agg / base)),
-                          agg / base});
+      const bool all_fit = n.max_sequences && b2 == *n.max_sequences;
+      fix(d, DxCode::kFixBatch, {b2, all_fit ? 1.0 : 0.0, agg, agg / base}, agg / base);
     }
   }
-  d->reject = Reject{"Faster compute kernels (GEMM tuning, a higher-FLOP GPU)",
-                     fmt::format("FLOP use is {}{}; at {} of the bandwidth ceiling no kernel work can win more "
-                                 "than 1 / {} = {}",
-                                 pct(n.compute_fraction.value_or(0)),
-                                 n.implied_flop_utilization
-                                     ? fmt::format(" (the tokens need {})", pct(*n.implied_flop_utilization))
-                                     : "",
-                                 pct(frac), fmt_sig(frac, 3), times(1 / frac))};
+  d->reject = DxStatement{DxCode::kRejectComputeKernels, {fc, or_none(n.implied_flop_utilization), frac, 1 / frac}};
 }
 
-void compute_near(const Evidence& e, Diagnosis* d) {
+void compute_near(Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double fc = *n.compute_fraction;
   d->regime = Regime::kComputeBound;
-  d->detail = fmt::format("{}, compute-bound at {} of peak FLOP/s", phase_name(d->phase), pct(fc));
-  d->settled_by = n.bandwidth_fraction
-                      ? fmt::format("FLOP use {} against bandwidth use {}", pct(fc), pct(*n.bandwidth_fraction))
-                      : fmt::format("FLOP use {} of peak", pct(fc));
-  if (n.step_intensity && n.ridge > 0) {
-    d->settled_by += fmt::format("; batch {} puts the step at {} FLOP/byte vs ridge {}", n.batch,
-                                 fmt_sig(*n.step_intensity, 3), fmt_sig(n.ridge, 3));
-  }
+  d->detail = {DxCode::kDetailComputeBound, {fc}};
+  // {FLOP use, bandwidth use, batch, step intensity, ridge}; the last three only with a ridge.
+  std::vector<double> settled = {fc, or_none(n.bandwidth_fraction), kNone, kNone, kNone};
+  if (n.step_intensity && n.ridge > 0) settled = {settled[0], settled[1], n.batch, *n.step_intensity, n.ridge};
+  d->settled_by = {DxCode::kSettledCompute, std::move(settled)};
   if (n.in_kernel_flop_rate) {
-    d->findings.push_back(fmt::format("GEMM + attention kernels take {} of kernel time and carry the FLOPs, so "
-                                      "while running they reach ≥ {} / {} = {} of peak: little left in the GEMMs",
-                                      pct(*n.compute_kernel_share), pct(fc), pct(*n.compute_kernel_share),
-                                      pct(*n.in_kernel_flop_rate)));
+    say(&d->findings, DxCode::kFindingInKernel, {*n.compute_kernel_share, fc, *n.in_kernel_flop_rate});
   }
   if (n.memory_bound_share && *n.memory_bound_share >= 0.05 && n.amdahl_memory_bound) {
     const double m = *n.memory_bound_share;
-    d->findings.push_back(fmt::format(
-        "Compute-bound overall, yet {} of kernel time is memory-bound work (norms, elementwise, casts) doing next "
-        "to no FLOPs: removing it is worth up to 1 / (1 − {}) = {} — real, and bounded",
-        pct(m), fmt_sig(m, 3), times(*n.amdahl_memory_bound)));
-    d->fixes.push_back({"Fuse the memory-bound ops (norm + activation + residual add + casts) into neighbours",
-                        fmt::format("they are {} of kernel time: up to {} if they vanished, about {} if fusion "
-                                    "halves them; try an automatic fuser (torch.compile) before hand-written kernels",
-                                    pct(m), times(*n.amdahl_memory_bound), times(amdahl_speedup(m / 2))),
-                        amdahl_speedup(m / 2)});
+    say(&d->findings, DxCode::kFindingMemoryBoundShare, {m, *n.amdahl_memory_bound});
+    fix(d, DxCode::kFixFuseMemoryBound, {m, *n.amdahl_memory_bound, amdahl_speedup(m / 2)}, amdahl_speedup(m / 2));
   }
-  const auto cast = e.profile.kernel_time_fraction.find("cast");
-  if (cast != e.profile.kernel_time_fraction.end() && cast->second >= 0.03) {
-    d->fixes.push_back({"Remove dtype casts (keep tensors in the compute dtype, fold casts into GEMM epilogues)",
-                        fmt::format("{} of kernel time: up to {}", pct(cast->second), times(amdahl_speedup(cast->second))),
-                        amdahl_speedup(cast->second)});
+  if (n.cast_share && *n.cast_share >= 0.03) {
+    fix(d, DxCode::kFixRemoveCasts, {*n.cast_share, amdahl_speedup(*n.cast_share)}, amdahl_speedup(*n.cast_share));
   }
   if (d->phase == Phase::kDecode && n.fp8_ceiling_aggregate && n.ceiling_aggregate) {
     const double g = *n.fp8_ceiling_aggregate / *n.ceiling_aggregate;
-    d->fixes.push_back({"fp8 compute (weights and activations, W8A8)",
-                        fmt::format("peak {} → {}: ceiling {} → {} ({})", fmt_si(n.peak_flops, "FLOP/s"),
-                                    fmt_si(*n.fp8_peak_flops, "FLOP/s"), tps(*n.ceiling_aggregate),
-                                    tps(*n.fp8_ceiling_aggregate), times(g)),
-                        g});
-  } else if (d->phase != Phase::kDecode && n.compute_kernel_share && e.profile.kernel_time_fraction.count("gemm")) {
-    const double gemm = e.profile.kernel_time_fraction.at("gemm");
-    d->fixes.push_back({"fp8 GEMMs, if the numerics allow",
-                        fmt::format("twice the dense peak on most current GPUs; GEMMs are {} of kernel time: up to {}",
-                                    pct(gemm), times(amdahl_speedup(gemm / 2))),
-                        amdahl_speedup(gemm / 2)});
+    fix(d, DxCode::kFixFp8Compute,
+        {n.peak_flops, *n.fp8_peak_flops, *n.ceiling_aggregate, *n.fp8_ceiling_aggregate, g}, g);
+  } else if (d->phase != Phase::kDecode && n.compute_kernel_share && n.gemm_share) {
+    const double gemm = *n.gemm_share;
+    fix(d, DxCode::kFixFp8Gemms, {gemm, amdahl_speedup(gemm / 2)}, amdahl_speedup(gemm / 2));
   }
   if (n.profiler_flop_excess && *n.profiler_flop_excess > 1.5) {
-    d->findings.push_back(fmt::format(
-        "The profiler's FLOP rate ({}) is {} the {} the measured tokens need at 2N FLOP/token: the step does work "
-        "2N does not count (tile padding, long-context attention, prefill chunks) or the rate includes time outside "
-        "the profiled steps",
-        pct(*e.profile.flop_utilization), times(*n.profiler_flop_excess), pct(*n.implied_flop_utilization)));
-    d->fixes.push_back({"Find the FLOPs beyond 2N per token",
-                        fmt::format("the compute is busy at {} but the tokens need {}: closing that is worth up to {}",
-                                    pct(*e.profile.flop_utilization), pct(*n.implied_flop_utilization),
-                                    times(*n.profiler_flop_excess)),
-                        *n.profiler_flop_excess});
+    const std::vector<double> v = {*n.flop_utilization_profiled, *n.profiler_flop_excess, *n.implied_flop_utilization};
+    say(&d->findings, DxCode::kFindingProfilerExcess, v);
+    // {profiled, implied, excess}
+    fix(d, DxCode::kFixFindExtraFlops, {v[0], v[2], v[1]}, *n.profiler_flop_excess);
   }
   if (d->phase == Phase::kDecode) {
-    d->fixes.push_back({"Scale out: more replicas (data parallel)",
-                        "throughput grows with replicas; a bigger batch does not help past the ridge — it adds "
-                        "FLOPs in proportion",
-                        std::nullopt});
+    fix(d, DxCode::kFixScaleOut, {});
     if (n.int4_ceiling_aggregate && n.ceiling_aggregate) {
       const double g = *n.int4_ceiling_aggregate / *n.ceiling_aggregate;
-      d->reject = Reject{
-          "int4 weight-only quantization (\"4× smaller weights, so up to 4× the throughput\")",
-          fmt::format("it shrinks bytes, and bytes are not the limit: {}the ceiling stays min(bandwidth {}, compute "
-                      "{}) = {} ({}). Expect about 1× (dequantization can make it slower); what it does give is "
-                      "{} of HBM back ({} → {}) for KV and longer contexts",
-                      n.bandwidth_fraction ? "bandwidth is at " + pct(*n.bandwidth_fraction) + " while FLOPs are at " +
-                                                 pct(fc) + "; "
-                                           : "",
-                      tps(decode_tokens_per_sec(n.bandwidth, *n.params * 0.5, n.kv_bytes_per_seq.value_or(0), n.batch)),
-                      tps(*n.compute_ceiling_aggregate), tps(*n.int4_ceiling_aggregate), times(g),
-                      gb(*n.weight_bytes - *n.params * 0.5), gb(*n.weight_bytes), gb(*n.params * 0.5))};
+      const double w4 = *n.params * 0.5;
+      // {bandwidth use, FLOP use, bandwidth ceiling at int4, compute ceiling, int4 ceiling, gain,
+      //  HBM back, W, W at int4}
+      d->reject = DxStatement{
+          DxCode::kRejectInt4ForSpeed,
+          {or_none(n.bandwidth_fraction), fc,
+           decode_tokens_per_sec(n.bandwidth, w4, n.kv_bytes_per_seq.value_or(0), n.batch),
+           *n.compute_ceiling_aggregate, *n.int4_ceiling_aggregate, g, *n.weight_bytes - w4, *n.weight_bytes, w4}};
     } else {
-      d->reject = Reject{"Weight quantization for speed", "it cuts bytes; FLOPs are the limit"};
+      d->reject = DxStatement{DxCode::kRejectQuantForSpeed, {}};
     }
   } else {
-    if (d->phase == Phase::kPrefill) {
-      d->fixes.push_back({"Split the prefill across GPUs (tensor or context parallel)",
-                          n.ttft_floor_s ? fmt::format("the TTFT floor at peak is {} per GPU; k GPUs divide it",
-                                                       secs(*n.ttft_floor_s))
-                                         : "k GPUs divide the FLOPs",
-                          std::nullopt});
-    }
+    if (d->phase == Phase::kPrefill) fix(d, DxCode::kFixSplitPrefillFloor, {or_none(n.ttft_floor_s)});
     const double T = d->phase == Phase::kTraining ? n.tokens_per_step.value_or(0) : n.prefill_tokens.value_or(0);
-    d->reject = Reject{
-        d->phase == Phase::kTraining ? "A larger microbatch to raise arithmetic intensity"
-                                     : "Weight quantization or speculative decoding",
-        d->phase == Phase::kTraining
-            ? fmt::format("{}GEMMs are already far past the ridge ({} FLOP/byte) and run at ≥ {} of peak; the "
-                          "memory-bound ops scale with tokens too, so their share stays",
-                          T > 0 ? fmt::format("at {} tokens per step ", fmt_fixed(T, 0)) : "",
-                          fmt_sig(n.ridge, 3), pct(n.in_kernel_flop_rate.value_or(fc)))
-            : fmt::format("they cut bytes per decode step; prefill is compute-bound (intensity ≈ T{} ≫ ridge {}), so "
-                          "fewer weight bytes do not remove FLOPs",
-                          T > 0 ? " = " + fmt_fixed(T, 0) : "", fmt_sig(n.ridge, 3))};
+    if (d->phase == Phase::kTraining) {
+      d->reject = DxStatement{DxCode::kRejectLargerMicrobatch,
+                              {T > 0 ? T : kNone, n.ridge, n.in_kernel_flop_rate.value_or(fc)}};
+    } else {
+      d->reject = DxStatement{DxCode::kRejectQuantForPrefill, {T > 0 ? T : kNone, n.ridge}};
+    }
   }
 }
 
-void overhead(const Evidence& e, Diagnosis* d) {
+void overhead(Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double idle = *n.idle_share;
   d->regime = Regime::kOverheadBound;
   const double frac = n.fraction_of_ceiling.value_or(achieved(n));
-  d->detail = fmt::format("{}, overhead-bound: the GPU is idle {} of the step{}", phase_name(d->phase), pct(idle),
-                          n.fraction_of_ceiling ? ", at " + pct(frac) + " of its ceiling" : "");
+  d->detail = {DxCode::kDetailOverhead, {idle, n.fraction_of_ceiling ? frac : kNone}};
+  const double kernels = static_cast<double>(*n.kernels_per_step);
   if (n.busy_share) {
-    d->settled_by = fmt::format("{} kernels × {} µs = {} of kernel time in a measured {} step: busy {}, idle {}",
-                                *e.profile.kernels_per_step, fmt_sig(e.profile.kernel_us->mid(), 3),
-                                secs(*n.kernel_time_s), secs(*n.step_time_s), pct(*n.busy_share), pct(idle));
+    d->settled_by = {DxCode::kSettledOverheadBusy,
+                     {kernels, *n.kernel_us_mid, *n.kernel_time_s, *n.step_time_s, *n.busy_share, idle}};
   } else {
-    d->settled_by = fmt::format("{} kernels with {}–{} µs gaps: gaps are {} of the timeline ({}–{})",
-                                *e.profile.kernels_per_step, fmt_sig(e.profile.gap_us->lo, 3),
-                                fmt_sig(e.profile.gap_us->hi, 3), pct(*n.gap_share), pct(*n.gap_share_lo),
-                                pct(*n.gap_share_hi));
+    d->settled_by = {DxCode::kSettledOverheadGaps,
+                     {kernels, *n.gap_us_lo, *n.gap_us_hi, *n.gap_share, *n.gap_share_lo, *n.gap_share_hi}};
   }
   if (n.gap_share && n.busy_share) {
-    d->findings.push_back(fmt::format("Launch gaps alone are {} of the kernel timeline ({}–{}); the rest of the idle "
-                                      "time is host work between steps",
-                                      pct(*n.gap_share), pct(*n.gap_share_lo), pct(*n.gap_share_hi)));
+    say(&d->findings, DxCode::kFindingLaunchGaps, {*n.gap_share, *n.gap_share_lo, *n.gap_share_hi});
   }
-  std::string graph_effect = fmt::format("removes the idle {} of the step: up to {}", pct(idle),
-                                         times(*n.speedup_no_idle));
-  if (n.measured_per_seq) graph_effect += fmt::format(" ({} → {} per sequence)", tps(*n.measured_per_seq),
-                                                      tps(*n.measured_per_seq * *n.speedup_no_idle));
-  d->fixes.push_back({"CUDA graphs (capture the whole step; overlap host scheduling with the GPU)", graph_effect,
-                      *n.speedup_no_idle});
-  std::string fuse = fmt::format("fewer than {} launches and fewer HBM round trips", *e.profile.kernels_per_step);
+  // {idle, speedup, per-sequence now, per-sequence after}
+  fix(d, DxCode::kFixCudaGraphs,
+      {idle, *n.speedup_no_idle, or_none(n.measured_per_seq),
+       n.measured_per_seq ? *n.measured_per_seq * *n.speedup_no_idle : kNone},
+      *n.speedup_no_idle);
   std::optional<double> fuse_gain;
+  // {kernels, kernel time, ideal step time, gain}; the last three only when fusion can gain.
+  std::vector<double> fuse = {kernels, kNone, kNone, kNone};
   if (n.ideal_step_time_s && n.kernel_time_s && *n.kernel_time_s > *n.ideal_step_time_s) {
     fuse_gain = *n.kernel_time_s / *n.ideal_step_time_s;
-    fuse += fmt::format(": kernel time {} → toward the {} the bytes need, another {}", secs(*n.kernel_time_s),
-                        secs(*n.ideal_step_time_s), times(*fuse_gain));
+    fuse = {kernels, *n.kernel_time_s, *n.ideal_step_time_s, *fuse_gain};
   }
-  d->fixes.push_back({"Kernel fusion (norm + residual, QKV + RoPE, activation)", fuse, fuse_gain});
+  fix(d, DxCode::kFixKernelFusion, std::move(fuse), fuse_gain);
   if (n.speedup_infinite_gpu) {
-    std::string why = fmt::format("the kernels are busy {} of the step; even an infinitely fast GPU removes only "
-                                  "that: ≤ {}",
-                                  pct(1 - idle), times(*n.speedup_infinite_gpu));
-    if (n.step_time_s && n.kernel_time_s) {
-      const double step = *n.step_time_s;
-      why += fmt::format("; 1.5× the bandwidth saves a third of kernel time: {}",
-                         times(step / (step - *n.kernel_time_s / 3)));
-    }
-    d->reject = Reject{"A bigger GPU (more bandwidth or FLOP/s)", why};
+    double bw15 = kNone;  // 1.5× the bandwidth saves a third of kernel time
+    if (n.step_time_s && n.kernel_time_s) bw15 = *n.step_time_s / (*n.step_time_s - *n.kernel_time_s / 3);
+    d->reject = DxStatement{DxCode::kRejectBiggerGpu, {1 - idle, *n.speedup_infinite_gpu, bw15}};
   }
 }
 
@@ -816,131 +726,82 @@ void far_below_unexplained(Diagnosis* d) {
   const double a = achieved(n);
   d->regime = Regime::kOverheadBound;
   d->confirmed = false;
-  d->detail = fmt::format("{}, overhead-bound (suspected): at {} of the nearest roof, neither bytes nor FLOPs explain "
-                          "the time; the timeline confirms it",
-                          phase_name(d->phase), pct(a));
-  d->settled_by = fmt::format("FLOP use {} and bandwidth use {}: both far below their roofs",
-                              n.compute_fraction ? pct(*n.compute_fraction) : "unknown",
-                              n.bandwidth_fraction ? pct(*n.bandwidth_fraction) : "unknown");
-  d->fixes.push_back({"Take a timeline of one step before changing anything",
-                      fmt::format("{} of the step is unexplained by either roof; gaps between kernels, host time or "
-                                  "synchronization will show there",
-                                  pct(1 - a)),
-                      std::nullopt});
-  d->fixes.push_back({"If it shows many short kernels with gaps: CUDA graphs, then kernel fusion",
-                      fmt::format("closing the gap to the ceiling is worth up to 1 / {} = {}", fmt_sig(a, 3),
-                                  times(1 / std::max(a, 1e-9))),
-                      1 / std::max(a, 1e-9)});
-  const double roof = roofline_regime(*d) == Regime::kBandwidthBound ? n.bandwidth_fraction.value_or(a)
-                                                                      : n.compute_fraction.value_or(a);
-  d->reject = Reject{
-      roofline_regime(*d) == Regime::kBandwidthBound ? "Weight quantization (fewer bytes per token) first"
-                                                     : "A higher-FLOP GPU or faster GEMMs first",
-      fmt::format("it speeds up the {} of the step that the roof accounts for; halving that saves ≤ {}: {}", pct(roof),
-                  pct(roof / 2), times(amdahl_speedup(roof / 2)))};
+  d->detail = {DxCode::kDetailSuspectedOverhead, {a}};
+  d->settled_by = {DxCode::kSettledBothFarBelow, {or_none(n.compute_fraction), or_none(n.bandwidth_fraction)}};
+  fix(d, DxCode::kFixTakeTimeline, {1 - a});
+  fix(d, DxCode::kFixGraphsThenFusion, {a, 1 / std::max(a, 1e-9)}, 1 / std::max(a, 1e-9));
+  const bool bw = roofline_regime(*d) == Regime::kBandwidthBound;
+  const double roof = bw ? n.bandwidth_fraction.value_or(a) : n.compute_fraction.value_or(a);
+  d->reject = DxStatement{bw ? DxCode::kRejectQuantFirst : DxCode::kRejectFasterGemmsFirst,
+                          {roof, roof / 2, amdahl_speedup(roof / 2)}};
 }
 
-void prefill_scores(const Evidence& e, Diagnosis* d) {
+void prefill_scores(Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double fc = n.compute_fraction.value_or(0);
   d->regime = Regime::kComputeBound;
-  d->detail = fmt::format("prefill, compute-bound at only {} of peak: unfused attention materializes the {} score "
-                          "matrix",
-                          pct(fc), gb(*n.score_matrix_bytes));
-  d->settled_by = fmt::format("heads × T² × b = {} matches the {} peak transient ({})", gb(*n.score_matrix_bytes),
-                              gb(*e.profile.peak_transient_bytes), times(*n.transient_over_scores));
+  d->detail = {DxCode::kDetailUnfusedAttention, {fc, *n.score_matrix_bytes}};
+  d->settled_by = {DxCode::kSettledScoresMatch,
+                   {*n.score_matrix_bytes, *n.peak_transient_bytes, *n.transient_over_scores}};
   if (n.score_traffic_s) {
-    std::string s = fmt::format("Streaming the score matrix (QK^T writes it, softmax reads and writes it, AV reads "
-                                "it: 4 passes × {} × {} layers) takes {} of HBM time",
-                                gb(*n.score_matrix_bytes), n.layers,
-                                secs(*n.score_traffic_s));
+    // {S, layers, HBM time; then attention share, attention time, its floor, FLOP use, when measured}
+    std::vector<double> v = {*n.score_matrix_bytes, n.layers, *n.score_traffic_s, kNone, kNone, kNone, kNone};
     if (n.attention_time_s) {
-      s += fmt::format(" of the {} attention kernels' {}, while their FLOPs need {} at peak: attention runs "
-                       "memory-bound, which is why a compute-bound prefill reaches {}",
-                       pct(e.profile.kernel_time_fraction.at("attention")), secs(*n.attention_time_s),
-                       secs(*n.attention_floor_s), pct(fc));
+      v[3] = *n.attention_share;
+      v[4] = *n.attention_time_s;
+      v[5] = or_none(n.attention_floor_s);
+      v[6] = fc;
     }
-    d->findings.push_back(s);
+    say(&d->findings, DxCode::kFindingScoreTraffic, std::move(v));
   }
   std::optional<double> gain;
-  std::string eff = fmt::format("never writes the {} score matrix; the transient goes", gb(*n.score_matrix_bytes));
+  // {S; then attention time, its floor, TTFT, fused TTFT, gain when the fused bound is known}
+  std::vector<double> eff = {*n.score_matrix_bytes, kNone, kNone, kNone, kNone, kNone};
   if (n.ttft_fused_s) {
-    gain = *e.measured.ttft_s / *n.ttft_fused_s;
-    eff += fmt::format("; attention {} → ≥ {} at peak FLOP/s: TTFT {} → ≥ {} ({} at most; a causal kernel also "
-                       "skips the masked half)",
-                       secs(*n.attention_time_s), secs(*n.attention_floor_s), secs(*e.measured.ttft_s),
-                       secs(*n.ttft_fused_s), times(*gain));
+    gain = *n.ttft_s / *n.ttft_fused_s;
+    eff = {*n.score_matrix_bytes, *n.attention_time_s, *n.attention_floor_s, *n.ttft_s, *n.ttft_fused_s, *gain};
   }
-  d->fixes.push_back({"Fused (FlashAttention-style) attention", eff, gain});
+  fix(d, DxCode::kFixFusedAttention, std::move(eff), gain);
   if (n.ttft_fused_s && n.prefill_linear_flops && n.attention_time_s) {
-    const double rest = *e.measured.ttft_s - *n.attention_time_s;
+    const double rest = *n.ttft_s - *n.attention_time_s;
     const double floor = *n.prefill_linear_flops / n.peak_flops;
-    d->fixes.push_back({"Then the linear layers: profile the GEMMs",
-                        fmt::format("the other {} of TTFT carries {} FLOP, {} at peak: {} of peak", secs(rest),
-                                    fmt_sig(*n.prefill_linear_flops, 3), secs(floor), pct(floor / rest)),
-                        rest / floor});
+    fix(d, DxCode::kFixProfileGemms, {rest, *n.prefill_linear_flops, floor, floor / rest}, rest / floor);
   }
-  if (n.ttft_floor_s) {
-    d->fixes.push_back({"Split the prefill across GPUs (tensor or context parallel)",
-                        fmt::format("the whole prefill needs {} at peak on one GPU; k GPUs divide it",
-                                    secs(*n.ttft_floor_s)),
-                        std::nullopt});
-  }
+  if (n.ttft_floor_s) fix(d, DxCode::kFixSplitPrefillWhole, {*n.ttft_floor_s});
   if (n.itl_fraction && *n.itl_fraction >= kNearCeiling) {
-    d->findings.push_back(fmt::format("ITL {} against a floor of (W + KV) / bw = {}: decode is at {} of its "
-                                      "ceiling — leave it alone",
-                                      secs(*e.measured.itl_s), secs(*n.itl_floor_s), pct(*n.itl_fraction)));
+    say(&d->findings, DxCode::kFindingItlNearFloor, {*n.itl_s, *n.itl_floor_s, *n.itl_fraction});
   }
-  const std::string itl = n.itl_fraction ? fmt::format("ITL is at {} of its floor and not the complaint; ",
-                                                       pct(*n.itl_fraction))
-                                         : "";
-  d->reject = Reject{"Speculative decoding or weight quantization",
-                     fmt::format("{}TTFT is prefill, compute-bound at intensity ≈ T = {} ≫ ridge {}: fewer weight "
-                                 "bytes do not remove FLOPs, and the score matrix is activations, not weights",
-                                 itl, fmt_fixed(*n.prefill_tokens, 0), fmt_sig(n.ridge, 3))};
+  d->reject = DxStatement{DxCode::kRejectSpecOrQuantPrefill, {or_none(n.itl_fraction), *n.prefill_tokens, n.ridge}};
 }
 
 void kernels_slow(Diagnosis* d) {
   DiagnosisNumbers& n = d->n;
   const double a = achieved(n);
   d->regime = roofline_regime(*d);
-  d->detail = fmt::format("{}, {} by the shapes, but busy kernels reach only {} of the roof: the kernels are slow",
-                          phase_name(d->phase), regime_name(d->regime), pct(a));
-  d->settled_by = fmt::format("idle share {} is small, so the time is inside kernels running at {} of the roof",
-                              pct(*n.idle_share), pct(a));
-  d->fixes.push_back({"Profile the top kernels against their own roofline (bytes or FLOPs each should take)",
-                      fmt::format("the kernels could be up to {} faster", times(1 / std::max(a, 1e-9))),
-                      std::nullopt});
+  d->detail = {DxCode::kDetailKernelsSlow, {a}};
+  d->settled_by = {DxCode::kSettledKernelsSlow, {*n.idle_share, a}};
+  fix(d, DxCode::kFixProfileKernels, {1 / std::max(a, 1e-9)});
 }
 
 void no_measurement(Diagnosis* d) {
   d->regime = roofline_regime(*d);
   d->confirmed = false;
-  d->detail = fmt::format("{}: {} by the shapes; no measurement to compare with", phase_name(d->phase),
-                          regime_name(d->regime));
-  d->settled_by = d->n.step_intensity ? fmt::format("step intensity {} FLOP/byte vs ridge {}",
-                                                    fmt_sig(*d->n.step_intensity, 3), fmt_sig(d->n.ridge, 3))
-                                      : "the phase alone";
+  d->detail = {DxCode::kDetailNoMeasurement, {}};
+  d->settled_by = d->n.step_intensity ? DxStatement{DxCode::kSettledIntensity, {*d->n.step_intensity, d->n.ridge}}
+                                      : DxStatement{DxCode::kSettledPhaseAlone, {}};
 }
 
 void ask_first(Diagnosis* d) {
   const DiagnosisNumbers& n = d->n;
   const bool have_util = n.compute_fraction || n.bandwidth_fraction || n.fraction_of_ceiling;
-  if (!have_util) {
-    d->ask_first.push_back(
-        {"Achieved FLOP/s and HBM bandwidth as fractions of peak (or a measured rate against the computed ceiling)",
-         "they say which roof, if any, the workload touches; every optimization is right in one regime and useless "
-         "in the other"});
-  }
+  if (!have_util) say(&d->ask_first, DxCode::kAskUtilizations);
   const double a = achieved(n);
   if (!n.idle_share && (!have_util || a < kRoomForOverhead)) {
-    d->ask_first.push_back(
-        {"A timeline of one step: kernel count, kernel durations and the gaps between them",
-         have_util ? fmt::format("at {} achieved, up to {} of the step is unaccounted for; idle time between kernels "
-                                 "is invisible to utilizations and untouched by kernel or byte optimizations",
-                                 pct(a), pct(1 - a))
-                   : "idle time between kernels is invisible to utilizations and untouched by kernel or byte "
-                     "optimizations"});
+    if (have_util) {
+      say(&d->ask_first, DxCode::kAskTimeline, {a, 1 - a});
+    } else {
+      say(&d->ask_first, DxCode::kAskTimelineNoUtilization);
+    }
   }
 }
 
@@ -949,25 +810,25 @@ void ask_first(Diagnosis* d) {
 Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled) {
   Diagnosis d;
   d.phase = infer_phase(e, &d.phase_inferred);
-  compute_numbers(e, gpu, modeled, &d);
+  compute_numbers(e, gpu, modeled, &d);  // every number first; the rules below read d.n only
   const DiagnosisNumbers& n = d.n;
   const double fc = n.compute_fraction.value_or(0), fb = n.bandwidth_fraction.value_or(0);
   const bool scores_explain = n.transient_over_scores && *n.transient_over_scores >= 0.5 &&
-                              *n.transient_over_scores <= 2 && e.profile.peak_transient_bytes;
-  if (check_capacity(e, &d)) {
+                              *n.transient_over_scores <= 2 && n.peak_transient_bytes;
+  if (check_capacity(&d)) {
     // decided
   } else if (n.fraction_of_ceiling && *n.fraction_of_ceiling > kAboveCeiling) {
-    above_ceiling(e, &d);
+    above_ceiling(&d);
   } else if (fc >= kNearCeiling || fb >= kNearCeiling) {
     if (fc >= fb) {
-      compute_near(e, &d);
+      compute_near(&d);
     } else {
       bandwidth_near(&d);
     }
   } else if (n.idle_share && *n.idle_share >= kIdleBound) {
-    overhead(e, &d);
+    overhead(&d);
   } else if (d.phase == Phase::kPrefill && scores_explain) {
-    prefill_scores(e, &d);
+    prefill_scores(&d);
   } else if (n.idle_share) {
     kernels_slow(&d);
   } else if (n.compute_fraction || n.bandwidth_fraction) {
@@ -975,7 +836,7 @@ Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult
   } else {
     no_measurement(&d);
   }
-  if (d.phase_inferred) d.ignored.push_back("No phase given: " + std::string(phase_name(d.phase)) + " inferred from the measurements.");
+  if (d.phase_inferred) say(&d.ignored, DxCode::kIgnoredPhaseInferred);
   ask_first(&d);
   return d;
 }

@@ -249,7 +249,7 @@ TEST(DiagnoseNumbersNotWords, DescriptionIsNeverRead) {
   EXPECT_EQ(plain.regime, worded.regime);
   EXPECT_EQ(plain.detail, worded.detail);
   ASSERT_EQ(plain.fixes.size(), worded.fixes.size());
-  for (size_t i = 0; i < plain.fixes.size(); ++i) EXPECT_EQ(plain.fixes[i].action, worded.fixes[i].action);
+  for (size_t i = 0; i < plain.fixes.size(); ++i) EXPECT_EQ(plain.fixes[i].what, worded.fixes[i].what);
 }
 
 TEST(DiagnoseFindings, MeasuredAboveTheCeilingNamesWhatTheInputLeavesOut) {

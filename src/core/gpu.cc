@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 #include <system_error>
@@ -61,12 +62,15 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 // The scaling is done in the text ("5.3" -> "5.3e12") so the result is the
 // correctly rounded double of the scaled value: exactly the literal 5.3e12.
 // Empty text is 0 when `optional`, an error otherwise.
-Status parse_number(std::string_view text, int exp10, bool optional, std::string_view field,
-                    double* out) {
+// `row` and `column` name the field in errors ("<row> <column>"); the name is
+// built only on error (a cold start parses every row).
+Status parse_number(std::string_view text, int exp10, bool optional, const std::string& row,
+                    std::string_view column, double* out) {
+  const auto field = [&] { return row + " " + std::string(column); };
   *out = 0;
   if (text.empty()) {
     if (optional) return Status::Ok();
-    return Status::InvalidArgument(field, "required number is empty");
+    return Status::InvalidArgument(field(), "required number is empty");
   }
   size_t digits = 0, dots = 0;
   for (char c : text) {
@@ -76,16 +80,23 @@ Status parse_number(std::string_view text, int exp10, bool optional, std::string
       ++dots;
     } else {
       return Status::InvalidArgument(
-          field, "'" + std::string(text) + "' is not a plain decimal number (digits and one '.')");
+          field(), "'" + std::string(text) + "' is not a plain decimal number (digits and one '.')");
     }
   }
   if (digits == 0 || dots > 1) {
-    return Status::InvalidArgument(field, "'" + std::string(text) + "' is not a plain decimal number");
+    return Status::InvalidArgument(field(), "'" + std::string(text) + "' is not a plain decimal number");
   }
-  const std::string scaled = std::string(text) + "e" + std::to_string(exp10);
-  const auto [ptr, ec] = std::from_chars(scaled.data(), scaled.data() + scaled.size(), *out);
-  if (ec != std::errc() || ptr != scaled.data() + scaled.size()) {
-    return Status::InvalidArgument(field, "'" + std::string(text) + "' does not parse as a number");
+  char scaled[96];  // text + "e" + exp10, on the stack
+  if (text.size() > sizeof scaled - 8) {
+    return Status::InvalidArgument(field(), "'" + std::string(text) + "' is too long for a number");
+  }
+  std::memcpy(scaled, text.data(), text.size());
+  char* end = scaled + text.size();
+  *end++ = 'e';
+  end = std::to_chars(end, scaled + sizeof scaled, exp10).ptr;
+  const auto [ptr, ec] = std::from_chars(scaled, end, *out);
+  if (ec != std::errc() || ptr != end) {
+    return Status::InvalidArgument(field(), "'" + std::string(text) + "' does not parse as a number");
   }
   return Status::Ok();
 }
@@ -132,12 +143,12 @@ Status index_names(const std::vector<GpuSpec>& gpus, std::vector<LookupName>* na
   return Status::Ok();
 }
 
+Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<LookupName>* names);
+
 Catalog load_catalog() {
-  auto fail = [](const std::string& msg) { embedded_data_defect("gpus.tsv", msg); };
   Catalog c;
-  c.gpus = parse_embedded_or_die("gpus.tsv", parse_gpu_catalog);
-  const Status s = index_names(c.gpus, &c.names);
-  if (!s.ok()) fail(s.message());
+  // parse_gpu_catalog, keeping the name index it builds to check the names.
+  c.gpus = parse_embedded_or_die("gpus.tsv", [&c](std::string_view tsv) { return parse_catalog(tsv, &c.names); });
   for (const GpuSpec& g : c.gpus) {
     c.suggestions.push_back(g.key);
     for (const std::string& a : g.aliases) c.suggestions.push_back(a);
@@ -153,6 +164,13 @@ const Catalog& catalog() {
 }  // namespace
 
 Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
+  std::vector<LookupName> names;
+  return parse_catalog(tsv, &names);
+}
+
+namespace {
+
+Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<LookupName>* names) {
   std::vector<GpuSpec> gpus;
   bool seen_header = false;
   int line_no = 0;
@@ -187,20 +205,20 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
         g.aliases.emplace_back(a);
       }
     }
-    MC_RETURN_IF_ERROR(parse_number(f[kCapacity], 9, false, row + " capacity_gb", &g.capacity_bytes));
+    MC_RETURN_IF_ERROR(parse_number(f[kCapacity], 9, false, row, "capacity_gb", &g.capacity_bytes));
     MC_RETURN_IF_ERROR(
-        parse_number(f[kBandwidth], 12, false, row + " bandwidth_tbps", &g.bandwidth_bytes_per_s));
+        parse_number(f[kBandwidth], 12, false, row, "bandwidth_tbps", &g.bandwidth_bytes_per_s));
     if (g.capacity_bytes <= 0) return Status::InvalidArgument(row + " capacity_gb", "must be positive");
     if (g.bandwidth_bytes_per_s <= 0) {
       return Status::InvalidArgument(row + " bandwidth_tbps", "must be positive");
     }
-    MC_RETURN_IF_ERROR(parse_number(f[kBf16], 12, true, row + " bf16_tflops", &g.peak_bf16_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp8], 12, true, row + " fp8_tflops", &g.peak_fp8_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kInt8], 12, true, row + " int8_tops", &g.peak_int8_ops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp4], 12, true, row + " fp4_tflops", &g.peak_fp4_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp32], 12, true, row + " fp32_tflops", &g.peak_fp32_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kBf16], 12, true, row, "bf16_tflops", &g.peak_bf16_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp8], 12, true, row, "fp8_tflops", &g.peak_fp8_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kInt8], 12, true, row, "int8_tops", &g.peak_int8_ops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp4], 12, true, row, "fp4_tflops", &g.peak_fp4_flops));
+    MC_RETURN_IF_ERROR(parse_number(f[kFp32], 12, true, row, "fp32_tflops", &g.peak_fp32_flops));
     g.interconnect = std::string(f[kInterconnect]);
-    MC_RETURN_IF_ERROR(parse_number(f[kTdp], 0, true, row + " tdp_w", &g.tdp_watts));
+    MC_RETURN_IF_ERROR(parse_number(f[kTdp], 0, true, row, "tdp_w", &g.tdp_watts));
     if (f[kConfirmed] == "yes") {
       g.confirmed = true;
     } else if (f[kConfirmed] == "no") {
@@ -212,17 +230,17 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
     g.source = std::string(f[kSource]);
     if (g.source.empty()) return Status::InvalidArgument(row + " source", "every row needs a source");
     g.notes = std::string(f[kNotes]);
-    MC_RETURN_IF_ERROR(parse_number(f[kLinkGbps], 9, false, row + " link_gbps", &g.link_bytes_per_s));
+    MC_RETURN_IF_ERROR(parse_number(f[kLinkGbps], 9, false, row, "link_gbps", &g.link_bytes_per_s));
     double domain = 0;
-    MC_RETURN_IF_ERROR(parse_number(f[kDomainGpus], 0, false, row + " domain_gpus", &domain));
+    MC_RETURN_IF_ERROR(parse_number(f[kDomainGpus], 0, false, row, "domain_gpus", &domain));
     if (domain < 1 || domain > 1e6 || domain != static_cast<double>(static_cast<int64_t>(domain))) {
       return Status::InvalidArgument(row + " domain_gpus", "must be a whole number of GPUs >= 1");
     }
     g.domain_gpus = static_cast<int64_t>(domain);
-    MC_RETURN_IF_ERROR(parse_number(f[kScaleoutGbps], 9, false, row + " scaleout_gbps", &g.scaleout_bytes_per_s));
-    MC_RETURN_IF_ERROR(parse_number(f[kLinkLatencyUs], -6, false, row + " link_latency_us", &g.link_latency_s));
+    MC_RETURN_IF_ERROR(parse_number(f[kScaleoutGbps], 9, false, row, "scaleout_gbps", &g.scaleout_bytes_per_s));
+    MC_RETURN_IF_ERROR(parse_number(f[kLinkLatencyUs], -6, false, row, "link_latency_us", &g.link_latency_s));
     MC_RETURN_IF_ERROR(
-        parse_number(f[kScaleoutLatencyUs], -6, false, row + " scaleout_latency_us", &g.scaleout_latency_s));
+        parse_number(f[kScaleoutLatencyUs], -6, false, row, "scaleout_latency_us", &g.scaleout_latency_s));
     if (g.link_bytes_per_s <= 0) return Status::InvalidArgument(row + " link_gbps", "must be positive");
     if (g.scaleout_bytes_per_s <= 0) return Status::InvalidArgument(row + " scaleout_gbps", "must be positive");
     g.link_source = std::string(f[kLinkSource]);
@@ -233,10 +251,11 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
   }
   if (!seen_header) return Status::InvalidArgument("gpus.tsv", "missing header line");
   if (gpus.empty()) return Status::InvalidArgument("gpus.tsv", "no GPU rows");
-  std::vector<LookupName> names;
-  MC_RETURN_IF_ERROR(index_names(gpus, &names));
+  MC_RETURN_IF_ERROR(index_names(gpus, names));
   return gpus;
 }
+
+}  // namespace
 
 std::span<const GpuSpec> gpu_catalog() { return catalog().gpus; }
 

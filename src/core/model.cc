@@ -3,6 +3,7 @@
 #include <string>
 
 #include "modelcalc/formulas.h"
+#include "sweep_kernels.h"
 
 namespace modelcalc {
 
@@ -81,14 +82,10 @@ Status validate(const ModelSpec& m) {
 }
 
 Result<LayerMatrices> seed_layer_matrices(const ModelSpec& m) {
-  const Exact d = m.n_embd, h = m.n_head, dh = m.n_embd_head;
-  const Exact q = attn_q_params(d, h, dh);
-  const Exact kv = attn_kv_params(d, Exact(m.n_head_kv) * dh);
-  const Exact o = attn_o_params(d, h, dh);
-  const Exact ffn = ffn_params(d, m.n_ff, m.ffn_gated);
-  const Exact sum = q + kv + o + ffn;
-  if (sum.overflow()) return Status::Overflow("model shape");
-  return LayerMatrices{q.value(), kv.value(), o.value(), ffn.value()};
+  bool overflow = false;
+  const LayerMatrices l = seed_layer_matrices_unchecked(m, &overflow);
+  if (overflow) return Status::Overflow("model shape");
+  return l;
 }
 
 namespace {

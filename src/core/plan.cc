@@ -1,7 +1,5 @@
 #include "modelcalc/plan.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -25,19 +23,6 @@ namespace {
 constexpr double kMaxReplicas = 1e15;
 
 bool finite_positive(double v) { return std::isfinite(v) && v > 0; }
-
-std::string ms(double s) {
-  if (s >= 1) return fmt::format("{:.3g} s", s);
-  if (s >= 1e-3) return fmt::format("{:.3g} ms", s * 1e3);
-  return fmt::format("{:.3g} us", s * 1e6);
-}
-
-std::string usd(double v) {
-  if (!std::isfinite(v)) return "$inf";
-  if (v >= 100) return fmt::format("${:.0f}", v);
-  if (v >= 1) return fmt::format("${:.2f}", v);
-  return fmt::format("${:.3g}", v);
-}
 
 }  // namespace
 
@@ -184,47 +169,38 @@ double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig&
 
 namespace {
 
-std::string describe(const PlanSpace& s, const PlanConfig& c) {
-  std::string split = fmt::format("TP{}", c.c.tp);
-  if (c.c.pp > 1) split += fmt::format(" PP{}", c.c.pp);
-  if (c.c.ep > 1) split += fmt::format(" EP{}", c.c.ep);
-  return fmt::format("{} {} {}/{} KV, batch {}", s.gpus[c.c.gpu].gpu.key, split, dtype_name(c.c.weight_dtype),
-                     dtype_name(c.c.kv_dtype), c.batch);
+PlanNeighbour neighbour_of(const PlanConfig& c) {
+  return {c.c, c.batch, c.max_sequences, c.gpus, c.ttft_s, c.tpot_s, c.comm_s, c.usd_per_million_output, c.reason};
 }
 
-// Why `c` (rejected) fails, as a clause.
-std::string failure(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
-  switch (c.reason) {
-    case PlanReason::kMemory:
-      if (c.max_sequences == 0) return "memory: the weights do not fit";
-      return fmt::format("memory: a replica holds {} sequences of {} tokens, not {}", c.max_sequences,
-                         r.isl + r.osl, c.batch);
-    case PlanReason::kTtft: return fmt::format("TTFT: {} > {}", ms(c.ttft_s), ms(*r.ttft_s));
-    case PlanReason::kTpot: return fmt::format("TPOT: {} > {}", ms(c.tpot_s), ms(*r.tpot_s));
-    case PlanReason::kCommunication:
-      return fmt::format("TPOT: {} > {}, and communication is {} of the step", ms(c.tpot_s), ms(*r.tpot_s),
-                         ms(c.comm_s));
-    case PlanReason::kGpus:
-      return fmt::format("GPUs: the load needs {} GPUs, over the limit of {}", c.gpus, s.max_gpus);
-    case PlanReason::kOk: break;
-  }
-  return "";
-}
-
-std::vector<std::string> changes(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
-  std::vector<std::string> out;
+std::vector<PlanChange> changes(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
+  std::vector<PlanChange> out;
   if (c.batch > c.max_sequences) {
-    out.push_back(c.max_sequences == 0
-                      ? "memory for the weights: more GPUs per replica (TP/PP) or a smaller weight dtype"
-                      : fmt::format("memory for batch {} (holds {}): a smaller KV dtype or more GPUs per replica",
-                                    c.batch, c.max_sequences));
+    PlanChange ch;
+    ch.kind = c.max_sequences == 0 ? PlanChangeKind::kWeightsMemory : PlanChangeKind::kBatchMemory;
+    ch.batch = c.batch;
+    ch.holds = c.max_sequences;
+    out.push_back(ch);
   }
-  if (r.ttft_s && c.ttft_s > *r.ttft_s) out.push_back(fmt::format("a TTFT target of at least {}", ms(c.ttft_s)));
+  if (r.ttft_s && c.ttft_s > *r.ttft_s) {
+    PlanChange ch;
+    ch.kind = PlanChangeKind::kTtftTarget;
+    ch.seconds = c.ttft_s;
+    out.push_back(ch);
+  }
   if (r.tpot_s && c.tpot_s > *r.tpot_s) {
-    out.push_back(fmt::format("a TPOT target of at least {}{}", ms(c.tpot_s),
-                              2 * c.comm_s > c.tpot_s ? " (or a faster interconnect)" : ""));
+    PlanChange ch;
+    ch.kind = PlanChangeKind::kTpotTarget;
+    ch.seconds = c.tpot_s;
+    ch.faster_interconnect = 2 * c.comm_s > c.tpot_s;
+    out.push_back(ch);
   }
-  if (c.gpus > s.max_gpus) out.push_back(fmt::format("a GPU limit of at least {}", c.gpus));
+  if (c.gpus > s.max_gpus) {
+    PlanChange ch;
+    ch.kind = PlanChangeKind::kGpuLimit;
+    ch.gpus = c.gpus;
+    out.push_back(ch);
+  }
   return out;
 }
 
@@ -256,7 +232,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
             std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,
             std::vector<FrontierRaw>& frontier,
             std::array<PlanConfig, 3>& misses, size_t n_misses, PlanResult* out) {
-  // Deciding sentences: what stops the next batch of the same GPU, split and dtypes.
+  // Deciding constraints: what stops the next batch of the same GPU, split and dtypes.
   std::vector<PlanConfig> ok;
   for (size_t i = 0; i < cands.size(); ++i) {
     if (best[i].batch == 0) continue;
@@ -264,10 +240,9 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
     c.gpu = s.gpus[c.c.gpu].gpu.key;
     const PlanConfig& n = next[i];
     if (n.batch != 0) {
-      c.deciding = fmt::format("the next batch, {} ({}/1M output tokens), misses {}", n.batch,
-                               usd(n.usd_per_million_output), failure(r, s, n));
+      c.deciding = {PlanDecidingKind::kNextBatchMisses, neighbour_of(n)};
     } else {
-      c.deciding = fmt::format("the largest batch searched ({}) for its split and dtypes", c.batch);
+      c.deciding = {PlanDecidingKind::kLargestBatch, {}};
     }
     ok.push_back(std::move(c));
   }
@@ -280,11 +255,9 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
   if (!ok.empty()) {
     // The best one's neighbour is anything cheaper that was searched.
     if (cheapest.batch != 0 && cheapest.usd_per_million_output < ok[0].usd_per_million_output) {
-      ok[0].deciding = fmt::format("the cheapest configuration searched, {} at {}/1M output tokens, misses {}",
-                                   describe(s, cheapest), usd(cheapest.usd_per_million_output),
-                                   failure(r, s, cheapest));
+      ok[0].deciding = {PlanDecidingKind::kCheapestMisses, neighbour_of(cheapest)};
     } else {
-      ok[0].deciding = "nothing cheaper was searched: no target binds";
+      ok[0].deciding = {PlanDecidingKind::kNothingCheaper, {}};
     }
   }
   if (ok.size() > s.top) ok.resize(s.top);
@@ -313,7 +286,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
       PlanMiss m;
       m.config = misses[k];
       m.config.gpu = s.gpus[m.config.c.gpu].gpu.key;
-      m.config.deciding = failure(r, s, m.config);
+      m.config.deciding = {PlanDecidingKind::kMissed, neighbour_of(m.config)};
       m.changes = changes(r, s, m.config);
       out->misses.push_back(std::move(m));
     }
@@ -321,7 +294,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
       out->binding = plan_reason_name(binding_reason(r, s, out->misses[0].config));
       const bool fp8_searched =
           std::find(s.weight_dtypes.begin(), s.weight_dtypes.end(), Dtype::kFp8) != s.weight_dtypes.end();
-      if (!fp8_searched) out->misses[0].changes.push_back("fp8 weights (not searched)");
+      if (!fp8_searched) out->misses[0].changes.push_back({PlanChangeKind::kFp8Weights});
     } else if (out->rejected.unsupported > 0) {
       out->binding = "unsupported";
     }

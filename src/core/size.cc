@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "modelcalc/formulas.h"
+#include "sweep_kernels.h"
 
 namespace modelcalc {
 
@@ -26,18 +27,6 @@ double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t c
   return full + static_cast<double>(n_swa) * attention_flops(q_tokens, window, d_attn);
 }
 
-// Weight bytes one decode step reads at `batch` sequences: every non-routed
-// weight, plus the routed experts the batch is expected to touch.
-double decode_weight_bytes(const ModelSpec& m, const ParamBreakdown& p, Dtype t, double batch) {
-  const double bytes = dtype_bytes(t);
-  const double non_routed = static_cast<double>(p.total() - p.mlp_routed);
-  if (m.n_expert <= 0 || p.mlp_routed == 0) return non_routed * bytes;
-  const double per_expert = static_cast<double>(p.mlp_routed) / static_cast<double>(m.n_expert);
-  const double touched =
-      expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used), batch);
-  return (non_routed + per_expert * touched) * bytes;
-}
-
 }  // namespace
 
 void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
@@ -50,8 +39,8 @@ void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeRe
   r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot : m.n_embd_kv();
   r.has_layer_matrices = !m.is_mla() && m.n_expert == 0;
   if (r.has_layer_matrices) {
-    const auto layer = seed_layer_matrices(m);
-    r.layer = layer.value();
+    bool overflow = false;  // checked by the caller (analyze_size, validate_sweep)
+    r.layer = seed_layer_matrices_unchecked(m, &overflow);
     r.layer_over_d2 = static_cast<double>(r.layer.total()) / (d * d);
     r.shortcut_layer = shortcut_layer_params(d);
     r.shortcut_error = r.shortcut_layer / static_cast<double>(r.layer.total());
@@ -117,12 +106,19 @@ void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const Gp
   // 5. Decode ceiling.
   const double bw = gpu.bandwidth_bytes_per_s;
   const double kv = static_cast<double>(r.kv_per_seq);
-  r.decode_weight_bytes = decode_weight_bytes(m, p, o.weight_dtype, 1);
+  // Weight bytes one step reads at batch 1; the expected experts are counted
+  // only for a model with routed experts.
+  const DecodeWeightTerms w = decode_weight_terms(m, p, r.total, o.weight_dtype);
+  const auto touched = [&](double batch) {
+    return w.routed ? expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used),
+                                               batch)
+                    : 0.0;
+  };
+  r.decode_weight_bytes = decode_weight_bytes_touched(w, touched(1));
   r.tps_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
   r.tps_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
-  const double w_batch = o.batch == 1 ? r.decode_weight_bytes : decode_weight_bytes(m, p, o.weight_dtype, B);
-  r.step_bytes_aggregate = decode_step_bytes(w_batch, kv, B);
-  r.tps_aggregate = decode_tokens_per_sec(bw, w_batch, kv, B);
+  // What depends on the batch: the one function a sweep's batch loop calls.
+  compute_size_batch_part(gpu, o, w, o.batch != 1 ? touched(B) : 0.0, out);
 
   // 6. Regime.
   const double b = dtype_bytes(o.weight_dtype);

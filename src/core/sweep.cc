@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "modelcalc/formulas.h"
+#include "sweep_kernels.h"
 
 namespace modelcalc {
 
@@ -57,52 +58,78 @@ Status validate_sweep(const SweepSpec& s) {
 }
 
 Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_row) {
-  MC_RETURN_IF_ERROR(validate_sweep(s));
+  MC_RETURN_IF_ERROR(validate_sweep(s));  // once per sweep: the rows below check nothing
   std::vector<ParamBreakdown> params;
   params.reserve(s.models.size());
   for (const ModelSpec& m : s.models) params.push_back(param_breakdown(m).value());  // validated above
 
-  SweepRow row;
-  row.options.has_gpu = true;
   const size_t n_seq = at_least_one(s.seqs.size());
   const size_t n_kv = at_least_one(s.kv_dtypes.size());
-  // The deployment engine's constants per (dtype, kv dtype), hoisted per (model, GPU).
-  std::vector<std::optional<PreparedDeployment>> prepared(s.dtypes.size() * n_kv);
+  const size_t n_combo = s.dtypes.size() * n_kv;  // the (dtype, kv dtype) pairs, innermost
+  // Hoisting, outermost first:
+  //   per model: compute_size's model part; the expected experts a batch
+  //     touches, per batch (the one pow of a MoE row, shared by size and the engine);
+  //   per (model, GPU, dtype pair): the deployment engine's prepared constants;
+  //   per (model, GPU, seq, dtype pair): the whole row at the first batch
+  //     (compute_size_row_part, evaluate_deployment);
+  //   per row: only what the batch changes (compute_size_batch_part,
+  //     evaluate_decode_step). Every other field is the first batch's, which
+  //     the batch does not change, so each row equals a full evaluation.
+  // One SweepRow per dtype pair keeps its pair's state across the batch loop.
+  std::vector<SweepRow> rows(n_combo);
+  std::vector<std::optional<PreparedDeployment>> prepared(n_combo);
+  std::vector<double> touched(s.batches.size());
+  std::vector<DecodeWeightTerms> weight_terms(n_combo);  // per dtype pair, for the current model
+  int64_t index = 0;
   for (size_t mi = 0; mi < s.models.size(); ++mi) {
-    row.model = mi;
-    row.model_spec = &s.models[mi];
-    // Hoisted: what depends on the model alone, once per model; each row
-    // then overwrites the rest (compute_size is exactly these two steps).
-    row.result = SizeResult{};
-    compute_size_model_part(s.models[mi], params[mi], &row.result);
+    const ModelSpec& m = s.models[mi];
+    const ParamBreakdown& p = params[mi];
+    SizeResult model_part;
+    compute_size_model_part(m, p, &model_part);
+    for (size_t bi = 0; bi < s.batches.size(); ++bi) {
+      touched[bi] = expected_experts_touched(static_cast<double>(m.n_expert), static_cast<double>(m.n_expert_used),
+                                             static_cast<double>(s.batches[bi]));
+    }
+    for (size_t c = 0; c < n_combo; ++c) {
+      SweepRow& row = rows[c];
+      row.model = mi;
+      row.model_spec = &m;
+      row.result = model_part;
+      row.options.has_gpu = true;
+      row.options.weight_dtype = s.dtypes[c / n_kv];
+      row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(row.options.weight_dtype) : s.kv_dtypes[c % n_kv];
+      weight_terms[c] = decode_weight_terms(m, p, model_part.total, row.options.weight_dtype);
+    }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
-      row.gpu = gi;
-      row.gpu_spec = &s.gpus[gi];
-      for (size_t di = 0; di < s.dtypes.size(); ++di) {
-        for (size_t ki = 0; ki < n_kv; ++ki) {
-          DeploymentOptions o;
-          o.weight_dtype = s.dtypes[di];
-          o.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(s.dtypes[di]) : s.kv_dtypes[ki];
-          auto p = prepare_deployment(s.models[mi], s.gpus[gi], o);
-          prepared[di * n_kv + ki] = p.ok() ? std::optional<PreparedDeployment>(*p) : std::nullopt;
-        }
+      const GpuSpec& g = s.gpus[gi];
+      for (size_t c = 0; c < n_combo; ++c) {
+        rows[c].gpu = gi;
+        rows[c].gpu_spec = &g;
+        DeploymentOptions o;
+        o.weight_dtype = rows[c].options.weight_dtype;
+        o.kv_dtype = rows[c].options.kv_dtype;
+        auto pd = prepare_deployment(m, g, o);
+        prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
+        rows[c].has_deployment = pd.ok();
       }
       for (size_t si = 0; si < n_seq; ++si) {
-        row.options.seq = s.seqs.empty() ? default_context(s.models[mi]) : s.seqs[si];
-        for (int64_t batch : s.batches) {
-          row.options.batch = batch;
-          for (size_t di = 0; di < s.dtypes.size(); ++di) {
-            const Dtype dtype = s.dtypes[di];
-            row.options.weight_dtype = dtype;
-            for (size_t ki = 0; ki < n_kv; ++ki) {
-              row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(dtype) : s.kv_dtypes[ki];
-              compute_size_row_part(s.models[mi], params[mi], s.gpus[gi], row.options, &row.result);
-              const auto& p = prepared[di * n_kv + ki];
-              row.has_deployment = p.has_value();
-              if (p) row.deployment = evaluate_deployment(*p, batch, row.options.seq, 0);
-              on_row(row);
-              ++row.index;
+        const int64_t seq = s.seqs.empty() ? default_context(m) : s.seqs[si];
+        for (size_t bi = 0; bi < s.batches.size(); ++bi) {
+          const int64_t batch = s.batches[bi];
+          for (size_t c = 0; c < n_combo; ++c) {
+            SweepRow& row = rows[c];
+            row.index = index++;
+            row.options.seq = seq;
+            row.options.batch = batch;
+            const auto& pd = prepared[c];
+            if (bi == 0) {
+              compute_size_row_part(m, p, g, row.options, &row.result);
+              if (pd) row.deployment = evaluate_deployment(*pd, batch, seq, 0);
+            } else {
+              compute_size_batch_part(g, row.options, weight_terms[c], touched[bi], &row.result);
+              if (pd) evaluate_decode_step(*pd, batch, touched[bi], &row.deployment);
             }
+            on_row(row);
           }
         }
       }

@@ -4,11 +4,9 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <vector>
 
-#include "format.h"
+#include "error_number.h"
 #include "suggest.h"
 
 namespace modelcalc {
@@ -28,34 +26,9 @@ double normalized(Dial d, double x, double a, double b) {
   return dial_direction(d) == Direction::kHigherIsBetter ? x / std::max(a, b) : std::min(a, b) / x;
 }
 
-std::string ratio_phrase(Dial d, double winner_value, double loser_value) {
-  const bool higher = dial_direction(d) == Direction::kHigherIsBetter;
-  const double k = higher ? winner_value / loser_value : loser_value / winner_value;
-  return fmt::format("{}× {} {}", fmt_sig(k, 3), higher ? "higher" : "lower", dial_name(d));
-}
-
-std::string decision_sentence(const Candidate& w, const Candidate& l, double sw, double sl,
-                              const TradeoffResult& r, const TradeoffWeights& weights) {
-  if (r.winner == Winner::kTie) {
-    return fmt::format("{} and {} tie at {} under these weights: no dial decides, so decide on something "
-                       "the five dials do not capture.",
-                       w.name, l.name, fmt_fixed(sw, 3));
-  }
-  const Dial d = *r.deciding_dial;
-  std::vector<std::string> losers_leads;
-  for (Dial x : kAllDials) {
-    if (weights.w[x] > 0 && r.contribution[x] < 0) losers_leads.emplace_back(dial_name(x));
-  }
-  std::string despite;
-  if (!losers_leads.empty()) {
-    despite = fmt::format(", outweighing {}'s lead on {}", l.name, fmt::join(losers_leads, " and "));
-  }
-  return fmt::format("Choose {} over {} ({} vs {}): {} decided it — {} ({} vs {}) at weight {} adds {} "
-                     "to a final margin of {}{}.",
-                     w.name, l.name, fmt_fixed(sw, 3), fmt_fixed(sl, 3), dial_name(d),
-                     ratio_phrase(d, w.dials[d], l.dials[d]), fmt_sig(w.dials[d], 4), fmt_sig(l.dials[d], 4),
-                     fmt_fixed(weights.w[d], 2), fmt_fixed(r.contribution[d], 3), fmt_fixed(r.margin, 3),
-                     despite);
+// The winner's edge on dial d: better over worse, k >= 1.
+double edge(Dial d, double winner_value, double loser_value) {
+  return dial_direction(d) == Direction::kHigherIsBetter ? winner_value / loser_value : loser_value / winner_value;
 }
 
 }  // namespace
@@ -111,8 +84,8 @@ Result<TradeoffWeights> make_weights(const Dials& raw, std::string_view field) {
   for (Dial d : kAllDials) {
     const double v = raw[d];
     if (!std::isfinite(v) || v < 0) {
-      return Status::InvalidArgument(field, fmt::format("weight of {} must be a finite number >= 0, got {}",
-                                                        dial_name(d), v));
+      return Status::InvalidArgument(field, "weight of " + std::string(dial_name(d)) +
+                                                " must be a finite number >= 0, got " + error_number(v));
     }
     sum += v;
   }
@@ -168,9 +141,9 @@ Status validate(const Candidate& c, std::string_view field) {
   for (Dial d : kAllDials) {
     const double v = c.dials[d];
     if (!std::isfinite(v) || v <= 0) {
-      return Status::InvalidArgument(
-          field, fmt::format("candidate '{}': {} must be a positive number (dials are compared as ratios), got {}",
-                             c.name, dial_name(d), v));
+      return Status::InvalidArgument(field, "candidate '" + c.name + "': " + std::string(dial_name(d)) +
+                                                " must be a positive number (dials are compared as ratios), got " +
+                                                error_number(v));
     }
   }
   return Status::Ok();
@@ -193,7 +166,6 @@ Result<TradeoffResult> resolve_tradeoff(const Candidate& a, const Candidate& b, 
   if (r.margin <= 1e-12) {
     r.winner = Winner::kTie;
     r.margin = 0;
-    r.sentence = decision_sentence(a, b, r.score_a, r.score_b, r, weights);
     return r;
   }
   r.winner = r.score_a > r.score_b ? Winner::kA : Winner::kB;
@@ -205,8 +177,13 @@ Result<TradeoffResult> resolve_tradeoff(const Candidate& a, const Candidate& b, 
     if (r.contribution[d] > r.contribution[best]) best = d;
   }
   r.deciding_dial = best;
-  r.sentence = a_wins ? decision_sentence(a, b, r.score_a, r.score_b, r, weights)
-                      : decision_sentence(b, a, r.score_b, r.score_a, r, weights);
+  r.deciding_weight = weights.w[best];
+  const Candidate& w = a_wins ? a : b;
+  const Candidate& l = a_wins ? b : a;
+  r.deciding_edge = edge(best, w.dials[best], l.dials[best]);
+  for (Dial x : kAllDials) {
+    if (weights.w[x] > 0 && r.contribution[x] < 0) r.loser_leads.push_back(x);
+  }
   return r;
 }
 

@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "tradeoff_text.h"
+
 namespace modelcalc {
 namespace {
 
@@ -51,9 +53,10 @@ TEST(TradeoffTest, QualityFirstWeightsPickTheBigModel) {
   EXPECT_EQ(r->contribution.latency, 0.0);  // weight 0
   ASSERT_TRUE(r->deciding_dial.has_value());
   EXPECT_EQ(*r->deciding_dial, Dial::kQuality);
-  EXPECT_NE(r->sentence.find("Choose big over small"), std::string::npos) << r->sentence;
-  EXPECT_NE(r->sentence.find("quality decided it"), std::string::npos) << r->sentence;
-  EXPECT_NE(r->sentence.find("small's lead on cost"), std::string::npos) << r->sentence;
+  const std::string sentence = tradeoff_sentence(Big(), Small(), *r);  // worded by the report layer
+  EXPECT_NE(sentence.find("Choose big over small"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("quality decided it"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("small's lead on cost"), std::string::npos) << sentence;
 }
 
 TEST(TradeoffTest, TheSameCandidatesFlipUnderOtherWeights) {
@@ -69,9 +72,10 @@ TEST(TradeoffTest, TheSameCandidatesFlipUnderOtherWeights) {
   EXPECT_NEAR(r->contribution.latency, 0.15, 1e-12);
   EXPECT_NEAR(r->contribution.cost, 0.225, 1e-12);
   EXPECT_EQ(*r->deciding_dial, Dial::kCost);
-  EXPECT_NE(r->sentence.find("Choose small over big"), std::string::npos) << r->sentence;
-  EXPECT_NE(r->sentence.find("cost decided it"), std::string::npos) << r->sentence;
-  EXPECT_NE(r->sentence.find("4× lower cost"), std::string::npos) << r->sentence;
+  const std::string sentence = tradeoff_sentence(Big(), Small(), *r);  // worded by the report layer
+  EXPECT_NE(sentence.find("Choose small over big"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("cost decided it"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find("4× lower cost"), std::string::npos) << sentence;
 }
 
 TEST(TradeoffTest, LatencyCanDecide) {
@@ -126,7 +130,7 @@ TEST(TradeoffTest, IdenticalCandidatesTie) {
   EXPECT_EQ(r->winner, Winner::kTie);
   EXPECT_FALSE(r->deciding_dial.has_value());
   EXPECT_EQ(r->margin, 0.0);
-  EXPECT_NE(r->sentence.find("tie"), std::string::npos);
+  EXPECT_NE(tradeoff_sentence(a, b, *r).find("tie"), std::string::npos);
 }
 
 TEST(TradeoffTest, InvalidCandidatesAreRefused) {

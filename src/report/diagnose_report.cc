@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "diagnose_text.h"
 #include "format.h"
 
 namespace modelcalc {
@@ -10,10 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string gbs(double b) { return fmt_sig(b / 1e9, 4) + " GB"; }
-std::string rate(double bps) { return fmt_si(bps, "B/s"); }
-std::string flops(double f) { return fmt_si(f, "FLOP/s", 5); }
-std::string sec(double s) { return format_value(s, Unit::kSeconds); }
+std::string flops(double f) { return fmt_si(f, "FLOP/s", 5); }  // 5 digits: as term(symbol, v, kFlopPerS)
 
 std::string unit_name(Unit u) {
   switch (u) {
@@ -32,223 +30,396 @@ std::string unit_name(Unit u) {
   }
 }
 
-// Adds a computed evidence line when `v` is set.
-struct Lines {
-  std::vector<Line>* out;
-  void add(const std::optional<double>& v, std::string key, std::string label, Unit u, const FormulaText& f,
-           std::vector<Term> terms, std::string comment = "") {
-    if (!v) return;
-    Line l;
-    l.key = "numbers." + std::move(key);
-    l.label = std::move(label);
-    l.value = *v;
-    l.unit = u;
-    l.formula = &f;
-    l.terms = std::move(terms);
-    l.comment = std::move(comment);
-    out->push_back(std::move(l));
-  }
+// ---------------------------------------------------------------- evidence lines
+// The computed evidence as a table: one row per line, in display order. A row
+// names its JSON key and label, reads its value from DiagnosisNumbers, and
+// gives its unit, formula and the terms substituted into that formula; `when`
+// narrows the rows that share a key (the line shows only when its value is
+// set and `when` holds).
+struct Ctx {
+  const Evidence& e;
+  const Diagnosis& d;
+  const DiagnosisNumbers& n;
+  bool modeled;  // ceilings from the deployment engine
+  // Term texts several rows share.
+  std::string bw, peak, N, B, W, KV, T, kernels;
 };
+
+using Get = std::optional<double> (*)(const DiagnosisNumbers&);
+using When = bool (*)(const Ctx&);
+using Terms = std::vector<Term> (*)(const Ctx&);
+using Comment = std::string (*)(const Ctx&);
+
+struct EvidenceRow {
+  const char* key;  // JSON key under "numbers."
+  const char* label;
+  Get value;
+  Unit unit;
+  const FormulaText* formula;
+  When when;        // nullptr: whenever the value is set
+  Terms terms;
+  Comment comment;  // nullptr: none
+};
+
+#define MC_NUM(field) [](const DiagnosisNumbers& n) -> std::optional<double> { return n.field; }
+
+std::string bytes_or_unknown(const std::optional<double>& b) { return b ? fmt_gb(*b) : "?"; }
+std::string sec_or_unknown(const std::optional<double>& s) { return s ? format_quantity(*s, Unit::kSeconds) : "?"; }
+std::string frac_or_unknown(const std::optional<double>& f) { return f ? format_value(*f, Unit::kFraction) : "?"; }
+std::string bpp(const DiagnosisNumbers& n, double fallback) {
+  return fmt_sig(n.bytes_per_param.value_or(fallback), 3) + " B";
+}
+std::string us(double v) { return fmt_sig(v, 4) + " µs"; }
+Term share(const Ctx& c, const char* kind) {
+  const auto it = c.e.profile.kernel_time_fraction.find(kind);
+  return term(kind, it == c.e.profile.kernel_time_fraction.end() ? "0" : format_value(it->second, Unit::kFraction));
+}
+// The step and kernel times the no-idle speedups divide.
+std::vector<Term> speedup_terms(const Ctx& c) {
+  const DiagnosisNumbers& n = c.n;
+  const double step = n.step_time_s && n.busy_share ? *n.step_time_s : *n.kernel_time_s + n.gap_time_s.value_or(0);
+  return {term("step_time", format_quantity(step, Unit::kSeconds)),
+          term("kernel_time", format_quantity(*n.kernel_time_s, Unit::kSeconds))};
+}
+std::vector<Term> quant_terms(const Ctx& c, Term extra) {
+  return {term("B", c.B), term("bw", c.bw), term("N", c.N), term("KV", c.KV), term("peak", c.peak), std::move(extra)};
+}
+bool is_mla(const Ctx& c) { return c.e.model.spec && c.e.model.spec->is_mla(); }
+bool is_swa(const Ctx& c) { return !is_mla(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0; }
+
+const EvidenceRow kEvidenceRows[] = {
+    {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("N", c.N), term("b", bpp(c.n, 0))}; }, nullptr},
+    // MLA caches one latent (+ RoPE key) per token and layer, not per-head K and V.
+    {"kv_bytes_per_sequence", "KV cache per sequence (MLA latent)", MC_NUM(kv_bytes_per_seq), Unit::kBytes,
+     &fx::kDxKvPerSeqMla, is_mla,
+     [](const Ctx& c) {
+       const ModelSpec& s = *c.e.model.spec;
+       return std::vector<Term>{term("L", c.n.layers), term("d_c", s.n_lora_kv + s.n_rot), term("b", bpp(c.n, 2)),
+                                term("T", c.n.context)};
+     },
+     nullptr},
+    // Sliding-window layers keep the window.
+    {"kv_bytes_per_sequence", "KV cache per sequence", MC_NUM(kv_bytes_per_seq), Unit::kBytes, &fx::kDxKvPerSeqSwa,
+     is_swa,
+     [](const Ctx& c) {
+       const ModelSpec& s = *c.e.model.spec;
+       return std::vector<Term>{term("d_kv", c.n.d_kv),
+                                term("b", bpp(c.n, 2)),
+                                term("L_full", s.n_layer - s.n_swa_layers()),
+                                term("L_swa", s.n_swa_layers()),
+                                term("T", c.n.context),
+                                term("window", s.n_swa)};
+     },
+     nullptr},
+    {"kv_bytes_per_sequence", "KV cache per sequence", MC_NUM(kv_bytes_per_seq), Unit::kBytes, &fx::kDxKvPerSeq,
+     [](const Ctx& c) { return !is_mla(c) && !is_swa(c); },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", bpp(c.n, 2)),
+                                term("T", c.n.context)};
+     },
+     nullptr},
+    // Decode.
+    {"step_bytes", "Bytes read per decode step", MC_NUM(step_bytes), Unit::kBytes, &fx::kStepBytes, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", c.KV)}; }, nullptr},
+    {"bandwidth_ceiling_per_sequence", "Ceiling per sequence (modeled deployment)", MC_NUM(bw_ceiling_per_seq),
+     Unit::kTokensPerS, &fx::kDepTpsSeq, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) { return std::vector<Term>{term("t_step", c.n.ideal_step_time_s.value_or(0))}; }, nullptr},
+    {"bandwidth_ceiling_aggregate", "Ceiling, aggregate (modeled deployment)", MC_NUM(bw_ceiling_aggregate),
+     Unit::kTokensPerS, &fx::kDepTpsAgg, [](const Ctx& c) { return c.modeled && c.n.batch > 1; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("B", c.n.batch), term("dp", 1.0), term("t_step", c.n.ideal_step_time_s.value_or(0))};
+     },
+     nullptr},
+    {"bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", MC_NUM(bw_ceiling_per_seq),
+     Unit::kTokensPerS, &fx::kDxTpsPerSeq, [](const Ctx& c) { return !c.modeled; },
+     [](const Ctx& c) { return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)}; },
+     nullptr},
+    {"bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", MC_NUM(bw_ceiling_aggregate), Unit::kTokensPerS,
+     &fx::kTpsAggregate, [](const Ctx& c) { return !c.modeled && c.n.batch > 1; },
+     [](const Ctx& c) { return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)}; },
+     nullptr},
+    {"compute_ceiling_aggregate", "Compute ceiling, aggregate", MC_NUM(compute_ceiling_aggregate), Unit::kTokensPerS,
+     &fx::kDxComputeCeiling, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("N", c.N)}; }, nullptr},
+    {"step_intensity", "Decode step intensity", MC_NUM(step_intensity), Unit::kFlopPerByte, &fx::kIntensity,
+     [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("F", c.n.modeled_flops.value_or(0)), term("bytes", c.n.modeled_bytes.value_or(0))};
+     },
+     [](const Ctx& c) -> std::string {
+       if (!(c.n.ridge > 0)) return "";
+       return *c.n.step_intensity < c.n.ridge ? "(below the ridge: bandwidth-bound)" : "(past the ridge: compute-bound)";
+     }},
+    {"step_intensity", "Decode step intensity", MC_NUM(step_intensity), Unit::kFlopPerByte, &fx::kDxStepIntensity,
+     [](const Ctx& c) { return !c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("N", c.N), term("B", c.B), term("step_bytes", bytes_or_unknown(c.n.step_bytes))};
+     },
+     [](const Ctx& c) -> std::string {
+       if (!(c.n.ridge > 0)) return "";
+       return *c.n.step_intensity < c.n.ridge ? "(below the ridge: bandwidth-bound)" : "(past the ridge: compute-bound)";
+     }},
+    {"ridge", "Machine ridge point", MC_NUM(ridge), Unit::kFlopPerByte, &fx::kRidge,
+     [](const Ctx& c) { return c.n.ridge > 0 && (c.n.step_intensity || c.d.phase != Phase::kDecode); },
+     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("bw", c.bw)}; }, nullptr},
+    {"fraction_of_ceiling", "Measured ÷ ceiling", MC_NUM(fraction_of_ceiling), Unit::kFraction, &fx::kDxFraction,
+     [](const Ctx& c) { return c.d.phase == Phase::kDecode && c.n.measured_aggregate && c.n.ceiling_aggregate; },
+     [](const Ctx& c) {
+       const bool per_seq = c.n.batch == 1;
+       return std::vector<Term>{
+           term("measured",
+                format_value(per_seq ? *c.n.measured_per_seq : *c.n.measured_aggregate, Unit::kTokensPerS)),
+           term("ceiling", format_value(*c.n.ceiling_aggregate, Unit::kTokensPerS))};
+     },
+     nullptr},
+    {"implied_flop_utilization", "FLOP use the measured tokens imply", MC_NUM(implied_flop_utilization),
+     Unit::kFraction, &fx::kMfu, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{
+           term("tps", c.n.measured_aggregate ? format_value(*c.n.measured_aggregate, Unit::kTokensPerS) : "?"),
+           term("k", int64_t{2}), term("N", c.N), term("peak", c.peak)};
+     },
+     nullptr},
+    {"profiler_flop_excess", "Profiled ÷ implied FLOP use", MC_NUM(profiler_flop_excess), Unit::kFactor,
+     &fx::kDxFlopExcess, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("profiled", frac_or_unknown(c.e.profile.flop_utilization)),
+                                term("implied", frac_or_unknown(c.n.implied_flop_utilization))};
+     },
+     nullptr},
+    {"int8_ceiling_aggregate", "Ceiling with int8 weights (aggregate)", MC_NUM(int8_ceiling_aggregate),
+     Unit::kTokensPerS, &fx::kDxQuantCeiling, nullptr, [](const Ctx& c) { return quant_terms(c, term("b_q", "1 B")); },
+     nullptr},
+    {"int4_ceiling_aggregate", "Ceiling with int4 weights (aggregate)", MC_NUM(int4_ceiling_aggregate),
+     Unit::kTokensPerS, &fx::kDxQuantCeiling, nullptr,
+     [](const Ctx& c) { return quant_terms(c, term("b_q", "0.5 B")); }, nullptr},
+    {"fp8_ceiling_aggregate", "Ceiling with fp8 compute (aggregate)", MC_NUM(fp8_ceiling_aggregate), Unit::kTokensPerS,
+     &fx::kDxFp8Ceiling, nullptr,
+     [](const Ctx& c) {
+       return quant_terms(c, term("peak_fp8", c.n.fp8_peak_flops ? flops(*c.n.fp8_peak_flops) : "?"));
+     },
+     nullptr},
+    // Prefill.
+    {"prefill_linear_flops", "Prefill linear FLOPs", MC_NUM(prefill_linear_flops), Unit::kFlop, &fx::kPrefillLinear,
+     nullptr, [](const Ctx& c) { return std::vector<Term>{term("N_blocks", c.N), term("T", c.T)}; }, nullptr},
+    {"prefill_attention_flops", "Prefill attention FLOPs", MC_NUM(prefill_attention_flops), Unit::kFlop,
+     &fx::kPrefillAttention, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("T", c.T), term("d_attn", c.n.d_attn), term("L", c.n.layers)}; },
+     nullptr},
+    {"prefill_flops", "Prefill FLOPs", MC_NUM(prefill_flops), Unit::kFlop, &fx::kPrefillTotal,
+     [](const Ctx& c) { return c.n.prefill_linear_flops && c.n.prefill_attention_flops; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("linear", fmt_sig(*c.n.prefill_linear_flops, 4)),
+                                term("attention", fmt_sig(*c.n.prefill_attention_flops, 4))};
+     },
+     nullptr},
+    {"ttft_floor_s", "TTFT floor at peak FLOP/s", MC_NUM(ttft_floor_s), Unit::kSeconds, &fx::kDxTtftFloor, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("F", c.n.prefill_flops ? fmt_sig(*c.n.prefill_flops, 4) : "?"),
+                                term("peak", c.peak)};
+     },
+     nullptr},
+    {"fraction_of_ceiling", "Floor ÷ measured TTFT", MC_NUM(fraction_of_ceiling), Unit::kFraction,
+     &fx::kDxTtftFraction, [](const Ctx& c) { return c.d.phase == Phase::kPrefill; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("TTFT_floor", sec_or_unknown(c.n.ttft_floor_s)),
+                                term("TTFT", sec_or_unknown(c.e.measured.ttft_s))};
+     },
+     nullptr},
+    {"score_matrix_bytes", "Attention score matrix, one layer", MC_NUM(score_matrix_bytes), Unit::kBytes,
+     &fx::kDxScoreBytes, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("h", c.n.heads), term("T", c.T), term("b", "2 B")}; },
+     [](const Ctx&) -> std::string { return "(what an unfused kernel materializes)"; }},
+    {"transient_over_scores", "Peak transient ÷ score matrix", MC_NUM(transient_over_scores), Unit::kFactor,
+     &fx::kDxTransientRatio, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("transient", bytes_or_unknown(c.e.profile.peak_transient_bytes)),
+                                term("S", bytes_or_unknown(c.n.score_matrix_bytes))};
+     },
+     nullptr},
+    {"score_traffic_s", "HBM time to stream the scores", MC_NUM(score_traffic_s), Unit::kSeconds,
+     &fx::kDxScoreTraffic, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("S", bytes_or_unknown(c.n.score_matrix_bytes)), term("L", c.n.layers),
+                                term("bw", c.bw)};
+     },
+     [](const Ctx&) -> std::string { return "(QK^T write, softmax read + write, AV read)"; }},
+    {"attention_time_s", "Attention kernel time", MC_NUM(attention_time_s), Unit::kSeconds, &fx::kDxAttentionTime,
+     nullptr,
+     [](const Ctx& c) {
+       const auto& k = c.e.profile.kernel_time_fraction;
+       const auto attn = k.find("attention");
+       return std::vector<Term>{
+           term("share", attn != k.end() ? format_value(attn->second, Unit::kFraction) : "?"),
+           term("TTFT", sec_or_unknown(c.e.measured.ttft_s))};
+     },
+     nullptr},
+    {"attention_floor_s", "Attention FLOPs at peak", MC_NUM(attention_floor_s), Unit::kSeconds,
+     &fx::kDxAttentionFloor, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{
+           term("F_attn", c.n.prefill_attention_flops ? fmt_sig(*c.n.prefill_attention_flops, 4) : "?"),
+           term("peak", c.peak)};
+     },
+     nullptr},
+    {"ttft_fused_s", "TTFT with fused attention (bound)", MC_NUM(ttft_fused_s), Unit::kSeconds, &fx::kDxTtftFused,
+     nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("TTFT", sec_or_unknown(c.e.measured.ttft_s)),
+                                term("t_attn", sec_or_unknown(c.n.attention_time_s)),
+                                term("t_floor", sec_or_unknown(c.n.attention_floor_s))};
+     },
+     nullptr},
+    {"peak_memory_bytes", "Weights + peak transient", MC_NUM(peak_memory_bytes), Unit::kBytes, &fx::kDxPeakMemory,
+     nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("W", c.W), term("transient", bytes_or_unknown(c.e.profile.peak_transient_bytes))};
+     },
+     [](const Ctx& c) -> std::string { return c.n.capacity > 0 ? "(of " + fmt_gb(c.n.capacity) + ")" : ""; }},
+    {"itl_floor_s", "ITL floor", MC_NUM(itl_floor_s), Unit::kSeconds, &fx::kDxItlFloor, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", fmt_gb(c.n.kv_bytes_per_seq.value_or(0))),
+                                term("bw", c.bw)};
+     },
+     nullptr},
+    {"itl_fraction", "ITL floor ÷ measured ITL", MC_NUM(itl_fraction), Unit::kFraction, &fx::kDxItlFraction, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("ITL_floor", sec_or_unknown(c.n.itl_floor_s)),
+                                term("ITL", sec_or_unknown(c.e.measured.itl_s))};
+     },
+     nullptr},
+    // Training.
+    {"tokens_per_step", "Tokens per step", MC_NUM(tokens_per_step), Unit::kTokens, &fx::kDxTokensPerStep, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("B", c.B), term("T", c.n.context)}; }, nullptr},
+    {"train_ceiling_tokens_per_s", "Training ceiling", MC_NUM(train_ceiling_tps), Unit::kTokensPerS,
+     &fx::kDxTrainCeiling, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("N", c.N)}; }, nullptr},
+    {"fraction_of_ceiling", "Measured ÷ ceiling", MC_NUM(fraction_of_ceiling), Unit::kFraction, &fx::kDxFraction,
+     [](const Ctx& c) { return c.d.phase == Phase::kTraining && c.e.measured.tokens_per_s_aggregate.has_value(); },
+     [](const Ctx& c) {
+       return std::vector<Term>{
+           term("measured", format_value(*c.e.measured.tokens_per_s_aggregate, Unit::kTokensPerS)),
+           term("ceiling", c.n.train_ceiling_tps ? format_value(*c.n.train_ceiling_tps, Unit::kTokensPerS) : "?")};
+     },
+     nullptr},
+    // Timeline.
+    {"step_time_s", "Measured step time", MC_NUM(step_time_s), Unit::kSeconds, &fx::kDxStepTime, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{
+           term("tps", c.n.measured_per_seq ? format_value(*c.n.measured_per_seq, Unit::kTokensPerS) : "?")};
+     },
+     [](const Ctx&) -> std::string { return "(one token per sequence)"; }},
+    {"ideal_step_time_s", "Step time of the modeled deployment", MC_NUM(ideal_step_time_s), Unit::kSeconds,
+     &fx::kDepStep, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("t_compute", c.n.modeled_compute_s.value_or(0)),
+                                term("t_memory", c.n.modeled_memory_s.value_or(0)),
+                                term("t_comm", c.n.modeled_comm_s.value_or(0))};
+     },
+     nullptr},
+    {"ideal_step_time_s", "Step time at the bandwidth ceiling", MC_NUM(ideal_step_time_s), Unit::kSeconds,
+     &fx::kDxIdealStep, [](const Ctx& c) { return !c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("step_bytes", bytes_or_unknown(c.n.step_bytes)), term("bw", c.bw)};
+     },
+     nullptr},
+    {"kernel_time_s", "Kernel time per step", MC_NUM(kernel_time_s), Unit::kSeconds, &fx::kDxKernelTime, nullptr,
+     [](const Ctx& c) {
+       const auto& k = c.e.profile.kernel_us;
+       return std::vector<Term>{term("kernels", c.kernels), term("t_kernel", k ? us(k->mid()) : "?")};
+     },
+     [](const Ctx& c) -> std::string {
+       const auto& k = c.e.profile.kernel_us;
+       return k ? "(mid of " + fmt_sig(k->lo, 3) + "–" + fmt_sig(k->hi, 3) + " µs)" : "";
+     }},
+    {"gap_time_s", "Gap time per step", MC_NUM(gap_time_s), Unit::kSeconds, &fx::kDxGapTime, nullptr,
+     [](const Ctx& c) {
+       const auto& g = c.e.profile.gap_us;
+       return std::vector<Term>{term("kernels", c.kernels), term("t_gap", g ? us(g->mid()) : "?")};
+     },
+     [](const Ctx& c) -> std::string {
+       const auto& g = c.e.profile.gap_us;
+       return g ? "(mid of " + fmt_sig(g->lo, 3) + "–" + fmt_sig(g->hi, 3) + " µs)" : "";
+     }},
+    {"gap_share", "Gap share of the timeline", MC_NUM(gap_share), Unit::kFraction, &fx::kDxGapShare, nullptr,
+     [](const Ctx& c) {
+       const auto& p = c.e.profile;
+       return std::vector<Term>{term("t_gap", p.gap_us ? us(p.gap_us->mid()) : "?"),
+                                term("t_kernel", p.kernel_us ? us(p.kernel_us->mid()) : "?")};
+     },
+     [](const Ctx& c) -> std::string {
+       return c.n.gap_share_lo ? "(range " + format_value(*c.n.gap_share_lo, Unit::kFraction) + "–" +
+                                     format_value(*c.n.gap_share_hi, Unit::kFraction) + ")"
+                               : "";
+     }},
+    {"busy_share", "GPU busy share of the step", MC_NUM(busy_share), Unit::kFraction, &fx::kDxBusyShare, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("kernel_time", sec_or_unknown(c.n.kernel_time_s)),
+                                term("step_time", sec_or_unknown(c.n.step_time_s))};
+     },
+     nullptr},
+    {"idle_share", "Idle share of the step", MC_NUM(idle_share), Unit::kFraction, &fx::kDxIdleShare,
+     [](const Ctx& c) { return c.n.busy_share.has_value(); },
+     [](const Ctx& c) { return std::vector<Term>{term("busy", format_value(*c.n.busy_share, Unit::kFraction))}; },
+     nullptr},
+    {"speedup_no_idle", "Speedup if the GPU never idled", MC_NUM(speedup_no_idle), Unit::kFactor, &fx::kDxNoIdle,
+     [](const Ctx& c) { return c.n.kernel_time_s && c.n.idle_share; }, speedup_terms, nullptr},
+    {"speedup_infinite_gpu", "Speedup from an infinitely fast GPU", MC_NUM(speedup_infinite_gpu), Unit::kFactor,
+     &fx::kDxInfiniteGpu, [](const Ctx& c) { return c.n.kernel_time_s && c.n.idle_share; }, speedup_terms, nullptr},
+    // Kernel mix.
+    {"compute_kernel_share", "GEMM + attention share of kernel time", MC_NUM(compute_kernel_share), Unit::kFraction,
+     &fx::kDxComputeShare, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{share(c, "gemm"), share(c, "attention")}; }, nullptr},
+    {"in_kernel_flop_rate", "FLOP rate while those kernels run (≥)", MC_NUM(in_kernel_flop_rate), Unit::kFraction,
+     &fx::kDxInKernel, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("flop_util", frac_or_unknown(c.e.profile.flop_utilization)),
+                                term("compute_share", frac_or_unknown(c.n.compute_kernel_share))};
+     },
+     nullptr},
+    {"memory_bound_share", "Memory-bound share of kernel time", MC_NUM(memory_bound_share), Unit::kFraction,
+     &fx::kDxMemShare, nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{share(c, "norm"), share(c, "elementwise"), share(c, "cast"), share(c, "softmax"),
+                                share(c, "copy")};
+     },
+     nullptr},
+    {"amdahl_memory_bound", "Speedup if that work vanished", MC_NUM(amdahl_memory_bound), Unit::kFactor,
+     &fx::kDxAmdahl, nullptr,
+     [](const Ctx& c) { return std::vector<Term>{term("s", frac_or_unknown(c.n.memory_bound_share))}; }, nullptr},
+};
+
+#undef MC_NUM
 
 void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* out) {
   const DiagnosisNumbers& n = d.n;
-  Lines L{out};
-  const std::string bw = rate(n.bandwidth), peak = flops(n.peak_flops);
-  const std::string N = n.params ? fmt_si(*n.params, "", 4) : "?";
-  const std::string B = fmt_fixed(n.batch, 0);
-  const std::string W = n.weight_bytes ? gbs(*n.weight_bytes) : "?";
-  const std::string KV = gbs(n.kv_bytes_per_seq.value_or(0));
-  L.add(n.weight_bytes, "weight_bytes", "Weights", Unit::kBytes, fx::kWeightBytes,
-        {term("N", N), term("b", fmt_sig(n.bytes_per_param.value_or(0), 3) + " B")});
-  if (e.model.spec && e.model.spec->is_mla()) {
-    // MLA caches one latent (+ RoPE key) per token and layer, not per-head K and V.
-    const ModelSpec& s = *e.model.spec;
-    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence (MLA latent)", Unit::kBytes,
-          fx::kDxKvPerSeqMla,
-          {term("L", n.layers), term("d_c", s.n_lora_kv + s.n_rot),
-           term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"), term("T", n.context)});
-  } else if (e.model.spec && e.model.spec->n_swa_layers() > 0) {  // sliding-window layers keep the window
-    const ModelSpec& s = *e.model.spec;
-    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeqSwa,
-          {term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
-           term("L_full", s.n_layer - s.n_swa_layers()), term("L_swa", s.n_swa_layers()), term("T", n.context),
-           term("window", s.n_swa)});
-  } else {
-    L.add(n.kv_bytes_per_seq, "kv_bytes_per_sequence", "KV cache per sequence", Unit::kBytes, fx::kDxKvPerSeq,
-          {term("L", n.layers), term("d_kv", n.d_kv), term("b", fmt_sig(n.bytes_per_param.value_or(2), 3) + " B"),
-           term("T", n.context)});
-  }
-  // Decode.
-  L.add(n.step_bytes, "step_bytes", "Bytes read per decode step", Unit::kBytes, fx::kStepBytes,
-        {term("W", W), term("B", B), term("KV", KV)});
-  const bool modeled = n.modeled_flops.has_value();  // ceilings from the deployment engine
-  if (modeled) {
-    const double t = n.ideal_step_time_s.value_or(0);
-    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Ceiling per sequence (modeled deployment)",
-          Unit::kTokensPerS, fx::kDepTpsSeq, {term("t_step", t)});
-    if (n.batch > 1) {
-      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Ceiling, aggregate (modeled deployment)",
-            Unit::kTokensPerS, fx::kDepTpsAgg, {term("B", n.batch), term("dp", 1.0), term("t_step", t)});
-    }
-  } else {
-    L.add(n.bw_ceiling_per_seq, "bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", Unit::kTokensPerS,
-          fx::kDxTpsPerSeq, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
-    if (n.batch > 1) {
-      L.add(n.bw_ceiling_aggregate, "bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", Unit::kTokensPerS,
-            fx::kTpsAggregate, {term("bw", bw), term("W", W), term("B", B), term("KV", KV)});
-    }
-  }
-  L.add(n.compute_ceiling_aggregate, "compute_ceiling_aggregate", "Compute ceiling, aggregate", Unit::kTokensPerS,
-        fx::kDxComputeCeiling, {term("peak", peak), term("N", N)});
-  L.add(n.step_intensity, "step_intensity", "Decode step intensity", Unit::kFlopPerByte,
-        modeled ? fx::kIntensity : fx::kDxStepIntensity,
-        modeled ? std::vector<Term>{term("F", n.modeled_flops.value_or(0)), term("bytes", n.modeled_bytes.value_or(0))}
-                : std::vector<Term>{term("N", N), term("B", B),
-                                    term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?")},
-        n.ridge > 0 && n.step_intensity ? (*n.step_intensity < n.ridge ? "(below the ridge: bandwidth-bound)"
-                                                                       : "(past the ridge: compute-bound)")
-                                        : "");
-  if (n.ridge > 0 && (n.step_intensity || d.phase != Phase::kDecode)) {
-    L.add(n.ridge, "ridge", "Machine ridge point", Unit::kFlopPerByte, fx::kRidge, {term("peak", peak), term("bw", bw)});
-  }
-  if (d.phase == Phase::kDecode && n.measured_aggregate && n.ceiling_aggregate) {
-    const bool per_seq = n.batch == 1;
-    L.add(n.fraction_of_ceiling, "fraction_of_ceiling", "Measured ÷ ceiling", Unit::kFraction, fx::kDxFraction,
-          {term("measured", format_value(per_seq ? *n.measured_per_seq : *n.measured_aggregate, Unit::kTokensPerS)),
-           term("ceiling", format_value(per_seq ? *n.ceiling_aggregate : *n.ceiling_aggregate, Unit::kTokensPerS))});
-  }
-  L.add(n.implied_flop_utilization, "implied_flop_utilization", "FLOP use the measured tokens imply", Unit::kFraction,
-        fx::kMfu,
-        {term("tps", n.measured_aggregate ? format_value(*n.measured_aggregate, Unit::kTokensPerS) : "?"),
-         term("k", int64_t{2}), term("N", N), term("peak", peak)});
-  L.add(n.profiler_flop_excess, "profiler_flop_excess", "Profiled ÷ implied FLOP use", Unit::kFactor, fx::kDxFlopExcess,
-        {term("profiled", e.profile.flop_utilization ? format_value(*e.profile.flop_utilization, Unit::kFraction) : "?"),
-         term("implied", n.implied_flop_utilization ? format_value(*n.implied_flop_utilization, Unit::kFraction) : "?")});
-  const std::vector<Term> q_common = {term("B", B), term("bw", bw), term("N", N), term("KV", KV), term("peak", peak)};
-  auto with = [&](std::vector<Term> t, Term extra) {
-    t.push_back(std::move(extra));
-    return t;
-  };
-  L.add(n.int8_ceiling_aggregate, "int8_ceiling_aggregate", "Ceiling with int8 weights (aggregate)", Unit::kTokensPerS,
-        fx::kDxQuantCeiling, with(q_common, term("b_q", "1 B")));
-  L.add(n.int4_ceiling_aggregate, "int4_ceiling_aggregate", "Ceiling with int4 weights (aggregate)", Unit::kTokensPerS,
-        fx::kDxQuantCeiling, with(q_common, term("b_q", "0.5 B")));
-  L.add(n.fp8_ceiling_aggregate, "fp8_ceiling_aggregate", "Ceiling with fp8 compute (aggregate)", Unit::kTokensPerS,
-        fx::kDxFp8Ceiling, with(q_common, term("peak_fp8", n.fp8_peak_flops ? flops(*n.fp8_peak_flops) : "?")));
-  // Prefill.
-  const std::string T = n.prefill_tokens ? fmt_fixed(*n.prefill_tokens, 0) : "?";
-  L.add(n.prefill_linear_flops, "prefill_linear_flops", "Prefill linear FLOPs", Unit::kFlop, fx::kPrefillLinear,
-        {term("N_blocks", N), term("T", T)});
-  L.add(n.prefill_attention_flops, "prefill_attention_flops", "Prefill attention FLOPs", Unit::kFlop,
-        fx::kPrefillAttention, {term("T", T), term("d_attn", n.d_attn),
-                                term("L", n.layers)});
-  if (n.prefill_linear_flops && n.prefill_attention_flops) {
-    L.add(n.prefill_flops, "prefill_flops", "Prefill FLOPs", Unit::kFlop, fx::kPrefillTotal,
-          {term("linear", fmt_sig(*n.prefill_linear_flops, 4)), term("attention", fmt_sig(*n.prefill_attention_flops, 4))});
-  }
-  L.add(n.ttft_floor_s, "ttft_floor_s", "TTFT floor at peak FLOP/s", Unit::kSeconds, fx::kDxTtftFloor,
-        {term("F", n.prefill_flops ? fmt_sig(*n.prefill_flops, 4) : "?"), term("peak", peak)});
-  if (d.phase == Phase::kPrefill) {
-    L.add(n.fraction_of_ceiling, "fraction_of_ceiling", "Floor ÷ measured TTFT", Unit::kFraction, fx::kDxTtftFraction,
-          {term("TTFT_floor", n.ttft_floor_s ? sec(*n.ttft_floor_s) : "?"),
-           term("TTFT", e.measured.ttft_s ? sec(*e.measured.ttft_s) : "?")});
-  }
-  L.add(n.score_matrix_bytes, "score_matrix_bytes", "Attention score matrix, one layer", Unit::kBytes, fx::kDxScoreBytes,
-        {term("h", n.heads), term("T", T), term("b", "2 B")}, "(what an unfused kernel materializes)");
-  L.add(n.transient_over_scores, "transient_over_scores", "Peak transient ÷ score matrix", Unit::kFactor,
-        fx::kDxTransientRatio,
-        {term("transient", e.profile.peak_transient_bytes ? gbs(*e.profile.peak_transient_bytes) : "?"),
-         term("S", n.score_matrix_bytes ? gbs(*n.score_matrix_bytes) : "?")});
-  L.add(n.score_traffic_s, "score_traffic_s", "HBM time to stream the scores", Unit::kSeconds, fx::kDxScoreTraffic,
-        {term("S", n.score_matrix_bytes ? gbs(*n.score_matrix_bytes) : "?"), term("L", n.layers), term("bw", bw)},
-        "(QK^T write, softmax read + write, AV read)");
-  const auto attn = e.profile.kernel_time_fraction.find("attention");
-  L.add(n.attention_time_s, "attention_time_s", "Attention kernel time", Unit::kSeconds, fx::kDxAttentionTime,
-        {term("share", attn != e.profile.kernel_time_fraction.end() ? format_value(attn->second, Unit::kFraction) : "?"),
-         term("TTFT", e.measured.ttft_s ? sec(*e.measured.ttft_s) : "?")});
-  L.add(n.attention_floor_s, "attention_floor_s", "Attention FLOPs at peak", Unit::kSeconds, fx::kDxAttentionFloor,
-        {term("F_attn", n.prefill_attention_flops ? fmt_sig(*n.prefill_attention_flops, 4) : "?"), term("peak", peak)});
-  L.add(n.ttft_fused_s, "ttft_fused_s", "TTFT with fused attention (bound)", Unit::kSeconds, fx::kDxTtftFused,
-        {term("TTFT", e.measured.ttft_s ? sec(*e.measured.ttft_s) : "?"),
-         term("t_attn", n.attention_time_s ? sec(*n.attention_time_s) : "?"),
-         term("t_floor", n.attention_floor_s ? sec(*n.attention_floor_s) : "?")});
-  L.add(n.peak_memory_bytes, "peak_memory_bytes", "Weights + peak transient", Unit::kBytes, fx::kDxPeakMemory,
-        {term("W", W), term("transient", e.profile.peak_transient_bytes ? gbs(*e.profile.peak_transient_bytes) : "?")},
-        n.capacity > 0 ? "(of " + gbs(n.capacity) + ")" : "");
-  L.add(n.itl_floor_s, "itl_floor_s", "ITL floor", Unit::kSeconds, fx::kDxItlFloor,
-        {term("W", W), term("B", B), term("KV", gbs(n.kv_bytes_per_seq.value_or(0))), term("bw", bw)});
-  L.add(n.itl_fraction, "itl_fraction", "ITL floor ÷ measured ITL", Unit::kFraction, fx::kDxItlFraction,
-        {term("ITL_floor", n.itl_floor_s ? sec(*n.itl_floor_s) : "?"),
-         term("ITL", e.measured.itl_s ? sec(*e.measured.itl_s) : "?")});
-  // Training.
-  L.add(n.tokens_per_step, "tokens_per_step", "Tokens per step", Unit::kTokens, fx::kDxTokensPerStep,
-        {term("B", B), term("T", n.context)});
-  L.add(n.train_ceiling_tps, "train_ceiling_tokens_per_s", "Training ceiling", Unit::kTokensPerS, fx::kDxTrainCeiling,
-        {term("peak", peak), term("N", N)});
-  if (d.phase == Phase::kTraining && e.measured.tokens_per_s_aggregate) {
-    L.add(n.fraction_of_ceiling, "fraction_of_ceiling", "Measured ÷ ceiling", Unit::kFraction, fx::kDxFraction,
-          {term("measured", format_value(*e.measured.tokens_per_s_aggregate, Unit::kTokensPerS)),
-           term("ceiling", n.train_ceiling_tps ? format_value(*n.train_ceiling_tps, Unit::kTokensPerS) : "?")});
-  }
-  // Timeline.
   const Profile& p = e.profile;
-  const std::string kernels = p.kernels_per_step ? group_digits(*p.kernels_per_step) : "?";
-  L.add(n.step_time_s, "step_time_s", "Measured step time", Unit::kSeconds, fx::kDxStepTime,
-        {term("tps", n.measured_per_seq ? format_value(*n.measured_per_seq, Unit::kTokensPerS) : "?")},
-        "(one token per sequence)");
-  if (modeled) {
-    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time of the modeled deployment", Unit::kSeconds, fx::kDepStep,
-          {term("t_compute", n.modeled_compute_s.value_or(0)), term("t_memory", n.modeled_memory_s.value_or(0)),
-           term("t_comm", n.modeled_comm_s.value_or(0))});
-  } else {
-    L.add(n.ideal_step_time_s, "ideal_step_time_s", "Step time at the bandwidth ceiling", Unit::kSeconds,
-          fx::kDxIdealStep, {term("step_bytes", n.step_bytes ? gbs(*n.step_bytes) : "?"), term("bw", bw)});
+  const Ctx c{e,
+              d,
+              n,
+              n.modeled_flops.has_value(),
+              format_quantity(n.bandwidth, Unit::kBytesPerS),
+              flops(n.peak_flops),
+              n.params ? fmt_si(*n.params, "", 4) : "?",
+              fmt_fixed(n.batch, 0),
+              n.weight_bytes ? fmt_gb(*n.weight_bytes) : "?",
+              fmt_gb(n.kv_bytes_per_seq.value_or(0)),
+              n.prefill_tokens ? fmt_fixed(*n.prefill_tokens, 0) : "?",
+              p.kernels_per_step ? group_digits(*p.kernels_per_step) : "?"};
+  for (const EvidenceRow& row : kEvidenceRows) {
+    const std::optional<double> v = row.value(n);
+    if (!v || (row.when != nullptr && !row.when(c))) continue;
+    Line l;
+    l.key = std::string("numbers.") + row.key;
+    l.label = row.label;
+    l.value = *v;
+    l.unit = row.unit;
+    l.formula = row.formula;
+    l.terms = row.terms(c);
+    if (row.comment != nullptr) l.comment = row.comment(c);
+    out->push_back(std::move(l));
   }
-  L.add(n.kernel_time_s, "kernel_time_s", "Kernel time per step", Unit::kSeconds, fx::kDxKernelTime,
-        {term("kernels", kernels), term("t_kernel", p.kernel_us ? fmt_sig(p.kernel_us->mid(), 4) + " µs" : "?")},
-        p.kernel_us ? "(mid of " + fmt_sig(p.kernel_us->lo, 3) + "–" + fmt_sig(p.kernel_us->hi, 3) + " µs)" : "");
-  L.add(n.gap_time_s, "gap_time_s", "Gap time per step", Unit::kSeconds, fx::kDxGapTime,
-        {term("kernels", kernels), term("t_gap", p.gap_us ? fmt_sig(p.gap_us->mid(), 4) + " µs" : "?")},
-        p.gap_us ? "(mid of " + fmt_sig(p.gap_us->lo, 3) + "–" + fmt_sig(p.gap_us->hi, 3) + " µs)" : "");
-  L.add(n.gap_share, "gap_share", "Gap share of the timeline", Unit::kFraction, fx::kDxGapShare,
-        {term("t_gap", p.gap_us ? fmt_sig(p.gap_us->mid(), 4) + " µs" : "?"),
-         term("t_kernel", p.kernel_us ? fmt_sig(p.kernel_us->mid(), 4) + " µs" : "?")},
-        n.gap_share_lo ? "(range " + format_value(*n.gap_share_lo, Unit::kFraction) + "–" +
-                             format_value(*n.gap_share_hi, Unit::kFraction) + ")"
-                       : "");
-  L.add(n.busy_share, "busy_share", "GPU busy share of the step", Unit::kFraction, fx::kDxBusyShare,
-        {term("kernel_time", n.kernel_time_s ? sec(*n.kernel_time_s) : "?"),
-         term("step_time", n.step_time_s ? sec(*n.step_time_s) : "?")});
-  if (n.busy_share) {
-    L.add(n.idle_share, "idle_share", "Idle share of the step", Unit::kFraction, fx::kDxIdleShare,
-          {term("busy", format_value(*n.busy_share, Unit::kFraction))});
-  }
-  if (n.kernel_time_s && n.idle_share) {
-    L.add(n.speedup_no_idle, "speedup_no_idle", "Speedup if the GPU never idled", Unit::kFactor, fx::kDxNoIdle,
-          {term("step_time", n.step_time_s && n.busy_share ? sec(*n.step_time_s)
-                                                           : sec(*n.kernel_time_s + n.gap_time_s.value_or(0))),
-           term("kernel_time", sec(*n.kernel_time_s))});
-    L.add(n.speedup_infinite_gpu, "speedup_infinite_gpu", "Speedup from an infinitely fast GPU", Unit::kFactor,
-          fx::kDxInfiniteGpu,
-          {term("step_time", n.step_time_s && n.busy_share ? sec(*n.step_time_s)
-                                                           : sec(*n.kernel_time_s + n.gap_time_s.value_or(0))),
-           term("kernel_time", sec(*n.kernel_time_s))});
-  }
-  // Kernel mix.
-  auto share = [&](const char* kind) {
-    const auto it = p.kernel_time_fraction.find(kind);
-    return term(kind, it == p.kernel_time_fraction.end() ? "0" : format_value(it->second, Unit::kFraction));
-  };
-  L.add(n.compute_kernel_share, "compute_kernel_share", "GEMM + attention share of kernel time", Unit::kFraction,
-        fx::kDxComputeShare, {share("gemm"), share("attention")});
-  L.add(n.in_kernel_flop_rate, "in_kernel_flop_rate", "FLOP rate while those kernels run (≥)", Unit::kFraction,
-        fx::kDxInKernel,
-        {term("flop_util", p.flop_utilization ? format_value(*p.flop_utilization, Unit::kFraction) : "?"),
-         term("compute_share", n.compute_kernel_share ? format_value(*n.compute_kernel_share, Unit::kFraction) : "?")});
-  L.add(n.memory_bound_share, "memory_bound_share", "Memory-bound share of kernel time", Unit::kFraction, fx::kDxMemShare,
-        {share("norm"), share("elementwise"), share("cast"), share("softmax"), share("copy")});
-  L.add(n.amdahl_memory_bound, "amdahl_memory_bound", "Speedup if that work vanished", Unit::kFactor, fx::kDxAmdahl,
-        {term("s", n.memory_bound_share ? format_value(*n.memory_bound_share, Unit::kFraction) : "?")});
 }
 
 std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, const std::string& source) {
@@ -263,7 +434,7 @@ std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, con
   if (d.n.context > 0) setup += fmt::format(", context {}", fmt_fixed(d.n.context, 0));
   if (gpu.bandwidth_bytes_per_s > 0) {
     setup += fmt::format(", on {}{} ({}, {}, {})", e.gpus.value_or(1) > 1 ? std::to_string(*e.gpus) + " × " : "",
-                         gpu.name, rate(gpu.bandwidth_bytes_per_s), gbs(gpu.capacity_bytes),
+                         gpu.name, format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), fmt_gb(gpu.capacity_bytes),
                          flops(gpu.peak_bf16_flops));
   } else {
     setup += ", no GPU given";
@@ -300,50 +471,57 @@ Report build_diagnose_report(const Evidence& e, const GpuSpec& gpu, const Diagno
     return l;
   };
   verdict.lines.push_back(text("Regime", std::string(regime_name(d.regime)) + (d.confirmed ? "" : " (not settled)")));
-  verdict.lines.push_back(text("Detail", d.detail));
-  verdict.lines.push_back(text("Settled by", d.settled_by));
+  const std::string detail = dx_text(d.detail, d), settled_by = dx_text(d.settled_by, d);
+  verdict.lines.push_back(text("Detail", detail));
+  verdict.lines.push_back(text("Settled by", settled_by));
   r.sections.push_back(std::move(verdict));
 
   Section evidence{"Evidence (computed)", {}, {}};
   evidence_lines(e, d, &evidence.lines);
-  evidence.notes = d.findings;
+  std::vector<std::string> findings;
+  for (const DxStatement& f : d.findings) findings.push_back(dx_text(f, d));
+  evidence.notes = findings;
   r.sections.push_back(std::move(evidence));
 
   Section fixes{"Fixes, in priority order", {}, {}};
-  for (size_t i = 0; i < d.fixes.size(); ++i) {
-    fixes.notes.push_back(fmt::format("{}. {} — {}", i + 1, d.fixes[i].action, d.fixes[i].effect));
+  std::vector<DxWords> fix_words;
+  for (const Fix& f : d.fixes) fix_words.push_back(dx_words(f.what, d));
+  for (size_t i = 0; i < fix_words.size(); ++i) {
+    fixes.notes.push_back(fmt::format("{}. {} — {}", i + 1, fix_words[i].first, fix_words[i].second));
   }
   if (!fixes.notes.empty()) r.sections.push_back(std::move(fixes));
-  if (d.reject) {
-    r.sections.push_back({"Reject", {}, {d.reject->action + " — " + d.reject->why}});
-  }
-  if (!d.ask_first.empty()) {
+  std::optional<DxWords> reject;
+  if (d.reject) reject = dx_words(*d.reject, d);
+  if (reject) r.sections.push_back({"Reject", {}, {reject->first + " — " + reject->second}});
+  std::vector<DxWords> ask_words;
+  for (const DxStatement& a : d.ask_first) ask_words.push_back(dx_words(a, d));
+  if (!ask_words.empty()) {
     Section ask{"Ask first", {}, {}};
-    for (const AskFirst& a : d.ask_first) ask.notes.push_back(a.measurement + " — " + a.why);
+    for (const DxWords& a : ask_words) ask.notes.push_back(a.first + " — " + a.second);
     r.sections.push_back(std::move(ask));
   }
-  r.ignored = d.ignored;
+  for (const DxStatement& i : d.ignored) r.ignored.push_back(dx_text(i, d));
 
   json ev = json::array();
   for (const Line& l : r.sections[1].lines) ev.push_back(line_json(l));
   json fx = json::array();
-  for (const Fix& f : d.fixes) {
-    json j = {{"action", f.action}, {"effect", f.effect}};
-    j["speedup"] = f.speedup ? json(*f.speedup) : json();
+  for (size_t i = 0; i < d.fixes.size(); ++i) {
+    json j = {{"action", fix_words[i].first}, {"effect", fix_words[i].second}};
+    j["speedup"] = d.fixes[i].speedup ? json(*d.fixes[i].speedup) : json();
     fx.push_back(j);
   }
   json ask = json::array();
-  for (const AskFirst& a : d.ask_first) ask.push_back({{"measurement", a.measurement}, {"why", a.why}});
+  for (const DxWords& a : ask_words) ask.push_back({{"measurement", a.first}, {"why", a.second}});
   r.extra_json = {{"regime", regime_name(d.regime)},
                   {"confirmed", d.confirmed},
-                  {"detail", d.detail},
-                  {"settled_by", d.settled_by},
+                  {"detail", detail},
+                  {"settled_by", settled_by},
                   {"phase", phase_name(d.phase)},
                   {"above_ceiling", d.above_ceiling},
                   {"evidence", ev},
-                  {"findings", d.findings},
+                  {"findings", findings},
                   {"fixes", fx},
-                  {"reject", d.reject ? json{{"action", d.reject->action}, {"why", d.reject->why}} : json()},
+                  {"reject", reject ? json{{"action", reject->first}, {"why", reject->second}} : json()},
                   {"ask_first", ask}};
   if (!e.description.empty()) r.extra_json["description"] = e.description;
   return r;

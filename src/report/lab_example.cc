@@ -10,6 +10,7 @@
 #include "lab_report.h"
 #include "modelcalc/cost.h"
 #include "modelcalc/lab.h"
+#include "tradeoff_text.h"
 
 namespace modelcalc {
 
@@ -28,19 +29,18 @@ Section flops_section(const Deployment& big, const Deployment& small, const GpuS
   Section s{"1. FLOPs: 2·N per token to run, 6·N·D to train (D = Chinchilla's 20·N)", {}, {}};
   for (const Deployment* d : {&big, &small}) {
     const double n = dbl(d->deployment.size.total);
-    const double tokens = chinchilla_optimal_tokens(n);
-    const double f = training_flops(n, tokens);
-    const double hours = training_gpu_hours(f, h100.peak_bf16_flops, kTrainMfu);
+    const LabExampleFlops& f = d->flops;
     const std::string k = d->key;
-    s.lines.push_back(computed("flops." + k + ".forward_per_token", k + ": forward per token",
-                               forward_flops_per_token(n), Unit::kFlop, fx::kForwardLab, {term("N", bn(n))}));
-    s.lines.push_back(computed("chinchilla." + k + ".tokens", k + ": Chinchilla-optimal tokens", tokens,
+    s.lines.push_back(computed("flops." + k + ".forward_per_token", k + ": forward per token", f.forward_per_token,
+                               Unit::kFlop, fx::kForwardLab, {term("N", bn(n))}));
+    s.lines.push_back(computed("chinchilla." + k + ".tokens", k + ": Chinchilla-optimal tokens", f.chinchilla_tokens,
                                Unit::kTokens, fx::kChinchillaTokens, {term("N", bn(n))}));
-    s.lines.push_back(computed("flops." + k + ".train", k + ": training FLOPs at that D", f, Unit::kFlop,
-                               fx::kTrain, {term("N", bn(n)), term("D", fmt_sig(tokens))}));
-    s.lines.push_back(computed("flops." + k + ".train_gpu_hours", k + ": H100-hours at MFU 0.4", hours, Unit::kHours,
-                               fx::kTrainGpuHours,
-                               {term("F", fmt_sig(f)), term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
+    s.lines.push_back(computed("flops." + k + ".train", k + ": training FLOPs at that D", f.train_flops, Unit::kFlop,
+                               fx::kTrain, {term("N", bn(n)), term("D", fmt_sig(f.chinchilla_tokens))}));
+    s.lines.push_back(computed("flops." + k + ".train_gpu_hours", k + ": H100-hours at MFU 0.4", f.train_gpu_hours,
+                               Unit::kHours, fx::kTrainGpuHours,
+                               {term("F", fmt_sig(f.train_flops)),
+                                term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
                                 term("mfu", kTrainMfu)}));
   }
   s.notes.push_back("Both were in fact trained far past Chinchilla (Llama 3: about 15T tokens): a model that will "
@@ -51,11 +51,11 @@ Section flops_section(const Deployment& big, const Deployment& small, const GpuS
 Section weights_section(const Deployment& big, const Deployment& small) {
   Section s{"2. Weight memory: N × bytes per parameter", {}, {}};
   for (const Deployment* d : {&big, &small}) {
-    for (Dtype t : {Dtype::kFp16, Dtype::kInt8, Dtype::kInt4}) {
-      const std::string name(dtype_name(t));
-      s.lines.push_back(computed("weights." + d->key + "." + name, d->key + " in " + name,
-                                 weight_memory_bytes(Exact(d->deployment.size.total), t).value(), Unit::kBytes, fx::kWeightBytes,
-                                 {term("N", d->deployment.size.total), term("b", dtype_bytes(t))}));
+    for (const LabExampleWeights& w : d->weights) {
+      const std::string name(dtype_name(w.dtype));
+      s.lines.push_back(computed("weights." + d->key + "." + name, d->key + " in " + name, w.bytes, Unit::kBytes,
+                                 fx::kWeightBytes,
+                                 {term("N", d->deployment.size.total), term("b", dtype_bytes(w.dtype))}));
     }
   }
   s.notes.push_back(fmt::format("The 70B in fp16 does not fit one 80 GB H100: it is served on {} of them "
@@ -68,12 +68,12 @@ Section kv_section(const Deployment& big, const Deployment& small) {
   Section s{fmt::format("3. KV cache per sequence at T = {}: GQA (8 KV heads) vs MHA", group_digits(kSeq)), {}, {}};
   for (const Deployment* d : {&big, &small}) {
     const ModelSpec& m = d->model;
-    for (int64_t kv_heads : {m.n_head, m.n_head_kv}) {
+    for (const LabExampleKv& kv : d->kv) {
+      const int64_t kv_heads = kv.kv_heads;
       const bool gqa = kv_heads != m.n_head;
-      const Exact bytes = kv_cache_bytes(m.n_layer, kSeq, m.n_embd, Dtype::kFp16, 1, m.n_head, kv_heads);
       s.lines.push_back(computed(fmt::format("kv.{}.{}", d->key, gqa ? "gqa" : "mha"),
                                  fmt::format("{} {} ({} of {} heads)", d->key, gqa ? "GQA" : "MHA", kv_heads, m.n_head),
-                                 bytes.value(), Unit::kBytes, fx::kKvCacheBytes,
+                                 kv.bytes, Unit::kBytes, fx::kKvCacheBytes,
                                  {term("L", m.n_layer), term("T", kSeq), term("d", m.n_embd), term("n_kv", kv_heads),
                                   term("n_head", m.n_head), term("b", 2.0), term("B", int64_t{1})}));
     }
@@ -83,28 +83,20 @@ Section kv_section(const Deployment& big, const Deployment& small) {
   return s;
 }
 
-Section roofline_section(const Deployment& small, const GpuSpec& h100) {
+Section roofline_section(const LabExampleRoofline& r, const GpuSpec& h100) {
   Section s{"4. Roofline: decode is memory-bound", {}, {}};
-  // One decode step at batch 1 does 2 FLOP per parameter and reads each fp16 parameter (2 bytes) once.
-  const double n = dbl(small.deployment.size.total);
-  const double flops = forward_flops_per_token(n);
-  const double bytes = dbl(small.deployment.size.weight_bytes);
-  const double intensity = arithmetic_intensity(flops, bytes);
-  const double ridge = roofline_ridge_intensity(h100.peak_bf16_flops, h100.bandwidth_bytes_per_s);
-  s.lines.push_back(computed("roofline.decode_intensity", "8b decode step at batch 1", intensity, Unit::kFlopPerByte,
-                             fx::kIntensity, {term("F", fmt_sig(flops)), term("bytes", fmt_sig(bytes))},
+  s.lines.push_back(computed("roofline.decode_intensity", "8b decode step at batch 1", r.intensity, Unit::kFlopPerByte,
+                             fx::kIntensity, {term("F", fmt_sig(r.flops)), term("bytes", fmt_sig(r.bytes))},
                              "(2 FLOP per 2-byte weight)"));
-  s.lines.push_back(computed("roofline.ridge", "H100 ridge point", ridge, Unit::kFlopPerByte, fx::kRidge,
+  s.lines.push_back(computed("roofline.ridge", "H100 ridge point", r.ridge, Unit::kFlopPerByte, fx::kRidge,
                              {term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
                               term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s")}));
-  s.lines.push_back(computed("roofline.attainable_flops", "Attainable at that intensity",
-                             roofline_attainable_flops(intensity, h100.peak_bf16_flops, h100.bandwidth_bytes_per_s),
+  s.lines.push_back(computed("roofline.attainable_flops", "Attainable at that intensity", r.attainable_flops,
                              Unit::kFlopPerS, fx::kAttainable,
                              {term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
                               term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s"),
-                              term("I", intensity)}));
-  s.lines.push_back(given("roofline.memory_bound", "Memory-bound",
-                          is_memory_bound(intensity, h100.peak_bf16_flops, h100.bandwidth_bytes_per_s), Unit::kNone,
+                              term("I", r.intensity)}));
+  s.lines.push_back(given("roofline.memory_bound", "Memory-bound", r.memory_bound, Unit::kNone,
                           "(I < ridge: batch and quantize; buying FLOPs does nothing)"));
   return s;
 }
@@ -117,16 +109,14 @@ Section batching_section(const Deployment& d) {
   Section s{fmt::format("5{}. Decode ceiling vs batch: {} on {} ({} TB/s)", d.key == "70b" ? "a" : "b", d.key,
                         d.deployment.gpu.name, fmt_sig(bw / 1e12, 4)),
             {}, {}};
-  const double one = decode_tokens_per_sec(bw, w, kv, 1);
-  std::vector<int64_t> batches = {1, 8, 32, kBatch};
-  if (r.max_batch_by_capacity > kBatch) batches.push_back(r.max_batch_by_capacity);
-  for (int64_t b : batches) {
-    const double tps = decode_tokens_per_sec(bw, w, kv, dbl(b));
-    s.lines.push_back(computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), tps,
+  for (const LabExampleBatch& x : d.batching) {
+    const int64_t b = x.batch;
+    s.lines.push_back(computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), x.tokens_per_s,
                                Unit::kTokensPerS, fx::kTpsAggregate,
                                {term("B", b), term("bw", fmt_sig(bw / 1e9, 5) + " GB/s"), term("W", fmt_gb(w)),
                                 term("KV", fmt_gb(kv))},
-                               b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})", fmt_sig(tps / one, 3), b)));
+                               b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})",
+                                                         fmt_sig(x.over_batch_one, 3), b)));
   }
   s.notes.push_back(fmt::format(
       "One weight read ({}) serves the whole batch, so throughput rises almost linearly while B × KV ({} per "
@@ -141,7 +131,7 @@ Section cost_section(const Deployment& big, const Deployment& small) {
   for (const Deployment* d : {&big, &small}) {
     s.lines.push_back(computed("cost." + d->key + ".usd_per_million_tokens", d->key + " on " + d->deployment.gpu.name, d->deployment.usd_per_million_tokens,
                                Unit::kUsd, fx::kCostPerMillion,
-                               {term("price", "$" + fmt_sig(kUsdPerGpuHour)), term("gpus", d->deployment.gpus),
+                               {term("price", fmt::format("${}", fmt_sig(kUsdPerGpuHour))), term("gpus", d->deployment.gpus),
                                 term("tps", fmt_sig(d->deployment.ceiling.tps))},
                                d->deployment.ceiling.bandwidth_tps <= d->deployment.ceiling.compute_tps ? "(floor; bandwidth-bound)"
                                                                                   : "(floor; compute-bound)"));
@@ -172,14 +162,15 @@ Section tradeoff_section(const LabExample& ex, nlohmann::json* json) {
                             fmt::format("{} {} vs {} {}", a.name, fmt_fixed(r->score_a, 3), b.name,
                                         fmt_fixed(r->score_b, 3)),
                             Unit::kNone, fmt::format("[{}] → {}", wl.weights, winner)));
-    s.lines.push_back(given("", "  decision", r->sentence, Unit::kNone));
+    const std::string sentence = tradeoff_sentence(a, b, *r);
+    s.lines.push_back(given("", "  decision", sentence, Unit::kNone));
     out.push_back({{"workload", wl.key},
                    {"weights", wl.weights},
                    {"winner", winner},
                    {"deciding_dial", r->deciding_dial ? nlohmann::json(std::string(dial_name(*r->deciding_dial)))
                                                       : nlohmann::json()},
                    {"scores", {{a.name, r->score_a}, {b.name, r->score_b}}},
-                   {"decision", r->sentence}});
+                   {"decision", sentence}});
   }
   s.notes.push_back("Quality-first: e.g. a legal drafting assistant; chat at scale: the issue's example weights. "
                     "Latency is ms per token for each user at batch 64, memory the GB resident at that batch.");
@@ -206,7 +197,7 @@ Report build_example_report(const LabExample& ex) {
   rep.sections.push_back(flops_section(*big, *small, *h100));
   rep.sections.push_back(weights_section(*big, *small));
   rep.sections.push_back(kv_section(*big, *small));
-  rep.sections.push_back(roofline_section(*small, *h100));
+  rep.sections.push_back(roofline_section(ex.roofline, *h100));
   rep.sections.push_back(batching_section(*big));
   rep.sections.push_back(batching_section(*small));
   rep.sections.push_back(cost_section(*big, *small));

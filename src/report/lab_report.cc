@@ -6,6 +6,7 @@
 
 #include "format.h"
 #include "modelcalc/lab.h"
+#include "tradeoff_text.h"
 
 namespace modelcalc {
 
@@ -13,7 +14,6 @@ namespace {
 
 std::string tbps(double bps) { return fmt_sig(bps / 1e12, 4) + " TB/s"; }
 std::string tflops(double f) { return fmt_sig(f / 1e12, 5) + " TFLOP/s"; }
-std::string usd(double v) { return "$" + fmt_sig(v, 4); }
 
 // 7e10 -> "70B", 1.4e12 -> "1.4T": the suffixes the flags accept.
 std::string count(double v) {
@@ -115,7 +115,7 @@ Report build_chinchilla_report(const ChinchillaQuery& q) {
 Report build_cost_rate_report(const CostRateQuery& q) {
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} tokens/s on {} GPU{} at {}/GPU-hour", fmt_sig(q.tokens_per_s),
-                          q.gpus, q.gpus == 1 ? "" : "s", usd(q.usd_per_gpu_hour));
+                          q.gpus, q.gpus == 1 ? "" : "s", format_quantity(q.usd_per_gpu_hour, Unit::kUsd));
   Section s{"Cost per million tokens", {}, {}};
   s.lines.push_back(given("price_per_gpu_hour", "Price per GPU-hour", q.usd_per_gpu_hour, Unit::kUsd));
   s.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
@@ -123,7 +123,7 @@ Report build_cost_rate_report(const CostRateQuery& q) {
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens",
                              cost_per_million_tokens(q.usd_per_gpu_hour, q.tokens_per_s, dbl(q.gpus)), Unit::kUsd,
                              fx::kCostPerMillion,
-                             {term("price", usd(q.usd_per_gpu_hour)), term("gpus", q.gpus),
+                             {term("price", format_quantity(q.usd_per_gpu_hour, Unit::kUsd)), term("gpus", q.gpus),
                               term("tps", q.tokens_per_s)}));
   s.notes.push_back("Cost falls as 1 / throughput: batching that doubles tokens/s halves it.");
   rep.sections.push_back(std::move(s));
@@ -143,7 +143,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,
                           g.name, o.batch, o.seq, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
-                          usd(usd_per_gpu_hour));
+                          format_quantity(usd_per_gpu_hour, Unit::kUsd));
   Section c{"Decode ceiling on " + g.name, {}, {}};
   c.lines.push_back(given("weights_bytes", "Weights read per step", w, Unit::kBytes));
   c.lines.push_back(given("kv_bytes_per_sequence", "KV per sequence at T", r->kv_per_seq, Unit::kBytes));
@@ -173,13 +173,13 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   s.lines.push_back(given("gpus", "GPUs", gpus, Unit::kNone));
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens (FLOOR)", cost, Unit::kUsd,
                              fx::kCostPerMillion,
-                             {term("price", usd(usd_per_gpu_hour)), term("gpus", gpus), term("tps", fmt_sig(tps))},
+                             {term("price", format_quantity(usd_per_gpu_hour, Unit::kUsd)), term("gpus", gpus), term("tps", fmt_sig(tps))},
                              "(a floor: real throughput is below the ceiling, so real cost is above this)"));
   s.lines.push_back(given("usd_per_million_tokens_is_floor", "Is a floor", true, Unit::kNone));
   s.notes.push_back(fmt::format(
       "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
       "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
-      o.batch, o.seq, usd(cost / 0.8), usd(cost / 0.6)));
+      o.batch, o.seq, format_quantity(cost / 0.8, Unit::kUsd), format_quantity(cost / 0.6, Unit::kUsd)));
   rep.sections.push_back(std::move(s));
 
   rep.ignored = {"Prefill: only decode tokens are priced.",
@@ -307,7 +307,7 @@ Report build_tradeoff_report(const Candidate& a, const Candidate& b, const Trade
   } else {
     dec.lines.push_back(given("", "Winner", std::string("none: a tie"), Unit::kNone));
   }
-  dec.lines.push_back(given("decision", "For the decision record", r.sentence, Unit::kNone));
+  dec.lines.push_back(given("decision", "For the decision record", tradeoff_sentence(a, b, r), Unit::kNone));
   rep.sections.push_back(std::move(dec));
 
   rep.ignored = {"Anything the five dials do not capture (risk, team familiarity, vendor lock-in): a score is a "

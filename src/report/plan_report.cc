@@ -7,6 +7,7 @@
 #include <map>
 
 #include "format.h"
+#include "plan_text.h"
 #include "svg.h"
 
 namespace modelcalc {
@@ -29,20 +30,6 @@ inline constexpr FormulaText kUsdOut{"cost_plan_point", "usd_per_hour / (served 
 inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TTFT / cycle) / (served × isl / osl × 3600) × 1e6"};
 inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (served × (1 + isl / osl) × 3600) × 1e6"};
 }  // namespace pfx
-
-std::string dur(double s) {
-  if (!std::isfinite(s)) return "inf";
-  if (s >= 1) return fmt_sig(s, 3) + " s";
-  if (s >= 1e-3) return fmt_sig(s * 1e3, 3) + " ms";
-  return fmt_sig(s * 1e6, 3) + " us";
-}
-
-std::string money(double v) {
-  if (!std::isfinite(v)) return "inf";
-  if (v >= 100) return "$" + fmt_fixed(v, 0);
-  if (v >= 1) return "$" + fmt_fixed(v, 2);
-  return "$" + fmt_sig(v, 3);
-}
 
 std::string split_text(const PlanCandidate& c) {
   std::string s = fmt::format("TP{}", c.tp);
@@ -80,7 +67,7 @@ std::string efficiency_text(const PlanRequest& r) {
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
-nlohmann::json config_json(const PlanConfig& c) {
+nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   return {
       {"gpu", c.gpu},
       {"gpus", c.gpus},
@@ -105,7 +92,7 @@ nlohmann::json config_json(const PlanConfig& c) {
       {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
       {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)},
-      {"deciding", c.deciding},
+      {"deciding", plan_deciding_text(*v.request, *v.space, c)},
   };
 }
 
@@ -118,12 +105,12 @@ std::string render_plan_text(const PlanView& v) {
   std::string out = fmt::format("Plan: {} — input {} tokens, output {} tokens\n", v.model, group_digits(r.isl),
                                 group_digits(r.osl));
   out += fmt::format("  load: {}\n", load_text(r));
-  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + dur(*r.ttft_s) : std::string("none"),
-                     r.tpot_s ? "≤ " + dur(*r.tpot_s) : std::string("none"));
+  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + plan_duration(*r.ttft_s) : std::string("none"),
+                     r.tpot_s ? "≤ " + plan_duration(*r.tpot_s) : std::string("none"));
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
   for (const PlanGpu& g : s.gpus) {
-    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, money(g.usd_per_hour));
+    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, plan_usd(g.usd_per_hour));
   }
   out += fmt::format("  searched {} configurations in {} s over {} (at most {} GPUs)\n", group_digits(res.searched),
                      fmt_sig(res.seconds, 3), kinds, s.max_gpus);
@@ -139,13 +126,13 @@ std::string render_plan_text(const PlanView& v) {
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
                          i + 1, c.gpu, c.gpus, split_text(c.c),
                          fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
-                         dur(c.ttft_s), dur(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
-                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, money(c.usd_per_hour),
-                         money(c.usd_per_million_output), money(c.usd_per_million_input));
+                         plan_duration(c.ttft_s), plan_duration(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
+                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, plan_usd(c.usd_per_hour),
+                         plan_usd(c.usd_per_million_output), plan_usd(c.usd_per_million_input));
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {
-      out += fmt::format("  {:>2}  {}\n", i + 1, res.configs[i].deciding);
+      out += fmt::format("  {:>2}  {}\n", i + 1, plan_deciding_text(r, *v.space, res.configs[i]));
     }
   } else {
     out += fmt::format("\nNothing meets the targets (binding constraint: {}). Closest misses:\n",
@@ -153,10 +140,10 @@ std::string render_plan_text(const PlanView& v) {
     for (const PlanMiss& m : res.misses) {
       const PlanConfig& c = m.config;
       out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
-                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, dur(c.ttft_s),
-                         dur(c.tpot_s), c.deciding);
+                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, plan_duration(c.ttft_s),
+                         plan_duration(c.tpot_s), plan_deciding_text(r, *v.space, c));
       std::string ch;
-      for (const std::string& x : m.changes) ch += (ch.empty() ? "" : "; or ") + x;
+      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
     if (res.misses.empty() && !res.first_unsupported.empty()) {
@@ -206,7 +193,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["prices"] = prices;
   j["max_gpus"] = s.max_gpus;
   nlohmann::json configs = nlohmann::json::array();
-  for (const PlanConfig& c : res.configs) configs.push_back(config_json(c));
+  for (const PlanConfig& c : res.configs) configs.push_back(config_json(v, c));
   j["configs"] = configs;
   j["feasible"] = res.feasible;
   nlohmann::json frontier = nlohmann::json::array();
@@ -224,8 +211,10 @@ nlohmann::json plan_json(const PlanView& v) {
                    {"gpus", res.rejected.gpus},       {"unsupported", res.rejected.unsupported}};
   nlohmann::json misses = nlohmann::json::array();
   for (const PlanMiss& m : res.misses) {
-    nlohmann::json mj = config_json(m.config);
-    mj["changes"] = m.changes;
+    nlohmann::json mj = config_json(v, m.config);
+    nlohmann::json changes = nlohmann::json::array();
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_text(x));
+    mj["changes"] = changes;
     misses.push_back(mj);
   }
   j["misses"] = misses;
@@ -306,7 +295,7 @@ Report build_plan_explain(const PlanView& v) {
                               c.usd_per_million_blended, Unit::kUsd, pfx::kUsdBlend,
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served, term("isl", r.isl),
                                term("osl", r.osl)}));
-  co.notes.push_back("deciding: " + c.deciding);
+  co.notes.push_back("deciding: " + plan_deciding_text(r, *v.space, c));
   rep.sections.push_back(std::move(co));
   return rep;
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "plan_text.h"
+
 namespace modelcalc {
 namespace {
 
@@ -69,7 +71,7 @@ TEST(PlanReportTest, TextNamesTheBestAndTheDecidingConstraint) {
   Fixture fx(0.060);
   const std::string t = render_plan_text(fx.view());
   EXPECT_NE(t.find("Best configurations"), std::string::npos);
-  EXPECT_NE(t.find(fx.res.configs[0].deciding), std::string::npos);
+  EXPECT_NE(t.find(plan_deciding_text(fx.r, fx.s, fx.res.configs[0])), std::string::npos);
   EXPECT_NE(t.find("efficiency 1.0"), std::string::npos);
   EXPECT_NE(t.find("Frontier per GPU kind"), std::string::npos);
 }

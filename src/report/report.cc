@@ -86,6 +86,8 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
   return l;
 }
 
+std::string format_quantity(double v, Unit unit) { return format_double(v, unit); }
+
 std::string format_value(const Value& v, Unit unit) {
   if (const auto* i = std::get_if<int64_t>(&v)) return format_int(*i, unit);
   if (const auto* d = std::get_if<double>(&v)) return format_double(*d, unit);

@@ -77,7 +77,34 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
               std::string comment = "");
 
 // Formats a value with its unit for humans ("39,019,610,112 B (39.02 GB)").
+// The unit renderer: one rule per unit, for a real number (an exact int64
+// count shows its digits grouped, then this form in parentheses for B and
+// params):
+//   unit         rule                                       example
+//   kParams      4 significant digits, SI prefix, "params"  "70.55 G params"
+//   kBytes       4 significant digits, SI prefix            "39.02 GB"
+//   kFlop        4 significant digits, scientific >= 1e7    "1.401e11 FLOP"
+//   kFlopPerS    4 significant digits, SI prefix            "989.4 TFLOP/s"
+//   kBytesPerS   4 significant digits, SI prefix            "3.35 TB/s"
+//   kTokens      grouped, 1 decimal below 100               "1,400,000,000,000 tokens"
+//   kTokensPerS  grouped, 1 decimal                         "203.8 tokens/s"
+//   kFlopPerByte 4 significant digits                       "295.2 FLOP/byte"
+//   kSequences   grouped, 1 decimal ("never" for ∞)         "187.0 sequences"
+//   kFraction    3 significant digits as a percentage       "78.5 %"
+//   kFactor      4 significant digits after "×"             "×1.962"
+//   kUsd         4 significant digits after "$"             "$1.125"
+//   kHours/kDays 4 significant digits (grouped from 1e4)    "5,109 h"
+//   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
+//   kNone        4 significant digits                       "0.4"
+// Not yet on these rules (issue #12, left): local helpers with their own
+// precision in diagnose_text.cc (pct, tps, gb, secs, times), plan_text.h
+// (plan_duration, plan_usd: plan's own), lab_report.cc (tbps, tflops, count),
+// lab_example.cc (bn), size_report.cc (gbps), roofline_report.cc (step_time),
+// src/cli/cmd_gpus.cc (tflops), format.h's fmt_gb, and term(symbol, v, Unit)'s
+// 5-digit FLOP/s. Unifying them changes printed digits; see the lead's report.
 std::string format_value(const Value& v, Unit unit);
+// format_value for a real number (never the int64 form).
+std::string format_quantity(double v, Unit unit);
 // Builds a Term from a number, formatted compactly for substitution.
 Term term(std::string symbol, double v);
 Term term(std::string symbol, int64_t v);

@@ -8,9 +8,6 @@ namespace modelcalc {
 
 namespace {
 
-std::string tflops(double f) { return fmt_si(f, "FLOP/s"); }
-std::string tbps(double b) { return fmt_si(b, "B/s"); }
-std::string bytes_si(double b) { return fmt_si(b, "B"); }
 
 std::string prefix_of(const RooflineResult& r, const GpuRoofline& g) {
   return r.gpus.size() == 1 ? "" : "gpus." + g.gpu.key + ".";
@@ -43,14 +40,14 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
                                    fx::kDecodeStepFlops,
                                    {term("B", p.batch), term("F_token", p.flops / static_cast<double>(p.batch))}));
         s.lines.push_back(computed(k + "bytes", label + ": bytes per step", p.bytes, Unit::kBytes, fx::kStepBytes,
-                                   {term("W", bytes_si(p.weight_bytes)), term("B", p.batch),
-                                    term("KV", bytes_si(p.kv_bytes / static_cast<double>(p.batch)))}));
+                                   {term("W", format_quantity(p.weight_bytes, Unit::kBytes)), term("B", p.batch),
+                                    term("KV", format_quantity(p.kv_bytes / static_cast<double>(p.batch), Unit::kBytes))}));
         break;
       case PointKind::kPrefill:
         s.lines.push_back(computed(k + "flops", label + ": FLOP", p.flops, Unit::kFlop, fx::kPrefillTotal,
                                    {}, "(the size analysis: 2 × N_blocks × T + attention)"));
         s.lines.push_back(computed(k + "bytes", label + ": bytes", p.bytes, Unit::kBytes, fx::kPrefillBytes,
-                                   {term("W", bytes_si(p.weight_bytes)), term("KV", bytes_si(p.kv_bytes)),
+                                   {term("W", format_quantity(p.weight_bytes, Unit::kBytes)), term("KV", format_quantity(p.kv_bytes, Unit::kBytes)),
                                     term("L", m != nullptr ? m->n_layer : 0), term("T", p.tokens),
                                     term("d", m != nullptr ? m->n_embd : 0), term("b", b)},
                                    "(weights once, KV written, residual stream in and out per layer)"));
@@ -74,16 +71,16 @@ Section points_section(const ModelSpec* m, const RooflineOptions& o, const Roofl
 Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const GpuRoofline& g) {
   const std::string pre = prefix_of(r, g);
   const double bw = g.gpu.bandwidth_bytes_per_s;
-  Section s{fmt::format("{} ({}, {})", g.gpu.name, tbps(bw), bytes_si(g.gpu.capacity_bytes)), {}, {}};
+  Section s{fmt::format("{} ({}, {})", g.gpu.name, format_quantity(bw, Unit::kBytesPerS), format_quantity(g.gpu.capacity_bytes, Unit::kBytes)), {}, {}};
   for (const Roof& roof : g.roofs) {
     const std::string d(dtype_name(roof.dtype));
     s.lines.push_back(given(pre + "roofs." + d + ".peak_flops", d + " peak", roof.peak_flops, Unit::kFlopPerS));
     s.lines.push_back(computed(pre + "roofs." + d + ".ridge", d + " ridge", roof.ridge, Unit::kFlopPerByte,
-                               fx::kRidge, {term("peak", tflops(roof.peak_flops)), term("bw", tbps(bw))}));
+                               fx::kRidge, {term("peak", format_quantity(roof.peak_flops, Unit::kFlopPerS)), term("bw", format_quantity(bw, Unit::kBytesPerS))}));
   }
   const std::string md(dtype_name(o.math_dtype));
   s.lines.push_back(computed(pre + "ridge", "Ridge (" + md + ")", g.math.ridge, Unit::kFlopPerByte, fx::kRidge,
-                             {term("peak", tflops(g.math.peak_flops)), term("bw", tbps(bw))}));
+                             {term("peak", format_quantity(g.math.peak_flops, Unit::kFlopPerS)), term("bw", format_quantity(bw, Unit::kBytesPerS))}));
   for (size_t i = 0; i < r.points.size(); ++i) {
     const OperatingPoint& p = r.points[i];
     const PlacedPoint& pp = g.placed[i];
@@ -93,7 +90,7 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
     if (bare) s.lines.push_back(given(k + "intensity", "Intensity", p.intensity, Unit::kFlopPerByte));
     s.lines.push_back(computed(k + "attainable_flops", bare ? "Attainable" : label + ": attainable",
                                pp.attainable_flops, Unit::kFlopPerS, fx::kAttainable,
-                               {term("peak", tflops(g.math.peak_flops)), term("bw", tbps(bw)),
+                               {term("peak", format_quantity(g.math.peak_flops, Unit::kFlopPerS)), term("bw", format_quantity(bw, Unit::kBytesPerS)),
                                 term("I", p.intensity)},
                                fmt::format("({} % of the {} peak)",
                                            fmt_sig(100 * pp.attainable_flops / g.math.peak_flops, 3), md)));
@@ -103,10 +100,10 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
                                pp.memory_bound ? "(bandwidth-bound: raise the intensity, e.g. batch, or quantize)"
                                                : "(compute-bound: only more FLOP/s helps)"));
     if (p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill) {
-      s.lines.push_back(computed(k + "fits", label + ": fits in " + bytes_si(g.gpu.capacity_bytes), pp.fits, Unit::kNone,
+      s.lines.push_back(computed(k + "fits", label + ": fits in " + format_quantity(g.gpu.capacity_bytes, Unit::kBytes), pp.fits, Unit::kNone,
                                  fx::kFits,
-                                 {term("W", bytes_si(p.resident_bytes - p.kv_bytes)), term("KV", bytes_si(p.kv_bytes)),
-                                  term("capacity", bytes_si(g.gpu.capacity_bytes))}));
+                                 {term("W", format_quantity(p.resident_bytes - p.kv_bytes, Unit::kBytes)), term("KV", format_quantity(p.kv_bytes, Unit::kBytes)),
+                                  term("capacity", format_quantity(g.gpu.capacity_bytes, Unit::kBytes))}));
     }
   }
   return s;
@@ -215,11 +212,11 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
   }
   const std::string md(dtype_name(o.math_dtype));
   for (const GpuRoofline& g : r.gpus) {
-    out += fmt::format("\n{} — {}, {}\n", g.gpu.name, tbps(g.gpu.bandwidth_bytes_per_s), bytes_si(g.gpu.capacity_bytes));
+    out += fmt::format("\n{} — {}, {}\n", g.gpu.name, format_quantity(g.gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), format_quantity(g.gpu.capacity_bytes, Unit::kBytes));
     std::string roofs;
     for (const Roof& roof : g.roofs) {
       roofs += fmt::format("{}{} {} (ridge {})", roofs.empty() ? "" : " · ", dtype_name(roof.dtype),
-                           tflops(roof.peak_flops), fmt_sig(roof.ridge));
+                           format_quantity(roof.peak_flops, Unit::kFlopPerS), fmt_sig(roof.ridge));
     }
     out += "  roofs: " + (roofs.empty() ? "none catalogued" : roofs) + "\n";
     out += fmt::format("  points under the {} roof: ridge {} FLOP/byte\n", md, fmt_sig(g.math.ridge));

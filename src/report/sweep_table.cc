@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -95,6 +96,15 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.gpu_spec->capacity_bytes; }},
     {"gpu_bandwidth_bytes_per_s", "/gpu/bandwidth_bytes_per_s", Unit::kBytesPerS, false,
      "GPU memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
+};
+
+// The columns whose value can change when only the batch does: every other
+// column is a function of (model, GPU, seq, dtype, KV dtype). A test checks
+// this list against the engine (sweep_stream_test.cc).
+constexpr std::string_view kVaryWithBatch[] = {
+    "batch",          "tokens_per_s_aggregate",            "batch_fits",
+    "modeled_regime", "modeled_tokens_per_s_per_sequence", "modeled_tokens_per_s_aggregate",
+    "modeled_intensity", "step_bytes",
 };
 
 std::string trim_right(std::string s) {
@@ -243,6 +253,10 @@ constexpr SweepFormat kFormats[] = {
 
 std::span<const SweepColumn> sweep_columns() { return kColumns; }
 
+bool column_varies_with_batch(const SweepColumn& c) {
+  return std::find(std::begin(kVaryWithBatch), std::end(kVaryWithBatch), c.name) != std::end(kVaryWithBatch);
+}
+
 Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
   std::vector<const SweepColumn*> out;
   if (text.empty()) {
@@ -320,49 +334,12 @@ class Sink {
       out_.write(s.data(), static_cast<std::streamsize>(s.size()));
       return;
     }
-    std::memcpy(buf_.get() + len_, s.data(), s.size());
+    copy(buf_.get() + len_, s.data(), s.size());
     len_ += s.size();
   }
   void put(char c) {
     if (len_ == kSize) flush();
     buf_[len_++] = c;
-  }
-  void put_int(int64_t v) {
-    char tmp[24];
-    const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
-    put(std::string_view(tmp, static_cast<size_t>(res.ptr - tmp)));
-  }
-  // As base(): fmt's shortest round-trip form.
-  void put_csv_real(double v) {
-    if (!std::isfinite(v)) return;
-    char tmp[64];
-    char* end = fmt::format_to(tmp, "{}", v);
-    put(std::string_view(tmp, static_cast<size_t>(end - tmp)));
-  }
-  // As nlohmann's dump() writes a number_float: its own to_chars (e.g.
-  // "1.0" for integral values), "null" when not finite.
-  void put_json_real(double v) {
-    if (!std::isfinite(v)) {
-      put("null");
-      return;
-    }
-    char tmp[64];
-    char* end = nlohmann::detail::to_chars(tmp, tmp + sizeof tmp, v);
-    put(std::string_view(tmp, static_cast<size_t>(end - tmp)));
-  }
-  void put_json_string(std::string_view s) {
-    bool plain = true;
-    for (char ch : s) {
-      const auto u = static_cast<unsigned char>(ch);
-      plain = plain && u >= 0x20 && u < 0x80 && ch != '"' && ch != '\\';
-    }
-    if (plain) {
-      put('"');
-      put(s);
-      put('"');
-    } else {
-      put(nlohmann::ordered_json(std::string(s)).dump());  // rare: exactly as the table printer escapes
-    }
   }
   void put_csv_string(std::string_view s) {
     bool plain = true;
@@ -387,6 +364,27 @@ class Sink {
   }
 
  private:
+  // memcpy for the short pieces a row is made of (a cell is rarely over 32
+  // bytes), inline: two overlapping fixed-size copies instead of a call.
+  static void copy(char* dst, const char* src, size_t n) {
+    if (n >= 8 && n <= 16) {
+      char a[8], b[8];
+      std::memcpy(a, src, 8);
+      std::memcpy(b, src + n - 8, 8);
+      std::memcpy(dst, a, 8);
+      std::memcpy(dst + n - 8, b, 8);
+    } else if (n > 16 && n <= 32) {
+      char a[16], b[16];
+      std::memcpy(a, src, 16);
+      std::memcpy(b, src + n - 16, 16);
+      std::memcpy(dst, a, 16);
+      std::memcpy(dst + n - 16, b, 16);
+    } else if (n < 8) {
+      for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+    } else {
+      std::memcpy(dst, src, n);
+    }
+  }
   static constexpr size_t kSize = 64 * 1024;
   static constexpr size_t kRowRoom = 4096;
   std::ostream& out_;
@@ -395,9 +393,202 @@ class Sink {
   bool first_ = true;
 };
 
+// One column's last cell and its text, with the separator and (JSON) key in
+// front. In a sweep most columns repeat from row to row -- in a batch loop
+// only the batch's own columns change -- so a repeated value costs a compare
+// and a copy, and only a new value is formatted (by the same routines as
+// before, so the bytes cannot change).
+class CellText {
+ public:
+  explicit CellText(std::string prefix) : prefix_(std::move(prefix)) {}
+  // The text of `c`, formatted by format(c, &text) after the prefix when it
+  // differs from the last cell.
+  // The last text (valid after a first of()).
+  std::string_view text() const { return text_; }
+  template <typename Format>
+  std::string_view of(const Cell& c, Format format) {
+    if (!valid_ || !same(c, last_)) {
+      text_.assign(prefix_);
+      format(c, &text_);
+      last_ = c;
+      valid_ = true;
+    }
+    return text_;
+  }
+
+ private:
+  // Reals compare bit for bit (0.0 and -0.0 print differently).
+  static bool same(const Cell& a, const Cell& b) {
+    if (a.index() != b.index()) return false;
+    if (const auto* d = std::get_if<double>(&a)) {
+      return std::memcmp(d, std::get_if<double>(&b), sizeof(double)) == 0;
+    }
+    if (const auto* s = std::get_if<std::string_view>(&a)) {
+      const std::string_view t = *std::get_if<std::string_view>(&b);
+      return (s->data() == t.data() && s->size() == t.size()) || *s == t;  // usually the very same name
+    }
+    return a == b;
+  }
+  std::string prefix_;
+  std::string text_;
+  Cell last_;
+  bool valid_ = false;
+};
+
+void append_int(int64_t v, std::string* out) {
+  char tmp[24];
+  const auto res = std::to_chars(tmp, tmp + sizeof tmp, v);
+  out->append(tmp, static_cast<size_t>(res.ptr - tmp));
+}
+
+// As base(): fmt's shortest round-trip form; non-finite reals are empty.
+void append_csv_cell(const Cell& cell, std::string* out) {
+  if (const auto* i = std::get_if<int64_t>(&cell)) {
+    append_int(*i, out);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    if (!std::isfinite(*d)) return;
+    char tmp[64];
+    char* end = fmt::format_to(tmp, FMT_COMPILE("{}"), *d);
+    out->append(tmp, static_cast<size_t>(end - tmp));
+  } else if (const auto* b = std::get_if<bool>(&cell)) {
+    out->append(*b ? "true" : "false");
+  } else {
+    const std::string_view s = std::get<std::string_view>(cell);
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) {
+      out->append(s);
+    } else {
+      out->append(csv_field(s));
+    }
+  }
+}
+
+// As nlohmann's dump() writes each: its own to_chars for reals (e.g. "1.0"
+// for integral values), null when not finite; strings escaped as it does.
+void append_json_cell(const Cell& cell, std::string* out) {
+  if (const auto* i = std::get_if<int64_t>(&cell)) {
+    append_int(*i, out);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    if (!std::isfinite(*d)) {
+      out->append("null");
+      return;
+    }
+    char tmp[64];
+    char* end = nlohmann::detail::to_chars(tmp, tmp + sizeof tmp, *d);
+    out->append(tmp, static_cast<size_t>(end - tmp));
+  } else if (const auto* b = std::get_if<bool>(&cell)) {
+    out->append(*b ? "true" : "false");
+  } else {
+    const std::string_view s = std::get<std::string_view>(cell);
+    bool plain = true;
+    for (char ch : s) {
+      const auto u = static_cast<unsigned char>(ch);
+      plain = plain && u >= 0x20 && u < 0x80 && ch != '"' && ch != '\\';
+    }
+    if (plain) {
+      out->push_back('"');
+      out->append(s);
+      out->push_back('"');
+    } else {
+      out->append(nlohmann::ordered_json(std::string(s)).dump());  // rare: exactly as the table printer escapes
+    }
+  }
+}
+
+// What every column but those that vary with the batch is a function of. A
+// row with the same key as the row before it reuses those columns' text
+// without reading them: in a batch loop (batch innermost but for the dtype
+// lists) only the batch's own columns are read and formatted.
+class RowKey {
+ public:
+  // True when `r` has the same key as the row before it (and remembers it).
+  bool same_as_last(const SweepRow& r) {
+    const bool same = valid_ && r.model_spec == model_ && r.gpu_spec == gpu_ && r.options.seq == seq_ &&
+                      r.options.weight_dtype == dtype_ && r.options.kv_dtype == kv_dtype_;
+    valid_ = true;
+    model_ = r.model_spec;
+    gpu_ = r.gpu_spec;
+    seq_ = r.options.seq;
+    dtype_ = r.options.weight_dtype;
+    kv_dtype_ = r.options.kv_dtype;
+    return same;
+  }
+
+ private:
+  bool valid_ = false;
+  const ModelSpec* model_ = nullptr;
+  const GpuSpec* gpu_ = nullptr;
+  int64_t seq_ = 0;
+  Dtype dtype_ = Dtype::kFp32, kv_dtype_ = Dtype::kFp32;
+};
+
+// A row's cells as the streaming writers lay them out: each column's text
+// (CellText: separator or key, then the value), with the columns grouped into
+// segments -- a run of consecutive columns that do not vary with the batch,
+// or one column that does. While rows keep their RowKey a run is written as
+// one piece, joined once per key; only the batch's own columns are read.
+class RowCells {
+ public:
+  RowCells(const std::vector<const SweepColumn*>& cols, const std::vector<std::string>& prefixes) : cols_(cols) {
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      cells_.emplace_back(prefixes[c]);
+      const bool run = !column_varies_with_batch(*cols_[c]);
+      if (run && !segments_.empty() && segments_.back().run) {
+        segments_.back().end = c + 1;
+      } else {
+        segments_.push_back({run, c, c + 1, {}});
+      }
+    }
+  }
+  template <typename Format>
+  void put(const SweepRow& r, Sink& sink, Format format) {
+    if (key_.same_as_last(r)) {
+      for (const Segment& seg : segments_) {
+        sink.put(seg.run ? std::string_view(seg.text) : cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
+      }
+      return;
+    }
+    for (Segment& seg : segments_) {
+      if (!seg.run) {
+        sink.put(cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
+        continue;
+      }
+      seg.text.clear();
+      for (size_t c = seg.begin; c < seg.end; ++c) seg.text.append(cells_[c].of(cols_[c]->get(r), format));
+      sink.put(seg.text);
+    }
+  }
+
+ private:
+  struct Segment {
+    bool run;            // columns [begin, end) that do not vary with the batch, else the one column `begin`
+    size_t begin, end;
+    std::string text;    // a run's joined text for the current key
+  };
+  const std::vector<const SweepColumn*>& cols_;
+  std::vector<CellText> cells_;
+  std::vector<Segment> segments_;
+  RowKey key_;
+};
+
+std::vector<std::string> csv_prefixes(const std::vector<const SweepColumn*>& cols) {
+  std::vector<std::string> p;
+  for (size_t c = 0; c < cols.size(); ++c) p.emplace_back(c ? "," : "");
+  return p;
+}
+
+// ',' "name": (the key as nlohmann writes it), once per column.
+std::vector<std::string> json_prefixes(const std::vector<const SweepColumn*>& cols) {
+  std::vector<std::string> p;
+  for (size_t c = 0; c < cols.size(); ++c) {
+    p.push_back((c ? "," : "") + nlohmann::ordered_json(std::string(cols[c]->name)).dump() + ":");
+  }
+  return p;
+}
+
 class CsvWriter : public SweepWriter {
  public:
-  CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out) : cols_(std::move(columns)), sink_(out) {
+  CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out)
+      : cols_(std::move(columns)), cells_(cols_, csv_prefixes(cols_)), sink_(out) {
     for (size_t c = 0; c < cols_.size(); ++c) {
       if (c) sink_.put(',');
       sink_.put_csv_string(cols_[c]->name);
@@ -405,19 +596,7 @@ class CsvWriter : public SweepWriter {
     sink_.put('\n');
   }
   void row(const SweepRow& r) override {
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      if (c) sink_.put(',');
-      const Cell cell = cols_[c]->get(r);
-      if (const auto* i = std::get_if<int64_t>(&cell)) {
-        sink_.put_int(*i);
-      } else if (const auto* d = std::get_if<double>(&cell)) {
-        sink_.put_csv_real(*d);
-      } else if (const auto* b = std::get_if<bool>(&cell)) {
-        sink_.put(*b ? "true" : "false");
-      } else {
-        sink_.put_csv_string(std::get<std::string_view>(cell));
-      }
-    }
+    cells_.put(r, sink_, append_csv_cell);
     sink_.put('\n');
     sink_.row_done();
   }
@@ -425,6 +604,7 @@ class CsvWriter : public SweepWriter {
 
  private:
   std::vector<const SweepColumn*> cols_;
+  RowCells cells_;
   Sink sink_;
 };
 
@@ -433,29 +613,11 @@ class CsvWriter : public SweepWriter {
 class JsonWriter : public SweepWriter {
  public:
   JsonWriter(std::vector<const SweepColumn*> columns, std::ostream& out, bool array)
-      : cols_(std::move(columns)), sink_(out), array_(array) {
-    for (const SweepColumn* c : cols_) {
-      std::string key = nlohmann::ordered_json(std::string(c->name)).dump();
-      keys_.push_back(key + ":");
-    }
-  }
+      : cols_(std::move(columns)), cells_(cols_, json_prefixes(cols_)), sink_(out), array_(array) {}
   void row(const SweepRow& r) override {
     if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
     sink_.put('{');
-    for (size_t c = 0; c < cols_.size(); ++c) {
-      if (c) sink_.put(',');
-      sink_.put(keys_[c]);
-      const Cell cell = cols_[c]->get(r);
-      if (const auto* i = std::get_if<int64_t>(&cell)) {
-        sink_.put_int(*i);
-      } else if (const auto* d = std::get_if<double>(&cell)) {
-        sink_.put_json_real(*d);
-      } else if (const auto* b = std::get_if<bool>(&cell)) {
-        sink_.put(*b ? "true" : "false");
-      } else {
-        sink_.put_json_string(std::get<std::string_view>(cell));
-      }
-    }
+    cells_.put(r, sink_, append_json_cell);
     sink_.put('}');
     if (!array_) sink_.put('\n');
     ++rows_;
@@ -468,7 +630,7 @@ class JsonWriter : public SweepWriter {
 
  private:
   std::vector<const SweepColumn*> cols_;
-  std::vector<std::string> keys_;  // "name": with the quotes and colon, made once
+  RowCells cells_;
   Sink sink_;
   bool array_;
   int64_t rows_ = 0;

@@ -35,6 +35,12 @@ struct SweepColumn {
 // Every column, in default display order (default columns first).
 std::span<const SweepColumn> sweep_columns();
 
+// Whether the column's value can change between rows that differ only in the
+// batch (batch, the aggregate rates, step bytes, the engine's per-batch
+// verdicts). Every other column is a function of (model, GPU, seq, dtype, KV
+// dtype); the streaming writers reuse their text while those repeat.
+bool column_varies_with_batch(const SweepColumn& c);
+
 // The columns `text` names, comma-separated, in the order given; "" gives the
 // default columns. Unknown or empty names fail with InvalidArgument naming
 // --fields (with a did-you-mean).
@@ -68,9 +74,12 @@ Result<SweepPrinter> find_sweep_format(std::string_view name);
 // written to `out` at once for the first row (so a pipe sees it immediately)
 // and then in 64 KiB chunks. No per-row objects: numbers are formatted in
 // place, with the same routines the table printers use, so the bytes equal
-// those of the table printers for the same rows (a test compares them).
-// csv, md, json and jsonl stream; text aligns columns over every row, so its
-// writer keeps the table and prints it at end().
+// those of the table printers for the same rows (tests compare them). csv and
+// json(l) keep each column's last value and text and format only a new value;
+// while rows differ only in the batch they do not read the columns that
+// cannot change with it (column_varies_with_batch) and write them as joined
+// runs. csv, md, json and jsonl stream; text aligns columns over every row,
+// so its writer keeps the table and prints it at end().
 class SweepWriter {
  public:
   virtual ~SweepWriter() = default;

@@ -1,0 +1,30 @@
+// The English of `diagnose`: the rules (src/core/diagnose.cc) emit codes and
+// the numbers each one cites; this words them. The only place diagnose prose
+// lives.
+#ifndef MODELCALC_DIAGNOSE_TEXT_H_
+#define MODELCALC_DIAGNOSE_TEXT_H_
+
+#include <string>
+#include <utility>
+
+#include "modelcalc/diagnose.h"
+
+namespace modelcalc {
+
+// A statement in words. Fixes: {action, effect}; rejects: {action, why};
+// ask-first: {measurement, why}; details, settled-by, findings and ignored
+// notes: {sentence, ""}.
+struct DxWords {
+  DxWords(std::string a, std::string b = "") : first(std::move(a)), second(std::move(b)) {}
+  std::string first;
+  std::string second;
+};
+
+// `d` is the diagnosis `s` belongs to (its phase and regime are worded too).
+DxWords dx_words(const DxStatement& s, const Diagnosis& d);
+// dx_words(s, d).first, for the one-part statements.
+std::string dx_text(const DxStatement& s, const Diagnosis& d);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_DIAGNOSE_TEXT_H_
