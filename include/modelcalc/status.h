@@ -1,14 +1,23 @@
 // Errors as values. A Status is either OK or an error with a code and one
-// line of text that names the offending field and what is allowed.
+// line of text that names the offending field and what is allowed. The text
+// is made one line here (control characters escaped), so an error that
+// echoes hostile input is safe to print wherever it lands.
 #ifndef MODELCALC_STATUS_H_
 #define MODELCALC_STATUS_H_
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace modelcalc {
+
+namespace status_internal {
+// `text` on one line: control characters and bytes that are not UTF-8 escaped
+// (\n, \t, \xNN, \u00NN); defined in src/core/quantity.cc.
+std::string one_line(std::string_view text);
+}  // namespace status_internal
 
 class Status {
  public:
@@ -36,7 +45,8 @@ class Status {
   const std::string& message() const { return msg_; }
 
  private:
-  Status(Code c, std::string m) : code_(c), msg_(std::move(m)) {}
+  // Every message is one line, whatever input it echoes.
+  Status(Code c, std::string_view m) : code_(c), msg_(status_internal::one_line(m)) {}
   Code code_ = Code::kOk;
   std::string msg_;
 };

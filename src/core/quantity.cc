@@ -156,6 +156,10 @@ std::string escape_for_terminal(std::string_view s) {
   return out;
 }
 
+namespace status_internal {
+std::string one_line(std::string_view text) { return escape_for_terminal(text); }
+}  // namespace status_internal
+
 std::string quote_input(std::string_view text) {
   constexpr size_t kMax = 40;
   if (text.size() <= kMax) return "'" + escape_for_terminal(text) + "'";

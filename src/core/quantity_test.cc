@@ -117,6 +117,15 @@ TEST(QuantityTest, FractionTakesDecimalsAndPercentagesAlike) {
 }
 
 }  // namespace
+TEST(QuantityTest, EveryStatusIsOneLine) {
+  // Whatever a message echoes: a newline becomes \n, ESC \x1b, a stray byte \xff; UTF-8 stays.
+  const Status s = Status::InvalidArgument("--flag", std::string("got 'a\nb\x1b[2J\xff' \xc3\x97 2"));
+  EXPECT_EQ(s.message(), "--flag: got 'a\\nb\\x1b[2J\\xff' \xc3\x97 2");
+  EXPECT_EQ(Status::NotFound("x\ry").message(), "x\\ry");
+  // Escaping is idempotent: an escaped message passes through unchanged.
+  EXPECT_EQ(escape_for_terminal(s.message()), s.message());
+}
+
 // ---------------------------------------------------------------- plan: durations, rates, lists
 
 namespace {
