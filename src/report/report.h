@@ -84,7 +84,9 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kParams      4 significant digits, SI prefix, "params"  "70.55 G params"
 //   kBytes       4 significant digits, SI prefix            "39.02 GB"
 //   kFlop        4 significant digits, scientific >= 1e7    "1.401e11 FLOP"
-//   kFlopPerS    4 significant digits, SI prefix            "989.4 TFLOP/s"
+//   kFlopPerS    5 significant digits, always TFLOP/s       "1307.4 TFLOP/s"
+//                (unit-specific scale: the drills and GPU datasheets quote
+//                peaks in TFLOP/s -- MI300X "1307.4 TFLOP/s", not 1.3074 P)
 //   kBytesPerS   4 significant digits, SI prefix            "3.35 TB/s"
 //   kTokens      grouped, 1 decimal below 100               "1,400,000,000,000 tokens"
 //   kTokensPerS  grouped, 1 decimal                         "203.8 tokens/s"
