@@ -3,11 +3,16 @@
 # another, niced, and prints each target's executions and findings.
 #   scripts/fuzz.sh SECONDS [TARGET...]
 #   RUNS=10000000 scripts/fuzz.sh 3600 quantity_fuzz   # stop each at RUNS executions (or SECONDS)
-# The targets are built by the sanitize preset (clang, ASan + UBSan), the same
-# build CI tests, so one build serves both. Seeds come from tests/fuzz/<target>/
-# (kept in the repo, replayed by ctest); inputs the fuzzer finds are kept in
-# build/sanitize/corpus/ and crashes in build/sanitize/findings/<target>/. To
-# keep a finding as a regression test, copy it into tests/fuzz/<target>/.
+#   PRESET=fuzz-fast RUNS=10000000 scripts/fuzz.sh 3600  # a long campaign, UBSan only
+# PRESET is the build that fuzzes: `sanitize` (default; clang, ASan + UBSan, the
+# same build CI tests, so one build serves both) or `fuzz-fast` (UBSan only,
+# about 5x the executions per second). With fuzz-fast, each target's corpus is
+# then replayed under ASan + UBSan by the sanitize build, so every input the
+# campaign found also runs under AddressSanitizer ("replay" column).
+# Seeds come from tests/fuzz/<target>/ (kept in the repo, replayed by ctest);
+# inputs the fuzzer finds are kept in build/<preset>/corpus/ and crashes in
+# build/<preset>/findings/<target>/. To keep a finding as a regression test,
+# copy it into tests/fuzz/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}"
@@ -18,10 +23,17 @@ else
   targets=()
   for f in src/*/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
 fi
-build=build/sanitize
-[[ -f "$build/build.ninja" ]] || cmake --preset sanitize >/dev/null
+preset="${PRESET:-sanitize}"
+build=build/$preset
+[[ -f "$build/build.ninja" ]] || cmake --preset "$preset" >/dev/null
 cmake --build "$build" --target "${targets[@]}" >/dev/null
-printf '%-18s %14s %10s %s\n' target executions exec/s findings
+replay=""
+if [[ "$preset" != sanitize ]]; then
+  replay=build/sanitize
+  [[ -f "$replay/build.ninja" ]] || cmake --preset sanitize >/dev/null
+  cmake --build "$replay" --target "${targets[@]}" >/dev/null
+fi
+printf '%-16s %14s %10s %8s %s\n' target executions exec/s findings "${replay:+replay (ASan)}"
 status=0
 for t in "${targets[@]}"; do
   corpus="$build/corpus/$t"
@@ -35,6 +47,16 @@ for t in "${targets[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   found=$(find "$findings" -type f | wc -l)
   [[ "$found" -gt 0 ]] && status=1
-  printf '%-18s %14s %10s %s\n' "$t" "${execs:-?}" "${rate:-?}" "$found"
+  verdict=""
+  if [[ -n "$replay" ]]; then
+    inputs=$(find "$corpus" -type f | wc -l)
+    if nice -n 10 "$replay/$t" -runs=0 "$corpus" >"$build/replay-$t.log" 2>&1; then
+      verdict="$inputs inputs clean"
+    else
+      verdict="FAILED (see $build/replay-$t.log)"
+      status=1
+    fi
+  fi
+  printf '%-16s %14s %10s %8s %s\n' "$t" "${execs:-?}" "${rate:-?}" "$found" "$verdict"
 done
 exit $status

@@ -269,10 +269,10 @@ class Parser {
       }
       return 0;
     };
-    if (double s = try_base(j, 1)) return s;
+    if (const double s = try_base(j, 1); s != 0) return s;
     for (const Unit& p : kPrefixes) {
       if (s_.substr(j, p.text.size()) != p.text) continue;
-      if (double s = try_base(j + p.text.size(), p.scale)) return s;
+      if (const double s = try_base(j + p.text.size(), p.scale); s != 0) return s;
       const size_t end = j + p.text.size();
       if (end >= s_.size() || !ident_char(s_[end])) {  // a bare prefix: "7.616 G" params
         i_ = end;
