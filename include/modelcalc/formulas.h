@@ -144,7 +144,11 @@ constexpr Exact max_batch_by_capacity(double capacity_bytes, double weight_bytes
                                       double kv_bytes_per_seq) {
   const double left = capacity_bytes - weight_bytes;
   if (left <= 0 || kv_bytes_per_seq <= 0) return Exact(0);
-  return Exact::from_double(std::floor(left / kv_bytes_per_seq));
+  // left / kv > 0 here (or NaN/inf, which from_double reports), and the floor
+  // of a positive number is its truncation toward zero, which from_double
+  // does: the same count as from_double(std::floor(...)) without floor's
+  // rounding sequence (x86-64 without SSE4.1 has no roundsd; issue #14).
+  return Exact::from_double(left / kv_bytes_per_seq);
 }
 
 // ---------------------------------------------------------------- cost, efficiency

@@ -36,14 +36,18 @@ struct ParamBreakdown {
   int64_t mlp_routed_active = 0;
 
   // Sums; REQUIRES: the fields were computed without overflow (they are int64_t).
-  int64_t total() const;
+  // Inline: compute_size and every sweep row call them (issue #14).
+  int64_t total() const {
+    return embeddings + position + lm_head + attention + mlp_dense + mlp_routed + mlp_shared + router + norms +
+           biases;
+  }
   // Parameters one token touches: total minus the routed experts it skips.
-  int64_t active() const;
+  int64_t active() const { return total() - mlp_routed + mlp_routed_active; }
   // Everything but embeddings, positions and lm_head: what 2 x params FLOPs counts.
-  int64_t blocks() const;
-  int64_t blocks_active() const;
+  int64_t blocks() const { return total() - embeddings - position - lm_head; }
+  int64_t blocks_active() const { return blocks() - mlp_routed + mlp_routed_active; }
   // The seed's convention: weight matrices only (no norms, biases or position tables).
-  int64_t matrices_only() const;
+  int64_t matrices_only() const { return total() - norms - biases - position; }
 };
 
 struct ModelSpec {

@@ -72,7 +72,9 @@ TEST(CliTest, ExplainShowsFormulaSubstitutionAndResult) {
   EXPECT_NE(r.out.find("= 2 × 48 × 1,024 × 2"), std::string::npos);
   EXPECT_NE(r.out.find("= 196,608 B"), std::string::npos);
   EXPECT_NE(r.out.find("[decode_tokens_per_sec]"), std::string::npos);
-  EXPECT_NE(r.out.find("5,300 GB/s / 39.02 GB"), std::string::npos);
+  // bw is B/s on report.h's rule (4 significant digits, SI prefix): the MI300X's
+  // 5.3e12 B/s / 1e12 = 5.3 -> "5.3 TB/s" (was "5,300 GB/s" from size_report's own gbps).
+  EXPECT_NE(r.out.find("5.3 TB/s / 39.02 GB"), std::string::npos);
 }
 
 TEST(CliTest, TextReportNamesWhatWasIgnored) {

@@ -7,17 +7,6 @@
 
 namespace modelcalc {
 
-int64_t ParamBreakdown::total() const {
-  return embeddings + position + lm_head + attention + mlp_dense + mlp_routed + mlp_shared +
-         router + norms + biases;
-}
-int64_t ParamBreakdown::active() const { return total() - mlp_routed + mlp_routed_active; }
-int64_t ParamBreakdown::blocks() const { return total() - embeddings - position - lm_head; }
-int64_t ParamBreakdown::blocks_active() const {
-  return blocks() - mlp_routed + mlp_routed_active;
-}
-int64_t ParamBreakdown::matrices_only() const { return total() - norms - biases - position; }
-
 int64_t ModelSpec::kv_elems_per_token(int64_t il) const {
   (void)il;  // every layer caches the same width; windows cap tokens, not width
   if (is_mla()) return n_lora_kv + n_rot;

@@ -11,7 +11,7 @@ namespace {
 
 // Width at which attention scores and the weighted sum are computed:
 // h x (d_k + d_v) / 2, i.e. h x d_head when K and V heads are equal.
-double attention_width(const ModelSpec& m) {
+inline double attention_width(const ModelSpec& m) {
   const double dk = static_cast<double>(m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head);
   const double dv = static_cast<double>(m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head);
   return static_cast<double>(m.n_head) * (dk + dv) / 2.0;
@@ -19,7 +19,8 @@ double attention_width(const ModelSpec& m) {
 
 // Attention FLOPs of q_tokens new tokens against a context of ctx tokens,
 // summed over layers; a sliding-window layer attends at most n_swa keys.
-double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t ctx, double d_attn) {
+[[gnu::always_inline]] inline double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t ctx,
+                                                                double d_attn) {
   const int64_t n_swa = m.n_swa_layers();
   const double full = static_cast<double>(m.n_layer - n_swa) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
   if (n_swa == 0) return full;
@@ -27,9 +28,10 @@ double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t c
   return full + static_cast<double>(n_swa) * attention_flops(q_tokens, window, d_attn);
 }
 
-}  // namespace
-
-void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
+// The two parts' bodies, forced inline so that compute_size is one function
+// (no calls, common subexpressions shared) while a sweep calls each part on
+// its own through the public wrappers below.
+[[gnu::always_inline]] inline void model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
   SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
   const double L = static_cast<double>(m.n_layer);
@@ -69,8 +71,8 @@ void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeRe
   r.crossover_mlp_tokens = attention_crossover_tokens(ffn_active, d_attn);
 }
 
-void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& o,
-                           SizeResult* out) {
+[[gnu::always_inline]] inline void row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
+                                            const SizeOptions& o, SizeResult* out) {
   SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
   const double T = static_cast<double>(o.seq);
@@ -137,11 +139,20 @@ void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const Gp
   }
 }
 
+}  // namespace
+
+void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* r) { model_part(m, p, r); }
+
+void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& o,
+                           SizeResult* r) {
+  row_part(m, p, gpu, o, r);
+}
+
 SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
                         const SizeOptions& o) {
   SizeResult r;
-  compute_size_model_part(m, p, &r);
-  compute_size_row_part(m, p, gpu, o, &r);
+  model_part(m, p, &r);
+  row_part(m, p, gpu, o, &r);
   return r;
 }
 

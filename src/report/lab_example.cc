@@ -40,7 +40,7 @@ Section flops_section(const Deployment& big, const Deployment& small, const GpuS
     s.lines.push_back(computed("flops." + k + ".train_gpu_hours", k + ": H100-hours at MFU 0.4", f.train_gpu_hours,
                                Unit::kHours, fx::kTrainGpuHours,
                                {term("F", fmt_sig(f.train_flops)),
-                                term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
+                                term("peak", h100.peak_bf16_flops, Unit::kFlopPerS),
                                 term("mfu", kTrainMfu)}));
   }
   s.notes.push_back("Both were in fact trained far past Chinchilla (Llama 3: about 15T tokens): a model that will "
@@ -89,11 +89,11 @@ Section roofline_section(const LabExampleRoofline& r, const GpuSpec& h100) {
                              fx::kIntensity, {term("F", fmt_sig(r.flops)), term("bytes", fmt_sig(r.bytes))},
                              "(2 FLOP per 2-byte weight)"));
   s.lines.push_back(computed("roofline.ridge", "H100 ridge point", r.ridge, Unit::kFlopPerByte, fx::kRidge,
-                             {term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
+                             {term("peak", h100.peak_bf16_flops, Unit::kFlopPerS),
                               term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s")}));
   s.lines.push_back(computed("roofline.attainable_flops", "Attainable at that intensity", r.attainable_flops,
                              Unit::kFlopPerS, fx::kAttainable,
-                             {term("peak", fmt_sig(h100.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
+                             {term("peak", h100.peak_bf16_flops, Unit::kFlopPerS),
                               term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s"),
                               term("I", r.intensity)}));
   s.lines.push_back(given("roofline.memory_bound", "Memory-bound", r.memory_bound, Unit::kNone,
@@ -113,7 +113,7 @@ Section batching_section(const Deployment& d) {
     const int64_t b = x.batch;
     s.lines.push_back(computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), x.tokens_per_s,
                                Unit::kTokensPerS, fx::kTpsAggregate,
-                               {term("B", b), term("bw", fmt_sig(bw / 1e9, 5) + " GB/s"), term("W", fmt_gb(w)),
+                               {term("B", b), term("bw", bw, Unit::kBytesPerS), term("W", fmt_gb(w)),
                                 term("KV", fmt_gb(kv))},
                                b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})",
                                                          fmt_sig(x.over_batch_one, 3), b)));

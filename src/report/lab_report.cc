@@ -12,9 +12,6 @@ namespace modelcalc {
 
 namespace {
 
-std::string tbps(double bps) { return fmt_sig(bps / 1e12, 4) + " TB/s"; }
-std::string tflops(double f) { return fmt_sig(f / 1e12, 5) + " TFLOP/s"; }
-
 // 7e10 -> "70B", 1.4e12 -> "1.4T": the suffixes the flags accept.
 std::string count(double v) {
   static constexpr struct {
@@ -58,7 +55,7 @@ Report build_train_report(const TrainQuery& q) {
     t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction));
     t.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
     t.lines.push_back(computed("gpu_hours", "GPU-hours", hours, Unit::kHours, fx::kTrainGpuHours,
-                               {term("F", fmt_sig(flops)), term("peak", tflops(peak)), term("mfu", q.mfu)}));
+                               {term("F", fmt_sig(flops)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)}));
     t.lines.push_back(computed("days", "Wall-clock", days, Unit::kDays, fx::kTrainDays,
                                {term("H", fmt_sig(hours)), term("gpus", q.gpus)}));
     t.notes.push_back("MFU is the sustained fraction of dense peak over the whole run; large, well-tuned dense "
@@ -151,17 +148,17 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   if (gpus > 1) {
     c.lines.push_back(computed("bandwidth", "Bandwidth (ideal tensor parallel)", g.bandwidth_bytes_per_s,
                                Unit::kBytesPerS, fx::kGpusTimes,
-                               {term("gpus", gpus), term("x", tbps(one_gpu.bandwidth_bytes_per_s))}));
+                               {term("gpus", gpus), term("x", one_gpu.bandwidth_bytes_per_s, Unit::kBytesPerS)}));
   } else {
     c.lines.push_back(given("bandwidth", "Bandwidth", g.bandwidth_bytes_per_s, Unit::kBytesPerS));
   }
   c.lines.push_back(computed("ceiling.bandwidth_tokens_per_s", "Bandwidth ceiling", tps_bw, Unit::kTokensPerS,
                              fx::kTpsAggregate,
-                             {term("B", o.batch), term("bw", tbps(g.bandwidth_bytes_per_s)), term("W", fmt_gb(w)),
+                             {term("B", o.batch), term("bw", g.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", fmt_gb(w)),
                               term("KV", fmt_gb(dbl(r->kv_per_seq)))}));
   c.lines.push_back(computed("ceiling.compute_tokens_per_s", "Compute ceiling", tps_compute, Unit::kTokensPerS,
                              fx::kDecodeComputeCeiling,
-                             {term("peak", tflops(g.peak_bf16_flops)), term("F_token", fmt_sig(r->decode_per_token))},
+                             {term("peak", g.peak_bf16_flops, Unit::kFlopPerS), term("F_token", fmt_sig(r->decode_per_token))},
                              "(FLOPs per token at context T)"));
   c.lines.push_back(computed("ceiling.tokens_per_s", "Ceiling", tps, Unit::kTokensPerS, fx::kDecodeCeiling,
                              {term("bandwidth_ceiling", fmt_sig(tps_bw)), term("compute_ceiling", fmt_sig(tps_compute))},
@@ -217,13 +214,13 @@ Report build_mfu_report(const MfuQuery& q) {
                              train ? "(training: forward 2 + backward 4)" : "(inference: forward only)"));
   if (q.gpus > 1) {
     s.lines.push_back(computed("peak_flops", "Peak (all GPUs)", peak, Unit::kFlopPerS, fx::kGpusTimes,
-                               {term("gpus", q.gpus), term("x", tflops(q.peak_per_gpu))}, "(dense bf16)"));
+                               {term("gpus", q.gpus), term("x", q.peak_per_gpu, Unit::kFlopPerS)}, "(dense bf16)"));
   } else {
     s.lines.push_back(given("peak_flops", "Peak", peak, Unit::kFlopPerS, "(dense bf16)"));
   }
   s.lines.push_back(computed("mfu", "MFU", u, Unit::kFraction, fx::kMfu,
                              {term("tps", q.tokens_per_s), term("k", k), term("N", count(q.params)),
-                              term("peak", tflops(peak))}));
+                              term("peak", peak, Unit::kFlopPerS)}));
   if (!train) {
     s.notes.push_back("Decode is memory-bound, so a low inference MFU is expected rather than a bug: bandwidth, "
                       "not FLOPs, limits it until the batch is large.");

@@ -19,7 +19,7 @@ std::string format_double(double v, Unit unit) {
     case Unit::kParams: return fmt_si(v, "", 4) + " params";
     case Unit::kBytes: return fmt_si(v, "B");
     case Unit::kFlop: return fmt_sig(v) + " FLOP";
-    case Unit::kFlopPerS: return fmt_si(v, "FLOP/s");
+    case Unit::kFlopPerS: return fmt_sig(v / 1e12, 5) + " TFLOP/s";
     case Unit::kBytesPerS: return fmt_si(v, "B/s");
     case Unit::kTokens: return with_unit(fmt_fixed(v, v < 100 ? 1 : 0), "tokens");
     case Unit::kTokensPerS: return fmt_fixed(v, 1) + " tokens/s";
@@ -108,7 +108,7 @@ Term term(std::string symbol, double v, Unit unit) {
   switch (unit) {
     case Unit::kBytes: return {std::move(symbol), fmt_si(v, "B"), v};
     case Unit::kBytesPerS: return {std::move(symbol), fmt_si(v, "B/s"), v};
-    case Unit::kFlopPerS: return {std::move(symbol), fmt_si(v, "FLOP/s", 5), v};
+    case Unit::kFlopPerS: return {std::move(symbol), format_double(v, unit), v};
     case Unit::kParams: return {std::move(symbol), fmt_si(v, "", 4), v};
     default: break;
   }

@@ -84,7 +84,9 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kParams      4 significant digits, SI prefix, "params"  "70.55 G params"
 //   kBytes       4 significant digits, SI prefix            "39.02 GB"
 //   kFlop        4 significant digits, scientific >= 1e7    "1.401e11 FLOP"
-//   kFlopPerS    4 significant digits, SI prefix            "989.4 TFLOP/s"
+//   kFlopPerS    5 significant digits, always TFLOP/s       "1307.4 TFLOP/s"
+//                (unit-specific scale: the drills and GPU datasheets quote
+//                peaks in TFLOP/s -- MI300X "1307.4 TFLOP/s", not 1.3074 P)
 //   kBytesPerS   4 significant digits, SI prefix            "3.35 TB/s"
 //   kTokens      grouped, 1 decimal below 100               "1,400,000,000,000 tokens"
 //   kTokensPerS  grouped, 1 decimal                         "203.8 tokens/s"
@@ -96,12 +98,13 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kHours/kDays 4 significant digits (grouped from 1e4)    "5,109 h"
 //   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
 //   kNone        4 significant digits                       "0.4"
-// Not yet on these rules (issue #12, left): local helpers with their own
-// precision in diagnose_text.cc (pct, tps, gb, secs, times), plan_text.h
-// (plan_duration, plan_usd: plan's own), lab_report.cc (tbps, tflops, count),
-// lab_example.cc (bn), size_report.cc (gbps), roofline_report.cc (step_time),
-// src/cli/cmd_gpus.cc (tflops), format.h's fmt_gb, and term(symbol, v, Unit)'s
-// 5-digit FLOP/s. Unifying them changes printed digits; see the lead's report.
+// Exceptions still printing with their own precision (issue #12, left):
+// diagnose_text.cc (pct 2 digits, tps 0 decimals from 100, gb/secs 3 digits,
+// times "1.28×"), plan_text.h (plan_duration, plan_usd), lab_report.cc's count
+// ("70B", the suffixes the flags accept), lab_example.cc's bn ("70B"),
+// roofline_report.cc's step_time (3 digits, µs), and src/cli/cmd_gpus.cc's
+// table columns (numbers in the header's unit, 5 digits). Unifying them
+// changes the digits of the diagnose prose and its tests; not done yet.
 std::string format_value(const Value& v, Unit unit);
 // format_value for a real number (never the int64 form).
 std::string format_quantity(double v, Unit unit);

@@ -9,8 +9,6 @@ namespace modelcalc {
 
 namespace {
 
-std::string gbps(double bps) { return fmt_fixed(bps / 1e9, 0) + " GB/s"; }
-
 std::string model_line(const ModelSpec& m) {
   std::string s = fmt::format("L={} d={} h={} kv_heads={} d_head={}", m.n_layer, m.n_embd, m.n_head,
                               m.n_head_kv, m.n_embd_head);
@@ -224,15 +222,14 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
 }
 
 Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
-  Section s{"5. Decode ceiling on " + gpu.name + " (" + gbps(gpu.bandwidth_bytes_per_s) + ")", {}, {}};
-  const std::string bw = gbps(gpu.bandwidth_bytes_per_s);
+  Section s{"5. Decode ceiling on " + gpu.name + " (" + format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS) + ")", {}, {}};
   const std::string w = fmt_gb(r.decode_weight_bytes);
   const std::string kvb = fmt_gb(dbl(r.kv_per_seq));
   s.lines.push_back(computed("decode.tokens_per_s_weights_only", "Single stream, weights only",
                              r.tps_weights_only, Unit::kTokensPerS, fx::kTpsWeights,
-                             {term("bw", bw), term("W", w)}, "(GB/s ÷ GB = 1/s)"));
+                             {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w)}, "(B/s ÷ B = 1/s)"));
   s.lines.push_back(computed("decode.tokens_per_s_with_kv", "Single stream, with KV at T", r.tps_with_kv,
-                             Unit::kTokensPerS, fx::kTpsKv, {term("bw", bw), term("W", w), term("KV", kvb)},
+                             Unit::kTokensPerS, fx::kTpsKv, {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w), term("KV", kvb)},
                              fmt::format("({} % lower)", fmt_sig((1 - r.tps_with_kv / r.tps_weights_only) * 100, 2))));
   s.lines.push_back(computed("decode.step_bytes", "Bytes per step at batch " + group_digits(o.batch),
                              r.step_bytes_aggregate, Unit::kBytes, fx::kStepBytes,
@@ -240,7 +237,7 @@ Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                               term("B", o.batch), term("KV", kvb)}));
   s.lines.push_back(computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch),
                              r.tps_aggregate, Unit::kTokensPerS, fx::kTpsAggregate,
-                             {term("B", o.batch), term("bw", bw),
+                             {term("B", o.batch), term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
                               term("W", fmt_gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
                               term("KV", kvb)},
                              fmt::format("({} per sequence)", fmt_fixed(r.tps_aggregate / dbl(o.batch), 1) + " tokens/s")));
@@ -276,8 +273,8 @@ Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
   const double b = dtype_bytes(o.weight_dtype);
   s.lines.push_back(computed("roofline.ridge", "Ridge point of " + gpu.name, r.ridge, Unit::kFlopPerByte,
                              fx::kRidge,
-                             {term("peak", fmt_sig(gpu.peak_bf16_flops / 1e12, 5) + " TFLOP/s"),
-                              term("bw", fmt_sig(gpu.bandwidth_bytes_per_s / 1e12, 4) + " TB/s")},
+                             {term("peak", gpu.peak_bf16_flops, Unit::kFlopPerS),
+                              term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS)},
                              "(dense bf16 peak)"));
   s.lines.push_back(computed("roofline.intensity_one_token", "d×d projection, T = 1", r.intensity_one_token,
                              Unit::kFlopPerByte, fx::kProjectionIntensity,

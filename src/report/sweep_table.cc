@@ -328,17 +328,17 @@ namespace {
 class Sink {
  public:
   explicit Sink(std::ostream& out) : out_(out), buf_(new char[kSize]) {}
-  void put(std::string_view s) {
-    if (s.size() > kSize - len_) flush();
-    if (s.size() > kSize) {  // longer than the buffer: straight through
-      out_.write(s.data(), static_cast<std::streamsize>(s.size()));
+  // Inline fast path (a row makes ~8 calls); the full-buffer case is out of line.
+  [[gnu::always_inline]] void put(std::string_view s) {
+    if (s.size() > kSize - len_) [[unlikely]] {
+      put_slow(s);
       return;
     }
     copy(buf_.get() + len_, s.data(), s.size());
     len_ += s.size();
   }
-  void put(char c) {
-    if (len_ == kSize) flush();
+  [[gnu::always_inline]] void put(char c) {
+    if (len_ == kSize) [[unlikely]] flush();
     buf_[len_++] = c;
   }
   void put_csv_string(std::string_view s) {
@@ -357,13 +357,22 @@ class Sink {
       first_ = false;
     }
   }
-  void flush() {
+  [[gnu::noinline]] void flush() {
     out_.write(buf_.get(), static_cast<std::streamsize>(len_));
     out_.flush();
     len_ = 0;
   }
 
  private:
+  [[gnu::noinline]] void put_slow(std::string_view s) {
+    flush();
+    if (s.size() > kSize) {  // longer than the buffer: straight through
+      out_.write(s.data(), static_cast<std::streamsize>(s.size()));
+      return;
+    }
+    copy(buf_.get() + len_, s.data(), s.size());
+    len_ += s.size();
+  }
   // memcpy for the short pieces a row is made of (a cell is rarely over 32
   // bytes), inline: two overlapping fixed-size copies instead of a call.
   static void copy(char* dst, const char* src, size_t n) {
