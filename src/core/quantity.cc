@@ -162,8 +162,8 @@ std::string one_line(std::string_view text) { return escape_for_terminal(text); 
 
 std::string quote_input(std::string_view text) {
   constexpr size_t kMax = 40;
-  if (text.size() <= kMax) return "'" + escape_for_terminal(text) + "'";
-  return "'" + escape_for_terminal(text.substr(0, kMax)) + "...'";
+  if (text.size() <= kMax) return "'" + std::string(text) + "'";
+  return "'" + std::string(text.substr(0, kMax)) + "...'";
 }
 
 Result<double> parse_real_count(std::string_view text, std::string_view flag) {

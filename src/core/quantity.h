@@ -57,8 +57,8 @@ Result<double> parse_bandwidth(std::string_view text, std::string_view flag);
 Result<double> parse_flops(std::string_view text, std::string_view flag);
 
 // `text` as it may be echoed in an error: at most 40 characters (longer input
-// is cut, with "..."), inside single quotes, escaped as escape_for_terminal
-// does, so an error naming input stays one line wherever it is printed.
+// is cut, with "..."), inside single quotes. Control characters are escaped
+// by the Status that carries the message (status.h), so this only bounds the length.
 std::string quote_input(std::string_view text);
 
 // `s` safe to print on one terminal line: newline, tab and CR as \n \t \r,
