@@ -13,23 +13,31 @@ class Exact {
   constexpr Exact() = default;
   constexpr Exact(int64_t v) : v_(v) {}  // NOLINT(google-explicit-constructor)
 
+  // The count; meaningless (but defined) once overflow() is true.
   constexpr int64_t value() const { return v_; }
   // True once any operation that produced this value overflowed int64_t.
   constexpr bool overflow() const { return overflow_; }
 
+  // The value is always computed (wrapping) and never depends on the flags,
+  // so a caller that reads only value() (after checking the same expression
+  // once, as compute_size's callers do) pays for no flag at all: the compiler
+  // drops the unused flag arithmetic (issue #14).
   friend constexpr Exact operator+(Exact a, Exact b) {
     Exact r;
-    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_add_overflow(a.v_, b.v_, &r.v_);
+    const bool o = __builtin_add_overflow(a.v_, b.v_, &r.v_);
+    r.overflow_ = a.overflow_ | b.overflow_ | o;
     return r;
   }
   friend constexpr Exact operator-(Exact a, Exact b) {
     Exact r;
-    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_sub_overflow(a.v_, b.v_, &r.v_);
+    const bool o = __builtin_sub_overflow(a.v_, b.v_, &r.v_);
+    r.overflow_ = a.overflow_ | b.overflow_ | o;
     return r;
   }
   friend constexpr Exact operator*(Exact a, Exact b) {
     Exact r;
-    r.overflow_ = a.overflow_ || b.overflow_ || __builtin_mul_overflow(a.v_, b.v_, &r.v_);
+    const bool o = __builtin_mul_overflow(a.v_, b.v_, &r.v_);
+    r.overflow_ = a.overflow_ | b.overflow_ | o;
     return r;
   }
   // The integer a double holds (truncated toward zero), or an overflowed
@@ -48,14 +56,17 @@ class Exact {
   constexpr Exact& operator*=(Exact b) { return *this = *this * b; }
 
  private:
+  friend constexpr Exact ceil_div(Exact a, int64_t b);
   int64_t v_ = 0;
   bool overflow_ = false;
 };
 
-// Ceiling division for non-negative a and positive b. REQUIRES: b > 0.
+// Ceiling division for non-negative a and positive b; overflowed when a is.
+// REQUIRES: b > 0.
 constexpr Exact ceil_div(Exact a, int64_t b) {
-  Exact r = a.value() / b + (a.value() % b != 0 ? 1 : 0);
-  return a.overflow() ? a : r;
+  Exact r(a.v_ / b + (a.v_ % b != 0 ? 1 : 0));
+  r.overflow_ = a.overflow_;
+  return r;
 }
 
 }  // namespace modelcalc
