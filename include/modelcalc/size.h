@@ -84,11 +84,22 @@ struct SizeResult {
 SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
                         const SizeOptions& options);
 
+// The same result, written into *out: sets every field of *out, whatever it
+// held (fields a case does not use get a fresh SizeResult's zeros), so *out
+// equals compute_size(m, p, gpu, options) afterwards. For loops that evaluate
+// many results into one SizeResult: the by-value form starts from a fresh
+// SizeResult, whose ~0.5 KB of default member initializers is a zero-fill on
+// every call; this form skips it. Same REQUIRES, plus out != nullptr and *out
+// is not (part of) m, p, gpu or options.
+void compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& options,
+                  SizeResult* out);
+
 // compute_size in two steps, for callers that evaluate many rows of one
-// model (sweep): the model part fills what depends on (m, p) alone; the row
-// part, given a result whose model part is filled, overwrites everything that
-// depends on the GPU and the options. compute_size is exactly the two in a row,
-// so a sweep's rows equal compute_size's results. Same REQUIRES as compute_size.
+// model (sweep): the model part sets every field that depends on (m, p)
+// alone; the row part, given a result whose model part is filled, sets every
+// field that depends on the GPU and the options. compute_size is exactly the
+// two in a row, so a sweep's rows equal compute_size's results. Same REQUIRES
+// as the out-parameter compute_size.
 void compute_size_model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* r);
 void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& options,
                            SizeResult* r);

@@ -31,7 +31,11 @@ inline double attention_width(const ModelSpec& m) {
 // The two parts' bodies, forced inline so that compute_size is one function
 // (no calls, common subexpressions shared) while a sweep calls each part on
 // its own through the public wrappers below.
-[[gnu::always_inline]] inline void model_part(const ModelSpec& m, const ParamBreakdown& p, SizeResult* out) {
+// *out is restrict (the REQUIRES of compute_size's out-parameter form): its
+// stores cannot change m, p, gpu or o, so what is read from them is loaded and
+// computed once, not again after every store (issue #14).
+[[gnu::always_inline]] inline void model_part(const ModelSpec& m, const ParamBreakdown& p,
+                                              SizeResult* __restrict out) {
   SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
   const double L = static_cast<double>(m.n_layer);
@@ -46,6 +50,11 @@ inline double attention_width(const ModelSpec& m) {
     r.layer_over_d2 = static_cast<double>(r.layer.total()) / (d * d);
     r.shortcut_layer = shortcut_layer_params(d);
     r.shortcut_error = r.shortcut_layer / static_cast<double>(r.layer.total());
+  } else {  // every field is set, whatever *out held
+    r.layer = LayerMatrices{};
+    r.layer_over_d2 = 0;
+    r.shortcut_layer = 0;
+    r.shortcut_error = 0;
   }
   r.params = p;
   r.exact = m.exact.has_value();
@@ -72,7 +81,7 @@ inline double attention_width(const ModelSpec& m) {
 }
 
 [[gnu::always_inline]] inline void row_part(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
-                                            const SizeOptions& o, SizeResult* out) {
+                                            const SizeOptions& o, SizeResult* __restrict out) {
   SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
   const double T = static_cast<double>(o.seq);
@@ -103,7 +112,17 @@ inline double attention_width(const ModelSpec& m) {
   r.kv_mha_per_token = kv_bytes_per_token_exact(m, o.kv_dtype, KvLayout::kMha).value();
   r.kv_mha_per_seq = kv_bytes_per_sequence_exact(m, o.seq, o.kv_dtype, KvLayout::kMha).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
-  if (!o.has_gpu) return;
+  if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
+    r.decode_weight_bytes = 0;
+    r.tps_weights_only = r.tps_with_kv = r.tps_aggregate = 0;
+    r.step_bytes_aggregate = 0;
+    r.ridge = 0;
+    r.intensity_one_token = r.intensity_full_prompt = 0;
+    r.compute_bound_batch = r.compute_bound_batch_approx = 0;
+    r.max_batch_by_capacity = 0;
+    r.regime = ServingRegime::kCapacityBound;
+    return;
+  }
 
   // 5. Decode ceiling.
   const double bw = gpu.bandwidth_bytes_per_s;
@@ -148,11 +167,16 @@ void compute_size_row_part(const ModelSpec& m, const ParamBreakdown& p, const Gp
   row_part(m, p, gpu, o, r);
 }
 
+void compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu, const SizeOptions& o,
+                  SizeResult* out) {
+  model_part(m, p, out);
+  row_part(m, p, gpu, o, out);
+}
+
 SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
                         const SizeOptions& o) {
   SizeResult r;
-  model_part(m, p, &r);
-  row_part(m, p, gpu, o, &r);
+  compute_size(m, p, gpu, o, &r);
   return r;
 }
 

@@ -216,6 +216,40 @@ TEST(SweepHoist, KvDtypeListAndDefaultContextRowsEqualTheUnhoistedEvaluation) {
   EXPECT_EQ(rows, 2 * 2 * 1 * 3 * 2 * 3);  // 72
 }
 
+// compute_size's out-parameter form sets every field: a result reused from a
+// different case (the fields that case set and this one does not use: the
+// layer matrices of a dense model for MLA, sections 5 and 6 with a GPU for no
+// GPU, and back) equals the by-value result, which starts from a fresh one.
+TEST(SweepHoist, ComputeSizeIntoAReusedResultEqualsTheByValueResult) {
+  const ModelSpec dense = drill1_model();
+  const ModelSpec mla = find_preset("deepseek-v2-lite").value();
+  const GpuSpec g = find_gpu("h100").value();
+  SizeOptions with_gpu;
+  with_gpu.seq = 4096;
+  with_gpu.batch = 8;
+  SizeOptions no_gpu = with_gpu;
+  no_gpu.has_gpu = false;
+  no_gpu.weight_dtype = Dtype::kInt4;
+  struct Case {
+    const ModelSpec* m;
+    const SizeOptions* o;
+    std::string where;
+  };
+  const Case cases[] = {{&dense, &with_gpu, "dense with a GPU"}, {&mla, &no_gpu, "MLA without a GPU"},
+                        {&dense, &with_gpu, "dense with a GPU again"}, {&dense, &no_gpu, "dense without a GPU"},
+                        {&mla, &with_gpu, "MLA with a GPU"}};
+  SizeResult reused;
+  for (const Case& c : cases) {
+    const ParamBreakdown p = param_breakdown(*c.m).value();
+    compute_size(*c.m, p, g, *c.o, &reused);
+    expect_same_size(reused, compute_size(*c.m, p, g, *c.o), c.where);
+  }
+  // The by-value results of the two models differ where the reuse could leak.
+  EXPECT_TRUE(compute_size(dense, param_breakdown(dense).value(), g, with_gpu).has_layer_matrices);
+  EXPECT_EQ(compute_size(mla, param_breakdown(mla).value(), g, no_gpu).layer.q, 0);
+  EXPECT_EQ(compute_size(mla, param_breakdown(mla).value(), g, no_gpu).tps_aggregate, 0);
+}
+
 // The batch-only update of the deployment engine on splits a sweep does not
 // use (pipeline stages and tensor ranks): a result evaluated at one batch,
 // moved to another, equals a full evaluation at the other.
