@@ -1,6 +1,7 @@
 #include "format.h"
 
 #include <cmath>
+#include <cstring>
 #include <fmt/format.h>
 
 namespace modelcalc {
@@ -83,5 +84,75 @@ std::string fmt_si(double v, const std::string& unit, int sig) {
 }
 
 std::string fmt_gb(double bytes) { return fmt_si(bytes, "B"); }
+
+char* write_shortest(char* out, double v) {
+  // fmt 9.1's write(OutputIt, double), format.h: sign, then Dragonbox's
+  // decimal (significand without trailing zeros, exponent), then
+  // do_write_float's layout for float_specs() (general, precision 0). Copies
+  // are of fixed sizes (inline moves, no memcpy calls): they may write
+  // scratch bytes past the returned end, within the 48 bytes of room.
+  if (std::signbit(v)) {
+    *out++ = '-';
+    v = -v;
+  }
+  const auto dec = fmt::detail::dragonbox::to_decimal(v);
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  // The significand's digits (at most 17) end at buf + 20; fixed-size copies
+  // read up to 24 bytes from their first digit, all inside buf.
+  char buf[48];
+  char* const end = buf + 20;
+  char* d = end;
+  uint64_t s = dec.significand;
+  while (s >= 100) {
+    d -= 2;
+    std::memcpy(d, kPairs + (s % 100) * 2, 2);
+    s /= 100;
+  }
+  if (s >= 10) {
+    d -= 2;
+    std::memcpy(d, kPairs + s * 2, 2);
+  } else {
+    *--d = static_cast<char>('0' + s);
+  }
+  const int n = static_cast<int>(end - d);  // significand digits
+  const int e = dec.exponent;
+  const int output_exp = e + n - 1;
+  if (output_exp < -4 || output_exp >= 16) {  // d[.ddd]e(+|-)XX[X]
+    out[0] = d[0];
+    out[1] = '.';
+    std::memcpy(out + 2, d + 1, 16);
+    out += n > 1 ? n + 1 : 1;
+    *out++ = 'e';
+    int x = output_exp;
+    *out++ = x < 0 ? '-' : '+';
+    if (x < 0) x = -x;
+    if (x >= 100) {  // a double's decimal exponent has at most 3 digits
+      *out++ = static_cast<char>('0' + x / 100);
+      x %= 100;
+    }
+    std::memcpy(out, kPairs + x * 2, 2);
+    return out + 2;
+  }
+  if (e >= 0) {  // 1234e5 -> 123400000 (n + e <= 16 digits)
+    std::memcpy(out, d, 24);
+    std::memset(out + n, '0', 16);
+    return out + n + e;
+  }
+  const int int_digits = n + e;
+  if (int_digits > 0) {  // 1234e-2 -> 12.34
+    std::memcpy(out, d, 24);
+    out[int_digits] = '.';
+    std::memcpy(out + int_digits + 1, d + int_digits, 16);
+    return out + n + 1;
+  }
+  // 1234e-6 -> 0.001234 (at most 3 zeros: output_exp >= -4)
+  std::memcpy(out, "0.000", 5);
+  out += 2 - int_digits;
+  std::memcpy(out, d, 24);
+  return out + n;
+}
 
 }  // namespace modelcalc

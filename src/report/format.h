@@ -21,6 +21,16 @@ std::string fmt_si(double v, const std::string& unit, int sig = 4);
 // 39019610112 -> "39.02 GB", 2.548e8 -> "254.8 MB". Same text as
 // format_quantity(bytes, Unit::kBytes); kept for files below report.h.
 std::string fmt_gb(double bytes);
+// fmt's "{}" of a finite double, byte for byte: Dragonbox's shortest
+// round-trip digits laid out as fmt 9's write() lays them out (fixed notation
+// for a decimal exponent in [-4, 16), else "d.ddde+XX"; "-" for a negative
+// sign, "-0" included) at `out`; returns the end of the text. Needs 48 bytes
+// of room at `out`: it may write scratch bytes past the end it returns.
+// The sweep writers format every real with it, without fmt's general layout
+// code (issue #14); a test compares it with fmt::format("{}", v).
+// REQUIRES: std::isfinite(v).
+char* write_shortest(char* out, double v);
+
 // An exact count as a double, for formulas that take reals.
 inline double dbl(int64_t v) { return static_cast<double>(v); }
 

@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -375,7 +374,7 @@ class Sink {
   }
   // memcpy for the short pieces a row is made of (a cell is rarely over 32
   // bytes), inline: two overlapping fixed-size copies instead of a call.
-  static void copy(char* dst, const char* src, size_t n) {
+  [[gnu::always_inline]] static void copy(char* dst, const char* src, size_t n) {
     if (n >= 8 && n <= 16) {
       char a[8], b[8];
       std::memcpy(a, src, 8);
@@ -388,7 +387,13 @@ class Sink {
       std::memcpy(b, src + n - 16, 16);
       std::memcpy(dst, a, 16);
       std::memcpy(dst + n - 16, b, 16);
-    } else if (n < 8) {
+    } else if (n >= 4 && n < 8) {
+      char a[4], b[4];
+      std::memcpy(a, src, 4);
+      std::memcpy(b, src + n - 4, 4);
+      std::memcpy(dst, a, 4);
+      std::memcpy(dst + n - 4, b, 4);
+    } else if (n < 4) {
       for (size_t i = 0; i < n; ++i) dst[i] = src[i];
     } else {
       std::memcpy(dst, src, n);
@@ -450,14 +455,14 @@ void append_int(int64_t v, std::string* out) {
   out->append(tmp, static_cast<size_t>(res.ptr - tmp));
 }
 
-// As base(): fmt's shortest round-trip form; non-finite reals are empty.
+// As base(): fmt's shortest round-trip form (write_shortest); non-finite reals are empty.
 void append_csv_cell(const Cell& cell, std::string* out) {
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     append_int(*i, out);
   } else if (const auto* d = std::get_if<double>(&cell)) {
     if (!std::isfinite(*d)) return;
-    char tmp[64];
-    char* end = fmt::format_to(tmp, FMT_COMPILE("{}"), *d);
+    char tmp[48];
+    char* end = write_shortest(tmp, *d);  // fmt's "{}" bytes, without its layout code
     out->append(tmp, static_cast<size_t>(end - tmp));
   } else if (const auto* b = std::get_if<bool>(&cell)) {
     out->append(*b ? "true" : "false");
