@@ -89,7 +89,8 @@ Status run_cost(const CostFlags& f, std::ostream& out) {
                                                      "flags) and --gpu for a ceiling-based floor");
   }
   MC_RETURN_IF_ERROR(refuse_ceiling_flags(f));
-  emit(build_cost_rate_report({price, *f.tokens_per_s, gpus}), f.output, out);
+  const CostRateQuery q{price, *f.tokens_per_s, gpus};
+  emit(build_cost_rate_report(q, analyze_cost_rate(q)), f.output, out);
   return Status::Ok();
 }
 

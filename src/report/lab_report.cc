@@ -32,24 +32,24 @@ std::string gpus_label(int64_t gpus, const std::string& name) {
 
 // ---------------------------------------------------------------- train
 
-Report build_train_report(const TrainQuery& q) {
+Report build_train_report(const TrainQuery& q, const TrainResult& r) {
   Report rep;
   rep.title = fmt::format("modelcalc train — N = {} parameters, D = {} tokens", count(q.params), count(q.tokens));
-  const double flops = training_flops(q.params, q.tokens);
+  const double flops = r.flops;
   Section c{"Compute", {}, {}};
   c.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
   c.lines.push_back(given("tokens", "Training tokens D", q.tokens, Unit::kTokens));
   c.lines.push_back(computed("flops", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
                              {term("N", count(q.params)), term("D", count(q.tokens))},
                              "(forward 2 + backward 4 per parameter per token)"));
-  c.lines.push_back(computed("tokens_per_param", "Tokens per parameter", q.tokens / q.params, Unit::kNone,
+  c.lines.push_back(computed("tokens_per_param", "Tokens per parameter", r.tokens_per_param, Unit::kNone,
                              fx::kTokensPerParam, {term("D", count(q.tokens)), term("N", count(q.params))},
                              "(Chinchilla-optimal ≈ 20)"));
   rep.sections.push_back(std::move(c));
-  if (q.gpu) {
-    const double peak = q.gpu->peak_bf16_flops;
-    const double hours = training_gpu_hours(flops, peak, q.mfu);
-    const double days = training_days(hours, dbl(q.gpus));
+  if (q.gpu && r.time) {
+    const double peak = r.time->peak_flops_per_gpu;
+    const double hours = r.time->gpu_hours;
+    const double days = r.time->days;
     Section t{"Time on " + gpus_label(q.gpus, q.gpu->name), {}, {}};
     t.lines.push_back(given("gpu.peak_flops", "Peak per GPU", peak, Unit::kFlopPerS, "(dense bf16)"));
     t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction));
@@ -73,24 +73,19 @@ Report build_train_report(const TrainQuery& q) {
 
 // ---------------------------------------------------------------- chinchilla
 
-Report build_chinchilla_report(const ChinchillaQuery& q) {
+Report build_chinchilla_report(const ChinchillaQuery& q, const ChinchillaResult& r) {
   Report rep;
   Section s{"Compute-optimal allocation (Hoffmann et al. 2022: D ≈ 20·N)", {}, {}};
-  double n = 0, d = 0;
+  const double n = r.params, d = r.tokens;
   if (q.params) {
-    n = *q.params;
-    d = chinchilla_optimal_tokens(n);
     rep.title = fmt::format("modelcalc chinchilla — N = {} parameters", count(n));
     s.lines.push_back(given("params", "Parameters N", n, Unit::kParams));
     s.lines.push_back(computed("tokens", "Optimal tokens D", d, Unit::kTokens, fx::kChinchillaTokens,
                                {term("N", count(n))}));
-    s.lines.push_back(computed("compute", "Compute C", training_flops(n, d), Unit::kFlop, fx::kTrain,
+    s.lines.push_back(computed("compute", "Compute C", r.compute, Unit::kFlop, fx::kTrain,
                                {term("N", count(n)), term("D", count(d))}));
   } else {
-    const double c = *q.compute;
-    const ChinchillaPoint p = chinchilla_optimal_params(c);
-    n = p.params;
-    d = p.tokens;
+    const double c = r.compute;
     rep.title = fmt::format("modelcalc chinchilla — C = {} FLOP", fmt_sig(c));
     s.lines.push_back(given("compute", "Compute C", c, Unit::kFlop));
     s.lines.push_back(computed("params", "Optimal parameters N", n, Unit::kParams, fx::kChinchillaParams,
@@ -109,7 +104,7 @@ Report build_chinchilla_report(const ChinchillaQuery& q) {
 
 // ---------------------------------------------------------------- cost
 
-Report build_cost_rate_report(const CostRateQuery& q) {
+Report build_cost_rate_report(const CostRateQuery& q, const CostRateResult& r) {
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} tokens/s on {} GPU{} at {}/GPU-hour", fmt_sig(q.tokens_per_s),
                           q.gpus, q.gpus == 1 ? "" : "s", format_quantity(q.usd_per_gpu_hour, Unit::kUsd));
@@ -118,7 +113,7 @@ Report build_cost_rate_report(const CostRateQuery& q) {
   s.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
   s.lines.push_back(given("tokens_per_s", "Throughput (all GPUs)", q.tokens_per_s, Unit::kTokensPerS));
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens",
-                             cost_per_million_tokens(q.usd_per_gpu_hour, q.tokens_per_s, dbl(q.gpus)), Unit::kUsd,
+                             r.usd_per_million_tokens, Unit::kUsd,
                              fx::kCostPerMillion,
                              {term("price", format_quantity(q.usd_per_gpu_hour, Unit::kUsd)), term("gpus", q.gpus),
                               term("tps", q.tokens_per_s)}));
@@ -198,18 +193,18 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
 
 // ---------------------------------------------------------------- mfu
 
-Report build_mfu_report(const MfuQuery& q) {
+Report build_mfu_report(const MfuQuery& q, const MfuResult& r) {
   const bool train = q.mode == MfuMode::kTraining;
-  const double k = train ? 6.0 : 2.0;
-  const double peak = q.peak_per_gpu * dbl(q.gpus);
-  const double u = mfu(q.tokens_per_s, q.params, peak, q.mode);
+  const double k = r.flops_per_token_factor;
+  const double peak = r.peak_flops;
+  const double u = r.mfu;
   Report rep;
   rep.title = fmt::format("modelcalc mfu — N = {}, {} tokens/s on {}, {}", count(q.params), fmt_sig(q.tokens_per_s),
                           gpus_label(q.gpus, q.gpu_name), train ? "training" : "inference");
   Section s{"Model FLOPs utilization", {}, {}};
   s.lines.push_back(given("tokens_per_s", "Achieved throughput", q.tokens_per_s, Unit::kTokensPerS));
   s.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
-  s.lines.push_back(computed("flops_per_token", "FLOPs per token", k * q.params, Unit::kFlop, fx::kFlopsPerToken,
+  s.lines.push_back(computed("flops_per_token", "FLOPs per token", r.flops_per_token, Unit::kFlop, fx::kFlopsPerToken,
                              {term("k", k), term("N", count(q.params))},
                              train ? "(training: forward 2 + backward 4)" : "(inference: forward only)"));
   if (q.gpus > 1) {
