@@ -89,8 +89,8 @@ TEST(PlanText, TheChangesAMissWouldNeed) {
   tpot.faster_interconnect = true;
   EXPECT_EQ(plan_change_text(tpot), "a TPOT target of at least 25.2 ms (or a faster interconnect)");
   PlanChange ttft{PlanChangeKind::kTtftTarget};
-  ttft.seconds = 0.000250;  // below 1 ms: in us
-  EXPECT_EQ(plan_change_text(ttft), "a TTFT target of at least 250 us");
+  ttft.seconds = 0.000250;  // below 1 ms: in µs
+  EXPECT_EQ(plan_change_text(ttft), "a TTFT target of at least 250 µs");
   PlanChange batch{PlanChangeKind::kBatchMemory};
   batch.batch = 64;
   batch.holds = 60;

@@ -88,6 +88,34 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 
 std::string format_quantity(double v, Unit unit) { return format_double(v, unit); }
 
+std::string format_brief(double v, Unit unit) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  const double a = std::fabs(v);
+  switch (unit) {
+    case Unit::kParams:
+    case Unit::kTokens: {
+      static constexpr struct {
+        double scale;
+        const char* suffix;
+      } kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+      for (const auto& s : kSuffixes) {
+        if (a >= s.scale) return fmt_sig(v / s.scale, 4) + s.suffix;
+      }
+      return fmt_sig(v, 4);
+    }
+    case Unit::kBytes: return fmt_si(v, "B", 3);
+    case Unit::kTokensPerS: return fmt_fixed(v, a < 100 ? 1 : 0) + " tokens/s";
+    case Unit::kFraction: return fmt_sig(v * 100, 2) + " %";
+    case Unit::kFactor: return fmt_sig(v, 3) + "×";
+    case Unit::kUsd: return "$" + (a >= 100 ? fmt_fixed(v, 0) : a >= 1 ? fmt_fixed(v, 2) : fmt_sig(v, 3));
+    case Unit::kSeconds:
+      if (a >= 1) return fmt_sig(v, 3) + " s";
+      if (a >= 1e-3) return fmt_sig(v * 1e3, 3) + " ms";
+      return fmt_sig(v * 1e6, 3) + " µs";
+    default: return format_double(v, unit);
+  }
+}
+
 std::string format_value(const Value& v, Unit unit) {
   if (const auto* i = std::get_if<int64_t>(&v)) return format_int(*i, unit);
   if (const auto* d = std::get_if<double>(&v)) return format_double(*d, unit);
