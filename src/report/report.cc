@@ -133,16 +133,10 @@ Term term(std::string symbol, double v) {
 Term term(std::string symbol, int64_t v) { return {std::move(symbol), group_digits(v), static_cast<double>(v)}; }
 Term term(std::string symbol, std::string text) { return {std::move(symbol), std::move(text), std::nullopt}; }
 Term term(std::string symbol, double v, Unit unit) {
-  switch (unit) {
-    case Unit::kBytes: return {std::move(symbol), fmt_si(v, "B"), v};
-    case Unit::kBytesPerS: return {std::move(symbol), fmt_si(v, "B/s"), v};
-    case Unit::kFlopPerS: return {std::move(symbol), format_double(v, unit), v};
-    case Unit::kParams: return {std::move(symbol), fmt_si(v, "", 4), v};
-    default: break;
-  }
-  Term t = term(std::move(symbol), v);
-  if (unit != Unit::kNone) t.value = format_double(v, unit);
-  return t;
+  // In a formula the count stands bare ("70.55 G", not "70.55 G params").
+  if (unit == Unit::kParams) return {std::move(symbol), fmt_si(v, "", 4), v};
+  if (unit == Unit::kNone) return term(std::move(symbol), v);
+  return {std::move(symbol), format_double(v, unit), v};
 }
 
 std::string substitute(std::string_view expr, const std::vector<Term>& terms) {
