@@ -100,6 +100,8 @@ TEST(Roofline, TinyModelPointsByHand) {
   EXPECT_TRUE(g.placed[0].fits);
   EXPECT_FALSE(g.placed[2].memory_bound);
   EXPECT_EQ(g.placed[2].attainable_flops, 989.4e12);
+  EXPECT_EQ(g.placed[2].peak_fraction, 1.0);  // at the peak
+  EXPECT_NEAR(g.placed[0].peak_fraction, 3.35e12 * 409600.0 / 468992.0 / 989.4e12, 1e-15);  // 2.926e12 / 989.4e12 = 0.296 %
 }
 
 TEST(Roofline, DecodeIntensityGrowsWithBatchUntilKvDominates) {

@@ -107,7 +107,7 @@ std::string roofline_html(const ModelSpec& m, const RooflineOptions& o, const Ro
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
         esc(point_label(p)), esc(format_value(p.flops, Unit::kFlop)), esc(format_value(p.bytes, Unit::kBytes)),
         esc(format_value(p.intensity, Unit::kFlopPerByte)), esc(format_value(pp.attainable_flops, Unit::kFlopPerS)),
-        esc(format_quantity(pp.attainable_flops / g.math.peak_flops, Unit::kFraction)),
+        esc(format_quantity(pp.peak_fraction, Unit::kFraction)),
         pp.memory_bound ? "memory" : "compute", pp.memory_bound ? "memory bandwidth" : "compute",
         resident ? (pp.fits ? "yes" : "no") : "");
   }

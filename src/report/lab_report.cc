@@ -162,7 +162,8 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   s.notes.push_back(fmt::format(
       "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
       "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
-      o.batch, o.seq, format_quantity(cost / 0.8, Unit::kUsd), format_quantity(cost / 0.6, Unit::kUsd)));
+      o.batch, o.seq, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
+      format_quantity(cc.usd_per_million_tokens_at_60pct, Unit::kUsd)));
   rep.sections.push_back(std::move(s));
 
   rep.ignored = {"Prefill: only decode tokens are priced.",

@@ -94,7 +94,7 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
                  {term("peak", format_quantity(g.math.peak_flops, Unit::kFlopPerS)),
                   term("bw", format_quantity(bw, Unit::kBytesPerS)), term("I", p.intensity)},
                  fmt::format("({} of the {} peak)",
-                             format_quantity(pp.attainable_flops / g.math.peak_flops, Unit::kFraction), md)));
+                             format_quantity(pp.peak_fraction, Unit::kFraction), md)));
     s.lines.push_back(computed(k + "memory_bound", bare ? "Memory-bound" : label + ": memory-bound",
                                pp.memory_bound, Unit::kNone, fx::kMemoryBound,
                                {term("I", p.intensity), term("ridge", g.math.ridge)},
@@ -222,7 +222,7 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
       const bool resident = p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill;
       rows.push_back({point_label(p), format_value(p.intensity, Unit::kFlopPerByte),
                       format_value(pp.attainable_flops, Unit::kFlopPerS),
-                      format_quantity(pp.attainable_flops / g.math.peak_flops, Unit::kFraction),
+                      format_quantity(pp.peak_fraction, Unit::kFraction),
                       pp.memory_bound ? "memory" : "compute",
                       pp.step_seconds > 0 ? format_brief(pp.step_seconds, Unit::kSeconds) : "",
                       resident ? (pp.fits ? "yes" : "NO") : ""});
