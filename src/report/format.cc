@@ -83,8 +83,6 @@ std::string fmt_si(double v, const std::string& unit, int sig) {
   return fmt_sig(v, sig) + " " + unit;
 }
 
-std::string fmt_gb(double bytes) { return fmt_si(bytes, "B"); }
-
 char* write_shortest(char* out, double v) {
   // fmt 9.1's write(OutputIt, double), format.h: sign, then Dragonbox's
   // decimal (significand without trailing zeros, exponent), then
