@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -151,11 +152,31 @@ std::string render_text(const Report& r) {
     size_t width = 0;
     for (const Line& l : s.lines) width = std::max(width, l.label.size());
     for (const Line& l : s.lines) {
-      out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
-      if (!l.comment.empty()) out += "   " + l.comment;
-      out += "\n";
+      // The label left-aligned in `width` columns, as fmt's "{:<{}}" pads it
+      // (by display width); an ASCII label's width is its size, so it is padded
+      // here without a format string (start-up cost, README "Speed").
+      const bool ascii = std::all_of(l.label.begin(), l.label.end(),
+                                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+      if (ascii) {
+        out += "  ";
+        out += l.label;
+        out.append(width - l.label.size(), ' ');
+        out += "  ";
+        out += format_value(l.value, l.unit);
+      } else {
+        out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
+      }
+      if (!l.comment.empty()) {
+        out += "   ";
+        out += l.comment;
+      }
+      out += '\n';
     }
-    for (const std::string& n : s.notes) out += "  • " + n + "\n";
+    for (const std::string& n : s.notes) {
+      out += "  • ";
+      out += n;
+      out += '\n';
+    }
   }
   return out + render_footer(r);
 }
