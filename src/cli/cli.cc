@@ -71,11 +71,18 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
   app.require_subcommand(0, 1);
   app.footer(kNumbersHelp);
   // Only the command that runs declares its flags (start-up cost); the others
-  // are listed by name and summary for --help.
+  // are listed by name and summary for the top-level --help. With a command
+  // chosen they are not declared at all (each CLI::App costs ~20k instructions)
+  // unless an argument spells one of them: CLI11 reads a parent's subcommand
+  // name as a subcommand even inside another's arguments, so then they are
+  // declared as before and every such command line parses as it always did.
+  bool declare_all = chosen == nullptr;
+  for (size_t i = 1; i < args.size() && !declare_all; ++i) declare_all = find_command(args[i]) != nullptr;
   CLI::App* sub = nullptr;
   std::unique_ptr<FlagSet> flags;
   CommandRun run;
   for (const Command& c : commands()) {
+    if (&c != chosen && !declare_all) continue;
     CLI::App* one = app.add_subcommand(c.name, c.summary);
     if (&c != chosen) continue;
     sub = one;
