@@ -86,7 +86,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     CLI::App* one = app.add_subcommand(c.name, c.summary);
     if (&c != chosen) continue;
     sub = one;
-    flags = std::make_unique<FlagSet>(*one);
+    flags = std::make_unique<FlagSet>(*one, args);  // declares only the flags args can name
     run = c.setup(*flags);
     one->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
   }
