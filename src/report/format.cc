@@ -1,6 +1,8 @@
 #include "format.h"
 
+#include <charconv>
 #include <cmath>
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 namespace modelcalc {
@@ -8,14 +10,18 @@ namespace modelcalc {
 std::string group_digits(int64_t v) {
   // Magnitude as unsigned so that INT64_MIN is safe.
   const uint64_t mag = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  const std::string digits = std::to_string(mag);
-  std::string out;
-  const size_t n = digits.size();
+  char digits[24];
+  const size_t n = static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, mag).ptr - digits);
+  // One string of the final size (a report formats ~200 counts; this was 5%
+  // of a cold `size`'s instructions char by char).
+  std::string out((v < 0 ? 1 : 0) + n + (n - 1) / 3, ',');
+  char* o = out.data();
+  if (v < 0) *o++ = '-';
   for (size_t i = 0; i < n; ++i) {
-    out.push_back(digits[i]);
-    if ((n - i - 1) % 3 == 0 && i + 1 < n) out.push_back(',');
+    *o++ = digits[i];
+    if ((n - i - 1) % 3 == 0 && i + 1 < n) ++o;  // the ',' already there
   }
-  return v < 0 ? "-" + out : out;
+  return out;
 }
 
 namespace {
@@ -50,9 +56,9 @@ std::string fmt_sig(double v, int sig) {
     const int int_digits = a >= 1 ? static_cast<int>(std::floor(std::log10(a))) + 1 : 0;
     int decimals = std::max(0, sig - int_digits);
     if (a < 1) decimals = sig - static_cast<int>(std::floor(std::log10(a))) - 1;
-    return strip_zeros(fmt::format("{:.{}f}", v, decimals));
+    return strip_zeros(fmt::format(FMT_COMPILE("{:.{}f}"), v, decimals));  // compiled: no run-time parse
   }
-  return strip_zeros(fmt::format("{:.{}e}", v, sig - 1));
+  return strip_zeros(fmt::format(FMT_COMPILE("{:.{}e}"), v, sig - 1));
 }
 
 std::string fmt_fixed(double v, int decimals) {

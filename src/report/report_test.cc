@@ -40,6 +40,12 @@ TEST(FormatTest, Numbers) {
   EXPECT_EQ(group_digits(19509805056), "19,509,805,056");
   EXPECT_EQ(group_digits(-1234), "-1,234");
   EXPECT_EQ(group_digits(INT64_MIN), "-9,223,372,036,854,775,808");
+  // Commas every three digits from the right, none at the ends: (n - 1) / 3 of them.
+  EXPECT_EQ(group_digits(0), "0");
+  EXPECT_EQ(group_digits(999), "999");
+  EXPECT_EQ(group_digits(1000), "1,000");
+  EXPECT_EQ(group_digits(-100000), "-100,000");
+  EXPECT_EQ(group_digits(INT64_MAX), "9,223,372,036,854,775,807");
   EXPECT_EQ(fmt_sig(3.8590e14), "3.859e14");
   EXPECT_EQ(fmt_sig(135.8322), "135.8");
   EXPECT_EQ(fmt_sig(0.99967), "0.9997");
