@@ -116,7 +116,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       return 1;
     }
     if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
-      out << buffer.str();
+      out << buffer.view();
       err << "modelcalc: " << s.message() << "\n";
       return 1;
     }
@@ -124,7 +124,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, as_flag_error(s).message());
       return 2;
     }
-    out << buffer.str();
+    out << buffer.view();
     return 0;
   }
   out << app.help();
