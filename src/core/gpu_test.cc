@@ -311,7 +311,9 @@ TEST(GpuLookupTest, NormalizesToMatchesNormalizeName) {
     const std::string n = normalize_name(raw);
     EXPECT_TRUE(normalizes_to(raw, n)) << raw;
     EXPECT_FALSE(normalizes_to(raw, n + "x")) << raw;
-    if (!n.empty()) EXPECT_FALSE(normalizes_to(raw, n.substr(0, n.size() - 1))) << raw;
+    if (!n.empty()) {
+      EXPECT_FALSE(normalizes_to(raw, n.substr(0, n.size() - 1))) << raw;
+    }
   }
   EXPECT_TRUE(normalizes_to("H100-SXM", "h100sxm"));
   EXPECT_FALSE(normalizes_to("H100-SXM", "h100sxn"));
