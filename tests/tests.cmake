@@ -17,3 +17,32 @@ if(NOT MODELCALC_SANITIZE AND NOT MODELCALC_BUILD_FUZZ)
                    -DWORK_DIR=${PROJECT_BINARY_DIR}/install_test -P ${PROJECT_SOURCE_DIR}/tests/install.cmake)
   set_tests_properties(install_package PROPERTIES TIMEOUT 300)
 endif()
+
+# The layering, checked the way a contributor would break it: each probe in
+# tests/layering/ is an object library linked to one layer (built only by its
+# test). An upward include must not compile; the control must.
+set(MODELCALC_LAYER_PROBES
+    "core_includes_report_up\;modelcalc_core"
+    "core_includes_cli_up\;modelcalc_core"
+    "report_includes_cli_up\;modelcalc_report"
+    "report_includes_core\;modelcalc_report")
+foreach(probe ${MODELCALC_LAYER_PROBES})
+  list(GET probe 0 name)
+  list(GET probe 1 layer)
+  add_library(layering_${name} OBJECT EXCLUDE_FROM_ALL ${PROJECT_SOURCE_DIR}/tests/layering/${name}.cc)
+  target_link_libraries(layering_${name} PRIVATE ${layer} nlohmann_json::nlohmann_json)
+  add_test(NAME layering_${name}
+           COMMAND ${CMAKE_COMMAND} --build ${PROJECT_BINARY_DIR} --target layering_${name})
+  # One ninja at a time in the build folder.
+  set_tests_properties(layering_${name} PROPERTIES RESOURCE_LOCK modelcalc_build_dir)
+  if(name MATCHES "_up$")
+    # Passes only when the compiler cannot find the upward header (GCC's and clang's words).
+    set_tests_properties(layering_${name} PROPERTIES
+                         PASS_REGULAR_EXPRESSION "(report|flags)\\.h['`]?:? (No such file or directory|file not found)")
+  endif()
+endforeach()
+
+# CLI11 comes from the system include path, which every layer sees, so the
+# include-path check above cannot catch it: only src/cli may include it.
+add_test(NAME layering_cli11_only_in_cli
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -P ${PROJECT_SOURCE_DIR}/tests/layering/cli11.cmake)

@@ -35,6 +35,9 @@ struct CostCeilingResult {
   double weight_step_bytes = 0;      // weights read per decode step: step bytes − B × KV
   DecodeCeiling ceiling;             // valid when size.fits
   double usd_per_million_tokens = 0; // price × gpus / (tps × 3600) × 1e6; 0 when !size.fits
+  // What to expect from an engine reaching 80 % and 60 % of the ceiling (the
+  // usual range): the floor / 0.8 and the floor / 0.6. 0 when !size.fits.
+  double usd_per_million_tokens_at_80pct = 0, usd_per_million_tokens_at_60pct = 0;
 };
 
 // REQUIRES: validate(m).ok(), one_gpu has bandwidth, capacity and bf16 peak > 0,

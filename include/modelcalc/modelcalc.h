@@ -12,6 +12,7 @@
 #include "modelcalc/gpu.h"        // the hardware catalog
 #include "modelcalc/hf_config.h"  // config.json reader and presets
 #include "modelcalc/lab.h"        // training time and decode compute ceilings
+#include "modelcalc/lab_analysis.h" // train, chinchilla, cost from a rate, mfu
 #include "modelcalc/model.h"      // ModelSpec and exact parameter breakdowns
 #include "modelcalc/roofline.h"   // operating points on a roofline
 #include "modelcalc/size.h"       // drill 1 end to end

@@ -73,6 +73,7 @@ struct Roof {
 // An operating point placed under one GPU's roof for the math dtype.
 struct PlacedPoint {
   double attainable_flops = 0;  // min(peak, bw x I)
+  double peak_fraction = 0;     // attainable / peak, in (0, 1]
   bool memory_bound = false;    // I < ridge
   double step_seconds = 0;      // flops / attainable (0 for a bare intensity)
   bool fits = true;             // weights + KV fit the GPU's capacity (decode, prefill)

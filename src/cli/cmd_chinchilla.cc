@@ -24,7 +24,7 @@ Status run_chinchilla(const ChinchillaFlags& f, std::ostream& out) {
   } else {
     q.compute = *f.compute;
   }
-  emit(build_chinchilla_report(q), f.output, out);
+  emit(build_chinchilla_report(q, analyze_chinchilla(q)), f.output, out);
   return Status::Ok();
 }
 

@@ -61,9 +61,10 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));
   if (!r.size.fits) {
     return Status::InvalidArgument(
-        "--gpus", fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
-                              dtype_name(o.weight_dtype), fmt_gb(static_cast<double>(r.size.weight_bytes)), r.gpu.name,
-                              fmt_gb(r.gpu.capacity_bytes)));
+        "--gpus",
+        fmt::format("the {} weights ({}) do not fit in {} ({}); give more --gpus or a smaller --dtype",
+                    dtype_name(o.weight_dtype), format_quantity(static_cast<double>(r.size.weight_bytes), Unit::kBytes),
+                    r.gpu.name, format_quantity(r.gpu.capacity_bytes, Unit::kBytes)));
   }
   Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
@@ -89,7 +90,8 @@ Status run_cost(const CostFlags& f, std::ostream& out) {
                                                      "flags) and --gpu for a ceiling-based floor");
   }
   MC_RETURN_IF_ERROR(refuse_ceiling_flags(f));
-  emit(build_cost_rate_report({price, *f.tokens_per_s, gpus}), f.output, out);
+  const CostRateQuery q{price, *f.tokens_per_s, gpus};
+  emit(build_cost_rate_report(q, analyze_cost_rate(q)), f.output, out);
   return Status::Ok();
 }
 

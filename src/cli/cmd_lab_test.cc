@@ -113,6 +113,11 @@ TEST(CostCommandTest, FloorFromTheDecodeCeiling) {
   EXPECT_TRUE(j["usd_per_million_tokens_is_floor"].get<bool>());
   EXPECT_NE(run_args(With({"cost"}, With(k8b, {"--gpu", "h100", "--price-per-hour", "3"}))).out.find("FLOOR"),
             std::string::npos);
+  // Engines at 80 % and 60 % of the ceiling: 0.19597 / 0.8 = 0.24497 -> "$0.245" (4 significant digits,
+  // the trailing 0 dropped); 0.19597 / 0.6 = 0.32662 -> "$0.3266".
+  const CliRun text = run_args(
+      With({"cost"}, With(k8b, {"--gpu", "h100", "--batch", "64", "--price-per-hour", "3", "--seq", "4096"})));
+  EXPECT_NE(text.out.find("roughly $0.245–$0.3266 per 1M decode tokens"), std::string::npos) << text.out;
 }
 
 TEST(CostCommandTest, ModeledCostPricesTheRateSizeReports) {

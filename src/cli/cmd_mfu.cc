@@ -29,7 +29,7 @@ Status run_mfu(const MfuFlags& f, std::ostream& out) {
   q.peak_per_gpu = (*gpu)->peak_bf16_flops;
   q.gpus = f.gpus;
   q.mode = f.train ? MfuMode::kTraining : MfuMode::kInference;
-  emit(build_mfu_report(q), f.output, out);
+  emit(build_mfu_report(q, analyze_mfu(q)), f.output, out);
   return Status::Ok();
 }
 

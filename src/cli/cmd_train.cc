@@ -36,7 +36,7 @@ Status run_train(const TrainFlags& f, std::ostream& out) {
   q.gpu = *gpu;
   q.gpus = f.gpus;
   q.mfu = f.mfu;
-  emit(build_train_report(q), f.output, out);
+  emit(build_train_report(q, analyze_train(q)), f.output, out);
   return Status::Ok();
 }
 

@@ -28,6 +28,8 @@ Result<CostCeilingResult> analyze_cost_ceiling(const ModelSpec& m, const GpuSpec
   if (!c.size.fits) return c;
   c.ceiling = decode_ceiling(c.size, c.gpu);
   c.usd_per_million_tokens = cost_per_million_tokens(usd_per_gpu_hour, c.ceiling.tps, static_cast<double>(gpus));
+  c.usd_per_million_tokens_at_80pct = c.usd_per_million_tokens / 0.8;
+  c.usd_per_million_tokens_at_60pct = c.usd_per_million_tokens / 0.6;
   return c;
 }
 

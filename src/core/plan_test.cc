@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include "plan_text.h"
 
 namespace modelcalc {
 namespace {
@@ -112,14 +111,17 @@ TEST(PlanTest, HandDerivedSmallCase) {
   EXPECT_NEAR(res.configs[2].usd_per_million_output, 5.0 / (2000 / 8.0 * 3600) * 1e6, 1e-9);
   // What stops the cheaper neighbour of the best: a TP2 at batch 64 would cost
   // 4 / (6400 / 11.4 x 3600) x 1e6 = $1.98/1M but holds only 60 sequences (memory).
-  // (The clauses are worded by the report layer from the result's enums and numbers.)
-  const std::string best_deciding = plan_deciding_text(small_request(), small_space(), best);
-  EXPECT_NE(best_deciding.find("memory"), std::string::npos) << best_deciding;
-  EXPECT_NE(best_deciding.find("holds 60"), std::string::npos) << best_deciding;
+  // (src/report/plan_text_test.cc checks how the report layer words these.)
+  EXPECT_EQ(best.deciding.kind, PlanDecidingKind::kCheapestMisses);
+  EXPECT_EQ(best.deciding.neighbour.reason, PlanReason::kMemory);
+  EXPECT_EQ(best.deciding.neighbour.max_sequences, 60);
+  EXPECT_EQ(best.deciding.neighbour.batch, 64);
+  EXPECT_NEAR(best.deciding.neighbour.usd_per_million_output, 4.0 / (6400 / 11.4 * 3600) * 1e6, 1e-9);
   // a TP2's own neighbour is batch 21, which misses TPOT: 121 / 2 / 1000 = 60.5 ms.
-  const std::string next_deciding = plan_deciding_text(small_request(), small_space(), res.configs[1]);
-  EXPECT_NE(next_deciding.find("batch, 21"), std::string::npos) << next_deciding;
-  EXPECT_NE(next_deciding.find("TPOT: 60.5 ms > 60 ms"), std::string::npos) << next_deciding;
+  EXPECT_EQ(res.configs[1].deciding.kind, PlanDecidingKind::kNextBatchMisses);
+  EXPECT_EQ(res.configs[1].deciding.neighbour.batch, 21);
+  EXPECT_EQ(res.configs[1].deciding.neighbour.reason, PlanReason::kTpot);
+  EXPECT_NEAR(res.configs[1].deciding.neighbour.tpot_s, 0.0605, 1e-12);
   EXPECT_TRUE(res.misses.empty());
   EXPECT_TRUE(res.binding.empty());
 }
@@ -227,8 +229,8 @@ TEST(PlanTest, InfeasibleNamesTheBindingConstraint) {
   EXPECT_EQ(m.config.gpu, "b");
   EXPECT_EQ(m.config.batch, 1);
   ASSERT_FALSE(m.changes.empty());
-  const std::string change = plan_change_text(m.changes[0]);
-  EXPECT_NE(change.find("a TPOT target of at least 25.2 ms"), std::string::npos) << change;
+  EXPECT_EQ(m.changes[0].kind, PlanChangeKind::kTpotTarget);
+  EXPECT_NEAR(m.changes[0].seconds, 0.02525, 1e-12);  // 101 / 4000
 
   PlanRequest g = small_request();
   g.load_kind = PlanLoadKind::kConcurrency;

@@ -123,6 +123,7 @@ std::vector<Roof> gpu_roofs(const GpuSpec& gpu) {
 PlacedPoint place(const OperatingPoint& p, double peak_flops, double bw_bytes_per_s) {
   PlacedPoint pp;
   pp.attainable_flops = roofline_attainable_flops(p.intensity, peak_flops, bw_bytes_per_s);
+  pp.peak_fraction = pp.attainable_flops / peak_flops;
   pp.memory_bound = is_memory_bound(p.intensity, peak_flops, bw_bytes_per_s);
   pp.step_seconds = p.flops > 0 ? p.flops / pp.attainable_flops : 0;
   return pp;

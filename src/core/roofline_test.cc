@@ -1,4 +1,5 @@
-// The roofline analysis and `modelcalc roofline`. Every expected number is
+// The roofline analysis (`modelcalc roofline` is tested in src/cli/cmd_roofline_test.cc).
+// Every expected number is
 // derived by hand in the comments.
 #include "modelcalc/roofline.h"
 
@@ -9,7 +10,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "test_util.h"
 
 namespace modelcalc {
 namespace {
@@ -31,7 +31,6 @@ ModelSpec tiny() {
   m.n_vocab = 1000;
   return m;
 }
-const std::vector<std::string> kTinyFlags = {"-L", "2", "-d", "64", "--heads", "4", "--ffn", "256", "--vocab", "1000"};
 
 GpuSpec gpu(const char* name) { return find_gpu(name).value(); }
 
@@ -101,6 +100,8 @@ TEST(Roofline, TinyModelPointsByHand) {
   EXPECT_TRUE(g.placed[0].fits);
   EXPECT_FALSE(g.placed[2].memory_bound);
   EXPECT_EQ(g.placed[2].attainable_flops, 989.4e12);
+  EXPECT_EQ(g.placed[2].peak_fraction, 1.0);  // at the peak
+  EXPECT_NEAR(g.placed[0].peak_fraction, 3.35e12 * 409600.0 / 468992.0 / 989.4e12, 1e-15);  // 2.926e12 / 989.4e12 = 0.296 %
 }
 
 TEST(Roofline, DecodeIntensityGrowsWithBatchUntilKvDominates) {
@@ -142,124 +143,6 @@ TEST(Roofline, BadOptionsAreErrors) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message().rfind("math_dtype: ", 0), 0u);
   EXPECT_NE(r.status().message().find("bf16, int8"), std::string::npos);
-}
-
-// ---------------------------------------------------------------- CLI
-
-TEST(RooflineCli, LabQuestionA100AtIntensityOne) {
-  // `a100` is the A100 80GB SXM: 312 TFLOP/s bf16, 2.039 TB/s.
-  // ridge = 312 / 2.039 = 153.016 FLOP/byte; at I = 1: min(312e12, 2.039e12 · 1) = 2.039e12, memory-bound.
-  auto r = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  EXPECT_NEAR(j["ridge"].get<double>(), 312.0 / 2.039, 1e-9);
-  EXPECT_EQ(j["attainable_flops"].get<double>(), 2.039e12);
-  EXPECT_TRUE(j["memory_bound"].get<bool>());
-  // At I = 500 > 153: compute-bound at the 312 TFLOP/s peak.
-  r = run_args({"roofline", "--gpu", "a100", "--intensity", "500", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.json()["attainable_flops"].get<double>(), 312e12);
-  EXPECT_FALSE(r.json()["memory_bound"].get<bool>());
-}
-
-TEST(RooflineCli, TextAndExplainSayTheSame) {
-  auto text = run_args({"roofline", "--gpu", "a100", "--intensity", "1"});
-  ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("2.039 TFLOP/s"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("memory"), std::string::npos);
-  EXPECT_NE(text.out.find("ridge 153"), std::string::npos);
-  auto ex = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--explain"});
-  ASSERT_EQ(ex.status, 0) << ex.err;
-  EXPECT_NE(ex.out.find("min(peak, bw × I)"), std::string::npos) << ex.out;
-  EXPECT_NE(ex.out.find("min(312 TFLOP/s, 2.039 TB/s × 1)"), std::string::npos) << ex.out;
-  EXPECT_NE(ex.out.find("= 2.039 TFLOP/s"), std::string::npos);
-}
-
-TEST(RooflineCli, SeveralGpusNestTheirKeys) {
-  // MI300X: 1307.4 / 5.3 = 246.68; H100: 989.4 / 3.35 = 295.34.
-  auto r = run_args({"roofline", "--gpu", "h100,mi300x", "--intensity", "1", "--json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  EXPECT_NEAR(j["gpus"]["h100-sxm"]["ridge"].get<double>(), 989.4 / 3.35, 1e-9);
-  EXPECT_NEAR(j["gpus"]["mi300x"]["ridge"].get<double>(), 1307.4 / 5.3, 1e-9);
-  EXPECT_EQ(j["gpus"]["mi300x"]["attainable_flops"].get<double>(), 5.3e12);
-  EXPECT_FALSE(j.contains("ridge"));
-}
-
-TEST(RooflineCli, ModelPointsInJson) {
-  std::vector<std::string> args = {"roofline", "--gpu", "h100", "--batch", "2", "--seq", "16", "--json"};
-  args.insert(args.end(), kTinyFlags.begin(), kTinyFlags.end());
-  auto r = run_args(args);
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  // Same hand numbers as TinyModelPointsByHand.
-  EXPECT_EQ(j["points"]["decode_b2"]["flops"].get<double>(), 409600.0);
-  EXPECT_EQ(j["points"]["decode_b2"]["bytes"].get<double>(), 468992.0);
-  EXPECT_TRUE(j["points"]["decode_b2"]["memory_bound"].get<bool>());
-  EXPECT_EQ(j["points"]["prefill"]["flops"].get<double>(), 3276800.0);
-  EXPECT_EQ(j["points"]["gemm"]["attainable_flops"].get<double>(), 989.4e12);
-  EXPECT_NEAR(j["roofs"]["fp8"]["ridge"].get<double>(), 1978.9 / 3.35, 1e-9);
-}
-
-TEST(RooflineCli, BadInputIsOneLineAndExitTwo) {
-  struct Case {
-    std::vector<std::string> args;
-    const char* flag;
-  };
-  std::vector<std::string> model = kTinyFlags;
-  auto with_model = [&](std::vector<std::string> a) {
-    a.insert(a.end(), model.begin(), model.end());
-    return a;
-  };
-  const Case cases[] = {
-      {{"roofline", "--intensity", "1"}, "--gpu"},
-      {{"roofline", "--gpu", "a100"}, "--intensity"},
-      {{"roofline", "--gpu", "a100", "--intensity", "0"}, "--intensity"},
-      {{"roofline", "--gpu", "a100", "--intensity", "-3"}, "--intensity"},
-      {{"roofline", "--gpu", "a100", "--intensity", "1", "--dtype", "fp8"}, "--dtype"},
-      {{"roofline", "--gpu", "h100", "--intensity", "1", "--dtype", "int4"}, "--dtype"},
-      {{"roofline", "--gpu", "a10g", "--intensity", "1"}, "--gpu"},  // no tensor peaks catalogued: the GPU is at fault
-      {{"roofline", "--gpu", "h100,", "--intensity", "1"}, "--gpu"},
-      {{"roofline", "--gpu", "h100,h100-sxm", "--intensity", "1"}, "--gpu"},
-      {{"roofline", "--gpu", "h100,nosuchgpu", "--intensity", "1"}, "--gpu"},
-      {{"roofline", "--gpu", "h100,mi300x", "--bandwidth", "1TB/s", "--intensity", "1"}, "--bandwidth"},
-      {{"roofline", "--gpu", "a100", "--intensity", "1", "--batch", "8"}, "--batch"},
-      {with_model({"roofline", "--gpu", "a100", "--batch", ""}), "--batch"},
-      {with_model({"roofline", "--gpu", "a100", "--batch", "1,,8"}), "--batch"},
-      {with_model({"roofline", "--gpu", "a100", "--batch", "0"}), "--batch"},
-      {with_model({"roofline", "--gpu", "a100", "--seq", "0"}), "--seq"},
-      {with_model({"roofline", "--gpu", "a100", "--plot", "/nonexistent-dir/x/roofline.svg"}), "--plot"},
-      {with_model({"roofline", "--gpu", "a100", "--plot", "/tmp"}), "--plot"},
-  };
-  for (const Case& c : cases) {
-    auto r = run_args(c.args);
-    std::string joined;
-    for (const auto& a : c.args) joined += a + " ";
-    EXPECT_EQ(r.status, 2) << joined;
-    EXPECT_EQ(line_count(r.err), 1) << joined << r.err;
-    EXPECT_NE(r.err.find(c.flag), std::string::npos) << joined << r.err;
-    EXPECT_EQ(r.out, "") << joined;
-  }
-}
-
-TEST(RooflineCli, PlotIsWrittenOnlyOnSuccess) {
-  const auto dir = std::filesystem::temp_directory_path() / "modelcalc_roofline_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "r.svg").string();
-  std::filesystem::remove(path);
-  // A failing run (fp8 on an A100) writes nothing.
-  auto bad = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--dtype", "fp8", "--plot", path});
-  EXPECT_EQ(bad.status, 2);
-  EXPECT_FALSE(std::filesystem::exists(path));
-  auto ok = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--plot", path});
-  ASSERT_EQ(ok.status, 0) << ok.err;
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  EXPECT_EQ(ss.str().rfind("<?xml", 0), 0u);
-  EXPECT_NE(ss.str().find("</svg>"), std::string::npos);
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -69,6 +69,12 @@ std::vector<std::string> closest_names(std::string_view typed, std::span<const s
     if (!t.empty() && (n.rfind(t, 0) == 0 || t.rfind(n, 0) == 0)) {
       score = 0;  // one is a prefix of the other
     } else {
+      // The edit distance is at least the difference in length, so a name that
+      // far off cannot pass the test below: skip the O(|t|·|n|) table. This
+      // keeps a hostile 100 KB value from costing seconds per candidate.
+      const size_t longer = std::max(t.size(), n.size());
+      const size_t gap = longer - std::min(t.size(), n.size());
+      if (gap * 3 > longer) continue;
       score = edit_distance(t, n);
       // Too far to be a typo: more than a third of the longer name differs.
       if (score * 3 > std::max(t.size(), n.size())) continue;

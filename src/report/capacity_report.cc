@@ -12,7 +12,7 @@ namespace modelcalc {
 
 namespace {
 
-std::string factor_text(double f) { return std::isinf(f) ? "from 0" : "×" + fmt_sig(f, 3); }
+std::string factor_text(double f) { return std::isinf(f) ? "from 0" : format_quantity(f, Unit::kFactor); }
 
 // ---------------------------------------------------------------- kv-budget
 
@@ -75,11 +75,11 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
     s.lines.push_back(given("budget_bytes", "KV budget (--budget)", r.budget_bytes, Unit::kBytes, "(given)"));
     return s;
   }
-  s.lines.push_back(computed("usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, fx::kUsable,
-                             {term("capacity", fmt_gb(gpu->capacity_bytes)), term("gpus", o.gpus),
-                              term("reserve", o.reserve)},
-                             fmt::format("(--reserve {} kept back: CUDA context, NCCL buffers, fragmentation)",
-                                         fmt_sig(o.reserve, 3))));
+  s.lines.push_back(computed(
+      "usable_bytes", "Usable", r.usable_bytes, Unit::kBytes, fx::kUsable,
+      {term("capacity", format_quantity(gpu->capacity_bytes, Unit::kBytes)), term("gpus", o.gpus),
+       term("reserve", o.reserve)},
+      fmt::format("(--reserve {} kept back: CUDA context, NCCL buffers, fragmentation)", fmt_sig(o.reserve, 3))));
   s.lines.push_back(computed("weight_bytes", fmt::format("Weights ({})", dtype_name(o.weight_dtype)), r.weight_bytes,
                              Unit::kBytes, fx::kWeightBytes,
                              {term("N", r.n_params),
@@ -94,8 +94,9 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
                                "(peak of one 2,048-token prefill chunk: FFN intermediate + logits, 16-bit)"));
   }
   s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, fx::kBudget,
-                             {term("usable", fmt_gb(dbl(r.usable_bytes))), term("W", fmt_gb(dbl(r.weight_bytes))),
-                              term("A", fmt_gb(dbl(r.workspace_bytes)))}));
+                             {term("usable", format_quantity(dbl(r.usable_bytes), Unit::kBytes)),
+                              term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes)),
+                              term("A", format_quantity(dbl(r.workspace_bytes), Unit::kBytes))}));
   if (r.budget_bytes <= 0) {
     s.notes.push_back("The weights and the allowance do not fit: no sequence fits. Shard (more GPUs) or quantize.");
   }
@@ -301,8 +302,8 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                                   fx::kStates, {term("N", r.params), term("bytes_per_param", b.total())},
                                   r.states_unsplit > gpu.capacity_bytes
                                       ? fmt::format("(> {}: sharding is needed before any activation)",
-                                                    fmt_gb(gpu.capacity_bytes))
-                                      : fmt::format("(≤ {})", fmt_gb(gpu.capacity_bytes))));
+                                                    format_quantity(gpu.capacity_bytes, Unit::kBytes))
+                                      : fmt::format("(≤ {})", format_quantity(gpu.capacity_bytes, Unit::kBytes))));
   const ZeroDivisors z = zero_divisors(o.zero, o.dp);
   auto part = [&](const char* key, const char* label, double v, int64_t bpp, int64_t shards, const char* what) {
     states.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kShard,
@@ -331,8 +332,8 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
     act.lines.push_back(given("in_flight_micro_batches", "Micro-batches in flight", r.in_flight, Unit::kNone,
                               "(1F1B: the first stage holds pp micro-batches)"));
     act.lines.push_back(computed("activations", "Activations", r.activations, Unit::kBytes, fx::kActTotal,
-                                 {term("per_layer", fmt_gb(r.activations_per_layer)), term("layers", r.layers_per_stage),
-                                  term("in_flight", r.in_flight)}));
+                                 {term("per_layer", format_quantity(r.activations_per_layer, Unit::kBytes)),
+                                  term("layers", r.layers_per_stage), term("in_flight", r.in_flight)}));
     act.notes.push_back("Eq. 1 (s b h (34 + 5as/h)) is per layer in bytes for 16-bit activations of the paper's "
                         "GPT layer: MHA, a 4h GeLU MLP, dropout. 5as/h is the s² attention scores; selective "
                         "recomputation and FlashAttention drop it. Gated FFNs, GQA and dropout-free models differ by "
@@ -348,9 +349,11 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
   rep.sections.push_back(std::move(act));
 
   Section v{"3. Verdict", {}, {}};
-  v.lines.push_back(computed("total", "Total per GPU", r.total, Unit::kBytes, fx::kTrainTotal,
-                             {term("W", fmt_gb(r.weights)), term("G", fmt_gb(r.gradients)), term("O", fmt_gb(r.optimizer)),
-                              term("A", fmt_gb(r.activations))}));
+  v.lines.push_back(computed(
+      "total", "Total per GPU", r.total, Unit::kBytes, fx::kTrainTotal,
+      {term("W", format_quantity(r.weights, Unit::kBytes)), term("G", format_quantity(r.gradients, Unit::kBytes)),
+       term("O", format_quantity(r.optimizer, Unit::kBytes)),
+       term("A", format_quantity(r.activations, Unit::kBytes))}));
   v.lines.push_back(given("capacity", "Capacity of " + gpu.name, r.capacity, Unit::kBytes));
   v.lines.push_back(given("fits", "Fits", r.fits, Unit::kNone));
   v.lines.push_back(given("smallest_zero_stage",
@@ -363,7 +366,9 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
     const double sharded = r.min_dp_sharded[static_cast<size_t>(stage)];
     Line l = computed(fmt::format("min_dp.zero{}", stage), fmt::format("ZeRO-{} fits from dp", stage),
                       dp > 0 ? Value(dp) : Value(std::string("never")), Unit::kNone, fx::kMinDp,
-                      {term("sharded", fmt_gb(sharded)), term("capacity", fmt_gb(r.capacity)), term("fixed", fmt_gb(fixed))},
+                      {term("sharded", format_quantity(sharded, Unit::kBytes)),
+                       term("capacity", format_quantity(r.capacity, Unit::kBytes)),
+                       term("fixed", format_quantity(fixed, Unit::kBytes))},
                       dp == 0 ? "(what stays whole on each GPU already exceeds it)" : "");
     if (stage == 0) {
       l.formula = nullptr;

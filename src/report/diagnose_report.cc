@@ -63,13 +63,13 @@ struct EvidenceRow {
 
 #define MC_NUM(field) [](const DiagnosisNumbers& n) -> std::optional<double> { return n.field; }
 
-std::string bytes_or_unknown(const std::optional<double>& b) { return b ? fmt_gb(*b) : "?"; }
+std::string bytes_or_unknown(const std::optional<double>& b) { return b ? format_quantity(*b, Unit::kBytes) : "?"; }
 std::string sec_or_unknown(const std::optional<double>& s) { return s ? format_quantity(*s, Unit::kSeconds) : "?"; }
 std::string frac_or_unknown(const std::optional<double>& f) { return f ? format_value(*f, Unit::kFraction) : "?"; }
 std::string bpp(const DiagnosisNumbers& n, double fallback) {
   return fmt_sig(n.bytes_per_param.value_or(fallback), 3) + " B";
 }
-std::string us(double v) { return fmt_sig(v, 4) + " µs"; }
+std::string us(double v) { return format_brief(v * 1e-6, Unit::kSeconds); }
 Term share(const Ctx& c, const char* kind) {
   const auto it = c.e.profile.kernel_time_fraction.find(kind);
   return term(kind, it == c.e.profile.kernel_time_fraction.end() ? "0" : format_value(it->second, Unit::kFraction));
@@ -89,7 +89,10 @@ bool is_swa(const Ctx& c) { return !is_mla(c) && c.e.model.spec && c.e.model.spe
 
 const EvidenceRow kEvidenceRows[] = {
     {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("N", c.N), term("b", bpp(c.n, 0))}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("N", c.N), term("b", bpp(c.n, 0))};
+     },
+     nullptr},
     // MLA caches one latent (+ RoPE key) per token and layer, not per-head K and V.
     {"kv_bytes_per_sequence", "KV cache per sequence (MLA latent)", MC_NUM(kv_bytes_per_seq), Unit::kBytes,
      &fx::kDxKvPerSeqMla, is_mla,
@@ -121,7 +124,10 @@ const EvidenceRow kEvidenceRows[] = {
      nullptr},
     // Decode.
     {"step_bytes", "Bytes read per decode step", MC_NUM(step_bytes), Unit::kBytes, &fx::kStepBytes, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", c.KV)}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", c.KV)};
+     },
+     nullptr},
     {"bandwidth_ceiling_per_sequence", "Ceiling per sequence (modeled deployment)", MC_NUM(bw_ceiling_per_seq),
      Unit::kTokensPerS, &fx::kDepTpsSeq, [](const Ctx& c) { return c.modeled; },
      [](const Ctx& c) { return std::vector<Term>{term("t_step", c.n.ideal_step_time_s.value_or(0))}; }, nullptr},
@@ -131,17 +137,24 @@ const EvidenceRow kEvidenceRows[] = {
        return std::vector<Term>{term("B", c.n.batch), term("dp", 1.0), term("t_step", c.n.ideal_step_time_s.value_or(0))};
      },
      nullptr},
-    {"bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", MC_NUM(bw_ceiling_per_seq),
-     Unit::kTokensPerS, &fx::kDxTpsPerSeq, [](const Ctx& c) { return !c.modeled; },
-     [](const Ctx& c) { return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)}; },
+    {"bandwidth_ceiling_per_sequence", "Bandwidth ceiling per sequence", MC_NUM(bw_ceiling_per_seq), Unit::kTokensPerS,
+     &fx::kDxTpsPerSeq, [](const Ctx& c) { return !c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)};
+     },
      nullptr},
     {"bandwidth_ceiling_aggregate", "Bandwidth ceiling, aggregate", MC_NUM(bw_ceiling_aggregate), Unit::kTokensPerS,
      &fx::kTpsAggregate, [](const Ctx& c) { return !c.modeled && c.n.batch > 1; },
-     [](const Ctx& c) { return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)}; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("bw", c.bw), term("W", c.W), term("B", c.B), term("KV", c.KV)};
+     },
      nullptr},
     {"compute_ceiling_aggregate", "Compute ceiling, aggregate", MC_NUM(compute_ceiling_aggregate), Unit::kTokensPerS,
      &fx::kDxComputeCeiling, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("N", c.N)}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("peak", c.peak), term("N", c.N)};
+     },
+     nullptr},
     {"step_intensity", "Decode step intensity", MC_NUM(step_intensity), Unit::kFlopPerByte, &fx::kIntensity,
      [](const Ctx& c) { return c.modeled; },
      [](const Ctx& c) {
@@ -162,7 +175,10 @@ const EvidenceRow kEvidenceRows[] = {
      }},
     {"ridge", "Machine ridge point", MC_NUM(ridge), Unit::kFlopPerByte, &fx::kRidge,
      [](const Ctx& c) { return c.n.ridge > 0 && (c.n.step_intensity || c.d.phase != Phase::kDecode); },
-     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("bw", c.bw)}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("peak", c.peak), term("bw", c.bw)};
+     },
+     nullptr},
     {"fraction_of_ceiling", "Measured ÷ ceiling", MC_NUM(fraction_of_ceiling), Unit::kFraction, &fx::kDxFraction,
      [](const Ctx& c) { return c.d.phase == Phase::kDecode && c.n.measured_aggregate && c.n.ceiling_aggregate; },
      [](const Ctx& c) {
@@ -202,10 +218,16 @@ const EvidenceRow kEvidenceRows[] = {
      nullptr},
     // Prefill.
     {"prefill_linear_flops", "Prefill linear FLOPs", MC_NUM(prefill_linear_flops), Unit::kFlop, &fx::kPrefillLinear,
-     nullptr, [](const Ctx& c) { return std::vector<Term>{term("N_blocks", c.N), term("T", c.T)}; }, nullptr},
+     nullptr,
+     [](const Ctx& c) {
+       return std::vector<Term>{term("N_blocks", c.N), term("T", c.T)};
+     },
+     nullptr},
     {"prefill_attention_flops", "Prefill attention FLOPs", MC_NUM(prefill_attention_flops), Unit::kFlop,
      &fx::kPrefillAttention, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("T", c.T), term("d_attn", c.n.d_attn), term("L", c.n.layers)}; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("T", c.T), term("d_attn", c.n.d_attn), term("L", c.n.layers)};
+     },
      nullptr},
     {"prefill_flops", "Prefill FLOPs", MC_NUM(prefill_flops), Unit::kFlop, &fx::kPrefillTotal,
      [](const Ctx& c) { return c.n.prefill_linear_flops && c.n.prefill_attention_flops; },
@@ -220,8 +242,8 @@ const EvidenceRow kEvidenceRows[] = {
                                 term("peak", c.peak)};
      },
      nullptr},
-    {"fraction_of_ceiling", "Floor ÷ measured TTFT", MC_NUM(fraction_of_ceiling), Unit::kFraction,
-     &fx::kDxTtftFraction, [](const Ctx& c) { return c.d.phase == Phase::kPrefill; },
+    {"fraction_of_ceiling", "Floor ÷ measured TTFT", MC_NUM(fraction_of_ceiling), Unit::kFraction, &fx::kDxTtftFraction,
+     [](const Ctx& c) { return c.d.phase == Phase::kPrefill; },
      [](const Ctx& c) {
        return std::vector<Term>{term("TTFT_floor", sec_or_unknown(c.n.ttft_floor_s)),
                                 term("TTFT", sec_or_unknown(c.e.measured.ttft_s))};
@@ -229,7 +251,9 @@ const EvidenceRow kEvidenceRows[] = {
      nullptr},
     {"score_matrix_bytes", "Attention score matrix, one layer", MC_NUM(score_matrix_bytes), Unit::kBytes,
      &fx::kDxScoreBytes, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("h", c.n.heads), term("T", c.T), term("b", "2 B")}; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("h", c.n.heads), term("T", c.T), term("b", "2 B")};
+     },
      [](const Ctx&) -> std::string { return "(what an unfused kernel materializes)"; }},
     {"transient_over_scores", "Peak transient ÷ score matrix", MC_NUM(transient_over_scores), Unit::kFactor,
      &fx::kDxTransientRatio, nullptr,
@@ -238,8 +262,8 @@ const EvidenceRow kEvidenceRows[] = {
                                 term("S", bytes_or_unknown(c.n.score_matrix_bytes))};
      },
      nullptr},
-    {"score_traffic_s", "HBM time to stream the scores", MC_NUM(score_traffic_s), Unit::kSeconds,
-     &fx::kDxScoreTraffic, nullptr,
+    {"score_traffic_s", "HBM time to stream the scores", MC_NUM(score_traffic_s), Unit::kSeconds, &fx::kDxScoreTraffic,
+     nullptr,
      [](const Ctx& c) {
        return std::vector<Term>{term("S", bytes_or_unknown(c.n.score_matrix_bytes)), term("L", c.n.layers),
                                 term("bw", c.bw)};
@@ -255,8 +279,8 @@ const EvidenceRow kEvidenceRows[] = {
            term("TTFT", sec_or_unknown(c.e.measured.ttft_s))};
      },
      nullptr},
-    {"attention_floor_s", "Attention FLOPs at peak", MC_NUM(attention_floor_s), Unit::kSeconds,
-     &fx::kDxAttentionFloor, nullptr,
+    {"attention_floor_s", "Attention FLOPs at peak", MC_NUM(attention_floor_s), Unit::kSeconds, &fx::kDxAttentionFloor,
+     nullptr,
      [](const Ctx& c) {
        return std::vector<Term>{
            term("F_attn", c.n.prefill_attention_flops ? fmt_sig(*c.n.prefill_attention_flops, 4) : "?"),
@@ -276,10 +300,13 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        return std::vector<Term>{term("W", c.W), term("transient", bytes_or_unknown(c.e.profile.peak_transient_bytes))};
      },
-     [](const Ctx& c) -> std::string { return c.n.capacity > 0 ? "(of " + fmt_gb(c.n.capacity) + ")" : ""; }},
+     [](const Ctx& c) -> std::string {
+       return c.n.capacity > 0 ? "(of " + format_quantity(c.n.capacity, Unit::kBytes) + ")" : "";
+     }},
     {"itl_floor_s", "ITL floor", MC_NUM(itl_floor_s), Unit::kSeconds, &fx::kDxItlFloor, nullptr,
      [](const Ctx& c) {
-       return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", fmt_gb(c.n.kv_bytes_per_seq.value_or(0))),
+       return std::vector<Term>{term("W", c.W), term("B", c.B),
+                                term("KV", format_quantity(c.n.kv_bytes_per_seq.value_or(0), Unit::kBytes)),
                                 term("bw", c.bw)};
      },
      nullptr},
@@ -291,10 +318,16 @@ const EvidenceRow kEvidenceRows[] = {
      nullptr},
     // Training.
     {"tokens_per_step", "Tokens per step", MC_NUM(tokens_per_step), Unit::kTokens, &fx::kDxTokensPerStep, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("B", c.B), term("T", c.n.context)}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("B", c.B), term("T", c.n.context)};
+     },
+     nullptr},
     {"train_ceiling_tokens_per_s", "Training ceiling", MC_NUM(train_ceiling_tps), Unit::kTokensPerS,
      &fx::kDxTrainCeiling, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("peak", c.peak), term("N", c.N)}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{term("peak", c.peak), term("N", c.N)};
+     },
+     nullptr},
     {"fraction_of_ceiling", "Measured ÷ ceiling", MC_NUM(fraction_of_ceiling), Unit::kFraction, &fx::kDxFraction,
      [](const Ctx& c) { return c.d.phase == Phase::kTraining && c.e.measured.tokens_per_s_aggregate.has_value(); },
      [](const Ctx& c) {
@@ -370,7 +403,10 @@ const EvidenceRow kEvidenceRows[] = {
     // Kernel mix.
     {"compute_kernel_share", "GEMM + attention share of kernel time", MC_NUM(compute_kernel_share), Unit::kFraction,
      &fx::kDxComputeShare, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{share(c, "gemm"), share(c, "attention")}; }, nullptr},
+     [](const Ctx& c) {
+       return std::vector<Term>{share(c, "gemm"), share(c, "attention")};
+     },
+     nullptr},
     {"in_kernel_flop_rate", "FLOP rate while those kernels run (≥)", MC_NUM(in_kernel_flop_rate), Unit::kFraction,
      &fx::kDxInKernel, nullptr,
      [](const Ctx& c) {
@@ -385,9 +421,9 @@ const EvidenceRow kEvidenceRows[] = {
                                 share(c, "copy")};
      },
      nullptr},
-    {"amdahl_memory_bound", "Speedup if that work vanished", MC_NUM(amdahl_memory_bound), Unit::kFactor,
-     &fx::kDxAmdahl, nullptr,
-     [](const Ctx& c) { return std::vector<Term>{term("s", frac_or_unknown(c.n.memory_bound_share))}; }, nullptr},
+    {"amdahl_memory_bound", "Speedup if that work vanished", MC_NUM(amdahl_memory_bound), Unit::kFactor, &fx::kDxAmdahl,
+     nullptr, [](const Ctx& c) { return std::vector<Term>{term("s", frac_or_unknown(c.n.memory_bound_share))}; },
+     nullptr},
 };
 
 #undef MC_NUM
@@ -403,8 +439,8 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
               flops(n.peak_flops),
               n.params ? fmt_si(*n.params, "", 4) : "?",
               fmt_fixed(n.batch, 0),
-              n.weight_bytes ? fmt_gb(*n.weight_bytes) : "?",
-              fmt_gb(n.kv_bytes_per_seq.value_or(0)),
+              n.weight_bytes ? format_quantity(*n.weight_bytes, Unit::kBytes) : "?",
+              format_quantity(n.kv_bytes_per_seq.value_or(0), Unit::kBytes),
               n.prefill_tokens ? fmt_fixed(*n.prefill_tokens, 0) : "?",
               p.kernels_per_step ? group_digits(*p.kernels_per_step) : "?"};
   for (const EvidenceRow& row : kEvidenceRows) {
@@ -434,8 +470,8 @@ std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, con
   if (d.n.context > 0) setup += fmt::format(", context {}", fmt_fixed(d.n.context, 0));
   if (gpu.bandwidth_bytes_per_s > 0) {
     setup += fmt::format(", on {}{} ({}, {}, {})", e.gpus.value_or(1) > 1 ? std::to_string(*e.gpus) + " × " : "",
-                         gpu.name, format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), fmt_gb(gpu.capacity_bytes),
-                         flops(gpu.peak_bf16_flops));
+                         gpu.name, format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
+                         format_quantity(gpu.capacity_bytes, Unit::kBytes), flops(gpu.peak_bf16_flops));
   } else {
     setup += ", no GPU given";
   }

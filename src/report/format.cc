@@ -97,6 +97,4 @@ std::string fmt_si(double v, const std::string& unit, int sig) {
   return fmt_sig(v, sig) + " " + unit;
 }
 
-std::string fmt_gb(double bytes) { return fmt_si(bytes, "B"); }
-
 }  // namespace modelcalc

@@ -17,10 +17,6 @@ std::string fmt_fixed(double v, int decimals);
 // Decimal-prefixed value: 39019610112 B -> "39.02 GB", 3.35e12 B/s -> "3.35 TB/s".
 std::string fmt_si(double v, const std::string& unit, int sig = 4);
 
-// Bytes on report.h's kBytes rule (4 significant digits, SI prefix):
-// 39019610112 -> "39.02 GB", 2.548e8 -> "254.8 MB". Same text as
-// format_quantity(bytes, Unit::kBytes); kept for files below report.h.
-std::string fmt_gb(double bytes);
 // An exact count as a double, for formulas that take reals.
 inline double dbl(int64_t v) { return static_cast<double>(v); }
 

@@ -104,11 +104,12 @@ std::string roofline_html(const ModelSpec& m, const RooflineOptions& o, const Ro
     const bool resident = p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill;
     h += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{} %</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"{}\">{}</td><td>{}</td></tr>\n",
         esc(point_label(p)), esc(format_value(p.flops, Unit::kFlop)), esc(format_value(p.bytes, Unit::kBytes)),
         esc(format_value(p.intensity, Unit::kFlopPerByte)), esc(format_value(pp.attainable_flops, Unit::kFlopPerS)),
-        esc(fmt_sig(100 * pp.attainable_flops / g.math.peak_flops, 3)), pp.memory_bound ? "memory" : "compute",
-        pp.memory_bound ? "memory bandwidth" : "compute", resident ? (pp.fits ? "yes" : "no") : "");
+        esc(format_quantity(pp.peak_fraction, Unit::kFraction)),
+        pp.memory_bound ? "memory" : "compute", pp.memory_bound ? "memory bandwidth" : "compute",
+        resident ? (pp.fits ? "yes" : "no") : "");
   }
   h += "</tbody>\n</table>\n<ul class=\"notes\">\n";
   h += "<li>" +

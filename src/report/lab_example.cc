@@ -21,8 +21,6 @@ constexpr int64_t kBatch = LabExample::kBatch;
 constexpr double kUsdPerGpuHour = LabExample::kUsdPerGpuHour;
 constexpr double kTrainMfu = LabExample::kTrainMfu;
 
-std::string bn(double n) { return fmt_sig(n / 1e9, 4) + "B"; }
-
 using Deployment = LabExampleModel;
 
 Section flops_section(const Deployment& big, const Deployment& small, const GpuSpec& h100) {
@@ -32,11 +30,12 @@ Section flops_section(const Deployment& big, const Deployment& small, const GpuS
     const LabExampleFlops& f = d->flops;
     const std::string k = d->key;
     s.lines.push_back(computed("flops." + k + ".forward_per_token", k + ": forward per token", f.forward_per_token,
-                               Unit::kFlop, fx::kForwardLab, {term("N", bn(n))}));
+                               Unit::kFlop, fx::kForwardLab, {term("N", format_brief(n, Unit::kParams))}));
     s.lines.push_back(computed("chinchilla." + k + ".tokens", k + ": Chinchilla-optimal tokens", f.chinchilla_tokens,
-                               Unit::kTokens, fx::kChinchillaTokens, {term("N", bn(n))}));
+                               Unit::kTokens, fx::kChinchillaTokens, {term("N", format_brief(n, Unit::kParams))}));
     s.lines.push_back(computed("flops." + k + ".train", k + ": training FLOPs at that D", f.train_flops, Unit::kFlop,
-                               fx::kTrain, {term("N", bn(n)), term("D", fmt_sig(f.chinchilla_tokens))}));
+                               fx::kTrain,
+                               {term("N", format_brief(n, Unit::kParams)), term("D", fmt_sig(f.chinchilla_tokens))}));
     s.lines.push_back(computed("flops." + k + ".train_gpu_hours", k + ": H100-hours at MFU 0.4", f.train_gpu_hours,
                                Unit::kHours, fx::kTrainGpuHours,
                                {term("F", fmt_sig(f.train_flops)),
@@ -88,14 +87,13 @@ Section roofline_section(const LabExampleRoofline& r, const GpuSpec& h100) {
   s.lines.push_back(computed("roofline.decode_intensity", "8b decode step at batch 1", r.intensity, Unit::kFlopPerByte,
                              fx::kIntensity, {term("F", fmt_sig(r.flops)), term("bytes", fmt_sig(r.bytes))},
                              "(2 FLOP per 2-byte weight)"));
-  s.lines.push_back(computed("roofline.ridge", "H100 ridge point", r.ridge, Unit::kFlopPerByte, fx::kRidge,
-                             {term("peak", h100.peak_bf16_flops, Unit::kFlopPerS),
-                              term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s")}));
+  s.lines.push_back(computed(
+      "roofline.ridge", "H100 ridge point", r.ridge, Unit::kFlopPerByte, fx::kRidge,
+      {term("peak", h100.peak_bf16_flops, Unit::kFlopPerS), term("bw", h100.bandwidth_bytes_per_s, Unit::kBytesPerS)}));
   s.lines.push_back(computed("roofline.attainable_flops", "Attainable at that intensity", r.attainable_flops,
                              Unit::kFlopPerS, fx::kAttainable,
                              {term("peak", h100.peak_bf16_flops, Unit::kFlopPerS),
-                              term("bw", fmt_sig(h100.bandwidth_bytes_per_s / 1e12, 4) + " TB/s"),
-                              term("I", r.intensity)}));
+                              term("bw", h100.bandwidth_bytes_per_s, Unit::kBytesPerS), term("I", r.intensity)}));
   s.lines.push_back(given("roofline.memory_bound", "Memory-bound", r.memory_bound, Unit::kNone,
                           "(I < ridge: batch and quantize; buying FLOPs does nothing)"));
   return s;
@@ -111,30 +109,33 @@ Section batching_section(const Deployment& d) {
             {}, {}};
   for (const LabExampleBatch& x : d.batching) {
     const int64_t b = x.batch;
-    s.lines.push_back(computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), x.tokens_per_s,
-                               Unit::kTokensPerS, fx::kTpsAggregate,
-                               {term("B", b), term("bw", bw, Unit::kBytesPerS), term("W", fmt_gb(w)),
-                                term("KV", fmt_gb(kv))},
-                               b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})",
-                                                         fmt_sig(x.over_batch_one, 3), b)));
+    s.lines.push_back(
+        computed(fmt::format("decode.{}.batch_{}", d.key, b), fmt::format("batch {}", b), x.tokens_per_s,
+                 Unit::kTokensPerS, fx::kTpsAggregate,
+                 {term("B", b), term("bw", bw, Unit::kBytesPerS), term("W", format_quantity(w, Unit::kBytes)),
+                  term("KV", format_quantity(kv, Unit::kBytes))},
+                 b == 1 ? "" : fmt::format("(×{} batch 1; linear would be ×{})", fmt_sig(x.over_batch_one, 3), b)));
   }
   s.notes.push_back(fmt::format(
       "One weight read ({}) serves the whole batch, so throughput rises almost linearly while B × KV ({} per "
       "sequence) is small next to it, and bends once the KV read rivals the weights; capacity stops it at {} "
       "sequences.",
-      fmt_gb(w), fmt_gb(kv), r.max_batch_by_capacity));
+      format_quantity(w, Unit::kBytes), format_quantity(kv, Unit::kBytes), r.max_batch_by_capacity));
   return s;
 }
 
 Section cost_section(const Deployment& big, const Deployment& small) {
-  Section s{fmt::format("6. Cost floor at batch {}, ${}/GPU-hour", kBatch, fmt_sig(kUsdPerGpuHour)), {}, {}};
+  Section s{fmt::format("6. Cost floor at batch {}, {}/GPU-hour", kBatch, format_quantity(kUsdPerGpuHour, Unit::kUsd)),
+            {},
+            {}};
   for (const Deployment* d : {&big, &small}) {
-    s.lines.push_back(computed("cost." + d->key + ".usd_per_million_tokens", d->key + " on " + d->deployment.gpu.name, d->deployment.usd_per_million_tokens,
-                               Unit::kUsd, fx::kCostPerMillion,
-                               {term("price", fmt::format("${}", fmt_sig(kUsdPerGpuHour))), term("gpus", d->deployment.gpus),
-                                term("tps", fmt_sig(d->deployment.ceiling.tps))},
-                               d->deployment.ceiling.bandwidth_tps <= d->deployment.ceiling.compute_tps ? "(floor; bandwidth-bound)"
-                                                                                  : "(floor; compute-bound)"));
+    s.lines.push_back(computed("cost." + d->key + ".usd_per_million_tokens", d->key + " on " + d->deployment.gpu.name,
+                               d->deployment.usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
+                               {term("price", format_quantity(kUsdPerGpuHour, Unit::kUsd)),
+                                term("gpus", d->deployment.gpus), term("tps", fmt_sig(d->deployment.ceiling.tps))},
+                               d->deployment.ceiling.bandwidth_tps <= d->deployment.ceiling.compute_tps
+                                   ? "(floor; bandwidth-bound)"
+                                   : "(floor; compute-bound)"));
   }
   s.notes.push_back("Floors: the ceiling is an upper bound on throughput, so these are lower bounds on cost; real "
                     "engines reach 60–80 % of the ceiling.");
@@ -191,9 +192,9 @@ Report build_example_report(const LabExample& ex) {
       "The lab's worked example — two dense GQA models (presets llama-3.1-70b, llama-3.1-8b) in fp16 on {}\n"
       "  70b: L=80 d=8192 h=64 kv_heads=8 d_ff=28672 (gated) V=128256 → N = {} params\n"
       "   8b: L=32 d=4096 h=32 kv_heads=8 d_ff=14336 (gated) V=128256 → N = {} params\n"
-      "  Serving point: T = {} tokens per sequence, batch {}, ${}/GPU-hour",
-      h100->name, group_digits(big->deployment.size.total), group_digits(small->deployment.size.total), group_digits(kSeq), kBatch,
-      fmt_sig(kUsdPerGpuHour));
+      "  Serving point: T = {} tokens per sequence, batch {}, {}/GPU-hour",
+      h100->name, group_digits(big->deployment.size.total), group_digits(small->deployment.size.total),
+      group_digits(kSeq), kBatch, format_quantity(kUsdPerGpuHour, Unit::kUsd));
   rep.sections.push_back(flops_section(*big, *small, *h100));
   rep.sections.push_back(weights_section(*big, *small));
   rep.sections.push_back(kv_section(*big, *small));

@@ -12,18 +12,6 @@ namespace modelcalc {
 
 namespace {
 
-// 7e10 -> "70B", 1.4e12 -> "1.4T": the suffixes the flags accept.
-std::string count(double v) {
-  static constexpr struct {
-    double scale;
-    const char* suffix;
-  } kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
-  for (const auto& s : kSuffixes) {
-    if (std::fabs(v) >= s.scale) return fmt_sig(v / s.scale, 4) + s.suffix;
-  }
-  return fmt_sig(v, 4);
-}
-
 std::string gpus_label(int64_t gpus, const std::string& name) {
   return gpus == 1 ? name : fmt::format("{} × {}", gpus, name);
 }
@@ -32,24 +20,27 @@ std::string gpus_label(int64_t gpus, const std::string& name) {
 
 // ---------------------------------------------------------------- train
 
-Report build_train_report(const TrainQuery& q) {
+Report build_train_report(const TrainQuery& q, const TrainResult& r) {
   Report rep;
-  rep.title = fmt::format("modelcalc train — N = {} parameters, D = {} tokens", count(q.params), count(q.tokens));
-  const double flops = training_flops(q.params, q.tokens);
+  rep.title = fmt::format("modelcalc train — N = {} parameters, D = {} tokens", format_brief(q.params, Unit::kParams),
+                          format_brief(q.tokens, Unit::kTokens));
+  const double flops = r.flops;
   Section c{"Compute", {}, {}};
   c.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
   c.lines.push_back(given("tokens", "Training tokens D", q.tokens, Unit::kTokens));
-  c.lines.push_back(computed("flops", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
-                             {term("N", count(q.params)), term("D", count(q.tokens))},
-                             "(forward 2 + backward 4 per parameter per token)"));
-  c.lines.push_back(computed("tokens_per_param", "Tokens per parameter", q.tokens / q.params, Unit::kNone,
-                             fx::kTokensPerParam, {term("D", count(q.tokens)), term("N", count(q.params))},
-                             "(Chinchilla-optimal ≈ 20)"));
+  c.lines.push_back(
+      computed("flops", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
+               {term("N", format_brief(q.params, Unit::kParams)), term("D", format_brief(q.tokens, Unit::kTokens))},
+               "(forward 2 + backward 4 per parameter per token)"));
+  c.lines.push_back(
+      computed("tokens_per_param", "Tokens per parameter", r.tokens_per_param, Unit::kNone, fx::kTokensPerParam,
+               {term("D", format_brief(q.tokens, Unit::kTokens)), term("N", format_brief(q.params, Unit::kParams))},
+               "(Chinchilla-optimal ≈ 20)"));
   rep.sections.push_back(std::move(c));
-  if (q.gpu) {
-    const double peak = q.gpu->peak_bf16_flops;
-    const double hours = training_gpu_hours(flops, peak, q.mfu);
-    const double days = training_days(hours, dbl(q.gpus));
+  if (q.gpu && r.time) {
+    const double peak = r.time->peak_flops_per_gpu;
+    const double hours = r.time->gpu_hours;
+    const double days = r.time->days;
     Section t{"Time on " + gpus_label(q.gpus, q.gpu->name), {}, {}};
     t.lines.push_back(given("gpu.peak_flops", "Peak per GPU", peak, Unit::kFlopPerS, "(dense bf16)"));
     t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction));
@@ -73,30 +64,25 @@ Report build_train_report(const TrainQuery& q) {
 
 // ---------------------------------------------------------------- chinchilla
 
-Report build_chinchilla_report(const ChinchillaQuery& q) {
+Report build_chinchilla_report(const ChinchillaQuery& q, const ChinchillaResult& r) {
   Report rep;
   Section s{"Compute-optimal allocation (Hoffmann et al. 2022: D ≈ 20·N)", {}, {}};
-  double n = 0, d = 0;
+  const double n = r.params, d = r.tokens;
   if (q.params) {
-    n = *q.params;
-    d = chinchilla_optimal_tokens(n);
-    rep.title = fmt::format("modelcalc chinchilla — N = {} parameters", count(n));
+    rep.title = fmt::format("modelcalc chinchilla — N = {} parameters", format_brief(n, Unit::kParams));
     s.lines.push_back(given("params", "Parameters N", n, Unit::kParams));
     s.lines.push_back(computed("tokens", "Optimal tokens D", d, Unit::kTokens, fx::kChinchillaTokens,
-                               {term("N", count(n))}));
-    s.lines.push_back(computed("compute", "Compute C", training_flops(n, d), Unit::kFlop, fx::kTrain,
-                               {term("N", count(n)), term("D", count(d))}));
+                               {term("N", format_brief(n, Unit::kParams))}));
+    s.lines.push_back(computed("compute", "Compute C", r.compute, Unit::kFlop, fx::kTrain,
+                               {term("N", format_brief(n, Unit::kParams)), term("D", format_brief(d, Unit::kTokens))}));
   } else {
-    const double c = *q.compute;
-    const ChinchillaPoint p = chinchilla_optimal_params(c);
-    n = p.params;
-    d = p.tokens;
+    const double c = r.compute;
     rep.title = fmt::format("modelcalc chinchilla — C = {} FLOP", fmt_sig(c));
     s.lines.push_back(given("compute", "Compute C", c, Unit::kFlop));
     s.lines.push_back(computed("params", "Optimal parameters N", n, Unit::kParams, fx::kChinchillaParams,
                                {term("C", fmt_sig(c))}, "(C = 6·N·D with D = 20·N ⇒ C = 120·N²)"));
     s.lines.push_back(computed("tokens", "Optimal tokens D", d, Unit::kTokens, fx::kChinchillaTokens,
-                               {term("N", count(n))}));
+                               {term("N", format_brief(n, Unit::kParams))}));
   }
   s.notes.push_back("Compute-optimal for training loss at a fixed budget. Models built to be served heavily train "
                     "far past it (Llama 3 8B saw about 15T tokens, ~1,900 per parameter), because a smaller model "
@@ -109,7 +95,7 @@ Report build_chinchilla_report(const ChinchillaQuery& q) {
 
 // ---------------------------------------------------------------- cost
 
-Report build_cost_rate_report(const CostRateQuery& q) {
+Report build_cost_rate_report(const CostRateQuery& q, const CostRateResult& r) {
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} tokens/s on {} GPU{} at {}/GPU-hour", fmt_sig(q.tokens_per_s),
                           q.gpus, q.gpus == 1 ? "" : "s", format_quantity(q.usd_per_gpu_hour, Unit::kUsd));
@@ -118,7 +104,7 @@ Report build_cost_rate_report(const CostRateQuery& q) {
   s.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
   s.lines.push_back(given("tokens_per_s", "Throughput (all GPUs)", q.tokens_per_s, Unit::kTokensPerS));
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens",
-                             cost_per_million_tokens(q.usd_per_gpu_hour, q.tokens_per_s, dbl(q.gpus)), Unit::kUsd,
+                             r.usd_per_million_tokens, Unit::kUsd,
                              fx::kCostPerMillion,
                              {term("price", format_quantity(q.usd_per_gpu_hour, Unit::kUsd)), term("gpus", q.gpus),
                               term("tps", q.tokens_per_s)}));
@@ -152,10 +138,10 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   } else {
     c.lines.push_back(given("bandwidth", "Bandwidth", g.bandwidth_bytes_per_s, Unit::kBytesPerS));
   }
-  c.lines.push_back(computed("ceiling.bandwidth_tokens_per_s", "Bandwidth ceiling", tps_bw, Unit::kTokensPerS,
-                             fx::kTpsAggregate,
-                             {term("B", o.batch), term("bw", g.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", fmt_gb(w)),
-                              term("KV", fmt_gb(dbl(r->kv_per_seq)))}));
+  c.lines.push_back(computed(
+      "ceiling.bandwidth_tokens_per_s", "Bandwidth ceiling", tps_bw, Unit::kTokensPerS, fx::kTpsAggregate,
+      {term("B", o.batch), term("bw", g.bandwidth_bytes_per_s, Unit::kBytesPerS),
+       term("W", format_quantity(w, Unit::kBytes)), term("KV", format_quantity(dbl(r->kv_per_seq), Unit::kBytes))}));
   c.lines.push_back(computed("ceiling.compute_tokens_per_s", "Compute ceiling", tps_compute, Unit::kTokensPerS,
                              fx::kDecodeComputeCeiling,
                              {term("peak", g.peak_bf16_flops, Unit::kFlopPerS), term("F_token", fmt_sig(r->decode_per_token))},
@@ -176,7 +162,8 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   s.notes.push_back(fmt::format(
       "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
       "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
-      o.batch, o.seq, format_quantity(cost / 0.8, Unit::kUsd), format_quantity(cost / 0.6, Unit::kUsd)));
+      o.batch, o.seq, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
+      format_quantity(cc.usd_per_million_tokens_at_60pct, Unit::kUsd)));
   rep.sections.push_back(std::move(s));
 
   rep.ignored = {"Prefill: only decode tokens are priced.",
@@ -186,10 +173,11 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
                           "capacity and peak).");
   }
   if (r->max_batch_by_capacity < o.batch) {
-    rep.warnings.push_back(fmt::format(
-        "Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
-        "assumes a batch that cannot run.",
-        o.batch, o.seq, fmt_gb(dbl(o.batch) * dbl(r->kv_per_seq)), r->max_batch_by_capacity, g.name));
+    rep.warnings.push_back(
+        fmt::format("Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
+                    "assumes a batch that cannot run.",
+                    o.batch, o.seq, format_quantity(dbl(o.batch) * dbl(r->kv_per_seq), Unit::kBytes),
+                    r->max_batch_by_capacity, g.name));
   }
   rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"gpus", gpus},
                                {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};
@@ -198,19 +186,19 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
 
 // ---------------------------------------------------------------- mfu
 
-Report build_mfu_report(const MfuQuery& q) {
+Report build_mfu_report(const MfuQuery& q, const MfuResult& r) {
   const bool train = q.mode == MfuMode::kTraining;
-  const double k = train ? 6.0 : 2.0;
-  const double peak = q.peak_per_gpu * dbl(q.gpus);
-  const double u = mfu(q.tokens_per_s, q.params, peak, q.mode);
+  const double k = r.flops_per_token_factor;
+  const double peak = r.peak_flops;
+  const double u = r.mfu;
   Report rep;
-  rep.title = fmt::format("modelcalc mfu — N = {}, {} tokens/s on {}, {}", count(q.params), fmt_sig(q.tokens_per_s),
-                          gpus_label(q.gpus, q.gpu_name), train ? "training" : "inference");
+  rep.title = fmt::format("modelcalc mfu — N = {}, {} tokens/s on {}, {}", format_brief(q.params, Unit::kParams),
+                          fmt_sig(q.tokens_per_s), gpus_label(q.gpus, q.gpu_name), train ? "training" : "inference");
   Section s{"Model FLOPs utilization", {}, {}};
   s.lines.push_back(given("tokens_per_s", "Achieved throughput", q.tokens_per_s, Unit::kTokensPerS));
   s.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
-  s.lines.push_back(computed("flops_per_token", "FLOPs per token", k * q.params, Unit::kFlop, fx::kFlopsPerToken,
-                             {term("k", k), term("N", count(q.params))},
+  s.lines.push_back(computed("flops_per_token", "FLOPs per token", r.flops_per_token, Unit::kFlop, fx::kFlopsPerToken,
+                             {term("k", k), term("N", format_brief(q.params, Unit::kParams))},
                              train ? "(training: forward 2 + backward 4)" : "(inference: forward only)"));
   if (q.gpus > 1) {
     s.lines.push_back(computed("peak_flops", "Peak (all GPUs)", peak, Unit::kFlopPerS, fx::kGpusTimes,
@@ -219,8 +207,8 @@ Report build_mfu_report(const MfuQuery& q) {
     s.lines.push_back(given("peak_flops", "Peak", peak, Unit::kFlopPerS, "(dense bf16)"));
   }
   s.lines.push_back(computed("mfu", "MFU", u, Unit::kFraction, fx::kMfu,
-                             {term("tps", q.tokens_per_s), term("k", k), term("N", count(q.params)),
-                              term("peak", peak, Unit::kFlopPerS)}));
+                             {term("tps", q.tokens_per_s), term("k", k),
+                              term("N", format_brief(q.params, Unit::kParams)), term("peak", peak, Unit::kFlopPerS)}));
   if (!train) {
     s.notes.push_back("Decode is memory-bound, so a low inference MFU is expected rather than a bug: bandwidth, "
                       "not FLOPs, limits it until the batch is large.");
@@ -228,9 +216,10 @@ Report build_mfu_report(const MfuQuery& q) {
   rep.sections.push_back(std::move(s));
   rep.ignored = {"Attention FLOPs (k·N counts the matmul weights only), so MFU reads slightly low at long context."};
   if (u > 1) {
-    rep.warnings.push_back(fmt::format("An MFU of {} % exceeds the peak: check --tokens-per-s (aggregate over all "
-                                       "GPUs), --params and the GPU.",
-                                       fmt_sig(u * 100, 3)));
+    rep.warnings.push_back(
+        fmt::format("An MFU of {} exceeds the peak: check --tokens-per-s (aggregate over all "
+                    "GPUs), --params and the GPU.",
+                    format_quantity(u, Unit::kFraction)));
   }
   return rep;
 }

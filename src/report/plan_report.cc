@@ -105,12 +105,13 @@ std::string render_plan_text(const PlanView& v) {
   std::string out = fmt::format("Plan: {} — input {} tokens, output {} tokens\n", v.model, group_digits(r.isl),
                                 group_digits(r.osl));
   out += fmt::format("  load: {}\n", load_text(r));
-  out += fmt::format("  targets: TTFT {}, TPOT {}\n", r.ttft_s ? "≤ " + plan_duration(*r.ttft_s) : std::string("none"),
-                     r.tpot_s ? "≤ " + plan_duration(*r.tpot_s) : std::string("none"));
+  out += fmt::format("  targets: TTFT {}, TPOT {}\n",
+                     r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none"),
+                     r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none"));
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
   for (const PlanGpu& g : s.gpus) {
-    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, plan_usd(g.usd_per_hour));
+    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, format_brief(g.usd_per_hour, Unit::kUsd));
   }
   out += fmt::format("  searched {} configurations in {} s over {} (at most {} GPUs)\n", group_digits(res.searched),
                      fmt_sig(res.seconds, 3), kinds, s.max_gpus);
@@ -126,9 +127,10 @@ std::string render_plan_text(const PlanView& v) {
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
                          i + 1, c.gpu, c.gpus, split_text(c.c),
                          fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
-                         plan_duration(c.ttft_s), plan_duration(c.tpot_s), fmt_fixed(c.tokens_per_s_per_user, 1),
-                         fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas, plan_usd(c.usd_per_hour),
-                         plan_usd(c.usd_per_million_output), plan_usd(c.usd_per_million_input));
+                         format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
+                         fmt_fixed(c.tokens_per_s_per_user, 1), fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas,
+                         format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd),
+                         format_brief(c.usd_per_million_input, Unit::kUsd));
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {
@@ -140,8 +142,9 @@ std::string render_plan_text(const PlanView& v) {
     for (const PlanMiss& m : res.misses) {
       const PlanConfig& c = m.config;
       out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
-                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus, plan_duration(c.ttft_s),
-                         plan_duration(c.tpot_s), plan_deciding_text(r, *v.space, c));
+                         dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus,
+                         format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
+                         plan_deciding_text(r, *v.space, c));
       std::string ch;
       for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";

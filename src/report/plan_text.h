@@ -10,11 +10,8 @@
 
 namespace modelcalc {
 
-// plan's durations and prices, in its table and its sentences alike: 3
-// significant digits in s, ms or us ("60.5 ms"); dollars with 0 decimals from
-// $100, 2 from $1, else 3 significant digits ("$0.612"); "inf" when unbounded.
-std::string plan_duration(double seconds);
-std::string plan_usd(double usd);
+// Durations and prices in its table and its sentences alike are
+// format_brief's (report.h): "60.5 ms", "$0.612", "inf" when unbounded.
 
 // "the next batch, 21 ($0.612/1M output tokens), misses TPOT: 60.5 ms > 60 ms".
 // `r` and `s` are the request and space the result was searched under.

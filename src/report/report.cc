@@ -89,6 +89,34 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 
 std::string format_quantity(double v, Unit unit) { return format_double(v, unit); }
 
+std::string format_brief(double v, Unit unit) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  const double a = std::fabs(v);
+  switch (unit) {
+    case Unit::kParams:
+    case Unit::kTokens: {
+      static constexpr struct {
+        double scale;
+        const char* suffix;
+      } kSuffixes[] = {{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}};
+      for (const auto& s : kSuffixes) {
+        if (a >= s.scale) return fmt_sig(v / s.scale, 4) + s.suffix;
+      }
+      return fmt_sig(v, 4);
+    }
+    case Unit::kBytes: return fmt_si(v, "B", 3);
+    case Unit::kTokensPerS: return fmt_fixed(v, a < 100 ? 1 : 0) + " tokens/s";
+    case Unit::kFraction: return fmt_sig(v * 100, 2) + " %";
+    case Unit::kFactor: return fmt_sig(v, 3) + "×";
+    case Unit::kUsd: return "$" + (a >= 100 ? fmt_fixed(v, 0) : a >= 1 ? fmt_fixed(v, 2) : fmt_sig(v, 3));
+    case Unit::kSeconds:
+      if (a >= 1) return fmt_sig(v, 3) + " s";
+      if (a >= 1e-3) return fmt_sig(v * 1e3, 3) + " ms";
+      return fmt_sig(v * 1e6, 3) + " µs";
+    default: return format_double(v, unit);
+  }
+}
+
 std::string format_value(const Value& v, Unit unit) {
   if (const auto* i = std::get_if<int64_t>(&v)) return format_int(*i, unit);
   if (const auto* d = std::get_if<double>(&v)) return format_double(*d, unit);
@@ -106,16 +134,10 @@ Term term(std::string symbol, double v) {
 Term term(std::string symbol, int64_t v) { return {std::move(symbol), group_digits(v), static_cast<double>(v)}; }
 Term term(std::string symbol, std::string text) { return {std::move(symbol), std::move(text), std::nullopt}; }
 Term term(std::string symbol, double v, Unit unit) {
-  switch (unit) {
-    case Unit::kBytes: return {std::move(symbol), fmt_si(v, "B"), v};
-    case Unit::kBytesPerS: return {std::move(symbol), fmt_si(v, "B/s"), v};
-    case Unit::kFlopPerS: return {std::move(symbol), format_double(v, unit), v};
-    case Unit::kParams: return {std::move(symbol), fmt_si(v, "", 4), v};
-    default: break;
-  }
-  Term t = term(std::move(symbol), v);
-  if (unit != Unit::kNone) t.value = format_double(v, unit);
-  return t;
+  // In a formula the count stands bare ("70.55 G", not "70.55 G params").
+  if (unit == Unit::kParams) return {std::move(symbol), fmt_si(v, "", 4), v};
+  if (unit == Unit::kNone) return term(std::move(symbol), v);
+  return {std::move(symbol), format_double(v, unit), v};
 }
 
 std::string substitute(std::string_view expr, const std::vector<Term>& terms) {

@@ -98,16 +98,29 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kHours/kDays 4 significant digits (grouped from 1e4)    "5,109 h"
 //   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
 //   kNone        4 significant digits                       "0.4"
-// Exceptions still printing with their own precision (issue #12, left):
-// diagnose_text.cc (pct 2 digits, tps 0 decimals from 100, gb/secs 3 digits,
-// times "1.28×"), plan_text.h (plan_duration, plan_usd), lab_report.cc's count
-// ("70B", the suffixes the flags accept), lab_example.cc's bn ("70B"),
-// roofline_report.cc's step_time (3 digits, µs), and src/cli/cmd_gpus.cc's
-// table columns (numbers in the header's unit, 5 digits). Unifying them
-// changes the digits of the diagnose prose and its tests; not done yet.
+// A table whose header names the unit prints bare numbers in it (the `gpus`
+// table, plan's and roofline's columns); JSON and sweep files print base
+// units at full precision.
 std::string format_value(const Value& v, Unit unit);
 // format_value for a real number (never the int64 form).
 std::string format_quantity(double v, Unit unit);
+
+// The brief form: a quantity inside a sentence, a title or a table cell
+// (diagnose's findings, plan's clauses, roofline's step times, the lab's
+// titles), where a line's 4 digits would be noise. One rule per unit:
+//   unit          rule                                          example
+//   kParams       4 significant digits, T/B/M/K (as flags take)  "70B"
+//   kTokens       the same                                       "1.4T"
+//   kBytes        3 significant digits, SI prefix                "254 MB"
+//   kTokensPerS   1 decimal below 100, whole from 100            "38.5 tokens/s"
+//   kFraction     2 significant digits as a percentage           "78 %"
+//   kFactor       3 significant digits, then "×"                 "1.28×"
+//   kUsd          whole dollars from $100, cents from $1, else   "$0.612"
+//                 3 significant digits
+//   kSeconds      3 significant digits in s, ms or µs            "60.5 ms"
+//   the others    as format_quantity
+// An infinite value prints "inf" ("inf/1M output tokens").
+std::string format_brief(double v, Unit unit);
 // Builds a Term from a number, formatted compactly for substitution.
 Term term(std::string symbol, double v);
 Term term(std::string symbol, int64_t v);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "format.h"
 
 namespace modelcalc {
@@ -75,6 +77,46 @@ TEST(FormatTest, Numbers) {
   EXPECT_EQ(fmt_sig(-0.00123456), "-0.001235");  // 4 significant: 6 decimals below 1
   EXPECT_EQ(fmt_fixed(1234567.891, 1), "1,234,567.9");
   EXPECT_EQ(fmt_si(39019610112.0, "B"), "39.02 GB");
+}
+
+// The line form: one rule per unit (report.h's table), by hand.
+TEST(FormatTest, LineFormOneRulePerUnit) {
+  EXPECT_EQ(format_quantity(70.55e9, Unit::kParams), "70.55 G params");  // 4 significant digits, SI
+  EXPECT_EQ(format_quantity(39019610112.0, Unit::kBytes), "39.02 GB");   // 3.9019...e10 B
+  EXPECT_EQ(format_quantity(2.548e8, Unit::kBytes), "254.8 MB");
+  EXPECT_EQ(format_quantity(1.401e11, Unit::kFlop), "1.401e11 FLOP");
+  EXPECT_EQ(format_quantity(1307.4e12, Unit::kFlopPerS), "1307.4 TFLOP/s");  // always TFLOP/s, 5 digits
+  EXPECT_EQ(format_quantity(3.35e12, Unit::kBytesPerS), "3.35 TB/s");
+  EXPECT_EQ(format_quantity(203.84, Unit::kTokensPerS), "203.8 tokens/s");
+  EXPECT_EQ(format_quantity(0.785, Unit::kFraction), "78.5 %");
+  EXPECT_EQ(format_quantity(1.9617, Unit::kFactor), "×1.962");
+  EXPECT_EQ(format_quantity(1.125, Unit::kUsd), "$1.125");
+  EXPECT_EQ(format_quantity(0.004906, Unit::kSeconds), "4.906 ms");  // ms below 0.1 s
+  EXPECT_EQ(format_quantity(0.25, Unit::kSeconds), "0.25 s");
+}
+
+// The brief form, in sentences and cells: one rule per unit, by hand.
+TEST(FormatTest, BriefFormOneRulePerUnit) {
+  EXPECT_EQ(format_brief(70e9, Unit::kParams), "70B");     // 7e10 / 1e9, as --params takes it
+  EXPECT_EQ(format_brief(1.4e12, Unit::kTokens), "1.4T");  // 1.4e12 / 1e12
+  EXPECT_EQ(format_brief(8.03e9, Unit::kParams), "8.03B");
+  EXPECT_EQ(format_brief(512, Unit::kTokens), "512");        // below 1K: the number
+  EXPECT_EQ(format_brief(2.548e8, Unit::kBytes), "255 MB");  // 3 significant digits: 254.8 -> 255
+  EXPECT_EQ(format_brief(4.0e10, Unit::kBytes), "40 GB");
+  EXPECT_EQ(format_brief(38.46, Unit::kTokensPerS), "38.5 tokens/s");    // 1 decimal below 100
+  EXPECT_EQ(format_brief(2126.4, Unit::kTokensPerS), "2,126 tokens/s");  // whole from 100
+  EXPECT_EQ(format_brief(0.786, Unit::kFraction), "79 %");               // 2 significant digits: 78.6 -> 79
+  EXPECT_EQ(format_brief(0.0376, Unit::kFraction), "3.8 %");
+  EXPECT_EQ(format_brief(1.2849, Unit::kFactor), "1.28×");
+  EXPECT_EQ(format_brief(612.4, Unit::kUsd), "$612");     // whole dollars from $100
+  EXPECT_EQ(format_brief(3.1684, Unit::kUsd), "$3.17");   // cents from $1
+  EXPECT_EQ(format_brief(0.6123, Unit::kUsd), "$0.612");  // 3 significant digits below $1
+  EXPECT_EQ(format_brief(1.25, Unit::kSeconds), "1.25 s");
+  EXPECT_EQ(format_brief(0.0605, Unit::kSeconds), "60.5 ms");
+  EXPECT_EQ(format_brief(0.25, Unit::kSeconds), "250 ms");
+  EXPECT_EQ(format_brief(18e-6, Unit::kSeconds), "18 µs");
+  EXPECT_EQ(format_brief(std::numeric_limits<double>::infinity(), Unit::kUsd), "inf");
+  EXPECT_EQ(format_brief(295.2, Unit::kFlopPerByte), format_quantity(295.2, Unit::kFlopPerByte));  // no brief rule
 }
 
 }  // namespace

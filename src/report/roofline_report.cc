@@ -88,12 +88,13 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
     const std::string k = bare ? pre : pre + "points." + point_key(p) + ".";
     const std::string label = point_label(p);
     if (bare) s.lines.push_back(given(k + "intensity", "Intensity", p.intensity, Unit::kFlopPerByte));
-    s.lines.push_back(computed(k + "attainable_flops", bare ? "Attainable" : label + ": attainable",
-                               pp.attainable_flops, Unit::kFlopPerS, fx::kAttainable,
-                               {term("peak", format_quantity(g.math.peak_flops, Unit::kFlopPerS)), term("bw", format_quantity(bw, Unit::kBytesPerS)),
-                                term("I", p.intensity)},
-                               fmt::format("({} % of the {} peak)",
-                                           fmt_sig(100 * pp.attainable_flops / g.math.peak_flops, 3), md)));
+    s.lines.push_back(
+        computed(k + "attainable_flops", bare ? "Attainable" : label + ": attainable", pp.attainable_flops,
+                 Unit::kFlopPerS, fx::kAttainable,
+                 {term("peak", format_quantity(g.math.peak_flops, Unit::kFlopPerS)),
+                  term("bw", format_quantity(bw, Unit::kBytesPerS)), term("I", p.intensity)},
+                 fmt::format("({} of the {} peak)",
+                             format_quantity(pp.peak_fraction, Unit::kFraction), md)));
     s.lines.push_back(computed(k + "memory_bound", bare ? "Memory-bound" : label + ": memory-bound",
                                pp.memory_bound, Unit::kNone, fx::kMemoryBound,
                                {term("I", p.intensity), term("ridge", g.math.ridge)},
@@ -134,13 +135,6 @@ std::string render_rows(const std::vector<std::vector<std::string>>& rows) {
     out += line + "\n";
   }
   return out;
-}
-
-std::string step_time(double s) {
-  if (s <= 0) return "";
-  if (s >= 1) return fmt_sig(s, 3) + " s";
-  if (s >= 1e-3) return fmt_sig(s * 1e3, 3) + " ms";
-  return fmt_sig(s * 1e6, 3) + " µs";
 }
 
 }  // namespace
@@ -228,8 +222,9 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
       const bool resident = p.kind == PointKind::kDecode || p.kind == PointKind::kPrefill;
       rows.push_back({point_label(p), format_value(p.intensity, Unit::kFlopPerByte),
                       format_value(pp.attainable_flops, Unit::kFlopPerS),
-                      fmt_sig(100 * pp.attainable_flops / g.math.peak_flops, 3) + " %",
-                      pp.memory_bound ? "memory" : "compute", step_time(pp.step_seconds),
+                      format_quantity(pp.peak_fraction, Unit::kFraction),
+                      pp.memory_bound ? "memory" : "compute",
+                      pp.step_seconds > 0 ? format_brief(pp.step_seconds, Unit::kSeconds) : "",
                       resident ? (pp.fits ? "yes" : "NO") : ""});
     }
     out += render_rows(rows);

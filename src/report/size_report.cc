@@ -130,11 +130,12 @@ Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
                           r.weight_bytes, Unit::kBytes));
   if (o.has_gpu) {
-    s.lines.push_back(given("weights.fits", "Fits " + gpu.name + " (" + fmt_gb(gpu.capacity_bytes) + ")", r.fits,
+    s.lines.push_back(given("weights.fits",
+                            "Fits " + gpu.name + " (" + format_quantity(gpu.capacity_bytes, Unit::kBytes) + ")", r.fits,
                             Unit::kNone));
-    s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes,
-                               fx::kKvRoom, {term("capacity", fmt_gb(gpu.capacity_bytes)),
-                                             term("W", fmt_gb(dbl(r.weight_bytes)))}));
+    s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes, fx::kKvRoom,
+                               {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
+                                term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes))}));
   }
   return s;
 }
@@ -223,24 +224,27 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
 
 Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
   Section s{"5. Decode ceiling on " + gpu.name + " (" + format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS) + ")", {}, {}};
-  const std::string w = fmt_gb(r.decode_weight_bytes);
-  const std::string kvb = fmt_gb(dbl(r.kv_per_seq));
+  const std::string w = format_quantity(r.decode_weight_bytes, Unit::kBytes);
+  const std::string kvb = format_quantity(dbl(r.kv_per_seq), Unit::kBytes);
   s.lines.push_back(computed("decode.tokens_per_s_weights_only", "Single stream, weights only",
                              r.tps_weights_only, Unit::kTokensPerS, fx::kTpsWeights,
                              {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w)}, "(B/s ÷ B = 1/s)"));
-  s.lines.push_back(computed("decode.tokens_per_s_with_kv", "Single stream, with KV at T", r.tps_with_kv,
-                             Unit::kTokensPerS, fx::kTpsKv, {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w), term("KV", kvb)},
-                             fmt::format("({} % lower)", fmt_sig((1 - r.tps_with_kv / r.tps_weights_only) * 100, 2))));
-  s.lines.push_back(computed("decode.step_bytes", "Bytes per step at batch " + group_digits(o.batch),
-                             r.step_bytes_aggregate, Unit::kBytes, fx::kStepBytes,
-                             {term("W", fmt_gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
-                              term("B", o.batch), term("KV", kvb)}));
-  s.lines.push_back(computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch),
-                             r.tps_aggregate, Unit::kTokensPerS, fx::kTpsAggregate,
-                             {term("B", o.batch), term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
-                              term("W", fmt_gb(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq))),
-                              term("KV", kvb)},
-                             fmt::format("({} per sequence)", fmt_fixed(r.tps_aggregate / dbl(o.batch), 1) + " tokens/s")));
+  s.lines.push_back(
+      computed("decode.tokens_per_s_with_kv", "Single stream, with KV at T", r.tps_with_kv, Unit::kTokensPerS,
+               fx::kTpsKv, {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w), term("KV", kvb)},
+               fmt::format("({} lower)", format_brief(1 - r.tps_with_kv / r.tps_weights_only, Unit::kFraction))));
+  s.lines.push_back(
+      computed("decode.step_bytes", "Bytes per step at batch " + group_digits(o.batch), r.step_bytes_aggregate,
+               Unit::kBytes, fx::kStepBytes,
+               {term("W", format_quantity(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes)),
+                term("B", o.batch), term("KV", kvb)}));
+  s.lines.push_back(
+      computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch), r.tps_aggregate,
+               Unit::kTokensPerS, fx::kTpsAggregate,
+               {term("B", o.batch), term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
+                term("W", format_quantity(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes)),
+                term("KV", kvb)},
+               fmt::format("({} per sequence)", format_quantity(r.tps_aggregate / dbl(o.batch), Unit::kTokensPerS))));
   if (m.n_expert > 0) {
     s.notes.push_back(fmt::format(
         "MoE: a single stream reads only its top-{} experts per layer; a batch of B reads the experts it "
@@ -292,8 +296,9 @@ Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                              {term("R", r.ridge), term("b", b)}, "(intensity ≈ 2T/b)"));
   s.lines.push_back(computed("roofline.max_batch_by_capacity", "Sequences at T that fit beside the weights",
                              r.max_batch_by_capacity, Unit::kSequences, fx::kMaxBatch,
-                             {term("capacity", fmt_gb(gpu.capacity_bytes)), term("W", fmt_gb(dbl(r.weight_bytes))),
-                              term("KV", fmt_gb(dbl(r.kv_per_seq)))}));
+                             {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
+                              term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes)),
+                              term("KV", format_quantity(dbl(r.kv_per_seq), Unit::kBytes))}));
   s.lines.push_back(given("roofline.regime", "Conclusion", regime_text(r), Unit::kNone));
   return s;
 }
@@ -329,10 +334,12 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
   }
   if (!r.fits) {
     v.push_back(fmt::format("The {} weights ({}) exceed one {} ({}): the single-GPU ceilings assume they fit.",
-                            dtype_name(o.weight_dtype), fmt_gb(dbl(r.weight_bytes)), gpu.name, fmt_gb(gpu.capacity_bytes)));
+                            dtype_name(o.weight_dtype), format_quantity(dbl(r.weight_bytes), Unit::kBytes), gpu.name,
+                            format_quantity(gpu.capacity_bytes, Unit::kBytes)));
   } else if (r.max_batch_by_capacity < o.batch) {
     v.push_back(fmt::format("Batch {} at T = {} needs {} of KV; only {} sequences fit beside the weights.", o.batch,
-                            o.seq, fmt_gb(dbl(o.batch) * dbl(r.kv_per_seq)), r.max_batch_by_capacity));
+                            o.seq, format_quantity(dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes),
+                            r.max_batch_by_capacity));
   }
   return v;
 }

@@ -119,10 +119,10 @@ std::string human(const Cell& c, Unit u) {
   const double v = std::holds_alternative<int64_t>(c) ? dbl(std::get<int64_t>(c)) : std::get<double>(c);
   switch (u) {
     case Unit::kParams: return trim_right(fmt_si(v, ""));
-    case Unit::kBytes: return fmt_si(v, "B");
-    case Unit::kBytesPerS: return fmt_si(v, "B/s");
+    case Unit::kBytes:
+    case Unit::kBytesPerS:
+    case Unit::kFraction: return format_quantity(v, u);
     case Unit::kTokensPerS: return fmt_fixed(v, 1);
-    case Unit::kFraction: return fmt_sig(v * 100, 3) + " %";
     case Unit::kFlop: return fmt_sig(v);
     default: break;
   }

@@ -1,0 +1,16 @@
+# Fails when a file outside src/cli includes CLI11 (README, "Design": CLI11
+# lives only in the CLI layer). Run by ctest as layering_cli11_only_in_cli.
+file(GLOB_RECURSE files ${SOURCE_DIR}/include/*.h ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/src/*.cc)
+set(bad "")
+foreach(f ${files})
+  if(f MATCHES "/src/cli/")
+    continue()
+  endif()
+  file(STRINGS ${f} hits REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]CLI/")
+  if(hits)
+    list(APPEND bad ${f})
+  endif()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "CLI11 included outside src/cli: ${bad}")
+endif()

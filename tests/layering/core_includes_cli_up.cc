@@ -1,0 +1,2 @@
+// Must not compile: core cannot see the CLI layer.
+#include "flags.h"
