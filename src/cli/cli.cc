@@ -71,15 +71,22 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
   app.require_subcommand(0, 1);
   app.footer(kNumbersHelp);
   // Only the command that runs declares its flags (start-up cost); the others
-  // are listed by name and summary for --help.
+  // are listed by name and summary for the top-level --help. With a command
+  // chosen they are not declared at all (each CLI::App costs ~20k instructions)
+  // unless an argument spells one of them: CLI11 reads a parent's subcommand
+  // name as a subcommand even inside another's arguments, so then they are
+  // declared as before and every such command line parses as it always did.
+  bool declare_all = chosen == nullptr;
+  for (size_t i = 1; i < args.size() && !declare_all; ++i) declare_all = find_command(args[i]) != nullptr;
   CLI::App* sub = nullptr;
   std::unique_ptr<FlagSet> flags;
   CommandRun run;
   for (const Command& c : commands()) {
+    if (&c != chosen && !declare_all) continue;
     CLI::App* one = app.add_subcommand(c.name, c.summary);
     if (&c != chosen) continue;
     sub = one;
-    flags = std::make_unique<FlagSet>(*one);
+    flags = std::make_unique<FlagSet>(*one, args);  // declares only the flags args can name
     run = c.setup(*flags);
     one->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
   }
@@ -109,7 +116,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       return 1;
     }
     if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
-      out << buffer.str();
+      out << buffer.view();
       err << "modelcalc: " << s.message() << "\n";
       return 1;
     }
@@ -117,7 +124,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, as_flag_error(s).message());
       return 2;
     }
-    out << buffer.str();
+    out << buffer.view();
     return 0;
   }
   out << app.help();

@@ -27,7 +27,9 @@ struct FlagSet::Entry {
   struct Spelling {
     std::string name;  // as errors name it
     std::string raw;   // as typed
-    CLI::Option* option = nullptr;
+    CLI::Option* option = nullptr;  // null: not declared to CLI11, so not given
+    // Kept for a flag not declared yet, in case required() must declare it.
+    std::string names, help;
   };
   std::vector<std::unique_ptr<Spelling>> spellings;  // stable addresses: CLI11 writes into raw
   Apply apply;                                        // null for a toggle
@@ -40,14 +42,52 @@ struct FlagSet::Entry {
   }
 };
 
+namespace {
+
+bool asks_for_help(std::span<const std::string> args) {
+  for (const std::string& a : args) {
+    if (a == "--help") return true;
+    if (a.size() >= 2 && a[0] == '-' && a[1] != '-' && a.find('h', 1) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 FlagSet::FlagSet(CLI::App& app) : app_(app) {}
+FlagSet::FlagSet(CLI::App& app, std::span<const std::string> args)
+    : app_(app), args_(args), declare_all_(asks_for_help(args)) {}
 FlagSet::~FlagSet() = default;
+
+bool FlagSet::declare(std::string_view names) const {
+  if (declare_all_) return true;
+  size_t start = 0;
+  while (start <= names.size()) {
+    const size_t comma = std::min(names.find(',', start), names.size());
+    const std::string_view one = names.substr(start, comma - start);
+    start = comma + 1;
+    if (one.size() < 2 || one[0] != '-') return true;  // a positional
+    for (const std::string& a : args_) {
+      if (one[1] == '-') {  // --name or --name=value, as CLI11 splits a long option
+        if (a.starts_with(one) && (a.size() == one.size() || a[one.size()] == '=')) return true;
+      } else if (a.size() >= 2 && a[0] == '-' && a[1] != '-' && a.find(one[1], 1) != std::string::npos) {
+        return true;  // -x, -xVALUE, or x among combined short flags (over-declaring is harmless)
+      }
+    }
+  }
+  return false;
+}
 
 FlagSet& FlagSet::add_parsed(std::string_view names, std::string help, Apply apply) {
   auto e = std::make_unique<Entry>();
   auto s = std::make_unique<Entry::Spelling>();
   s->name = error_name(names);
-  s->option = app_.add_option(std::string(names), s->raw, std::move(help))->type_name("VALUE");
+  if (declare(names)) {
+    s->option = app_.add_option(std::string(names), s->raw, std::move(help))->type_name("VALUE");
+  } else {
+    s->names = std::string(names);
+    s->help = std::move(help);
+  }
   e->spellings.push_back(std::move(s));
   e->apply = std::move(apply);
   entries_.push_back(std::move(e));
@@ -69,7 +109,7 @@ FlagSet& FlagSet::toggle(std::string_view names, std::string help, bool* target)
   auto e = std::make_unique<Entry>();
   auto s = std::make_unique<Entry::Spelling>();
   s->name = error_name(names);
-  s->option = app_.add_flag(std::string(names), *target, std::move(help));
+  if (declare(names)) s->option = app_.add_flag(std::string(names), *target, std::move(help));
   e->spellings.push_back(std::move(s));
   entries_.push_back(std::move(e));
   return *this;
@@ -79,13 +119,17 @@ FlagSet& FlagSet::alias(std::string_view alias, std::string_view of) {
   Entry* e = find(of);
   auto s = std::make_unique<Entry::Spelling>();
   s->name = std::string(alias);
-  s->option = app_.add_option(std::string(alias), s->raw, "Same as " + std::string(of));
+  if (declare(alias)) s->option = app_.add_option(std::string(alias), s->raw, "Same as " + std::string(of));
   e->spellings.push_back(std::move(s));
   return *this;
 }
 
 FlagSet& FlagSet::required() {
-  entries_.back()->spellings.front()->option->required();
+  Entry::Spelling& s = *entries_.back()->spellings.front();
+  if (s.option == nullptr) {  // required flags are always declared: CLI11 reports them missing
+    s.option = app_.add_option(s.names, s.raw, std::move(s.help))->type_name("VALUE");
+  }
+  s.option->required();
   return *this;
 }
 
@@ -102,7 +146,7 @@ bool FlagSet::given(std::string_view name) const {
   const Entry* e = find(name);
   if (e == nullptr) return false;
   for (const auto& s : e->spellings) {
-    if (s->option->count() > 0) return true;
+    if (s->option != nullptr && s->option->count() > 0) return true;
   }
   return false;
 }
@@ -112,7 +156,7 @@ Status FlagSet::apply() {
     if (!e->apply) continue;
     const Entry::Spelling* used = nullptr;
     for (const auto& s : e->spellings) {
-      if (s->option->count() == 0) continue;
+      if (s->option == nullptr || s->option->count() == 0) continue;
       if (used != nullptr) {
         return Status::InvalidArgument(s->name, "is the same flag as " + used->name + "; give one of them");
       }

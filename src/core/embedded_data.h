@@ -17,6 +17,16 @@ struct EmbeddedFile {
 
 std::span<const EmbeddedFile> embedded_files();
 
+// Every presets/*.json file with its "_modelcalc" name and hf_repo ("" when
+// absent), read at build time by cmake/embed.cmake (a test checks them against
+// a parse of each file). In file order.
+struct EmbeddedPreset {
+  std::string_view name;
+  std::string_view hf_repo;
+  std::string_view content;  // the whole file
+};
+std::span<const EmbeddedPreset> embedded_presets();
+
 // A compiled-in file that is missing or does not parse is a build defect that
 // got through: print one line naming the file and why, then abort.
 [[noreturn]] void embedded_data_defect(std::string_view path, std::string_view why);

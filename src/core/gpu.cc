@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -170,6 +171,73 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
 
 namespace {
 
+// One data row of gpus.tsv (line `line_no`), checked field by field.
+Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
+  const std::string where = "gpus.tsv line " + std::to_string(line_no);
+  const std::vector<std::string_view> f = split(line, '\t');
+  if (f.size() != kNumCols) {
+    return Status::InvalidArgument(where, "expected " + std::to_string(kNumCols) + " tab-separated columns, got " +
+                                              std::to_string(f.size()));
+  }
+  GpuSpec& g = *out;
+  g.key = std::string(f[kKey]);
+  if (!valid_key(g.key)) {
+    return Status::InvalidArgument(where, "key '" + g.key + "' must be non-empty [a-z0-9-]");
+  }
+  const std::string row = where + " (" + g.key + ")";
+  g.name = std::string(f[kName]);
+  if (g.name.empty()) return Status::InvalidArgument(row, "name is empty");
+  if (!f[kAliases].empty()) {
+    for (std::string_view a : split(f[kAliases], ',')) {
+      if (a.empty()) return Status::InvalidArgument(row, "empty alias in '" + std::string(f[kAliases]) + "'");
+      g.aliases.emplace_back(a);
+    }
+  }
+  MC_RETURN_IF_ERROR(parse_number(f[kCapacity], 9, false, row, "capacity_gb", &g.capacity_bytes));
+  MC_RETURN_IF_ERROR(
+      parse_number(f[kBandwidth], 12, false, row, "bandwidth_tbps", &g.bandwidth_bytes_per_s));
+  if (g.capacity_bytes <= 0) return Status::InvalidArgument(row + " capacity_gb", "must be positive");
+  if (g.bandwidth_bytes_per_s <= 0) {
+    return Status::InvalidArgument(row + " bandwidth_tbps", "must be positive");
+  }
+  MC_RETURN_IF_ERROR(parse_number(f[kBf16], 12, true, row, "bf16_tflops", &g.peak_bf16_flops));
+  MC_RETURN_IF_ERROR(parse_number(f[kFp8], 12, true, row, "fp8_tflops", &g.peak_fp8_flops));
+  MC_RETURN_IF_ERROR(parse_number(f[kInt8], 12, true, row, "int8_tops", &g.peak_int8_ops));
+  MC_RETURN_IF_ERROR(parse_number(f[kFp4], 12, true, row, "fp4_tflops", &g.peak_fp4_flops));
+  MC_RETURN_IF_ERROR(parse_number(f[kFp32], 12, true, row, "fp32_tflops", &g.peak_fp32_flops));
+  g.interconnect = std::string(f[kInterconnect]);
+  MC_RETURN_IF_ERROR(parse_number(f[kTdp], 0, true, row, "tdp_w", &g.tdp_watts));
+  if (f[kConfirmed] == "yes") {
+    g.confirmed = true;
+  } else if (f[kConfirmed] == "no") {
+    g.confirmed = false;
+  } else {
+    return Status::InvalidArgument(row + " confirmed", "must be 'yes' or 'no', got '" +
+                                                           std::string(f[kConfirmed]) + "'");
+  }
+  g.source = std::string(f[kSource]);
+  if (g.source.empty()) return Status::InvalidArgument(row + " source", "every row needs a source");
+  g.notes = std::string(f[kNotes]);
+  MC_RETURN_IF_ERROR(parse_number(f[kLinkGbps], 9, false, row, "link_gbps", &g.link_bytes_per_s));
+  double domain = 0;
+  MC_RETURN_IF_ERROR(parse_number(f[kDomainGpus], 0, false, row, "domain_gpus", &domain));
+  if (domain < 1 || domain > 1e6 || domain != static_cast<double>(static_cast<int64_t>(domain))) {
+    return Status::InvalidArgument(row + " domain_gpus", "must be a whole number of GPUs >= 1");
+  }
+  g.domain_gpus = static_cast<int64_t>(domain);
+  MC_RETURN_IF_ERROR(parse_number(f[kScaleoutGbps], 9, false, row, "scaleout_gbps", &g.scaleout_bytes_per_s));
+  MC_RETURN_IF_ERROR(parse_number(f[kLinkLatencyUs], -6, false, row, "link_latency_us", &g.link_latency_s));
+  MC_RETURN_IF_ERROR(
+      parse_number(f[kScaleoutLatencyUs], -6, false, row, "scaleout_latency_us", &g.scaleout_latency_s));
+  if (g.link_bytes_per_s <= 0) return Status::InvalidArgument(row + " link_gbps", "must be positive");
+  if (g.scaleout_bytes_per_s <= 0) return Status::InvalidArgument(row + " scaleout_gbps", "must be positive");
+  g.link_source = std::string(f[kLinkSource]);
+  if (g.link_source.empty()) {
+    return Status::InvalidArgument(row + " link_source", "every interconnect figure needs a source");
+  }
+  return Status::Ok();
+}
+
 Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<LookupName>* names) {
   std::vector<GpuSpec> gpus;
   bool seen_header = false;
@@ -178,75 +246,16 @@ Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<Loo
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
-    const std::string where = "gpus.tsv line " + std::to_string(line_no);
     if (!seen_header) {
       if (line != kHeader) {
-        return Status::InvalidArgument(where, "header must be exactly: " + std::string(kHeader));
+        return Status::InvalidArgument("gpus.tsv line " + std::to_string(line_no),
+                                       "header must be exactly: " + std::string(kHeader));
       }
       seen_header = true;
       continue;
     }
-    const std::vector<std::string_view> f = split(line, '\t');
-    if (f.size() != kNumCols) {
-      return Status::InvalidArgument(where, "expected " + std::to_string(kNumCols) + " tab-separated columns, got " +
-                                                std::to_string(f.size()));
-    }
     GpuSpec g;
-    g.key = std::string(f[kKey]);
-    if (!valid_key(g.key)) {
-      return Status::InvalidArgument(where, "key '" + g.key + "' must be non-empty [a-z0-9-]");
-    }
-    const std::string row = where + " (" + g.key + ")";
-    g.name = std::string(f[kName]);
-    if (g.name.empty()) return Status::InvalidArgument(row, "name is empty");
-    if (!f[kAliases].empty()) {
-      for (std::string_view a : split(f[kAliases], ',')) {
-        if (a.empty()) return Status::InvalidArgument(row, "empty alias in '" + std::string(f[kAliases]) + "'");
-        g.aliases.emplace_back(a);
-      }
-    }
-    MC_RETURN_IF_ERROR(parse_number(f[kCapacity], 9, false, row, "capacity_gb", &g.capacity_bytes));
-    MC_RETURN_IF_ERROR(
-        parse_number(f[kBandwidth], 12, false, row, "bandwidth_tbps", &g.bandwidth_bytes_per_s));
-    if (g.capacity_bytes <= 0) return Status::InvalidArgument(row + " capacity_gb", "must be positive");
-    if (g.bandwidth_bytes_per_s <= 0) {
-      return Status::InvalidArgument(row + " bandwidth_tbps", "must be positive");
-    }
-    MC_RETURN_IF_ERROR(parse_number(f[kBf16], 12, true, row, "bf16_tflops", &g.peak_bf16_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp8], 12, true, row, "fp8_tflops", &g.peak_fp8_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kInt8], 12, true, row, "int8_tops", &g.peak_int8_ops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp4], 12, true, row, "fp4_tflops", &g.peak_fp4_flops));
-    MC_RETURN_IF_ERROR(parse_number(f[kFp32], 12, true, row, "fp32_tflops", &g.peak_fp32_flops));
-    g.interconnect = std::string(f[kInterconnect]);
-    MC_RETURN_IF_ERROR(parse_number(f[kTdp], 0, true, row, "tdp_w", &g.tdp_watts));
-    if (f[kConfirmed] == "yes") {
-      g.confirmed = true;
-    } else if (f[kConfirmed] == "no") {
-      g.confirmed = false;
-    } else {
-      return Status::InvalidArgument(row + " confirmed", "must be 'yes' or 'no', got '" +
-                                                             std::string(f[kConfirmed]) + "'");
-    }
-    g.source = std::string(f[kSource]);
-    if (g.source.empty()) return Status::InvalidArgument(row + " source", "every row needs a source");
-    g.notes = std::string(f[kNotes]);
-    MC_RETURN_IF_ERROR(parse_number(f[kLinkGbps], 9, false, row, "link_gbps", &g.link_bytes_per_s));
-    double domain = 0;
-    MC_RETURN_IF_ERROR(parse_number(f[kDomainGpus], 0, false, row, "domain_gpus", &domain));
-    if (domain < 1 || domain > 1e6 || domain != static_cast<double>(static_cast<int64_t>(domain))) {
-      return Status::InvalidArgument(row + " domain_gpus", "must be a whole number of GPUs >= 1");
-    }
-    g.domain_gpus = static_cast<int64_t>(domain);
-    MC_RETURN_IF_ERROR(parse_number(f[kScaleoutGbps], 9, false, row, "scaleout_gbps", &g.scaleout_bytes_per_s));
-    MC_RETURN_IF_ERROR(parse_number(f[kLinkLatencyUs], -6, false, row, "link_latency_us", &g.link_latency_s));
-    MC_RETURN_IF_ERROR(
-        parse_number(f[kScaleoutLatencyUs], -6, false, row, "scaleout_latency_us", &g.scaleout_latency_s));
-    if (g.link_bytes_per_s <= 0) return Status::InvalidArgument(row + " link_gbps", "must be positive");
-    if (g.scaleout_bytes_per_s <= 0) return Status::InvalidArgument(row + " scaleout_gbps", "must be positive");
-    g.link_source = std::string(f[kLinkSource]);
-    if (g.link_source.empty()) {
-      return Status::InvalidArgument(row + " link_source", "every interconnect figure needs a source");
-    }
+    MC_RETURN_IF_ERROR(parse_row(line, line_no, &g));
     gpus.push_back(std::move(g));
   }
   if (!seen_header) return Status::InvalidArgument("gpus.tsv", "missing header line");
@@ -255,17 +264,63 @@ Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<Loo
   return gpus;
 }
 
+// The row whose key, display name or one alias normalizes to `n`, parsed
+// alone: a lookup by an exact name (the common case, and a cold `size --gpu`)
+// does not parse and index the whole catalog. Names are unique across rows
+// (index_names checks it whenever the whole catalog loads, and the tests load
+// it), so this is the row find_gpu's full index finds. Anything unexpected (no
+// header, a short row, a row that does not parse) returns nullopt and leaves
+// the answer, or the defect report, to the full catalog.
+std::optional<GpuSpec> find_exact_row(std::string_view n) {
+  const std::string_view tsv = embedded_file_or_die("gpus.tsv");
+  bool seen_header = false;
+  int line_no = 0;
+  for (size_t start = 0; start <= tsv.size();) {
+    size_t end = tsv.find('\n', start);
+    if (end == std::string_view::npos) end = tsv.size();
+    std::string_view line = tsv.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line.front() == '#') continue;
+    if (!seen_header) {
+      if (line != kHeader) return std::nullopt;
+      seen_header = true;
+      continue;
+    }
+    // The first three columns: key, name, aliases.
+    const size_t t1 = line.find('\t');
+    const size_t t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
+    const size_t t3 = t2 == std::string_view::npos ? t2 : line.find('\t', t2 + 1);
+    if (t3 == std::string_view::npos) return std::nullopt;
+    bool hit = normalizes_to(line.substr(0, t1), n) || normalizes_to(line.substr(t1 + 1, t2 - t1 - 1), n);
+    for (size_t a = t2 + 1; !hit && a <= t3;) {
+      size_t comma = line.find(',', a);
+      if (comma == std::string_view::npos || comma > t3) comma = t3;
+      hit = comma > a && normalizes_to(line.substr(a, comma - a), n);
+      a = comma + 1;
+    }
+    if (!hit) continue;
+    GpuSpec g;
+    if (!parse_row(line, line_no, &g).ok()) return std::nullopt;
+    return g;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::span<const GpuSpec> gpu_catalog() { return catalog().gpus; }
 
 Result<GpuSpec> find_gpu(std::string_view name) {
-  const Catalog& c = catalog();
   const std::string n = normalize_name(name);
   if (n.empty()) {
     return Status::InvalidArgument("gpu", "empty GPU name; 'modelcalc gpus' lists the catalog");
   }
-  // 1. Exact key, alias or display name.
+  // 1. Exact key, alias or display name: that one row (find_exact_row), else
+  // through the whole catalog's index.
+  if (std::optional<GpuSpec> row = find_exact_row(n)) return *std::move(row);
+  const Catalog& c = catalog();
   for (const LookupName& ln : c.names) {
     if (ln.normalized == n) return c.gpus[ln.index];
   }

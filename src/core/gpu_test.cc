@@ -268,6 +268,57 @@ TEST(GpuLookupTest, EmptyNameIsInvalid) {
   }
 }
 
+// An exact name is looked up by parsing its one row (find_exact_row), not the
+// whole catalog: every field must be the whole catalog's, for every spelling.
+void ExpectSameRow(const GpuSpec& a, const GpuSpec& b) {
+  EXPECT_EQ(a.key, b.key);
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.aliases, b.aliases) << b.key;
+  EXPECT_EQ(a.capacity_bytes, b.capacity_bytes) << b.key;
+  EXPECT_EQ(a.bandwidth_bytes_per_s, b.bandwidth_bytes_per_s) << b.key;
+  EXPECT_EQ(a.peak_bf16_flops, b.peak_bf16_flops) << b.key;
+  EXPECT_EQ(a.peak_fp8_flops, b.peak_fp8_flops) << b.key;
+  EXPECT_EQ(a.peak_int8_ops, b.peak_int8_ops) << b.key;
+  EXPECT_EQ(a.peak_fp4_flops, b.peak_fp4_flops) << b.key;
+  EXPECT_EQ(a.peak_fp32_flops, b.peak_fp32_flops) << b.key;
+  EXPECT_EQ(a.interconnect, b.interconnect) << b.key;
+  EXPECT_EQ(a.tdp_watts, b.tdp_watts) << b.key;
+  EXPECT_EQ(a.source, b.source) << b.key;
+  EXPECT_EQ(a.confirmed, b.confirmed) << b.key;
+  EXPECT_EQ(a.notes, b.notes) << b.key;
+  EXPECT_EQ(a.link_bytes_per_s, b.link_bytes_per_s) << b.key;
+  EXPECT_EQ(a.domain_gpus, b.domain_gpus) << b.key;
+  EXPECT_EQ(a.scaleout_bytes_per_s, b.scaleout_bytes_per_s) << b.key;
+  EXPECT_EQ(a.link_latency_s, b.link_latency_s) << b.key;
+  EXPECT_EQ(a.scaleout_latency_s, b.scaleout_latency_s) << b.key;
+  EXPECT_EQ(a.link_source, b.link_source) << b.key;
+}
+
+TEST(GpuLookupTest, AnExactNameFindsTheWholeCatalogsRowFieldForField) {
+  for (const GpuSpec& g : gpu_catalog()) {
+    std::vector<std::string> spellings = {g.key, g.name, "  " + g.name + " ", g.key + "_"};
+    for (const std::string& a : g.aliases) spellings.push_back(a);
+    for (const std::string& s : spellings) {
+      auto found = find_gpu(s);
+      ASSERT_TRUE(found.ok()) << s;
+      ExpectSameRow(*found, g);
+    }
+  }
+}
+
+TEST(GpuLookupTest, NormalizesToMatchesNormalizeName) {
+  for (std::string_view raw : {"H100-SXM", "h100_sxm", "h100 sxm", "", "-", "a.b", "NVIDIA H100 SXM", "h100"}) {
+    const std::string n = normalize_name(raw);
+    EXPECT_TRUE(normalizes_to(raw, n)) << raw;
+    EXPECT_FALSE(normalizes_to(raw, n + "x")) << raw;
+    if (!n.empty()) {
+      EXPECT_FALSE(normalizes_to(raw, n.substr(0, n.size() - 1))) << raw;
+    }
+  }
+  EXPECT_TRUE(normalizes_to("H100-SXM", "h100sxm"));
+  EXPECT_FALSE(normalizes_to("H100-SXM", "h100sxn"));
+}
+
 TEST(GpuLookupTest, EveryKeyAndAliasResolvesToItsRow) {
   for (const GpuSpec& g : gpu_catalog()) {
     auto byKey = find_gpu(g.key);

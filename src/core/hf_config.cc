@@ -233,57 +233,17 @@ struct Preset {
   std::string_view text;  // the config.json text, from data/presets/
 };
 
-}  // namespace
-
-std::string_view hf::preset_meta_text(std::string_view text) {
-  constexpr std::string_view kKey = "\"_modelcalc\"";
-  const size_t k = text.find(kKey);
-  if (k == std::string_view::npos) return {};
-  size_t i = text.find_first_not_of(" \t\r\n", k + kKey.size());
-  if (i == std::string_view::npos || text[i] != ':') return {};
-  i = text.find_first_not_of(" \t\r\n", i + 1);
-  if (i == std::string_view::npos || text[i] != '{') return {};
-  int depth = 0;
-  bool in_string = false;
-  for (size_t j = i; j < text.size(); ++j) {
-    const char c = text[j];
-    if (in_string) {
-      if (c == '\\') {
-        ++j;  // the escaped character
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{') {
-      ++depth;
-    } else if (c == '}' && --depth == 0) {
-      return text.substr(i, j - i + 1);
-    }
-  }
-  return {};
-}
-
-namespace {
-
-// Reads the "_modelcalc": {"name", "hf_repo"} key every preset file carries
-// (the architecture builders never read it). Only that object is parsed
-// (preset_meta_text), not the whole config: a cold start parses ~1 KB, not
-// every preset's config (~0.9 ms). A test checks that this reads what a
-// parse of the whole file reads, for every preset. Preset files are ours, so
-// a malformed one is a build bug: it is skipped rather than crashing.
+// Every preset's "_modelcalc": {"name", "hf_repo"}, as cmake/embed.cmake read
+// it at build time (embedded_presets): a cold start parses no JSON to find a
+// preset, only the one config it loads. A test checks that the build-time index
+// reads what a parse of the whole file reads, for every preset.
 std::vector<Preset> load_presets() {
   std::vector<Preset> out;
-  for (const auto& f : embedded_files()) {
-    if (!f.path.starts_with("presets/")) continue;
-    const auto meta = nlohmann::json::parse(hf::preset_meta_text(f.content), nullptr, /*allow_exceptions=*/false);
-    if (!meta.is_object() || !meta.contains("name") || !meta["name"].is_string()) continue;
+  for (const EmbeddedPreset& e : embedded_presets()) {
     Preset p;
-    p.info.name = meta["name"].get<std::string>();
-    if (meta.contains("hf_repo") && meta["hf_repo"].is_string()) {
-      p.info.hf_repo = meta["hf_repo"].get<std::string>();
-    }
-    p.text = f.content;
+    p.info.name = std::string(e.name);
+    p.info.hf_repo = std::string(e.hf_repo);
+    p.text = e.content;
     out.push_back(std::move(p));
   }
   std::sort(out.begin(), out.end(),
@@ -304,8 +264,8 @@ const Preset* lookup(std::string_view name) {
     const std::string_view repo = p.info.hf_repo;
     const auto slash = repo.find('/');
     const std::string_view base = slash == std::string_view::npos ? repo : repo.substr(slash + 1);
-    if (want == normalize_name(p.info.name) || want == normalize_name(repo) ||
-        (!base.empty() && want == normalize_name(base))) {
+    if (normalizes_to(p.info.name, want) || normalizes_to(repo, want) ||
+        (!base.empty() && normalizes_to(base, want))) {
       return &p;
     }
   }

@@ -113,12 +113,6 @@ Result<ModelSpec> build_bloom(Cfg& c);
 // Sorted by model_type.
 std::span<const ArchEntry> arch_table();
 
-// The text of a preset file's "_modelcalc" object ({...}: name, hf_repo),
-// found by scanning for the first "_modelcalc" key and its balanced braces,
-// without parsing the rest of the config; "" when not found. Preset files
-// are ours (a test checks it reads what a whole-file parse reads).
-std::string_view preset_meta_text(std::string_view text);
-
 }  // namespace modelcalc::hf
 
 #endif  // MODELCALC_HF_READER_H_

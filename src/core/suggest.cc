@@ -5,14 +5,36 @@
 
 namespace modelcalc {
 
+namespace {
+
+// normalize_name's rule for one character: dropped (false) or folded to lower case.
+bool fold_name_char(char c, char* folded) {
+  if (c == ' ' || c == '-' || c == '_' || c == '.') return false;
+  *folded = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return true;
+}
+
+}  // namespace
+
 std::string normalize_name(std::string_view s) {
   std::string out;
   out.reserve(s.size());
+  char f = 0;
   for (char c : s) {
-    if (c == ' ' || c == '-' || c == '_' || c == '.') continue;
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    if (fold_name_char(c, &f)) out.push_back(f);
   }
   return out;
+}
+
+bool normalizes_to(std::string_view s, std::string_view normalized) {
+  size_t j = 0;
+  char f = 0;
+  for (char c : s) {
+    if (!fold_name_char(c, &f)) continue;
+    if (j == normalized.size() || normalized[j] != f) return false;
+    ++j;
+  }
+  return j == normalized.size();
 }
 
 namespace {

@@ -12,6 +12,9 @@ namespace modelcalc {
 // Lower-cases and drops ' ', '-', '_' and '.', so "H100-SXM", "h100_sxm" and
 // "h100 sxm" compare equal.
 std::string normalize_name(std::string_view s);
+// normalize_name(s) == normalized, without building the string (a lookup
+// compares many names against one typed name).
+bool normalizes_to(std::string_view s, std::string_view normalized);
 
 // Up to `max` candidates closest to `typed` (edit distance on normalized
 // names, prefix matches first), closest first. Empty when nothing is close.

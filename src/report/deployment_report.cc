@@ -151,8 +151,14 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
                             : a.compute_bound_batch > a.result.memory.max_sequences
                                 ? "(more than fit: capacity-bound first)"
                                 : "(fits in memory)"));
-  return {deployment_section(gpu, a.prepared), memory_section(a.prepared, a.result), std::move(dec),
-          prefill_section(a.prepared, a.result)};
+  // Moved in, not listed: a braced list would copy every section, line and term.
+  std::vector<Section> out;
+  out.reserve(4);
+  out.push_back(deployment_section(gpu, a.prepared));
+  out.push_back(memory_section(a.prepared, a.result));
+  out.push_back(std::move(dec));
+  out.push_back(prefill_section(a.prepared, a.result));
+  return out;
 }
 
 nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a) {

@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fmt/format.h>
@@ -166,6 +167,34 @@ std::string substitute(std::string_view expr, const std::vector<Term>& terms) {
   return out;
 }
 
+namespace {
+
+// The display width fmt gives `s` (one column per code point) when every
+// character is one fmt counts as narrow: ASCII, the two-byte UTF-8 range
+// (U+0080..U+07FF: ×, ÷, ², ·) and U+2000..U+22FF (…, −, ≈, →, ≤), below the
+// first wide code point fmt knows (U+2329). std::string::npos for anything
+// else, including malformed UTF-8: then fmt measures it.
+size_t narrow_columns(std::string_view s) {
+  const auto cont = [&](size_t i) { return i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
+  size_t columns = 0;
+  for (size_t i = 0; i < s.size(); ++columns) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      i += 1;
+    } else if (c >= 0xC2 && c <= 0xDF && cont(i + 1)) {
+      i += 2;
+    } else if (c == 0xE2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x8B && cont(i + 2)) {
+      i += 3;
+    } else {
+      return std::string::npos;
+    }
+  }
+  return columns;
+}
+
+}  // namespace
+
 std::string render_text(const Report& r) {
   std::string out = r.title + "\n";
   for (const Section& s : r.sections) {
@@ -173,11 +202,30 @@ std::string render_text(const Report& r) {
     size_t width = 0;
     for (const Line& l : s.lines) width = std::max(width, l.label.size());
     for (const Line& l : s.lines) {
-      out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
-      if (!l.comment.empty()) out += "   " + l.comment;
-      out += "\n";
+      // The label left-aligned in `width` columns, as fmt's "{:<{}}" pads it
+      // (by display width). A label of narrow characters only is padded here
+      // without a format string (start-up cost, README "Speed").
+      const size_t columns = narrow_columns(l.label);
+      if (columns != std::string::npos) {
+        out += "  ";
+        out += l.label;
+        if (columns < width) out.append(width - columns, ' ');
+        out += "  ";
+        out += format_value(l.value, l.unit);
+      } else {
+        out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
+      }
+      if (!l.comment.empty()) {
+        out += "   ";
+        out += l.comment;
+      }
+      out += '\n';
     }
-    for (const std::string& n : s.notes) out += "  • " + n + "\n";
+    for (const std::string& n : s.notes) {
+      out += "  • ";
+      out += n;
+      out += '\n';
+    }
   }
   return out + render_footer(r);
 }
