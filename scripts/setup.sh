@@ -6,7 +6,7 @@
 #                             for the browser test
 set -euo pipefail
 
-pkgs=(g++ cmake ninja-build ccache libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
+pkgs=(g++ cmake ninja-build ccache lld libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(libxml2-utils clang llvm libclang-rt-dev)
   optional=(chromium)

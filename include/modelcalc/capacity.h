@@ -197,6 +197,7 @@ struct KvBudgetResult {
   double kv_ratio = 0;                  // MHA / actual
   int64_t max_sequences = 0;
   int64_t max_sequences_mha = 0;
+  double gqa_sequence_gain = 0;         // max_sequences / max_sequences_mha; 0 when no MHA sequence fits
   int64_t mean_len = 0;                 // the paged proposal's assumption
   std::vector<KvProposal> proposals;    // ranked: reaching 2x first, by effort; then by factor
 };
@@ -255,6 +256,7 @@ struct PagedKvResult {
   int64_t paged_allocated_bytes = 0;
   int64_t contiguous_waste_bytes = 0, paged_waste_bytes = 0;
   double contiguous_waste_fraction = 0, paged_waste_fraction = 0;
+  double paging_gain = 0;  // contiguous_reserved / paged_allocated: how many times the sequences paging holds
   // Sliding windows (analyze_paged_kv_model): swa_layers of the model's layers keep
   // at most `window` tokens, so they hold the *_window tokens below; bytes are then
   // KV_layer x (full_layers x tokens + swa_layers x window tokens). 0 = no window.

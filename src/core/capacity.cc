@@ -293,6 +293,7 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   r.kv_ratio = dbl(r.kv_bytes_per_sequence_mha) / dbl(r.kv_bytes_per_sequence);
   r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence);
   r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha);
+  r.gqa_sequence_gain = r.max_sequences_mha > 0 ? dbl(r.max_sequences) / dbl(r.max_sequences_mha) : 0;
   r.mean_len = o.mean_len > 0 ? o.mean_len : (o.context + 1) / 2;
 
   const BudgetContext c{m, o, r, per_gpu_usable};
@@ -415,6 +416,7 @@ Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_
   r.paged_waste_bytes = r.paged_allocated_bytes - r.used_bytes;
   r.contiguous_waste_fraction = dbl(r.contiguous_waste_bytes) / dbl(r.contiguous_reserved_bytes);
   r.paged_waste_fraction = dbl(r.paged_waste_bytes) / dbl(r.paged_allocated_bytes);
+  r.paging_gain = r.paged_allocated_bytes > 0 ? dbl(r.contiguous_reserved_bytes) / dbl(r.paged_allocated_bytes) : 0;
   return r;
 }
 
@@ -457,6 +459,7 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   r.paged_waste_bytes = r.paged_allocated_bytes - r.used_bytes;
   r.contiguous_waste_fraction = dbl(r.contiguous_waste_bytes) / dbl(r.contiguous_reserved_bytes);
   r.paged_waste_fraction = dbl(r.paged_waste_bytes) / dbl(r.paged_allocated_bytes);
+  r.paging_gain = r.paged_allocated_bytes > 0 ? dbl(r.contiguous_reserved_bytes) / dbl(r.paged_allocated_bytes) : 0;
   return r;
 }
 

@@ -173,6 +173,7 @@ TEST(KvBudget, Llama3_8BOnOne80GbGpu) {
   EXPECT_EQ(r->kv_ratio, 4.0);                             // heads / kv_heads, exact
   EXPECT_EQ(r->max_sequences, 51);      // 55,297,232,896 / 1,073,741,824 = 51.5
   EXPECT_EQ(r->max_sequences_mha, 12);  // / 4,294,967,296 = 12.87
+  EXPECT_DOUBLE_EQ(r->gqa_sequence_gain, 51.0 / 12.0);  // 4.25: above the KV ratio of 4, from the floors
   ASSERT_FALSE(r->proposals.empty());
   // The least disruptive change reaching 2 × 51 = 102: fp8 KV, 55,297,232,896 / 536,870,912 = 102.999.
   const KvProposal& first = r->proposals.front();
@@ -279,6 +280,7 @@ TEST(PagedKv, BytesAndFractions) {
   EXPECT_EQ(r->paged_allocated_bytes, 2640LL * 131'072);
   EXPECT_DOUBLE_EQ(r->contiguous_waste_fraction, (12288.0 - 2617.0) / 12288.0);
   EXPECT_DOUBLE_EQ(r->paged_waste_fraction, 23.0 / 2640.0);
+  EXPECT_DOUBLE_EQ(r->paging_gain, 12288.0 / 2640.0);  // 3 × 4096 reserved over 2,640 allocated tokens
   EXPECT_FALSE(analyze_paged_kv({}, 16, 4096, 1).ok());
   const std::vector<int64_t> too_long = {5000};
   EXPECT_FALSE(analyze_paged_kv(too_long, 16, 4096, 1).ok());

@@ -151,7 +151,7 @@ Section concurrency_section(const KvBudgetResult& r) {
   if (r.max_sequences_mha > 0) {
     s.notes.push_back(fmt::format("{} vs {} sequences: ×{} (the KV ratio, up to the floor of each division).",
                                   group_digits(r.max_sequences), group_digits(r.max_sequences_mha),
-                                  fmt_sig(dbl(r.max_sequences) / dbl(r.max_sequences_mha), 4)));
+                                  fmt_sig(r.gqa_sequence_gain, 4)));
   }
   s.notes.push_back("The MHA line keeps the same budget; MHA's larger K and V projections would also cost weight memory.");
   return s;
@@ -445,7 +445,7 @@ Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const s
       group_digits(w.sequences * (block_size - 1))));
   if (r.paged_allocated_bytes > 0) {
     b.notes.push_back(fmt::format("The memory paging reclaims would hold ×{} the sequences at these lengths.",
-                                  fmt_sig(dbl(r.contiguous_reserved_bytes) / dbl(r.paged_allocated_bytes), 4)));
+                                  fmt_sig(r.paging_gain, 4)));
   }
   rep.sections.push_back(std::move(b));
   rep.ignored.push_back("Block tables and allocator metadata: a few bytes per block against kilobytes of KV.");
