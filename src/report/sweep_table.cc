@@ -610,8 +610,7 @@ class CsvWriter : public SweepWriter {
     sink_.put('\n');
   }
   void row(const SweepRow& r) override {
-    // A lambda, not the function's address: its own type, so the formatter inlines into put().
-    cells_.put(r, sink_, [](const Cell& c, std::string* out) { append_csv_cell(c, out); });
+    cells_.put(r, sink_, append_csv_cell);
     sink_.put('\n');
     sink_.row_done();
   }
@@ -632,7 +631,7 @@ class JsonWriter : public SweepWriter {
   void row(const SweepRow& r) override {
     if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
     sink_.put('{');
-    cells_.put(r, sink_, [](const Cell& c, std::string* out) { append_json_cell(c, out); });
+    cells_.put(r, sink_, append_json_cell);
     sink_.put('}');
     if (!array_) sink_.put('\n');
     ++rows_;
