@@ -11,7 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string flops(double f) { return fmt_si(f, "FLOP/s", 5); }  // 5 digits: as term(symbol, v, kFlopPerS)
 
 std::string unit_name(Unit u) {
   switch (u) {
@@ -213,7 +212,7 @@ const EvidenceRow kEvidenceRows[] = {
     {"fp8_ceiling_aggregate", "Ceiling with fp8 compute (aggregate)", MC_NUM(fp8_ceiling_aggregate), Unit::kTokensPerS,
      &fx::kDxFp8Ceiling, nullptr,
      [](const Ctx& c) {
-       return quant_terms(c, term("peak_fp8", c.n.fp8_peak_flops ? flops(*c.n.fp8_peak_flops) : "?"));
+       return quant_terms(c, term("peak_fp8", c.n.fp8_peak_flops ? format_quantity(*c.n.fp8_peak_flops, Unit::kFlopPerS) : "?"));
      },
      nullptr},
     // Prefill.
@@ -436,7 +435,7 @@ void evidence_lines(const Evidence& e, const Diagnosis& d, std::vector<Line>* ou
               n,
               n.modeled_flops.has_value(),
               format_quantity(n.bandwidth, Unit::kBytesPerS),
-              flops(n.peak_flops),
+              format_quantity(n.peak_flops, Unit::kFlopPerS),
               n.params ? fmt_si(*n.params, "", 4) : "?",
               fmt_fixed(n.batch, 0),
               n.weight_bytes ? format_quantity(*n.weight_bytes, Unit::kBytes) : "?",
@@ -471,7 +470,7 @@ std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, con
   if (gpu.bandwidth_bytes_per_s > 0) {
     setup += fmt::format(", on {}{} ({}, {}, {})", e.gpus.value_or(1) > 1 ? std::to_string(*e.gpus) + " × " : "",
                          gpu.name, format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
-                         format_quantity(gpu.capacity_bytes, Unit::kBytes), flops(gpu.peak_bf16_flops));
+                         format_quantity(gpu.capacity_bytes, Unit::kBytes), format_quantity(gpu.peak_bf16_flops, Unit::kFlopPerS));
   } else {
     setup += ", no GPU given";
   }
