@@ -238,11 +238,19 @@ Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   return Status::Ok();
 }
 
-Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<LookupName>* names) {
-  std::vector<GpuSpec> gpus;
+// Walks gpus.tsv as both readers see it: lines split at '\n' with a trailing
+// '\r' dropped, blank and '#' lines skipped, the header checked. Calls
+// on_row(line, line_no) for each data row until it returns false. Fails when
+// the header is wrong or missing.
+template <typename OnRow>
+Status for_each_row(std::string_view tsv, OnRow on_row) {
   bool seen_header = false;
   int line_no = 0;
-  for (std::string_view line : split(tsv, '\n')) {
+  for (size_t start = 0; start <= tsv.size();) {
+    size_t end = tsv.find('\n', start);
+    if (end == std::string_view::npos) end = tsv.size();
+    std::string_view line = tsv.substr(start, end - start);
+    start = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || line.front() == '#') continue;
@@ -254,11 +262,23 @@ Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<Loo
       seen_header = true;
       continue;
     }
-    GpuSpec g;
-    MC_RETURN_IF_ERROR(parse_row(line, line_no, &g));
-    gpus.push_back(std::move(g));
+    if (!on_row(line, line_no)) break;
   }
   if (!seen_header) return Status::InvalidArgument("gpus.tsv", "missing header line");
+  return Status::Ok();
+}
+
+Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<LookupName>* names) {
+  std::vector<GpuSpec> gpus;
+  Status row_status;
+  const Status walked = for_each_row(tsv, [&](std::string_view line, int line_no) {
+    GpuSpec g;
+    row_status = parse_row(line, line_no, &g);
+    if (row_status.ok()) gpus.push_back(std::move(g));
+    return row_status.ok();
+  });
+  MC_RETURN_IF_ERROR(walked);
+  MC_RETURN_IF_ERROR(row_status);
   if (gpus.empty()) return Status::InvalidArgument("gpus.tsv", "no GPU rows");
   MC_RETURN_IF_ERROR(index_names(gpus, names));
   return gpus;
@@ -272,40 +292,32 @@ Result<std::vector<GpuSpec>> parse_catalog(std::string_view tsv, std::vector<Loo
 // header, a short row, a row that does not parse) returns nullopt and leaves
 // the answer, or the defect report, to the full catalog.
 std::optional<GpuSpec> find_exact_row(std::string_view n) {
-  const std::string_view tsv = embedded_file_or_die("gpus.tsv");
-  bool seen_header = false;
-  int line_no = 0;
-  for (size_t start = 0; start <= tsv.size();) {
-    size_t end = tsv.find('\n', start);
-    if (end == std::string_view::npos) end = tsv.size();
-    std::string_view line = tsv.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
-    if (!seen_header) {
-      if (line != kHeader) return std::nullopt;
-      seen_header = true;
-      continue;
-    }
-    // The first three columns: key, name, aliases.
-    const size_t t1 = line.find('\t');
-    const size_t t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
-    const size_t t3 = t2 == std::string_view::npos ? t2 : line.find('\t', t2 + 1);
-    if (t3 == std::string_view::npos) return std::nullopt;
-    bool hit = normalizes_to(line.substr(0, t1), n) || normalizes_to(line.substr(t1 + 1, t2 - t1 - 1), n);
-    for (size_t a = t2 + 1; !hit && a <= t3;) {
-      size_t comma = line.find(',', a);
-      if (comma == std::string_view::npos || comma > t3) comma = t3;
-      hit = comma > a && normalizes_to(line.substr(a, comma - a), n);
-      a = comma + 1;
-    }
-    if (!hit) continue;
-    GpuSpec g;
-    if (!parse_row(line, line_no, &g).ok()) return std::nullopt;
-    return g;
-  }
-  return std::nullopt;
+  std::optional<GpuSpec> found;
+  bool unexpected = false;
+  const Status walked =
+      for_each_row(embedded_file_or_die("gpus.tsv"), [&](std::string_view line, int line_no) {
+        // The first three columns: key, name, aliases.
+        const size_t t1 = line.find('\t');
+        const size_t t2 = t1 == std::string_view::npos ? t1 : line.find('\t', t1 + 1);
+        const size_t t3 = t2 == std::string_view::npos ? t2 : line.find('\t', t2 + 1);
+        if (t3 == std::string_view::npos) {
+          unexpected = true;
+          return false;
+        }
+        bool hit = normalizes_to(line.substr(0, t1), n) || normalizes_to(line.substr(t1 + 1, t2 - t1 - 1), n);
+        for (size_t a = t2 + 1; !hit && a <= t3;) {
+          size_t comma = line.find(',', a);
+          if (comma == std::string_view::npos || comma > t3) comma = t3;
+          hit = comma > a && normalizes_to(line.substr(a, comma - a), n);
+          a = comma + 1;
+        }
+        if (!hit) return true;
+        GpuSpec g;
+        if (parse_row(line, line_no, &g).ok()) found = std::move(g);
+        return false;
+      });
+  if (!walked.ok() || unexpected) return std::nullopt;
+  return found;
 }
 
 }  // namespace
