@@ -13,10 +13,10 @@ set_tests_properties(browser_report PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 # chromium or chromedriver is missing; scripts/setup.sh --test installs them.
 # Debian's python3-selenium is installed for the system interpreter, which a
 # python3 earlier on PATH (pyenv, a venv) does not see: /usr/bin/python3 first.
-find_program(MODELCALC_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
-find_program(MODELCALC_PYTHON3 python3)
-if(MODELCALC_PYTHON3)
-  add_test(NAME browser_web_page COMMAND ${MODELCALC_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/web_test.py $<TARGET_FILE:modelcalc>)
+find_program(MODELCALC_WEB_TEST_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
+find_program(MODELCALC_WEB_TEST_PYTHON3 python3)
+if(MODELCALC_WEB_TEST_PYTHON3)
+  add_test(NAME browser_web_page COMMAND ${MODELCALC_WEB_TEST_PYTHON3} ${PROJECT_SOURCE_DIR}/tests/web_test.py $<TARGET_FILE:modelcalc>)
   set_tests_properties(browser_web_page PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()
 
