@@ -126,7 +126,7 @@ TEST(SweepStream, WriterEqualsPrinterOnBatchRuns) {
 // at all; grids where a non-batch column varies fastest (the dtype pair
 // innermost, one batch and many seqs, several GPUs); a GPU the deployment
 // engine refuses (its modeled reals repeat as 0.0); a row longer than the
-// writers' 64 KiB buffer. The table printers, which format every cell of
+// writers' 256 KiB buffer. The table printers, which format every cell of
 // every row, are the reference.
 // With a repeated column the json printers (one nlohmann object a row) keep
 // one key where the writers write each column, so `json_too` is false then.
@@ -226,21 +226,21 @@ TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
   EXPECT_TRUE(flipped);
 }
 
-// A row longer than the writers' 64 KiB buffer (a model name is free text
+// A row longer than the writers' 256 KiB buffer (a model name is free text
 // from config.json), with characters csv must quote and JSON escape.
 TEST(SweepStream, WriterEqualsPrinterOnARowLongerThanItsBuffer) {
   SweepSpec s;
   ModelSpec m = find_preset("llama-3.2-1b").value();
   s.models = {m, m};
-  s.models[0].name = std::string(70000, 'x') + ",\"q\"";
+  s.models[0].name = std::string(300000, 'x') + ",\"q\"";
   s.models[1].name = "short";
   s.gpus = {find_gpu("h100").value()};
   s.batches = {1, 2, 3};
   std::vector<const SweepColumn*> all;
   for (const SweepColumn& c : sweep_columns()) all.push_back(&c);
-  ExpectWritersEqualPrinters(s, all, "70,000-byte model name");
+  ExpectWritersEqualPrinters(s, all, "300,000-byte model name");
   ExpectWritersEqualPrinters(s, parse_fields("batch,model,tokens_per_s_aggregate").value(),
-                             "70,000-byte model name, varying columns around it");
+                             "300,000-byte model name, varying columns around it");
 }
 
 // What the writers rely on: a column not marked column_varies_with_batch has
