@@ -114,10 +114,13 @@ std::string trim_right(std::string s) {
 // Human units, as text and Markdown show them.
 std::string human(const Cell& c, Unit u) {
   if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
-  if (const auto* b = std::get_if<bool>(&c)) return *b ? "yes" : "no";
+  if (const auto* b = std::get_if<bool>(&c)) return std::string(*b ? std::string_view("yes") : std::string_view("no"));
   const double v = std::holds_alternative<int64_t>(c) ? dbl(std::get<int64_t>(c)) : std::get<double>(c);
   switch (u) {
-    case Unit::kParams: return trim_right(fmt_si(v, ""));
+    case Unit::kParams: {
+      static const std::string kNoUnit;  // fmt_si takes the unit as a string: not one built per cell
+      return trim_right(fmt_si(v, kNoUnit));
+    }
     case Unit::kBytes:
     case Unit::kBytesPerS:
     case Unit::kFraction: return format_quantity(v, u);
@@ -401,12 +404,6 @@ class Sink {
       std::memcpy(b, src + n - 16, 16);
       std::memcpy(dst, a, 16);
       std::memcpy(dst + n - 16, b, 16);
-    } else if (n > 32 && n <= 64) {
-      char a[32], b[32];
-      std::memcpy(a, src, 32);
-      std::memcpy(b, src + n - 32, 32);
-      std::memcpy(dst, a, 32);
-      std::memcpy(dst + n - 32, b, 32);
     } else if (n >= 4 && n < 8) {
       char a[4], b[4];
       std::memcpy(a, src, 4);
