@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what modelcalc needs from Debian's packages, and only what is missing.
-#   scripts/setup.sh          build dependencies
+#   scripts/setup.sh          build dependencies (and the Python package's: python3-dev, pybind11-dev)
 #   scripts/setup.sh --test   also what the test suite uses: clang with its sanitizer and libFuzzer
 #                             runtimes and llvm (the symbolizer) for the sanitize preset, chromium
 #                             for the browser test
 set -euo pipefail
 
-pkgs=(g++ cmake ninja-build ccache lld libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev)
+pkgs=(g++ cmake ninja-build ccache lld libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev
+      python3-dev pybind11-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(libxml2-utils clang llvm libclang-rt-dev)
   optional=(chromium)

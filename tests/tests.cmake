@@ -7,6 +7,14 @@ add_test(NAME browser_report
          COMMAND ${PROJECT_SOURCE_DIR}/tests/browser_test.sh $<TARGET_FILE:modelcalc>)
 set_tests_properties(browser_report PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 
+# The Python package against hand-derived figures and the executable's own
+# output (python/tests); built when the package is (MODELCALC_BUILD_PYTHON).
+if(TARGET modelcalc_python)
+  add_test(NAME python_package
+           COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/test_modelcalc.py $<TARGET_FILE:modelcalc>)
+  set_tests_properties(python_package PROPERTIES ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python" TIMEOUT 300)
+endif()
+
 # The installable library: `cmake --install` to a temporary prefix, then the
 # README's example built against it with find_package(modelcalc) (tests/install.cmake).
 # Not in sanitized builds: their static library needs the sanitizer runtime in

@@ -64,7 +64,11 @@ class Exact {
 // Ceiling division for non-negative a and positive b; overflowed when a is.
 // REQUIRES: b > 0.
 constexpr Exact ceil_div(Exact a, int64_t b) {
-  Exact r(a.v_ / b + (a.v_ % b != 0 ? 1 : 0));
+  // In unsigned arithmetic: the same quotient for the a >= 0 this requires,
+  // and a division by a constant power of two (bits to bytes) is a shift and
+  // a mask, without a signed division's sign fix-ups (issue #14).
+  const uint64_t ua = static_cast<uint64_t>(a.v_), ub = static_cast<uint64_t>(b);
+  Exact r(static_cast<int64_t>(ua / ub + (ua % ub != 0 ? 1 : 0)));
   r.overflow_ = a.overflow_;
   return r;
 }

@@ -39,8 +39,11 @@ constexpr double shortcut_layer_params(double d) { return 12.0 * d * d; }
 
 // ---------------------------------------------------------------- memory
 // N x bytes_per_param, exact: ceil(N . bits / 8) (int4 packs two per byte).
+// A whole-byte dtype is N x bytes: the same value in one multiply, and an
+// overflow only when the bytes themselves do not fit in 64 bits.
 constexpr Exact weight_memory_bytes(Exact n_params, Dtype t) {
-  return ceil_div(n_params * Exact(dtype_bits(t)), 8);
+  const int64_t bits = dtype_bits(t);
+  return bits % 8 == 0 ? n_params * Exact(bits / 8) : ceil_div(n_params * Exact(bits), 8);
 }
 // KV bytes one token adds to one sequence: 2 . L . d_kv . bytes (K and V).
 constexpr Exact kv_bytes_per_token(Exact layers, Exact d_kv, Dtype t) {

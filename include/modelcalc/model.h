@@ -158,15 +158,23 @@ inline int64_t kv_elems(const ModelSpec& m, KvLayout layout) {
   const int64_t dv = m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head;
   return (layout == KvLayout::kAsConfigured ? m.n_head_kv : m.n_head) * (dk + dv);
 }
-inline Exact kv_bytes_per_sequence_exact(const ModelSpec& m, int64_t ctx, Dtype kv_dtype, KvLayout layout) {
-  // Every layer caches the same width per token; window layers keep at most n_swa tokens.
+// Token-layers a context of `ctx` tokens fills: every full layer keeps ctx
+// tokens, a sliding-window layer at most n_swa.
+inline Exact kv_token_layers(const ModelSpec& m, int64_t ctx) {
   const int64_t n_swa = m.n_swa_layers();
   const int64_t swa_tokens = ctx > m.n_swa ? m.n_swa : ctx;
-  const Exact tokens = Exact(m.n_layer - n_swa) * Exact(ctx) + Exact(n_swa) * Exact(swa_tokens);
-  return ceil_div(Exact(kv_elems(m, layout)) * tokens * Exact(dtype_bits(kv_dtype)), 8);
+  return Exact(m.n_layer - n_swa) * Exact(ctx) + Exact(n_swa) * Exact(swa_tokens);
+}
+// Bytes of `elems` KV elements per token-layer over `token_layers`, rounded
+// up to whole bytes (every layer caches the same width per token).
+inline Exact kv_bytes(Exact elems, Exact token_layers, Dtype kv_dtype) {
+  return ceil_div(elems * token_layers * Exact(dtype_bits(kv_dtype)), 8);
+}
+inline Exact kv_bytes_per_sequence_exact(const ModelSpec& m, int64_t ctx, Dtype kv_dtype, KvLayout layout) {
+  return kv_bytes(Exact(kv_elems(m, layout)), kv_token_layers(m, ctx), kv_dtype);
 }
 inline Exact kv_bytes_per_token_exact(const ModelSpec& m, Dtype kv_dtype, KvLayout layout) {
-  return ceil_div(Exact(kv_elems(m, layout)) * Exact(m.n_layer) * Exact(dtype_bits(kv_dtype)), 8);
+  return kv_bytes(Exact(kv_elems(m, layout)), Exact(m.n_layer), kv_dtype);
 }
 
 // KV cache bytes for one sequence of `ctx` tokens, summed over layers (GQA,

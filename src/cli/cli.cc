@@ -85,6 +85,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     if (&c != chosen && !declare_all) continue;
     CLI::App* one = app.add_subcommand(c.name, c.summary);
     if (&c != chosen) continue;
+    one->footer(std::string());  // CLI11 copies the parent's footer into a subcommand; the callback below shows it once
     sub = one;
     flags = std::make_unique<FlagSet>(*one, args);  // declares only the flags args can name
     run = c.setup(*flags);

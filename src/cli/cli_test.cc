@@ -5,6 +5,7 @@
 #include <cctype>
 #include <ostream>
 
+#include "commands.h"
 #include "test_util.h"
 
 namespace modelcalc {
@@ -218,6 +219,21 @@ TEST(CliTest, HelpAndGpus) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+// Every command's --help shows the numbers paragraph once, and a command's
+// own footer too: CLI11 copies the parent's footer into each subcommand, which
+// once printed the paragraph twice for every command without a footer of its own.
+TEST(CliTest, EveryCommandsHelpShowsTheNumbersParagraphOnce) {
+  for (const Command& c : all_commands()) {
+    const CliRun r = run_args({std::string(c.name), "--help"});
+    ASSERT_EQ(r.status, 0) << c.name << ": " << r.err;
+    const std::string para = "Numbers: K = 1e3";
+    const size_t first = r.out.find(para);
+    ASSERT_NE(first, std::string::npos) << c.name;
+    EXPECT_EQ(r.out.find(para, first + 1), std::string::npos) << c.name << " shows it twice";
+  }
+  EXPECT_NE(run_args({"plan", "--help"}).out.find("Exit status 1"), std::string::npos);  // plan's own footer
 }
 
 }  // namespace

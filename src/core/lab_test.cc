@@ -33,6 +33,34 @@ TEST(LabFormulasTest, WeightMemoryAcrossDtypes) {
   EXPECT_EQ(weight_memory_bytes(3, Dtype::kInt4).value(), 2);
 }
 
+TEST(LabFormulasTest, WeightMemoryOverflowsOnlyWhenTheBytesDoNotFit) {
+  // 2^61 params in fp32 are 2^63 B: one past INT64_MAX (2^63 - 1), so overflow; one param fewer is
+  // 4 (2^61 - 1) = 2^63 - 4 B, which fits although its bit count 32 (2^61 - 1) would not.
+  const int64_t two61 = int64_t{1} << 61;
+  EXPECT_TRUE(weight_memory_bytes(two61, Dtype::kFp32).overflow());
+  const Exact fp32 = weight_memory_bytes(two61 - 1, Dtype::kFp32);
+  EXPECT_FALSE(fp32.overflow());
+  EXPECT_EQ(fp32.value(), INT64_MAX - 3);
+  // int4 counts bits: (2^61 - 1) · 4 = 2^63 - 4 fits, ceil((2^63 - 4) / 8) = 2^60 (2^63 - 4 = 8 · (2^60 - 1) + 4).
+  const Exact int4 = weight_memory_bytes(two61 - 1, Dtype::kInt4);
+  EXPECT_FALSE(int4.overflow());
+  EXPECT_EQ(int4.value(), int64_t{1} << 60);
+  // And 2^61 params in int4 are 2^63 bits: overflow, though the 2^60 bytes would fit.
+  EXPECT_TRUE(weight_memory_bytes(two61, Dtype::kInt4).overflow());
+}
+
+TEST(LabFormulasTest, CeilDivRoundsUpOnlyWithARemainder) {
+  // 16 / 8 = 2 exactly; 17 / 8 = 2.125 -> 3; 0 / 8 = 0; INT64_MAX / 8 = 1152921504606846975.875 -> ...976.
+  EXPECT_EQ(ceil_div(Exact(16), 8).value(), 2);
+  EXPECT_EQ(ceil_div(Exact(17), 8).value(), 3);
+  EXPECT_EQ(ceil_div(Exact(0), 8).value(), 0);
+  EXPECT_EQ(ceil_div(Exact(INT64_MAX), 8).value(), 1152921504606846976);
+  // A divisor that is not a power of two: 10 / 3 = 3.33 -> 4; 9 / 3 = 3.
+  EXPECT_EQ(ceil_div(Exact(10), 3).value(), 4);
+  EXPECT_EQ(ceil_div(Exact(9), 3).value(), 3);
+  EXPECT_TRUE(ceil_div(Exact(INT64_MAX) + Exact(1), 8).overflow());
+}
+
 TEST(LabFormulasTest, KvCacheMhaMatchesTheLab) {
   // 2 · L · T · d · b · batch = 2 · 32 · 4096 · 4096 · 2 · 1 = 2^1 · 2^5 · 2^12 · 2^12 · 2^1 = 2^31.
   const Exact kv = kv_cache_bytes(32, 4096, 4096, Dtype::kFp16, 1, 32, 32);

@@ -107,10 +107,13 @@ inline double attention_width(const ModelSpec& m) {
   r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, 1, o.seq, d_attn);
 
   // 4. KV cache (validated by the caller: the Exact values do not overflow).
-  r.kv_per_token = kv_bytes_per_token_exact(m, o.kv_dtype, KvLayout::kAsConfigured).value();
-  r.kv_per_seq = kv_bytes_per_sequence_exact(m, o.seq, o.kv_dtype, KvLayout::kAsConfigured).value();
-  r.kv_mha_per_token = kv_bytes_per_token_exact(m, o.kv_dtype, KvLayout::kMha).value();
-  r.kv_mha_per_seq = kv_bytes_per_sequence_exact(m, o.seq, o.kv_dtype, KvLayout::kMha).value();
+  // kv_bytes_per_{token,sequence}_exact for both layouts, their shared factors computed once.
+  const Exact elems = Exact(kv_elems(m, KvLayout::kAsConfigured)), elems_mha = Exact(kv_elems(m, KvLayout::kMha));
+  const Exact layers = Exact(m.n_layer), token_layers = kv_token_layers(m, o.seq);
+  r.kv_per_token = kv_bytes(elems, layers, o.kv_dtype).value();
+  r.kv_per_seq = kv_bytes(elems, token_layers, o.kv_dtype).value();
+  r.kv_mha_per_token = kv_bytes(elems_mha, layers, o.kv_dtype).value();
+  r.kv_mha_per_seq = kv_bytes(elems_mha, token_layers, o.kv_dtype).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
   if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
     r.decode_weight_bytes = 0;

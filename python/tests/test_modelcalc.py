@@ -1,0 +1,114 @@
+"""The Python package against hand-derived figures and against the CLI.
+
+Run by ctest (tests/tests.cmake) as: python3 test_modelcalc.py MODELCALC_BINARY, with PYTHONPATH at the
+build's python/ folder.
+"""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+import modelcalc
+
+BINARY = os.environ.get("MODELCALC_BINARY", "")
+
+# Drill 1's model (seeds/001): L = 48, d = 6144, h = 48, 8 KV heads, SwiGLU d_ff = 16384, vocab 64,000.
+DRILL1 = dict(L=48, d=6144, heads=48, kv_heads=8, ffn=16384, glu=True, vocab=64000, seq=8192, gpu="mi300x")
+
+
+def cli_json(args):
+    """What the executable prints for args."""
+    done = subprocess.run([BINARY] + args, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+class HandDerived(unittest.TestCase):
+    def test_drill1_from_keywords(self):
+        r = modelcalc.size(**DRILL1)
+        p = r["params"]
+        self.assertEqual(p["q"], 6144 * 6144)                     # 37,748,736
+        self.assertEqual(p["kv"], 2 * 6144 * 1024)                # d_kv = 8 x 128 = 1024: 12,582,912
+        self.assertEqual(p["ffn"], 3 * 6144 * 16384)              # 301,989,888
+        self.assertEqual(p["per_layer"], 390_070_272)             # q + kv + o + ffn
+        self.assertEqual(p["embeddings"], 2 * 64000 * 6144)       # untied: 786,432,000
+        self.assertEqual(p["total"], 48 * 390_070_272 + 786_432_000)  # 19,509,805,056
+        self.assertEqual(r["kv"]["bytes_per_token"], 2 * 48 * 1024 * 2)  # K and V, L, d_kv, fp16: 196,608
+        self.assertEqual(r["weights"]["bytes"], 2 * 19_509_805_056)
+
+    def test_false_and_none_leave_a_flag_out(self):
+        # glu=False is no --glu: the FFN has two matrices, 2 x 6144 x 16384 = 201,326,592.
+        r = modelcalc.size(**dict(DRILL1, glu=False, head_dim=None))
+        self.assertEqual(r["params"]["ffn"], 2 * 6144 * 16384)
+
+    def test_gpus_catalog_row(self):
+        # The MI300X's 5.3 TB/s (AMD's data sheet, data/gpus.tsv).
+        rows = {g["key"]: g for g in modelcalc.gpus()}
+        self.assertEqual(rows["mi300x"]["bandwidth_bytes_per_s"], 5.3e12)
+
+
+class SameAsTheCli(unittest.TestCase):
+    def test_size_is_the_clis_json_key_for_key(self):
+        args = ["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "32", "--json"]
+        self.assertEqual(modelcalc.size(model="llama-3.1-8b", gpu="h100", batch=32), cli_json(args))
+
+    def test_sweep_lists_and_ranges(self):
+        rows = modelcalc.sweep(model="llama-3.1-8b", gpu=["h100", "mi300x"], seq=[1024, 2048], batch="1:4")
+        self.assertEqual(len(rows), 2 * 2 * 4)  # GPUs x contexts x batches
+        self.assertEqual([r["batch"] for r in rows[:4]], [1, 2, 3, 4])
+        args = ["sweep", "--model", "llama-3.1-8b", "--gpu", "h100,mi300x", "--seq", "1024,2048", "--batch", "1:4",
+                "--format", "json"]
+        self.assertEqual(rows, cli_json(args))
+
+    def test_text_is_the_clis_stdout(self):
+        args = ["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--explain"]
+        done = subprocess.run([BINARY] + args, capture_output=True, text=True, check=True)
+        self.assertEqual(modelcalc.text("size", model="llama-3.1-8b", gpu="h100", explain=True), done.stdout)
+
+    def test_run_passes_arguments_through(self):
+        status, out, err = modelcalc.run(["train", "--params", "70B", "--tokens", "2T", "--json"])
+        self.assertEqual((status, err), (0, ""))
+        self.assertEqual(json.loads(out)["flops"], 6 * 70e9 * 2e12)  # 6 N D = 8.4e23
+
+
+class BadInput(unittest.TestCase):
+    def test_unknown_preset_names_the_flag(self):
+        with self.assertRaises(modelcalc.InputError) as caught:
+            modelcalc.size(model="no-such-model")
+        message = str(caught.exception)
+        self.assertIn("--model", message)
+        self.assertNotIn("\n", message)
+        self.assertFalse(message.startswith("modelcalc: error:"))
+
+    def test_unknown_flag(self):
+        with self.assertRaises(modelcalc.InputError) as caught:
+            modelcalc.size(model="llama-3.1-8b", no_such_flag=1)
+        self.assertIn("--no-such-flag", str(caught.exception))
+
+    def test_output_format_is_the_functions_choice(self):
+        with self.assertRaises(TypeError):
+            modelcalc.size(model="llama-3.1-8b", json=True)
+        with self.assertRaises(TypeError):
+            modelcalc.sweep(model="llama-3.1-8b", format="csv")
+
+
+class Package(unittest.TestCase):
+    def test_every_command_is_a_function_with_its_flags_as_help(self):
+        names = [name for name, _ in modelcalc.commands()]
+        self.assertIn("kv-budget", names)
+        for name in names:
+            fn = getattr(modelcalc, name.replace("-", "_"))
+            self.assertIn("--help", fn.__doc__)
+        self.assertIn("--model", modelcalc.size.__doc__)
+
+    def test_version_is_the_clis(self):
+        self.assertEqual(modelcalc.__version__, subprocess.run([BINARY, "--version"], capture_output=True,
+                                                               text=True, check=True).stdout.split()[-1])
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        BINARY = sys.argv.pop(1)
+    if not BINARY:
+        sys.exit("usage: test_modelcalc.py MODELCALC_BINARY (or set MODELCALC_BINARY)")
+    unittest.main(verbosity=2)
