@@ -119,6 +119,130 @@ TEST(SweepStream, WriterEqualsPrinterOnBatchRuns) {
   }
 }
 
+// The writers hold a row as ready-made pieces of text between the columns
+// that vary with the batch, rebuilt when any other column may have changed.
+// Cases the default columns on BatchRunSpec do not reach: --fields orders
+// that put varying columns first, last, side by side, alone, repeated or not
+// at all; grids where a non-batch column varies fastest (the dtype pair
+// innermost, one batch and many seqs, several GPUs); a GPU the deployment
+// engine refuses (its modeled reals repeat as 0.0); a row longer than the
+// writers' 256 KiB buffer. The table printers, which format every cell of
+// every row, are the reference.
+// With a repeated column the json printers (one nlohmann object a row) keep
+// one key where the writers write each column, so `json_too` is false then.
+void ExpectWritersEqualPrinters(const SweepSpec& s, const std::vector<const SweepColumn*>& columns,
+                                const std::string& what, bool json_too = true) {
+  for (const SweepFormat& f : sweep_formats()) {
+    if (!json_too && f.name.starts_with("json")) continue;
+    SweepTable table;
+    table.columns = columns;
+    ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { table.add(r); }).ok()) << what;
+    std::ostringstream want, got;
+    f.print(table, want);
+    auto w = make_sweep_writer(f.name, columns, got);
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { (*w)->row(r); }).ok());
+    (*w)->end();
+    EXPECT_TRUE(got.str() == want.str()) << f.name << ", " << what;
+  }
+}
+
+TEST(SweepStream, WriterEqualsPrinterForFieldOrders) {
+  const SweepSpec s = BatchRunSpec();
+  for (const char* fields : {
+           "batch,model,gpu,seq,tokens_per_s_aggregate",              // varying first, then a run, varying last
+           "model,batch,tokens_per_s_aggregate,batch_fits,modeled_regime",  // varying side by side, at the end
+           "batch,tokens_per_s_aggregate,batch_fits,modeled_regime,step_bytes,modeled_intensity",  // only varying
+           "model,gpu,seq,dtype,kv_dtype,params_total,regime",        // none varying
+           "batch",                                                   // one varying column alone
+           "weight_bytes",                                            // one constant column alone
+           "modeled_regime,fits,modeled_tokens_per_s_per_sequence,ridge,modeled_tokens_per_s_aggregate,"
+           "modeled_max_sequences,attention_fraction,batch_fits",     // alternating, every real kind
+       }) {
+    const auto columns = parse_fields(fields);
+    ASSERT_TRUE(columns.ok()) << fields;
+    ExpectWritersEqualPrinters(s, *columns, fields);
+  }
+  const char* repeated = "batch,batch,model,model,batch_fits,batch_fits";
+  ExpectWritersEqualPrinters(s, parse_fields(repeated).value(), repeated, /*json_too=*/false);
+}
+
+TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
+  std::vector<const SweepColumn*> all;
+  for (const SweepColumn& c : sweep_columns()) all.push_back(&c);
+  const auto defaults = parse_fields("").value();
+  // The dtype pair is innermost: every row has a new key.
+  SweepSpec dtypes;
+  dtypes.models = {find_preset("llama-3.1-8b").value(), find_preset("mixtral-8x7b-v0.1").value()};
+  dtypes.gpus = {find_gpu("h100").value()};
+  dtypes.seqs = {4096, 32768};
+  dtypes.batches = {1, 8, 512};
+  dtypes.dtypes = {Dtype::kFp16, Dtype::kFp8, Dtype::kInt4};
+  dtypes.kv_dtypes = {Dtype::kBf16, Dtype::kFp8};
+  // One batch: seq varies fastest.
+  SweepSpec seqs;
+  seqs.models = {find_preset("gemma-2-9b").value()};
+  seqs.gpus = {find_gpu("l4").value()};
+  for (int64_t t = 1; t <= 1 << 20; t *= 4) seqs.seqs.push_back(t);
+  seqs.batches = {16};
+  // One batch and one seq: the GPU varies fastest, every other one a GPU
+  // the deployment engine refuses (fp8 weights compute in fp8, and it has no
+  // fp8 peak); then with a batch run on each, where the refused GPU's
+  // modeled reals repeat as 0.0.
+  SweepSpec gpus;
+  gpus.models = {find_preset("llama-3.1-8b").value()};
+  GpuSpec custom;
+  custom.key = "custom";
+  custom.name = "custom";
+  custom.capacity_bytes = 1e9;
+  custom.bandwidth_bytes_per_s = 1e12;
+  custom.peak_bf16_flops = 1e15;
+  gpus.gpus = {find_gpu("h100").value(), custom, find_gpu("mi300x").value(), custom};
+  gpus.seqs = {8192};
+  gpus.batches = {1};
+  gpus.dtypes = {Dtype::kFp8};
+  SweepSpec refused_runs = gpus;
+  refused_runs.batches = {1, 2, 3};
+  for (const auto& [spec, what] : {std::pair<const SweepSpec&, const char*>{dtypes, "dtype pair fastest"},
+                                   {seqs, "seq fastest"},
+                                   {gpus, "gpu fastest"},
+                                   {refused_runs, "batch runs on a refused GPU"}}) {
+    ExpectWritersEqualPrinters(spec, all, std::string(what) + ", every column");
+    ExpectWritersEqualPrinters(spec, defaults, std::string(what) + ", default columns");
+  }
+  // The grids reach what they are for: a refused deployment (modeled reals
+  // of 0.0 repeated), and both verdicts of batch_fits within one batch run.
+  bool refused = false;
+  ASSERT_TRUE(sweep(refused_runs, [&](const SweepRow& r) { refused = refused || !r.has_deployment; }).ok());
+  EXPECT_TRUE(refused);
+  const SweepSpec runs = BatchRunSpec();
+  bool flipped = false;
+  bool last_fits = false;
+  ASSERT_TRUE(sweep(runs, [&](const SweepRow& r) {
+                const bool fits = r.has_deployment && r.deployment.decode.fits;
+                if (r.index % static_cast<int64_t>(runs.batches.size()) != 0 && fits != last_fits) flipped = true;
+                last_fits = fits;
+              }).ok());
+  EXPECT_TRUE(flipped);
+}
+
+// A row longer than the writers' 256 KiB buffer (a model name is free text
+// from config.json), with characters csv must quote and JSON escape.
+TEST(SweepStream, WriterEqualsPrinterOnARowLongerThanItsBuffer) {
+  SweepSpec s;
+  ModelSpec m = find_preset("llama-3.2-1b").value();
+  s.models = {m, m};
+  s.models[0].name = std::string(300000, 'x') + ",\"q\"";
+  s.models[1].name = "short";
+  s.gpus = {find_gpu("h100").value()};
+  s.batches = {1, 2, 3};
+  std::vector<const SweepColumn*> all;
+  for (const SweepColumn& c : sweep_columns()) all.push_back(&c);
+  ExpectWritersEqualPrinters(s, all, "300,000-byte model name");
+  ExpectWritersEqualPrinters(s, parse_fields("batch,model,tokens_per_s_aggregate").value(),
+                             "300,000-byte model name, varying columns around it");
+}
+
 // What the writers rely on: a column not marked column_varies_with_batch has
 // the same cell for every batch of a (model, GPU, seq, dtype, KV dtype).
 TEST(SweepStream, ColumnsNotVaryingWithTheBatchAreTheSameAtEveryBatch) {

@@ -70,5 +70,36 @@ TEST(WriteShortestTest, EqualsFmtOnManyDoubles) {
   EXPECT_GT(checked, 2'000'000);
 }
 
+// write_shortest makes a significand's digits in blocks of 8, then the rest
+// in pairs: every length from 1 to 17 digits, with digit patterns that have
+// inner zeros and zeros at a block's edges,
+// at exponents around each layout's boundaries. A k-digit integer m below
+// 10^15 divided by 10^j round-trips with m's digits, so each length occurs.
+TEST(WriteShortestTest, EqualsFmtAtEverySignificandLength) {
+  int64_t failures = 0;
+  auto check = [&](double v) {
+    const std::string want = fmt::format("{}", v);
+    if (shortest(v) != want && ++failures <= 10) ADD_FAILURE() << want << " written as " << shortest(v);
+  };
+  check(0.0);
+  check(-0.0);
+  std::mt19937_64 rng(1714);
+  for (int k = 1; k <= 17; ++k) {
+    const auto lo = static_cast<uint64_t>(std::pow(10.0, k - 1)), span = 9 * lo;
+    for (int i = 0; i < 200; ++i) {
+      uint64_t m = lo + rng() % span;
+      if (i % 4 == 1) m = lo + 1;                    // 10...01: zeros inside, across a block edge
+      if (i % 4 == 2) m = lo * 9;                    // 90...0: one digit once its zeros are dropped
+      for (int j : {0, 1, 3, 4, 5, 8, 9, 12, 16, 17, 20}) {
+        const double v = static_cast<double>(m) / std::pow(10.0, j);
+        check(v);
+        check(-v);
+        check(static_cast<double>(m) * std::pow(10.0, j));
+      }
+    }
+  }
+  EXPECT_EQ(failures, 0);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -114,10 +114,13 @@ std::string trim_right(std::string s) {
 // Human units, as text and Markdown show them.
 std::string human(const Cell& c, Unit u) {
   if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
-  if (const auto* b = std::get_if<bool>(&c)) return *b ? "yes" : "no";
+  if (const auto* b = std::get_if<bool>(&c)) return std::string(*b ? std::string_view("yes") : std::string_view("no"));
   const double v = std::holds_alternative<int64_t>(c) ? dbl(std::get<int64_t>(c)) : std::get<double>(c);
   switch (u) {
-    case Unit::kParams: return trim_right(fmt_si(v, ""));
+    case Unit::kParams: {
+      static const std::string kNoUnit;  // fmt_si takes the unit as a string: not one built per cell
+      return trim_right(fmt_si(v, kNoUnit));
+    }
     case Unit::kBytes:
     case Unit::kBytesPerS:
     case Unit::kFraction: return format_quantity(v, u);
@@ -329,7 +332,7 @@ class Sink {
   explicit Sink(std::ostream& out) : out_(out), buf_(new char[kSize]) {}
   // Inline fast path (a row makes ~8 calls); the full-buffer case is out of line.
   [[gnu::always_inline]] void put(std::string_view s) {
-    if (s.size() > kSize - len_) [[unlikely]] {
+    if (s.size() > cap_ - len_) [[unlikely]] {
       put_slow(s);
       return;
     }
@@ -337,9 +340,16 @@ class Sink {
     len_ += s.size();
   }
   [[gnu::always_inline]] void put(char c) {
-    if (len_ == kSize) [[unlikely]] flush();
+    if (len_ == cap_) [[unlikely]] flush();
     buf_[len_++] = c;
   }
+  // Room for `n` bytes written in place (a row longer than the buffer grows
+  // it); commit(end) takes what was written.
+  [[gnu::always_inline]] char* reserve(size_t n) {
+    if (n > cap_ - len_) [[unlikely]] make_room(n);
+    return buf_.get() + len_;
+  }
+  [[gnu::always_inline]] void commit(const char* end) { len_ = static_cast<size_t>(end - buf_.get()); }
   void put_csv_string(std::string_view s) {
     bool plain = true;
     for (char ch : s) plain = plain && ch != ',' && ch != '"' && ch != '\r' && ch != '\n';
@@ -363,9 +373,16 @@ class Sink {
   }
 
  private:
+  [[gnu::noinline]] void make_room(size_t n) {
+    flush();
+    if (n > cap_) {
+      buf_.reset(new char[n]);
+      cap_ = n;
+    }
+  }
   [[gnu::noinline]] void put_slow(std::string_view s) {
     flush();
-    if (s.size() > kSize) {  // longer than the buffer: straight through
+    if (s.size() > cap_) {  // longer than the buffer: straight through
       out_.write(s.data(), static_cast<std::streamsize>(s.size()));
       return;
     }
@@ -399,10 +416,11 @@ class Sink {
       std::memcpy(dst, src, n);
     }
   }
-  static constexpr size_t kSize = 64 * 1024;
+  static constexpr size_t kSize = 256 * 1024;
   static constexpr size_t kRowRoom = 4096;
   std::ostream& out_;
   std::unique_ptr<char[]> buf_;
+  size_t cap_ = kSize;
   size_t len_ = 0;
   bool first_ = true;
 };
@@ -518,13 +536,14 @@ class RowKey {
   bool same_as_last(const SweepRow& r) {
     const bool same = valid_ && r.model_spec == model_ && r.gpu_spec == gpu_ && r.options.seq == seq_ &&
                       r.options.weight_dtype == dtype_ && r.options.kv_dtype == kv_dtype_;
+    if (same) [[likely]] return true;
     valid_ = true;
     model_ = r.model_spec;
     gpu_ = r.gpu_spec;
     seq_ = r.options.seq;
     dtype_ = r.options.weight_dtype;
     kv_dtype_ = r.options.kv_dtype;
-    return same;
+    return false;
   }
 
  private:
@@ -535,52 +554,196 @@ class RowKey {
   Dtype dtype_ = Dtype::kFp32, kv_dtype_ = Dtype::kFp32;
 };
 
-// A row's cells as the streaming writers lay them out: each column's text
-// (CellText: separator or key, then the value), with the columns grouped into
-// segments -- a run of consecutive columns that do not vary with the batch,
-// or one column that does. While rows keep their RowKey a run is written as
-// one piece, joined once per key; only the batch's own columns are read.
+// std::to_chars of an int64 at `out` (24 bytes of room); a count below 10^4
+// (a batch, usually) by two digit pairs, without to_chars' length loop.
+inline char* write_int(char* out, int64_t v) {
+  if (v >= 0 && v < 10000) {
+    static constexpr char kPairs[] =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+        "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+        "8081828384858687888990919293949596979899";
+    const auto u = static_cast<uint32_t>(v);
+    const size_t n = u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : 4;
+    char digits[8] = {};  // the 4 digits, then padding, so that 4 bytes from any start are inside
+    std::memcpy(digits, kPairs + (u / 100) * 2, 2);
+    std::memcpy(digits + 2, kPairs + (u % 100) * 2, 2);
+    std::memcpy(out, digits + 4 - n, 4);  // writes 4 bytes; the digits are the first n
+    return out + n;
+  }
+  return std::to_chars(out, out + 24, v).ptr;
+}
+
+// How each format writes a cell: append() into a string (the same bytes as
+// the table printers: base() for csv, nlohmann's dump() for json), and
+// real() for a finite or non-finite real at `out` (kRealRoom bytes of room),
+// returning the end.
+constexpr size_t kRealRoom = 64;
+struct CsvCells {
+  static void append(const Cell& c, std::string* out) { append_csv_cell(c, out); }
+  static char* real(char* out, double d) { return std::isfinite(d) ? write_shortest(out, d) : out; }
+};
+struct JsonCells {
+  static void append(const Cell& c, std::string* out) { append_json_cell(c, out); }
+  static char* real(char* out, double d) {
+    if (!std::isfinite(d)) {
+      std::memcpy(out, "null", 4);
+      return out + 4;
+    }
+    return nlohmann::detail::to_chars(out, out + kRealRoom, d);
+  }
+};
+
+// Copies `n` bytes in 16-byte blocks, two at a time, and returns dst + n:
+// it reads and writes up to 31 bytes past the end, so both sides need that
+// room. The pieces of a row are short (a few to ~100 bytes): a handful of
+// moves, no call and no branch on the size class.
+[[gnu::always_inline]] inline char* copy_blocks(char* dst, const char* src, size_t n) {
+  for (size_t i = 0; i < n; i += 32) {
+    char a[16], b[16];
+    std::memcpy(a, src + i, 16);
+    std::memcpy(b, src + i + 16, 16);
+    std::memcpy(dst + i, a, 16);
+    std::memcpy(dst + i + 16, b, 16);
+  }
+  return dst + n;
+}
+constexpr size_t kBlockPad = 32;
+
+// A column that varies with the batch, read and formatted every row into its
+// own text (readable kBlockPad bytes past its end): an integer formatted
+// anew; a real or a string formatted only when it differs from the column's
+// last one (reals bit for bit: 0.0 and -0.0 print differently), else its
+// last text kept; a bool as a literal.
+template <typename Format>
+class VaryingCell {
+ public:
+  explicit VaryingCell(Cell (*get)(const SweepRow&)) : get_(get) {}
+  // Formats the row's value; returns its length. data() holds it.
+  [[gnu::always_inline]] size_t update(const SweepRow& r) {
+    const Cell c = get_(r);
+    if (const auto* i = std::get_if<int64_t>(&c)) {
+      data_ = int_text_;
+      len_ = static_cast<size_t>(write_int(int_text_, *i) - int_text_);
+    } else if (const auto* d = std::get_if<double>(&c)) {
+      uint64_t bits;
+      std::memcpy(&bits, d, sizeof bits);
+      if (!real_valid_ || bits != real_bits_) [[likely]] {
+        real_len_ = static_cast<size_t>(Format::real(real_text_, *d) - real_text_);
+        real_bits_ = bits;
+        real_valid_ = true;
+      }
+      data_ = real_text_;
+      len_ = real_len_;
+    } else if (const auto* b = std::get_if<bool>(&c)) {
+      static constexpr char kTrue[kBlockPad + 8] = "true", kFalse[kBlockPad + 8] = "false";
+      data_ = *b ? kTrue : kFalse;
+      len_ = *b ? 4 : 5;
+    } else {
+      // Usually the very same static name (a regime), else compared by content.
+      const std::string_view s = *std::get_if<std::string_view>(&c);
+      if (str_data_ == nullptr || s.size() != str_last_.size() ||
+          (s.data() != str_data_ && std::memcmp(s.data(), str_last_.data(), s.size()) != 0)) [[unlikely]] {
+        str_last_.assign(s);
+        str_data_ = s.data();
+        std::string text;
+        Format::append(c, &text);
+        str_text_.assign(text.begin(), text.end());
+        str_len_ = text.size();
+        str_text_.resize(str_len_ + kBlockPad);
+      }
+      data_ = str_text_.data();
+      len_ = str_len_;
+    }
+    return len_;
+  }
+  const char* data() const { return data_; }
+  size_t size() const { return len_; }
+
+ private:
+  Cell (*get_)(const SweepRow&);
+  const char* data_ = nullptr;
+  size_t len_ = 0;
+  char int_text_[24 + kBlockPad];
+  bool real_valid_ = false;
+  uint64_t real_bits_ = 0;
+  size_t real_len_ = 0;
+  char real_text_[kRealRoom];  // a real's text is at most 25 bytes: the pad fits
+  const char* str_data_ = nullptr;  // the last string's address (its text outlives the writer); nullptr before the first
+  std::string str_last_;
+  std::vector<char> str_text_;  // str_len_ bytes, then kBlockPad
+  size_t str_len_ = 0;
+};
+
+// A row's text as the streaming writers lay it out: the row's prefix, each
+// column's text (CellText: separator or key, then the value), the row's
+// suffix. It is held as ready-made pieces between the columns that vary with
+// the batch, in one buffer (arena_): slot i's piece is everything before
+// varying column i (after the one before it), its separator or key included;
+// the tail ends the row. The pieces are rebuilt when the RowKey changes (a
+// non-batch column may have changed; CellText reformats only the cells that
+// did). While it holds, a row is: the varying columns formatted (their total
+// length known), one reserve() of the sink for the whole row, then pieces
+// and values copied in turn; no other column is read.
+template <typename Format>
 class RowCells {
  public:
-  RowCells(const std::vector<const SweepColumn*>& cols, const std::vector<std::string>& prefixes) : cols_(cols) {
+  RowCells(const std::vector<const SweepColumn*>& cols, const std::vector<std::string>& prefixes,
+           std::string row_prefix, std::string row_suffix)
+      : cols_(cols), prefixes_(prefixes), row_prefix_(std::move(row_prefix)), row_suffix_(std::move(row_suffix)) {
     for (size_t c = 0; c < cols_.size(); ++c) {
-      cells_.emplace_back(prefixes[c]);
-      const bool run = !column_varies_with_batch(*cols_[c]);
-      if (run && !segments_.empty() && segments_.back().run) {
-        segments_.back().end = c + 1;
-      } else {
-        segments_.push_back({run, c, c + 1, {}});
-      }
+      cells_.emplace_back(prefixes_[c]);
+      varies_.push_back(column_varies_with_batch(*cols_[c]));
+      if (varies_.back()) slots_.push_back({0, 0, VaryingCell<Format>(cols_[c]->get)});
     }
   }
-  template <typename Format>
-  void put(const SweepRow& r, Sink& sink, Format format) {
-    if (key_.same_as_last(r)) {
-      for (const Segment& seg : segments_) {
-        sink.put(seg.run ? std::string_view(seg.text) : cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
-      }
-      return;
+  void put(const SweepRow& r, Sink& sink) {
+    if (!key_.same_as_last(r)) [[unlikely]] rebuild(r);
+    size_t n = pieces_len_ + kBlockPad;
+    for (Slot& slot : slots_) n += slot.cell.update(r);
+    char* p = sink.reserve(n);
+    const char* a = arena_.data();
+    for (const Slot& slot : slots_) {
+      p = copy_blocks(p, a + slot.piece, slot.piece_len);
+      p = copy_blocks(p, slot.cell.data(), slot.cell.size());
     }
-    for (Segment& seg : segments_) {
-      if (!seg.run) {
-        sink.put(cells_[seg.begin].of(cols_[seg.begin]->get(r), format));
-        continue;
-      }
-      seg.text.clear();
-      for (size_t c = seg.begin; c < seg.end; ++c) seg.text.append(cells_[c].of(cols_[c]->get(r), format));
-      sink.put(seg.text);
-    }
+    sink.commit(copy_blocks(p, a + tail_, tail_len_));
   }
 
  private:
-  struct Segment {
-    bool run;            // columns [begin, end) that do not vary with the batch, else the one column `begin`
-    size_t begin, end;
-    std::string text;    // a run's joined text for the current key
+  void rebuild(const SweepRow& r) {
+    arena_.clear();
+    arena_.insert(arena_.end(), row_prefix_.begin(), row_prefix_.end());
+    size_t start = 0, next = 0;
+    for (size_t c = 0; c < cols_.size(); ++c) {
+      if (varies_[c]) {
+        arena_.insert(arena_.end(), prefixes_[c].begin(), prefixes_[c].end());
+        slots_[next].piece = start;
+        slots_[next].piece_len = arena_.size() - start;
+        start = arena_.size();
+        ++next;
+      } else {
+        const std::string_view t = cells_[c].of(cols_[c]->get(r), Format::append);
+        arena_.insert(arena_.end(), t.begin(), t.end());
+      }
+    }
+    arena_.insert(arena_.end(), row_suffix_.begin(), row_suffix_.end());
+    tail_ = start;
+    tail_len_ = arena_.size() - start;
+    pieces_len_ = arena_.size();
+    arena_.resize(arena_.size() + kBlockPad);
+  }
+  struct Slot {
+    size_t piece, piece_len;  // in arena_: the text between the previous varying column and this one
+    VaryingCell<Format> cell;
   };
   const std::vector<const SweepColumn*>& cols_;
-  std::vector<CellText> cells_;
-  std::vector<Segment> segments_;
+  std::vector<std::string> prefixes_;
+  std::string row_prefix_, row_suffix_;
+  std::vector<CellText> cells_;  // every column; used for those not varying
+  std::vector<bool> varies_;
+  std::vector<Slot> slots_;      // one per varying column, in column order
+  std::vector<char> arena_;      // the pieces, then kBlockPad
+  size_t tail_ = 0, tail_len_ = 0, pieces_len_ = 0;
   RowKey key_;
 };
 
@@ -602,7 +765,7 @@ std::vector<std::string> json_prefixes(const std::vector<const SweepColumn*>& co
 class CsvWriter : public SweepWriter {
  public:
   CsvWriter(std::vector<const SweepColumn*> columns, std::ostream& out)
-      : cols_(std::move(columns)), cells_(cols_, csv_prefixes(cols_)), sink_(out) {
+      : cols_(std::move(columns)), cells_(cols_, csv_prefixes(cols_), "", "\n"), sink_(out) {
     for (size_t c = 0; c < cols_.size(); ++c) {
       if (c) sink_.put(',');
       sink_.put_csv_string(cols_[c]->name);
@@ -610,15 +773,14 @@ class CsvWriter : public SweepWriter {
     sink_.put('\n');
   }
   void row(const SweepRow& r) override {
-    cells_.put(r, sink_, append_csv_cell);
-    sink_.put('\n');
+    cells_.put(r, sink_);
     sink_.row_done();
   }
   void end() override { sink_.flush(); }
 
  private:
   std::vector<const SweepColumn*> cols_;
-  RowCells cells_;
+  RowCells<CsvCells> cells_;
   Sink sink_;
 };
 
@@ -627,13 +789,11 @@ class CsvWriter : public SweepWriter {
 class JsonWriter : public SweepWriter {
  public:
   JsonWriter(std::vector<const SweepColumn*> columns, std::ostream& out, bool array)
-      : cols_(std::move(columns)), cells_(cols_, json_prefixes(cols_)), sink_(out), array_(array) {}
+      : cols_(std::move(columns)), cells_(cols_, json_prefixes(cols_), "{", array ? "}" : "}\n"), sink_(out),
+        array_(array) {}
   void row(const SweepRow& r) override {
     if (array_) sink_.put(rows_ == 0 ? "[\n  " : ",\n  ");
-    sink_.put('{');
-    cells_.put(r, sink_, append_json_cell);
-    sink_.put('}');
-    if (!array_) sink_.put('\n');
+    cells_.put(r, sink_);
     ++rows_;
     sink_.row_done();
   }
@@ -644,7 +804,7 @@ class JsonWriter : public SweepWriter {
 
  private:
   std::vector<const SweepColumn*> cols_;
-  RowCells cells_;
+  RowCells<JsonCells> cells_;
   Sink sink_;
   bool array_;
   int64_t rows_ = 0;

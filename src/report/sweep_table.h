@@ -72,14 +72,15 @@ Result<SweepPrinter> find_sweep_format(std::string_view name);
 
 // Streaming output: rows are formatted as they come into one reused buffer,
 // written to `out` at once for the first row (so a pipe sees it immediately)
-// and then in 64 KiB chunks. No per-row objects: numbers are formatted in
+// and then in 256 KiB chunks. No per-row objects: numbers are formatted in
 // place, with the same routines the table printers use, so the bytes equal
 // those of the table printers for the same rows (tests compare them). csv and
-// json(l) keep each column's last value and text and format only a new value;
-// while rows differ only in the batch they do not read the columns that
-// cannot change with it (column_varies_with_batch) and write them as joined
-// runs. csv, md, json and jsonl stream; text aligns columns over every row,
-// so its writer keeps the table and prints it at end().
+// json(l) hold a row as ready-made text between the columns that can change
+// with the batch (column_varies_with_batch), rebuilt only when another column
+// may have changed (reformatting only the cells that did); while rows differ
+// only in the batch, a row is that text and the batch's own values, and no
+// other column is read. csv, md, json and jsonl stream; text aligns columns
+// over every row, so its writer keeps the table and prints it at end().
 class SweepWriter {
  public:
   virtual ~SweepWriter() = default;
