@@ -8,8 +8,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 namespace modelcalc {
 
@@ -51,6 +53,7 @@ const char* reason(int status) {
   switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 414: return "URI Too Long";
@@ -87,6 +90,18 @@ HttpResponse plain(int status, std::string body) {
 }
 
 }  // namespace
+
+bool is_loopback_host(std::string_view host) {
+  if (host.starts_with("[")) {  // [v6]:port
+    const size_t close = host.find(']');
+    return close != std::string_view::npos && host.substr(1, close - 1) == "::1" &&
+           (close + 1 == host.size() || host[close + 1] == ':');
+  }
+  const std::string name(host.substr(0, host.find(':')));
+  in_addr a{};
+  if (name == "localhost") return true;
+  return inet_pton(AF_INET, name.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
 
 Result<HttpRequest> parse_request_target(std::string_view target) {
   if (target.empty() || target[0] != '/') {
@@ -167,6 +182,8 @@ Status HttpServer::listen(const std::string& host, int port) {
     return Status::IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
   listen_fd_ = fd;
+  loopback_ = addr.ss_family == AF_INET ? (ntohl(v4->sin_addr.s_addr) >> 24) == 127
+                                        : IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
   return Status::Ok();
 }
 
@@ -193,13 +210,21 @@ void HttpServer::serve() {
       }
       ++active_;
     }
-    std::thread([this, fd] {
-      handle(fd);
+    try {
+      std::thread([this, fd] {
+        handle(fd);
+        ::close(fd);
+        std::lock_guard<std::mutex> lock(mu_);
+        --active_;
+        idle_.notify_all();
+      }).detach();
+    } catch (const std::system_error&) {  // no thread to be had: refuse this one, keep serving
+      send_response(fd, plain(503, "the server is out of threads; retry\n"));
       ::close(fd);
       std::lock_guard<std::mutex> lock(mu_);
       --active_;
       idle_.notify_all();
-    }).detach();
+    }
   }
 }
 
@@ -236,6 +261,23 @@ void HttpServer::handle(int fd) {
   if (line.substr(0, sp1) != "GET") {
     send_response(fd, plain(405, "only GET\n"));
     return;
+  }
+  if (loopback_) {
+    // Header names are case-insensitive; a value may have spaces around it.
+    std::string lower = head.substr(0, head.find("\r\n\r\n") + 2);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const size_t at = lower.find("\r\nhost:");
+    if (at != std::string::npos) {
+      const size_t from = at + 7, to = head.find("\r\n", from);
+      std::string_view host(head.data() + from, to - from);
+      while (!host.empty() && (host.front() == ' ' || host.front() == '\t')) host.remove_prefix(1);
+      while (!host.empty() && (host.back() == ' ' || host.back() == '\t')) host.remove_suffix(1);
+      if (!is_loopback_host(host)) {
+        send_response(fd, plain(403, "this server answers only requests for this machine (Host: localhost, "
+                                     "127.0.0.1 or [::1]); serve --host 0.0.0.0 answers any\n"));
+        return;
+      }
+    }
   }
   auto req = parse_request_target(line.substr(sp1 + 1, sp2 - sp1 - 1));
   if (!req.ok()) {

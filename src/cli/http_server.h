@@ -5,6 +5,10 @@
 // executable needs no resolver and no library: hosts are numeric addresses
 // (IPv4 or IPv6) or "localhost" (127.0.0.1), never looked up.
 //
+// Bound to a loopback address, it answers only requests whose Host header names
+// this machine (localhost, 127.x.x.x, [::1]; or none): a web page elsewhere
+// cannot point a name of its own at 127.0.0.1 (DNS rebinding) and read the API.
+//
 // Why not cpp-httplib: Debian packages it as a shared library (the header
 // holds only declarations), which the -static-pie executable cannot link.
 // The tests use its client (src/cli/serve_test.cc), an independent HTTP
@@ -39,6 +43,10 @@ struct HttpResponse {
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
+// Whether a Host header's value names the local machine: localhost,
+// 127.x.x.x or [::1], with or without a port.
+bool is_loopback_host(std::string_view host);
+
 // Splits and decodes a request target "/path?a=1&b=x%20y" ('+' is a space in
 // the query). Refuses a target that is not absolute-path form, a malformed or
 // NUL-producing %-escape.
@@ -69,6 +77,7 @@ class HttpServer {
   int listen_fd_ = -1;
   int wake_[2] = {-1, -1};  // a pipe: stop() writes, serve()'s poll wakes
   int port_ = 0;
+  bool loopback_ = false;  // listening on 127.0.0.0/8 or ::1: only local Host names are answered
   std::atomic<bool> stopping_{false};
   std::mutex mu_;
   std::condition_variable idle_;

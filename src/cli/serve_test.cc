@@ -139,6 +139,25 @@ TEST_F(ServeTest, OnlyWellFormedGets) {
   EXPECT_NE(ok.find("\r\nConnection: close\r\n"), std::string::npos);
 }
 
+TEST_F(ServeTest, OnALoopbackAddressOnlyLocalHostNamesAreAnswered) {
+  // DNS rebinding: a page on evil.example whose name now resolves to 127.0.0.1 sends Host: evil.example.
+  EXPECT_EQ(raw("GET /api/models HTTP/1.1\r\nHost: evil.example:" + std::to_string(server_.port()) + "\r\n\r\n")
+                .rfind("HTTP/1.1 403 ", 0), 0u);
+  EXPECT_EQ(raw("GET / HTTP/1.1\r\nhOsT:  evil.example \r\n\r\n").rfind("HTTP/1.1 403 ", 0), 0u);
+  EXPECT_EQ(raw("GET / HTTP/1.1\r\nHost: localhost:1\r\n\r\n").rfind("HTTP/1.1 200 ", 0), 0u);
+  EXPECT_TRUE(is_loopback_host("127.0.0.1"));
+  EXPECT_TRUE(is_loopback_host("127.1.2.3:8080"));
+  EXPECT_TRUE(is_loopback_host("localhost"));
+  EXPECT_TRUE(is_loopback_host("[::1]:8080"));
+  EXPECT_TRUE(is_loopback_host("[::1]"));
+  EXPECT_FALSE(is_loopback_host("[::2]:8080"));
+  EXPECT_FALSE(is_loopback_host("[::1]x"));
+  EXPECT_FALSE(is_loopback_host("128.0.0.1"));
+  EXPECT_FALSE(is_loopback_host("localhost.evil.example"));
+  EXPECT_FALSE(is_loopback_host("127.0.0.1.evil.example"));
+  EXPECT_FALSE(is_loopback_host(""));
+}
+
 TEST(ServeRequestTest, ParsesTargets) {
   auto r = parse_request_target("/api/size?model=llama-3.1-8b&seq=8K&x=a+b%2Cc&&flag&empty=");
   ASSERT_TRUE(r.ok());
