@@ -53,8 +53,8 @@ enum class TrainPlanBound {
   kMemory,    // memory needs more GPUs at this split than the deadline does
 };
 
-// One configuration: the cheapest and then the smallest for its (GPU kind,
-// recomputation), and the simplest split among equals.
+// One configuration: the cheapest and then the smallest for its GPU kind over
+// every recomputation choice and split, and the simplest among equals.
 struct TrainPlanConfig {
   size_t gpu_index = 0;  // into query.gpus
   Recompute recompute = Recompute::kNone;
@@ -82,7 +82,7 @@ struct TrainPlanResult {
   int64_t params = 0;         // N, all parameters (their states are trained)
   int64_t active_params = 0;  // N_active, per token (= params unless MoE)
   double model_flops = 0;     // training_flops(N_active, D) = 6 N_active D
-  std::vector<TrainPlanConfig> ranked;  // by cost, then GPU count, then simplicity; one per (GPU kind, recompute)
+  std::vector<TrainPlanConfig> ranked;  // one per GPU kind that can make it: by cost, then GPUs, then simplicity
   std::vector<TrainPlanMiss> misses;    // GPU kinds with nothing that fits within max_gpus and the deadline
 };
 

@@ -74,13 +74,12 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
     TrainPlanMiss miss;
     miss.gpu_index = gi;
     bool any = false;
+    TrainPlanConfig kind_best;  // over every recomputation choice, split and ZeRO stage
     for (Recompute rec : kRecomputes) {
       const double hw_flops = r.model_flops * recompute_factor(rec);
       const double gpu_hours = training_gpu_hours(hw_flops, g.gpu.peak_bf16_flops, q.mfu);
       const int64_t deadline_gpus = ceil_count(gpu_hours / (24.0 * q.deadline_days));
       if (rec == Recompute::kNone) miss.deadline_gpus = deadline_gpus;
-      bool have = false;
-      TrainPlanConfig best;
       for (int64_t tp = 1; tp <= q.max_tp; tp *= 2) {
         if (m.n_head % tp != 0) continue;  // analyze_train_memory's rule: TP splits whole heads
         for (int64_t pp = 1; pp <= q.max_pp && pp <= m.n_layer; pp *= 2) {
@@ -115,13 +114,15 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
             c.hardware_flops = hw_flops;
             c.gpu_hours = gpu_hours;
             c.days = training_days(gpu_hours, static_cast<double>(c.gpus));
-            c.usd = gpu_hours * g.usd_per_gpu_hour;
-            if (!have || rank_key(c) < rank_key(best)) best = c;
-            have = true;
+            c.usd = training_cost_usd(gpu_hours, g.usd_per_gpu_hour);
+            if (!any || rank_key(c) < rank_key(kind_best)) kind_best = c;
+            any = true;
           }
         }
       }
-      if (!have) continue;
+    }
+    if (any) {
+      TrainPlanConfig& best = kind_best;
       TrainMemoryOptions o;  // the winner's memory at its own DP and ZeRO stage
       o.optimizer = q.optimizer;
       o.zero = best.zero;
@@ -130,14 +131,14 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
       o.pp = best.pp;
       o.micro_batch = q.micro_batch;
       o.seq = q.seq;
-      o.recompute = rec;
+      o.recompute = best.recompute;
       o.sequence_parallel = best.tp > 1;
       o.flash = q.flash;
       MC_ASSIGN_OR_RETURN(best.memory, analyze_train_memory(&m, g.gpu, o));
       r.ranked.push_back(std::move(best));
-      any = true;
+    } else {
+      r.misses.push_back(miss);
     }
-    if (!any) r.misses.push_back(miss);
   }
   std::stable_sort(r.ranked.begin(), r.ranked.end(),
                    [](const TrainPlanConfig& a, const TrainPlanConfig& b) { return rank_key(a) < rank_key(b); });

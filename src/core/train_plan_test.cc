@@ -40,7 +40,7 @@ TEST(TrainPlanTest, TheDeadlineSetsTheCountWhenMemoryIsNoObject) {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->params, 19'509'805'056);
   EXPECT_DOUBLE_EQ(r->model_flops, 6 * kN * 1e12);  // 6 N D = 1.1706e23 FLOP
-  ASSERT_EQ(r->ranked.size(), 3u);                  // none, selective, full recomputation
+  ASSERT_EQ(r->ranked.size(), 1u);                  // one per GPU kind
   const TrainPlanConfig& c = r->ranked[0];
   // GPU-hours = 6 N D / (peak x mfu) / 3600 = 1.1706e23 / 5e14 / 3600 = 65,032.68;
   // the deadline needs ceil(65,032.68 / (24 x 10)) = ceil(270.97) = 271 GPUs.
@@ -56,13 +56,6 @@ TEST(TrainPlanTest, TheDeadlineSetsTheCountWhenMemoryIsNoObject) {
   EXPECT_DOUBLE_EQ(c.gpu_hours, gpu_hours);
   EXPECT_DOUBLE_EQ(c.days, gpu_hours / 271 / 24);  // 9.999 days
   EXPECT_DOUBLE_EQ(c.usd, gpu_hours * 2.0);         // $130,065
-  // Selective recomputation costs the same and ranks after none; full runs the forward twice: 8 N D.
-  EXPECT_EQ(r->ranked[1].recompute, Recompute::kSelective);
-  EXPECT_DOUBLE_EQ(r->ranked[1].usd, c.usd);
-  EXPECT_EQ(r->ranked[2].recompute, Recompute::kFull);
-  EXPECT_DOUBLE_EQ(r->ranked[2].hardware_flops, 8 * kN * 1e12);
-  // 4/3 x 65,032.68 = 86,710.24 GPU-hours: ceil(86,710.24 / 240) = ceil(361.29) = 362 GPUs.
-  EXPECT_EQ(r->ranked[2].gpus, 362);
   EXPECT_TRUE(r->misses.empty());
 }
 
@@ -90,24 +83,44 @@ TEST(TrainPlanTest, MemoryRaisesTheCountAndTheSplitIsTheSimplestThatFits) {
   EXPECT_NEAR(c.memory.weights + c.memory.gradients + c.memory.optimizer, 16 * kN / 4, 1.0);
 }
 
+TEST(TrainPlanTest, FullRecomputationWhenOnlyItFits) {
+  const ModelSpec m = drill1_model();
+  TrainPlanQuery q = Query(&m);
+  q.deadline_days = 1e6;
+  q.seq = 131072;
+  q.max_tp = q.max_pp = 1;
+  q.gpus = {Gpu("mid", 500e9, 1e15, 2.0)};
+  // s b h = 131,072 x 6,144 = 805,306,368. Activations (FlashAttention, TP 1): 34 s b h x 48 layers = 1.314 TB,
+  // more than the 500 GB even with every state sharded away, and selective recomputation drops only the scores
+  // FlashAttention already drops. Full recomputation keeps 2 s b h a layer: 77.31 GB, + 16 N = 312.16 GB of
+  // states = 389.5 GB: one GPU, at 8 N D.
+  auto r = plan_training(q);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->ranked.size(), 1u);
+  const TrainPlanConfig& c = r->ranked[0];
+  EXPECT_EQ(c.recompute, Recompute::kFull);
+  EXPECT_EQ(c.gpus, 1);
+  EXPECT_EQ(c.zero, 0);
+  EXPECT_DOUBLE_EQ(c.hardware_flops, 8 * kN * 1e12);
+  EXPECT_NEAR(c.memory.activations, 2.0 * 805'306'368 * 48, 1.0);
+  EXPECT_NEAR(c.memory.total, 2.0 * 805'306'368 * 48 + 16 * kN, 1e3);
+}
+
 TEST(TrainPlanTest, TheCheapestFlopWinsAcrossKinds) {
   const ModelSpec m = drill1_model();
   TrainPlanQuery q = Query(&m);
-  // $ per GPU-hour / peak: a = 2 / 1e15, b = 3.3 / 2e15 = 1.65 / 1e15: b is cheaper per FLOP, but not
-  // with full recomputation (4/3 x 1.65 = 2.2 / 1e15).
+  // $ per GPU-hour / peak: a = 2 / 1e15, b = 3.3 / 2e15 = 1.65 / 1e15: b is cheaper per FLOP.
   q.gpus = {Gpu("a", 1e15, 1e15, 2.0), Gpu("b", 1e15, 2e15, 3.3)};
   auto r = plan_training(q);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->ranked.size(), 6u);
+  ASSERT_EQ(r->ranked.size(), 2u);
   EXPECT_EQ(r->ranked[0].gpu_index, 1u);
   // b: 6 N D / (2e15 x 0.5) / 3600 = 32,516.34 GPU-hours x $3.3 = $107,304; ceil(32,516.34 / 240) = 136 GPUs.
   EXPECT_DOUBLE_EQ(r->ranked[0].usd, 6 * kN * 1e12 / (2e15 * 0.5) / 3600 * 3.3);
   EXPECT_EQ(r->ranked[0].gpus, 136);
-  EXPECT_EQ(r->ranked[1].gpu_index, 1u);  // b with selective recomputation: the same cost
-  EXPECT_EQ(r->ranked[2].gpu_index, 0u);  // a without recomputation: $130,065 < b with full: $143,072
-  EXPECT_EQ(r->ranked[2].recompute, Recompute::kNone);
-  EXPECT_EQ(r->ranked[4].gpu_index, 1u);
-  EXPECT_EQ(r->ranked[4].recompute, Recompute::kFull);
+  EXPECT_EQ(r->ranked[0].recompute, Recompute::kNone);
+  EXPECT_EQ(r->ranked[1].gpu_index, 0u);  // a: $130,065
+  EXPECT_DOUBLE_EQ(r->ranked[1].usd, 6 * kN * 1e12 / (1e15 * 0.5) / 3600 * 2.0);
 }
 
 TEST(TrainPlanTest, AKindThatCannotMeetTheDeadlineIsAMissWithItsNumbers) {
