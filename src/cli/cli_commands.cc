@@ -38,6 +38,8 @@ std::vector<Command> all_commands() {
       {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},
       {"tradeoff", "Score two candidates on five dials under weights; name the deciding dial", setup_tradeoff},
       {"example", "The lab's worked example: 70B and 8B on H100, FLOPs to $/1M to a tradeoff", setup_example},
+      {"serve", "The web page and a JSON API over every command, on http://127.0.0.1:8080/ (--host, --port)",
+       setup_serve},
   };
 }
 

@@ -27,6 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (args.size() > 32) return 0;
   for (const std::string& a : args) {
     if (a.rfind("--plot", 0) == 0 || a.rfind("--report", 0) == 0) return 0;  // would write a file
+    if (a == "serve") return 0;  // would listen on a port until killed
   }
   std::ostringstream out, err;
   const int status = modelcalc::run_cli(args, out, err);

@@ -31,6 +31,7 @@ CommandRun setup_roofline(FlagSet& flags);
 CommandRun setup_sweep(FlagSet& flags);
 CommandRun setup_plan(FlagSet& flags);
 CommandRun setup_calibrate(FlagSet& flags);
+CommandRun setup_serve(FlagSet& flags);
 
 // The table, in --help order. Adding a command: write cmd_foo.cc with
 // setup_foo, declare it above, and add a row in cli_commands.cc.

@@ -166,7 +166,8 @@ const std::set<std::string> kNotNumeric = {
     "--help", "--json", "--explain", "--glu", "--tied", "--sources", "--train", "--sequence-parallel", "--flash",
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
-    "candidates", "--frontier", "--price"};  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
+    "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
+    "--host", "--port"};  // serve's: a valid base would start a server; serve_test.cc checks their bad values
 
 std::string format_over(double max) {
   char buf[64];

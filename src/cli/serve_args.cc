@@ -1,0 +1,198 @@
+#include "serve_args.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "cli.h"
+#include "quantity.h"
+
+namespace modelcalc {
+
+namespace {
+
+using K = ServeFlagKind;
+
+// Every flag of every command (serve_args_test.cc checks the table against
+// what the commands declare). A file flag is kFile whatever else it does.
+constexpr ServeFlagRule kRules[] = {
+    {"aggregate-tokens-per-s", 0, K::kValue},
+    {"bandwidth", 0, K::kValue},
+    {"batch", 0, K::kValue},
+    {"block-size", 0, K::kValue},
+    {"budget", 0, K::kValue},
+    {"bw-util", 0, K::kValue},
+    {"capacity", 0, K::kValue},
+    {"compute", 0, K::kValue},
+    {"compute-dtype", 0, K::kValue},
+    {"concurrency", 0, K::kValue},
+    {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
+    {"context", 0, K::kValue},
+    {"dp", 0, K::kValue},
+    {"dtype", 0, K::kValue},
+    {"efficiency", 0, K::kValue},
+    {"ep", 0, K::kValue},
+    {"explain", 0, K::kSwitch},
+    {"ffn", 0, K::kValue},
+    {"fields", 0, K::kValue},
+    {"flash", 0, K::kSwitch},
+    {"flop-util", 0, K::kValue},
+    {"format", 0, K::kOutput},
+    {"frontier", 0, K::kSwitch},
+    {"gap-us", 0, K::kValue},
+    {"gemm", 0, K::kValue},
+    {"glu", 0, K::kSwitch},
+    {"gpu", 0, K::kValue},
+    {"gpus", 0, K::kValue},
+    {"head-dim", 0, K::kValue},
+    {"heads", 0, K::kValue},
+    {"help", 'h', K::kOutput},
+    {"hidden", 'd', K::kValue},
+    {"intensity", 0, K::kValue},
+    {"isl", 0, K::kValue},
+    {"itl", 0, K::kValue},
+    {"json", 0, K::kOutput},
+    {"kernel-us", 0, K::kValue},
+    {"kernels-per-step", 0, K::kValue},
+    {"kv-bytes-per-token", 0, K::kValue},
+    {"kv-dtype", 0, K::kValue},
+    {"kv-heads", 0, K::kValue},
+    {"layers", 'L', K::kValue},
+    {"lens", 0, K::kValue},
+    {"lens-file", 0, K::kFile},  // reads sequence lengths from a file
+    {"max-gpus", 0, K::kValue},
+    {"max-len", 0, K::kValue},
+    {"max-pp", 0, K::kValue},
+    {"mean-len", 0, K::kValue},
+    {"mfu", 0, K::kValue},
+    {"micro-batch", 0, K::kValue},
+    {"model", 0, K::kValue},
+    {"optimizer", 0, K::kValue},
+    {"osl", 0, K::kValue},
+    {"params", 0, K::kValue},
+    {"peak", 0, K::kValue},
+    {"peak-transient", 0, K::kValue},
+    {"phase", 0, K::kValue},
+    {"plot", 0, K::kFile},  // writes an SVG file
+    {"pp", 0, K::kValue},
+    {"price", 0, K::kValue},
+    {"price-per-hour", 0, K::kValue},
+    {"prompt", 0, K::kValue},
+    {"prompt-tokens", 0, K::kValue},
+    {"qps", 0, K::kValue},
+    {"rate", 0, K::kValue},
+    {"recompute", 0, K::kValue},
+    {"report", 0, K::kFile},  // writes an HTML file
+    {"reserve", 0, K::kValue},
+    {"seq", 0, K::kValue},
+    {"sequence-parallel", 0, K::kSwitch},
+    {"sources", 0, K::kSwitch},
+    {"tied", 0, K::kSwitch},
+    {"tokens", 0, K::kValue},
+    {"tokens-per-s", 0, K::kValue},
+    {"tokens-per-s-per-user", 0, K::kValue},
+    {"top", 0, K::kValue},
+    {"tp", 0, K::kValue},
+    {"tpot", 0, K::kValue},
+    {"train", 0, K::kSwitch},
+    {"train-tokens", 0, K::kValue},
+    {"ttft", 0, K::kValue},
+    {"vocab", 0, K::kValue},
+    {"weights", 0, K::kValue},
+    {"workspace", 0, K::kValue},
+    {"zero", 0, K::kValue},
+};
+
+constexpr bool sorted_unique() {
+  for (size_t i = 1; i < std::size(kRules); ++i) {
+    if (!(kRules[i - 1].name < kRules[i].name)) return false;
+  }
+  return true;
+}
+static_assert(sorted_unique(), "kRules must be sorted by name, each name once");
+
+bool is_key_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
+
+}  // namespace
+
+std::span<const ServeFlagRule> serve_flag_rules() { return kRules; }
+
+const ServeFlagRule* find_serve_flag(std::string_view long_name) {
+  const auto* it = std::lower_bound(std::begin(kRules), std::end(kRules), long_name,
+                                    [](const ServeFlagRule& r, std::string_view n) { return r.name < n; });
+  return it != std::end(kRules) && it->name == long_name ? it : nullptr;
+}
+
+Result<std::vector<std::string>> serve_args(std::string_view command,
+                                            const std::vector<std::pair<std::string, std::string>>& params,
+                                            ServeOutput output) {
+  const bool known = std::any_of(commands().begin(), commands().end(),
+                                 [&](const Command& c) { return command == c.name; });
+  if (command == "serve") {
+    return Status::InvalidArgument("serve", "is not available over the web API (it is the server itself)");
+  }
+  if (!known) {
+    return Status::InvalidArgument("command", "unknown command " + quote_input(command) +
+                                                  " (modelcalc --help lists them)");
+  }
+  if (params.size() > kServeMaxParams) {
+    return Status::InvalidArgument("query", "at most " + std::to_string(kServeMaxParams) + " parameters, got " +
+                                                std::to_string(params.size()));
+  }
+  size_t bytes = 0;
+  for (const auto& [key, value] : params) bytes += key.size() + value.size();
+  if (bytes > kServeMaxQueryBytes) {
+    return Status::InvalidArgument("query", "at most " + std::to_string(kServeMaxQueryBytes) +
+                                                " bytes of keys and values, got " + std::to_string(bytes));
+  }
+
+  std::vector<std::string> args{std::string(command)};
+  for (const auto& [key, value] : params) {
+    if (key.empty() || !std::isalpha(static_cast<unsigned char>(key[0])) ||
+        !std::all_of(key.begin(), key.end(), is_key_char)) {
+      return Status::InvalidArgument("query", "parameter " + quote_input(key) +
+                                                  " is not a flag name (a letter, then letters, digits, '_' or '-')");
+    }
+    const ServeFlagRule* rule = nullptr;
+    if (key.size() == 1) {
+      for (const ServeFlagRule& r : kRules) {
+        if (r.short_name == key[0]) rule = &r;
+      }
+    } else {
+      std::string name = key;
+      std::replace(name.begin(), name.end(), '_', '-');
+      rule = find_serve_flag(name);
+    }
+    const std::string flag = key.size() == 1 ? "-" + key : "--" + (rule ? std::string(rule->name) : key);
+    if (rule == nullptr) {
+      return Status::InvalidArgument(flag, "is not a flag the web API passes (the command's --help lists its flags)");
+    }
+    switch (rule->kind) {
+      case K::kFile:
+        return Status::InvalidArgument(flag, "names a file on the server; the web API reads and writes no files "
+                                             "(run modelcalc on your own machine for that)");
+      case K::kOutput:
+        if (output == ServeOutput::kJson) {
+          return Status::InvalidArgument(flag, "is chosen by the endpoint: /api/COMMAND is JSON, "
+                                               "/api/text/COMMAND is the text report");
+        }
+        [[fallthrough]];
+      case K::kSwitch:
+        if (rule->name != "format") {  // --format takes a value; every other one here is a switch
+          if (value == "true") {
+            args.push_back("--" + std::string(rule->name));
+          } else if (value != "false") {
+            return Status::InvalidArgument(flag, "is a switch: give true or false, got " + quote_input(value));
+          }
+          break;
+        }
+        [[fallthrough]];
+      case K::kValue:
+        args.push_back("--" + std::string(rule->name) + "=" + value);
+        break;
+    }
+  }
+  if (output == ServeOutput::kJson) args.push_back(command == "sweep" ? "--format=json" : "--json");
+  return args;
+}
+
+}  // namespace modelcalc

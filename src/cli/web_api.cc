@@ -1,0 +1,118 @@
+#include "web_api.h"
+
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <streambuf>
+#include <string>
+
+#include "cli.h"
+#include "serve_args.h"
+
+namespace modelcalc {
+
+namespace {
+
+// Thrown by CappedBuf when an answer outgrows kWebMaxOutputBytes: it unwinds
+// the command (a sweep stops computing rows), and run_cli reports it as an
+// internal error, which handle_web_request turns into the real reason.
+struct OutputTooLarge : std::exception {
+  const char* what() const noexcept override { return "output too large"; }
+};
+
+class CappedBuf : public std::streambuf {
+ public:
+  explicit CappedBuf(size_t cap) : cap_(cap) {}
+  std::string& str() { return s_; }
+  bool exceeded() const { return exceeded_; }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+    const char c = traits_type::to_char_type(ch);
+    return xsputn(&c, 1) == 1 ? ch : traits_type::eof();
+  }
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    if (s_.size() + static_cast<size_t>(n) > cap_) {
+      exceeded_ = true;
+      throw OutputTooLarge();
+    }
+    s_.append(p, static_cast<size_t>(n));
+    return n;
+  }
+
+ private:
+  size_t cap_;
+  std::string s_;
+  bool exceeded_ = false;
+};
+
+HttpResponse json_error(int status, const std::string& message) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  // replace: a message quoting the request's bytes need not be valid UTF-8
+  r.body = nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return r;
+}
+
+// The CLI's error line without its "modelcalc: error: " prefix and newline.
+std::string error_line(std::string err) {
+  while (!err.empty() && err.back() == '\n') err.pop_back();
+  for (std::string_view prefix : {"modelcalc: error: ", "modelcalc: internal error: ", "modelcalc: "}) {
+    if (err.starts_with(prefix)) return err.substr(prefix.size());
+  }
+  return err;
+}
+
+std::mutex& run_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+HttpResponse run_command(std::string_view command, const HttpRequest& req, ServeOutput output) {
+  auto args = serve_args(command, req.query, output);
+  if (!args.ok()) return json_error(400, args.status().message());
+  CappedBuf buf(kWebMaxOutputBytes);
+  std::ostream out(&buf);
+  out.exceptions(std::ios::badbit);  // CappedBuf's exception reaches run_cli, which stops the command
+  std::ostringstream err;
+  int status = 1;
+  {
+    std::lock_guard<std::mutex> lock(run_mutex());  // one command at a time: run_cli keeps caches
+    try {
+      status = run_cli(*args, out, err);
+    } catch (const OutputTooLarge&) {  // run_cli's final copy of a held answer is outside its own catch
+      status = 1;
+    }
+  }
+  if (buf.exceeded()) {
+    return json_error(400, "the answer exceeds " + std::to_string(kWebMaxOutputBytes >> 20) +
+                               " MiB; ask for fewer rows (shorter lists), or run modelcalc itself");
+  }
+  if (status == 2) return json_error(400, error_line(err.str()));
+  if (status != 0 && buf.str().empty()) return json_error(500, error_line(err.str()));
+  HttpResponse r;
+  r.content_type = output == ServeOutput::kJson ? "application/json" : "text/plain; charset=utf-8";
+  r.body = std::move(buf.str());
+  return r;
+}
+
+}  // namespace
+
+HttpResponse handle_web_request(const HttpRequest& req) {
+  if (req.path == "/" || req.path == "/index.html") {
+    HttpResponse r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = std::string(web_index_html());
+    return r;
+  }
+  constexpr std::string_view kText = "/api/text/", kApi = "/api/";
+  if (req.path.starts_with(kText)) return run_command(req.path.substr(kText.size()), req, ServeOutput::kText);
+  if (req.path.starts_with(kApi)) return run_command(req.path.substr(kApi.size()), req, ServeOutput::kJson);
+  return json_error(404, "no page '" + req.path + "'" +
+                             ": GET / is the page, /api/COMMAND the JSON, /api/text/COMMAND the report");
+}
+
+}  // namespace modelcalc

@@ -1,0 +1,32 @@
+// What `modelcalc serve` answers (README "Web page"): the page, and every
+// command's --json (or text report) from run_cli, in process. It parses and
+// renders nothing itself: serve_args.h maps the query to arguments, run_cli
+// computes, and this file only picks the status code and the content type.
+#ifndef MODELCALC_WEB_API_H_
+#define MODELCALC_WEB_API_H_
+
+#include <cstddef>
+#include <string_view>
+
+#include "http_server.h"
+
+namespace modelcalc {
+
+// The page: web/index.html, compiled in (cmake/embed_web.cmake).
+std::string_view web_index_html();
+
+// An answer longer than this is refused (400) instead of held in memory: a
+// sweep streams any number of rows.
+inline constexpr size_t kWebMaxOutputBytes = 16 * 1024 * 1024;
+
+// GET /                      the page (text/html)
+// GET /api/COMMAND?k=v&...   run_cli({COMMAND, --k=v, ..., --json}) -> 200 application/json;
+//                            bad input (exit 2) -> 400 {"error": "<the CLI's line>"};
+//                            plan's exit 1 with output -> 200 with the output
+// GET /api/text/COMMAND?...  the text report (text/plain), errors as above
+// Anything else -> 404. run_cli calls are serialized (one at a time).
+HttpResponse handle_web_request(const HttpRequest& req);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_WEB_API_H_
