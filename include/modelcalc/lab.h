@@ -22,6 +22,9 @@ constexpr double training_gpu_hours(double flops, double peak_flops_per_gpu, dou
 // REQUIRES: gpus > 0.
 constexpr double training_days(double gpu_hours, double gpus) { return gpu_hours / gpus / 24.0; }
 
+// Dollars for `gpu_hours` at a price per GPU-hour: H . price.
+constexpr double training_cost_usd(double gpu_hours, double usd_per_gpu_hour) { return gpu_hours * usd_per_gpu_hour; }
+
 // Compute ceiling on aggregate decode tokens/s: every token costs
 // `flops_per_token`, and the GPUs cannot beat their peak: peak / F_token.
 // The achievable ceiling is min(this, decode_tokens_per_sec(...)).

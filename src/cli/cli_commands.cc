@@ -30,6 +30,9 @@ std::vector<Command> all_commands() {
       {"roofline", "Roofline: attainable FLOP/s at an intensity, or a model's operating points; --plot draws it",
        setup_roofline},
       {"train", "Training FLOPs (6·N·D), GPU-hours and days", setup_train},
+      {"train-plan", "The cheapest GPU kind, count and split (TP×PP×DP, ZeRO, recomputation) to train on D tokens "
+                     "within a deadline",
+       setup_train_plan},
       {"chinchilla", "Compute-optimal tokens for N (D ≈ 20·N), or N and D for a FLOP budget", setup_chinchilla},
       {"cost", "$ per 1M tokens: from a measured tokens/s, or a floor from a model's decode ceiling", setup_cost},
       {"mfu", "Model FLOPs utilization of a measured throughput", setup_mfu},

@@ -85,47 +85,16 @@ Result<PlanRequest> read_request(const PlanFlags& f) {
 
 Result<PlanSpace> read_space(const PlanFlags& f) {
   PlanSpace s;
-  MC_ASSIGN_OR_RETURN(std::vector<GpuPrice> overrides,
-                      f.price.empty() ? Result<std::vector<GpuPrice>>(std::vector<GpuPrice>{})
-                                      : parse_price_overrides(f.price, "--price"));
-  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
-    for (const GpuPrice& p : overrides) if (p.gpu == g.key) return p;
-    if (const GpuPrice* p = find_price(g.key)) return *p;
-    return std::nullopt;
-  };
-  auto add = [&](const GpuSpec& g, const GpuPrice& p) {
+  MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, resolve_priced_gpus(f.gpu, f.price));
+  for (const PricedGpu& g : priced) {
     PlanGpu pg;
-    pg.gpu = g;
-    pg.usd_per_hour = p.usd_per_hour;
-    pg.price_source = p.provider == "user" ? "--price"
-                                           : p.provider + " " + p.date + (p.confirmed ? "" : " (unconfirmed)");
-    pg.domain_gpus = std::max<int64_t>(1, g.domain_gpus);
+    pg.gpu = g.gpu;
+    pg.usd_per_hour = g.price.usd_per_hour;
+    pg.price_source = g.price.provider == "user" ? "--price"
+                                                 : g.price.provider + " " + g.price.date +
+                                                       (g.price.confirmed ? "" : " (unconfirmed)");
+    pg.domain_gpus = std::max<int64_t>(1, g.gpu.domain_gpus);
     s.gpus.push_back(std::move(pg));
-  };
-  if (f.gpu.empty()) {
-    for (const GpuSpec& g : gpu_catalog()) {
-      if (auto p = price_of(g)) add(g, *p);
-    }
-  } else {
-    MC_ASSIGN_OR_RETURN(std::vector<std::string> names, split_comma_list(f.gpu, "--gpu"));
-    for (const std::string& n : names) {
-      auto g = find_gpu(n);
-      if (!g.ok()) return Status::InvalidArgument("--gpu", g.status().message());
-      for (const PlanGpu& seen : s.gpus) {
-        if (seen.gpu.key == g->key) return Status::InvalidArgument("--gpu", "names " + g->key + " twice");
-      }
-      auto p = price_of(*g);
-      if (!p) {
-        return Status::InvalidArgument("--price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
-                                                      "=2.50");
-      }
-      add(*g, *p);
-    }
-  }
-  for (const GpuPrice& p : overrides) {
-    bool used = false;
-    for (const PlanGpu& g : s.gpus) used = used || g.gpu.key == p.gpu;
-    if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
   }
   MC_ASSIGN_OR_RETURN(s.max_gpus, bounded_count(f.max_gpus, "--max-gpus", kMaxGpus, "1,048,576 (2^20)"));
   MC_ASSIGN_OR_RETURN(s.max_pp, bounded_count(f.max_pp, "--max-pp", 1024, "1024"));

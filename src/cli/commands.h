@@ -21,6 +21,7 @@ CommandRun setup_diagnose(FlagSet& flags);
 // The lab's calculator (cmd_train.cc, cmd_chinchilla.cc, cmd_cost.cc, cmd_mfu.cc,
 // cmd_tradeoff.cc, cmd_example.cc).
 CommandRun setup_train(FlagSet& flags);
+CommandRun setup_train_plan(FlagSet& flags);
 CommandRun setup_chinchilla(FlagSet& flags);
 CommandRun setup_cost(FlagSet& flags);
 CommandRun setup_mfu(FlagSet& flags);

@@ -152,6 +152,9 @@ TEST(ExplainConsistencyTest, DiagnoseCasesAndModels) {
 TEST(ExplainConsistencyTest, LabCommands) {
   int checked = 0;
   checked += CheckExplain({"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "2048"});
+  checked += CheckExplain({"train-plan", "--model", "llama-3.1-8b", "--tokens", "15T", "--days", "30"});
+  checked += CheckExplain({"train-plan", "--model", "llama-3.1-70b", "--tokens", "2T", "--days", "1000", "--gpu",
+                           "h100", "--seq", "32768"});
   checked += CheckExplain({"chinchilla", "--compute", "5.76e23"});
   checked += CheckExplain({"chinchilla", "--params", "70B"});
   checked += CheckExplain({"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"});

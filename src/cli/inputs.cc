@@ -398,4 +398,42 @@ void emit(const Report& r, const OutputFlags& f, std::ostream& out) {
   }
 }
 
+Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, const std::string& price_text) {
+  MC_ASSIGN_OR_RETURN(std::vector<GpuPrice> overrides,
+                      price_text.empty() ? Result<std::vector<GpuPrice>>(std::vector<GpuPrice>{})
+                                         : parse_price_overrides(price_text, "--price"));
+  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
+    for (const GpuPrice& p : overrides) if (p.gpu == g.key) return p;
+    if (const GpuPrice* p = find_price(g.key)) return *p;
+    return std::nullopt;
+  };
+  std::vector<PricedGpu> out;
+  if (gpu_list.empty()) {
+    for (const GpuSpec& g : gpu_catalog()) {
+      if (auto p = price_of(g)) out.push_back({g, *p});
+    }
+  } else {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> names, split_comma_list(gpu_list, "--gpu"));
+    for (const std::string& n : names) {
+      auto g = find_gpu(n);
+      if (!g.ok()) return Status::InvalidArgument("--gpu", g.status().message());
+      for (const PricedGpu& seen : out) {
+        if (seen.gpu.key == g->key) return Status::InvalidArgument("--gpu", "names " + g->key + " twice");
+      }
+      auto p = price_of(*g);
+      if (!p) {
+        return Status::InvalidArgument("--price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
+                                                      "=2.50");
+      }
+      out.push_back({*g, *p});
+    }
+  }
+  for (const GpuPrice& p : overrides) {
+    bool used = false;
+    for (const PricedGpu& g : out) used = used || g.gpu.key == p.gpu;
+    if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
+  }
+  return out;
+}
+
 }  // namespace modelcalc

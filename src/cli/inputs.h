@@ -15,6 +15,7 @@
 
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/prices.h"
 #include "modelcalc/status.h"
 #include "flags.h"
 #include "report.h"
@@ -126,6 +127,18 @@ struct OutputFlags {
 void add_output_flags(FlagSet& flags, OutputFlags* f);
 // Renders `r` as the flags ask.
 void emit(const Report& r, const OutputFlags& f, std::ostream& out);
+
+// A GPU kind with the price a search uses for it.
+struct PricedGpu {
+  GpuSpec gpu;
+  GpuPrice price;  // from --price (provider "user") or data/prices.tsv
+};
+// The GPU kinds a cost search covers (plan, train-plan): `gpu_list` as a
+// comma list of catalog names, or every catalog GPU with a price when empty;
+// `price_text` overrides prices ("h100=2.49,mi300x=1.5"). Errors name --gpu
+// or --price: an unknown or repeated GPU, a listed GPU with no price, an
+// override for a GPU not searched.
+Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, const std::string& price_text);
 
 }  // namespace modelcalc
 

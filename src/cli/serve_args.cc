@@ -27,6 +27,7 @@ constexpr ServeFlagRule kRules[] = {
     {"concurrency", 0, K::kValue},
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
+    {"days", 0, K::kValue},
     {"dp", 0, K::kValue},
     {"dtype", 0, K::kValue},
     {"efficiency", 0, K::kValue},
@@ -62,6 +63,7 @@ constexpr ServeFlagRule kRules[] = {
     {"max-gpus", 0, K::kValue},
     {"max-len", 0, K::kValue},
     {"max-pp", 0, K::kValue},
+    {"max-tp", 0, K::kValue},
     {"mean-len", 0, K::kValue},
     {"mfu", 0, K::kValue},
     {"micro-batch", 0, K::kValue},

@@ -175,6 +175,10 @@ inline constexpr FormulaText kForwardLab{"forward_flops_per_token", "2 × N"};
 inline constexpr FormulaText kTokensPerParam{"tokens_per_param", "D / N"};
 inline constexpr FormulaText kTrainGpuHours{"training_gpu_hours", "F / (peak × mfu) / 3600"};
 inline constexpr FormulaText kTrainDays{"training_days", "H / gpus / 24"};
+// The training plan (include/modelcalc/train_plan.h).
+inline constexpr FormulaText kTrainPlanFlops{"plan_training", "6 × N_active × D × r"};
+inline constexpr FormulaText kTrainPlanDeadlineGpus{"plan_training", "ceil(H / (24 × deadline))"};
+inline constexpr FormulaText kTrainCost{"training_cost_usd", "H × price"};
 inline constexpr FormulaText kKvCacheBytes{"kv_cache_bytes", "2 × L × T × (d × n_kv / n_head) × b × B"};
 inline constexpr FormulaText kGpusTimes{"tensor_parallel", "gpus × x"};
 inline constexpr FormulaText kDecodeComputeCeiling{"decode_compute_ceiling", "peak / F_token"};
