@@ -66,8 +66,14 @@ def _call(args):
     return out
 
 
+# `serve` runs until killed: a web server is no function call (start `modelcalc serve` from a shell).
+_NOT_CALLABLE = {"serve"}
+
+
 def text(command, **kwargs):
     """The command's text output (the report a terminal shows; explain=True adds every formula)."""
+    if command in _NOT_CALLABLE:
+        raise InputError(f"{command}: runs until killed; start `modelcalc {command}` from a shell")
     return _call([command] + _flags(kwargs))
 
 
@@ -85,11 +91,14 @@ def _structured(command):
 
 
 def commands():
-    """Every command as (name, summary), in the order `modelcalc --help` lists them."""
+    """Every command as (name, summary), in the order `modelcalc --help` lists them (serve included: it has
+    no function, see text())."""
     return list(_modelcalc.commands())
 
 
 for _name, _summary in _modelcalc.commands():
+    if _name in _NOT_CALLABLE:
+        continue
     _fn = _structured(_name)
     _fn.__name__ = _fn.__qualname__ = _name.replace("-", "_")
     _fn.__doc__ = (f"{_summary}.\n\nReturns `modelcalc {_name} ... "

@@ -96,7 +96,13 @@ class Package(unittest.TestCase):
     def test_every_command_is_a_function_with_its_flags_as_help(self):
         names = [name for name, _ in modelcalc.commands()]
         self.assertIn("kv-budget", names)
+        self.assertIn("serve", names)
+        self.assertFalse(hasattr(modelcalc, "serve"))  # runs until killed: no function
+        with self.assertRaises(modelcalc.InputError):
+            modelcalc.text("serve")
         for name in names:
+            if name == "serve":
+                continue
             fn = getattr(modelcalc, name.replace("-", "_"))
             self.assertIn("--help", fn.__doc__)
         self.assertIn("--model", modelcalc.size.__doc__)

@@ -115,3 +115,19 @@ TEST(CmdPlanTest, BadInputIsExitTwoOneLineNamingTheFlag) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// --max-gpus takes what its --help says, up to 2^20 = 1,048,576: the core once refused above 1,000,000,
+// naming its field instead of the flag.
+TEST(CmdPlanTest, MaxGpusTakesItsWholeRange) {
+  const CliRun ok = run_args(with({"--qps", "1", "--gpu", "h100", "--max-gpus", "1048576"}));
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  const CliRun over = run_args(with({"--qps", "1", "--gpu", "h100", "--max-gpus", "1048577"}));
+  EXPECT_EQ(over.status, 2);
+  EXPECT_EQ(over.err.rfind("modelcalc: error: --max-gpus:", 0), 0u) << over.err;
+}
+
+}  // namespace
+}  // namespace modelcalc

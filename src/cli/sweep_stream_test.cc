@@ -163,8 +163,16 @@ TEST(SweepStream, WriterEqualsPrinterForFieldOrders) {
     ASSERT_TRUE(columns.ok()) << fields;
     ExpectWritersEqualPrinters(s, *columns, fields);
   }
+  // --fields refuses a repeated column (below), but the writers take any column list a library caller gives.
   const char* repeated = "batch,batch,model,model,batch_fits,batch_fits";
-  ExpectWritersEqualPrinters(s, parse_fields(repeated).value(), repeated, /*json_too=*/false);
+  std::vector<const SweepColumn*> twice;
+  for (const char* name : {"batch", "batch", "model", "model", "batch_fits", "batch_fits"}) {
+    twice.push_back(parse_fields(name).value().front());
+  }
+  ExpectWritersEqualPrinters(s, twice, repeated, /*json_too=*/false);
+  const auto refused = parse_fields("batch,model,batch");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "--fields: names the column 'batch' twice");
 }
 
 TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {

@@ -40,8 +40,8 @@ Status check_plan(const PlanRequest& r, const PlanSpace& s) {
   if (!(r.efficiency > 0 && r.efficiency <= 1)) {
     return Status::InvalidArgument("efficiency", "must be in (0, 1]: the fraction of the modelled ceiling reached");
   }
-  if (s.max_gpus < 1 || s.max_gpus > 1'000'000) {
-    return Status::InvalidArgument("max_gpus", "must be between 1 and 1,000,000");
+  if (s.max_gpus < 1 || s.max_gpus > (int64_t{1} << 20)) {  // the range every GPU count has (--max-gpus)
+    return Status::InvalidArgument("max_gpus", "must be between 1 and 1,048,576 (2^20)");
   }
   if (s.gpus.empty()) return Status::InvalidArgument("gpus", "no GPU kind to search (none has a price)");
   for (const PlanGpu& g : s.gpus) {

@@ -283,6 +283,9 @@ Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
       return Status::InvalidArgument("--fields", "unknown column '" + std::string(name) + "'" +
                                                      did_you_mean(name, names) + " (--fields help lists them)");
     }
+    if (std::find(out.begin(), out.end(), &*it) != out.end()) {  // JSON would get the key twice
+      return Status::InvalidArgument("--fields", "names the column '" + std::string(name) + "' twice");
+    }
     out.push_back(&*it);
     if (comma == std::string_view::npos) break;
     start = comma + 1;

@@ -42,8 +42,8 @@ std::span<const SweepColumn> sweep_columns();
 bool column_varies_with_batch(const SweepColumn& c);
 
 // The columns `text` names, comma-separated, in the order given; "" gives the
-// default columns. Unknown or empty names fail with InvalidArgument naming
-// --fields (with a did-you-mean).
+// default columns. Unknown, empty or repeated names fail with InvalidArgument
+// naming --fields (with a did-you-mean): a JSON row holds each key once.
 Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text);
 
 // One line per column: name, (default) marker and meaning. For --fields help.
