@@ -54,6 +54,24 @@ int64_t ceil_count(double x) {
 // The order among configurations that cost the same: fewer GPUs, then less
 // recomputation, a lower ZeRO stage, less PP (its bubble is not modelled),
 // less TP.
+// The training-memory question for one split: the query's optimizer, batch,
+// context and FlashAttention, sequence parallelism with TP.
+TrainMemoryOptions memory_options(const TrainPlanQuery& q, int64_t tp, int64_t pp, int64_t dp, int zero,
+                                  Recompute rec) {
+  TrainMemoryOptions o;
+  o.optimizer = q.optimizer;
+  o.zero = zero;
+  o.dp = dp;
+  o.tp = tp;
+  o.pp = pp;
+  o.micro_batch = q.micro_batch;
+  o.seq = q.seq;
+  o.recompute = rec;
+  o.sequence_parallel = tp > 1;
+  o.flash = q.flash;
+  return o;
+}
+
 auto rank_key(const TrainPlanConfig& c) {
   return std::make_tuple(c.usd, c.gpus, static_cast<int>(c.recompute), c.zero, c.pp, c.tp);
 }
@@ -83,16 +101,9 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
       for (int64_t tp = 1; tp <= q.max_tp; tp *= 2) {
         if (m.n_head % tp != 0) continue;  // analyze_train_memory's rule: TP splits whole heads
         for (int64_t pp = 1; pp <= q.max_pp && pp <= m.n_layer; pp *= 2) {
-          TrainMemoryOptions o;
-          o.optimizer = q.optimizer;
-          o.tp = tp;
-          o.pp = pp;
-          o.micro_batch = q.micro_batch;
-          o.seq = q.seq;
-          o.recompute = rec;
-          o.sequence_parallel = tp > 1;
-          o.flash = q.flash;
-          MC_ASSIGN_OR_RETURN(const TrainMemoryResult at_dp1, analyze_train_memory(&m, g.gpu, o));
+          // At DP 1 the result holds the smallest DP that fits at each ZeRO stage.
+          MC_ASSIGN_OR_RETURN(const TrainMemoryResult at_dp1,
+                              analyze_train_memory(&m, g.gpu, memory_options(q, tp, pp, 1, 0, rec)));
           const int64_t mp = tp * pp;
           for (int zero = 0; zero <= 3; ++zero) {
             const int64_t mem_dp = at_dp1.min_dp_by_zero[static_cast<size_t>(zero)];
@@ -123,18 +134,9 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
     }
     if (any) {
       TrainPlanConfig& best = kind_best;
-      TrainMemoryOptions o;  // the winner's memory at its own DP and ZeRO stage
-      o.optimizer = q.optimizer;
-      o.zero = best.zero;
-      o.dp = best.dp;
-      o.tp = best.tp;
-      o.pp = best.pp;
-      o.micro_batch = q.micro_batch;
-      o.seq = q.seq;
-      o.recompute = best.recompute;
-      o.sequence_parallel = best.tp > 1;
-      o.flash = q.flash;
-      MC_ASSIGN_OR_RETURN(best.memory, analyze_train_memory(&m, g.gpu, o));
+      // The winner's memory at its own DP and ZeRO stage.
+      MC_ASSIGN_OR_RETURN(best.memory, analyze_train_memory(&m, g.gpu, memory_options(q, best.tp, best.pp, best.dp,
+                                                                                      best.zero, best.recompute)));
       r.ranked.push_back(std::move(best));
     } else {
       r.misses.push_back(miss);
