@@ -30,6 +30,7 @@ TEST(CmdTrainPlanTest, JsonOfTheCheapestAndTheRanking) {
               1e-6);
   EXPECT_DOUBLE_EQ(j["ranked"][0]["usd"].get<double>(), j["ranked"][0]["gpu_hours"].get<double>() * 2);
   EXPECT_EQ(j["best"]["gpus"], 534);  // the section of the cheapest is the ranking's first
+  EXPECT_EQ(j["best"]["gpu_name"], "AMD Instinct MI300X");
   EXPECT_TRUE(j["misses"].empty());
 }
 

@@ -53,7 +53,7 @@ Section best_section(const TrainPlanQuery& q, const TrainPlanResult& r, const Tr
   const TrainPlanGpu& g = q.gpus[c.gpu_index];
   Section s{fmt::format("Cheapest: {} × {}", c.gpus, g.gpu.name), {}, {}};
   const double factor = c.hardware_flops / r.model_flops;
-  s.lines.push_back(given("best.gpu", "GPU", g.gpu.name, Unit::kNone));
+  s.lines.push_back(given("best.gpu_name", "GPU", g.gpu.name, Unit::kNone));  // ranked[].gpu is the key
   s.lines.push_back(given("best.gpus", "GPUs", c.gpus, Unit::kNone));
   s.lines.push_back(given("best.split", "Split", split_text(c), Unit::kNone));
   s.lines.push_back(given("best.recompute", "Activation recomputation", std::string(recompute_name(c.recompute)),
