@@ -32,6 +32,13 @@
 // * Time of one step: max(compute, memory) per stage (compute and memory overlap
 //   perfectly), stages run one after another (no micro-batching), communication
 //   is NOT overlapped: seconds = pp x max(flops/peak, bytes/bw) + comm.
+// * Per-layer kinds: KV only for layers with attention; a sliding layer holds
+//   and reads min(T, window) tokens, a chunked layer min(T, chunk) (its largest
+//   chunk); a recurrent layer holds a fixed state per sequence (any length),
+//   reads and writes it back each decode step and spends O(state) FLOPs a
+//   token; a DSA layer holds every token's latent and indexer key, scores all
+//   indexer keys and attends to at most top-k latents. max_sequences divides
+//   the free memory by KV + state per sequence.
 // * Regime: capacity-bound if the batch cannot be held (or the weights do not
 //   fit); else communication-bound if comm exceeds the compute/memory time; else
 //   compute- or bandwidth-bound by which of flops/peak and bytes/bw is larger,
@@ -79,6 +86,7 @@ struct DeploymentOptions {
   Dtype weight_dtype = Dtype::kBf16;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
+  std::optional<Dtype> state_dtype;          // recurrent state; default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   double reserve_fraction = kDefaultReserveFraction;  // of capacity kept back, in [0, 1)
   std::optional<double> workspace_bytes;     // default: the chunk allowance above, per GPU
@@ -100,13 +108,15 @@ struct WeightShard {
   int64_t experts = 0;     // routed experts
   int64_t other = 0;       // norms, routers, biases (16-bit, replicated or sharded as they are)
   int64_t scales = 0;      // int8/int4 group scales, 16-bit each
-  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales; }
+  int64_t recurrent = 0;   // recurrent mixers (Mamba, Gated DeltaNet), sharded by heads
+  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent; }
 };
 
 // Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
 struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
+  Dtype state_dtype = Dtype::kBf16;  // recurrent state
   int64_t quant_group_size = kDefaultQuantGroupSize;
   double reserve_fraction = kDefaultReserveFraction;
   double workspace_bytes = 0;
@@ -125,9 +135,21 @@ struct PreparedDeployment {
   int64_t stage_swa_layers = 0;         // worst stage: sliding-window layers
   int64_t n_swa = 0;                    // window length (tokens)
   double memory_budget = 0;             // capacity x (1 - reserve) - workspace
+  // Per-layer kinds beyond full/sliding (hybrid models; all 0 for the others).
+  int64_t stage_chunked_layers = 0;     // worst stage: chunked-attention layers
+  int64_t n_chunk = 0;                  // chunk length (tokens)
+  int64_t stage_recurrent_layers = 0;   // worst stage: layers with a recurrent mixer
+  int64_t state_bits = 16;              // bits of one recurrent-state element
+  int64_t state_elems_per_layer = 0;    // recurrent state of one sequence, one layer, one rank (elements)
+  // DeepSeek Sparse Attention: each full layer also caches index_elems_per_layer
+  // indexer-key elements per token (whole on every rank) and attends to at most
+  // index_topk keys; 0 = no indexer.
+  int64_t index_elems_per_layer = 0;
+  int64_t index_topk = 0;
 
   // Decode/prefill per rank, summed over the pp stages (one "column" of ranks).
   int64_t n_layer = 0, n_full_layers = 0, n_swa_layers = 0, n_moe_layers = 0;
+  int64_t n_chunked_layers = 0, n_recurrent_layers = 0;
   int64_t n_embd = 0;
   double dense_bytes = 0;           // non-routed block weights one rank reads per step (incl. scales)
   double expert_bytes = 0;          // bytes of ONE routed expert of ONE layer on one rank (incl. scales)
@@ -138,8 +160,11 @@ struct PreparedDeployment {
   double lm_head_flops_per_token = 0;   // 2 x V x d / tp
   double attn_flops_per_key_decode = 0;   // per layer per key per rank (GQA, or MLA absorbed)
   double attn_flops_per_key_prefill = 0;  // per layer per key per rank (MLA not absorbed)
+  double index_flops_per_key = 0;         // DSA indexer scores: per full layer per key per rank
+  double state_flops_per_token = 0;       // recurrent update + readout per recurrent layer per token per rank
   double act_bytes = 2;             // bytes per activation element sent over links (16-bit)
-  double allreduces_per_layer = 0;  // 2 when tp > 1 (attention + MLP), else 0
+  double allreduces_per_layer = 0;  // when tp > 1: sublayers per layer on average (2: attention +
+                                    // MLP; a mixer-only block 1), else 0
   double ring_factor = 0;           // 2 (tp - 1) / tp
 };
 
@@ -149,14 +174,17 @@ struct DecodeBytes {
   double experts = 0;        // routed experts expected to be touched
   double lm_head = 0;        // the lm_head shard, in full
   double embedding_rows = 0; // B rows of the input table (its share on this GPU)
-  double kv = 0;             // every sequence's KV on this GPU
-  double total() const { return weights + experts + lm_head + embedding_rows + kv; }
+  double kv = 0;             // every sequence's KV on this GPU (a DSA indexer's keys included)
+  double state = 0;          // recurrent state: read and written back once per step, every sequence
+  double total() const { return weights + experts + lm_head + embedding_rows + kv + state; }
 };
 struct DecodeFlops {
   double linear = 0;     // active block matmuls
-  double attention = 0;  // scores + weighted sum over the context, in the kernels' form
+  double attention = 0;  // scores + weighted sum over the keys each layer reads, in the kernels'
+                         // form (a DSA indexer's scores over the whole context included)
   double lm_head = 0;
-  double total() const { return linear + attention + lm_head; }
+  double recurrent = 0;  // recurrent layers' state update and readout, O(state) per token
+  double total() const { return linear + attention + lm_head + recurrent; }
 };
 
 struct DeploymentMemory {   // per GPU, worst pipeline stage
@@ -166,8 +194,9 @@ struct DeploymentMemory {   // per GPU, worst pipeline stage
   WeightShard weights;
   int64_t kv_per_token = 0;     // B of KV one token adds on this GPU (no window filled)
   int64_t kv_per_sequence = 0;  // B of KV one sequence of `context` tokens holds on this GPU
+  int64_t state_per_sequence = 0;  // B of recurrent state one sequence holds on this GPU, any length
   double free_for_kv = 0;       // capacity - reserve - workspace - weights (may be negative)
-  int64_t max_sequences = 0;    // per replica; 0 when the weights do not fit
+  int64_t max_sequences = 0;    // per replica: free / (kv + state per sequence); 0 when the weights do not fit
 };
 
 struct DecodeStep {
@@ -191,8 +220,9 @@ struct DecodeStep {
 
 struct Prefill {
   int64_t prompt_tokens = 0;
-  double flops = 0;             // per GPU, per stage: linear + causal attention + lm_head (last token)
+  double flops = 0;             // per GPU, per stage: linear + causal attention + recurrent + lm_head (last token)
   double attention_flops = 0;
+  double recurrent_flops = 0;   // per GPU, per stage: recurrent layers over the prompt
   double bytes = 0;             // per GPU, per stage: weights once, experts touched, KV written
   double compute_seconds = 0, memory_seconds = 0, comm_seconds = 0;
   double seconds = 0;           // TTFT of one prompt

@@ -108,8 +108,14 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& a) {
     m.n_embd_head_k = a.nope + a.rope;
     m.n_embd_head_v = a.v_dim;
   }
-  m.n_swa = a.swa;
-  m.n_swa_pattern = a.swa > 0 ? a.swa_pattern : 0;
+  if (a.swa > 0) {
+    if (a.layers > kMaxPerLayerLayers) {
+      return cfg.error("num_hidden_layers", "at most " + std::to_string(kMaxPerLayerLayers) +
+                                                " layers with a sliding window (one entry per layer)");
+    }
+    m.n_swa = a.swa;
+    m.set_swa_pattern(a.swa_pattern);
+  }
   MC_ASSIGN_OR_RETURN(auto exact, count(a).finish(cfg.model_type()));
   m.exact = exact;
   return m;
