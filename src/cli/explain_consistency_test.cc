@@ -81,10 +81,14 @@ int CheckExplain(std::vector<std::string> args, bool may_refuse = false) {
 
 std::string Src(const std::string& rel) { return std::string(MODELCALC_SOURCE_DIR) + "/" + rel; }
 
+// Both fixture folders: the reference configs and today's families (hybrid,
+// sliding/full, chunked, MLA + DSA, quantized checkpoints).
 std::vector<std::string> Fixtures() {
   std::vector<std::string> paths;
-  for (const auto& e : std::filesystem::directory_iterator(Src("tests/fixtures/hf-configs"))) {
-    if (e.path().extension() == ".json") paths.push_back(e.path().string());
+  for (const char* dir : {"tests/fixtures/hf-configs", "tests/fixtures/hf-configs-2026"}) {
+    for (const auto& e : std::filesystem::directory_iterator(Src(dir))) {
+      if (e.path().extension() == ".json") paths.push_back(e.path().string());
+    }
   }
   std::sort(paths.begin(), paths.end());
   return paths;

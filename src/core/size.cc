@@ -50,7 +50,7 @@ inline double attention_width(const ModelSpec& m) {
 
   // 1. Parameters.
   r.d_head = m.n_embd_head;
-  r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot : m.n_embd_kv();
+  r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot + m.n_embd_head_index : m.n_embd_kv();
   r.has_layer_matrices = !m.is_mla() && m.n_expert == 0;
   if (r.has_layer_matrices) {
     bool overflow = false;  // checked by the caller (analyze_size, validate_sweep)

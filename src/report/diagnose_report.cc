@@ -84,7 +84,15 @@ std::vector<Term> quant_terms(const Ctx& c, Term extra) {
   return {term("B", c.B), term("bw", c.bw), term("N", c.N), term("KV", c.KV), term("peak", c.peak), std::move(extra)};
 }
 bool is_mla(const Ctx& c) { return c.e.model.spec && c.e.model.spec->is_mla(); }
-bool is_swa(const Ctx& c) { return !is_mla(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0; }
+// Layers of several kinds (chunks, layers without attention): the explained form names each.
+bool is_layered(const Ctx& c) {
+  if (is_mla(c) || !c.e.model.spec) return false;
+  const LayerCounts lc = c.e.model.spec->count_layers();
+  return lc.chunked > 0 || lc.no_attn > 0;
+}
+bool is_swa(const Ctx& c) {
+  return !is_mla(c) && !is_layered(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0;
+}
 
 const EvidenceRow kEvidenceRows[] = {
     {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes, nullptr,
@@ -97,8 +105,21 @@ const EvidenceRow kEvidenceRows[] = {
      &fx::kDxKvPerSeqMla, is_mla,
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
-       return std::vector<Term>{term("L", c.n.layers), term("d_c", s.n_lora_kv + s.n_rot), term("b", bpp(c.n, 2)),
+       return std::vector<Term>{term("L", s.count_layers().attention()),
+                                term("d_c", s.n_lora_kv + s.n_rot + s.n_embd_head_index), term("b", bpp(c.n, 2)),
                                 term("T", c.n.context)};
+     },
+     nullptr},
+    // Hybrids: only attention layers keep KV; windows and chunks are capped.
+    {"kv_bytes_per_sequence", "KV cache per sequence (attention layers)", MC_NUM(kv_bytes_per_seq), Unit::kBytes,
+     &fx::kDxKvPerSeqLayers, is_layered,
+     [](const Ctx& c) {
+       const ModelSpec& s = *c.e.model.spec;
+       const LayerCounts lc = s.count_layers();
+       return std::vector<Term>{term("d_kv", c.n.d_kv),     term("b", bpp(c.n, 2)),
+                                term("L_full", lc.full),     term("T", c.n.context),
+                                term("L_swa", lc.sliding),   term("window", s.n_swa),
+                                term("L_chunk", lc.chunked), term("chunk", s.n_chunk)};
      },
      nullptr},
     // Sliding-window layers keep the window.
@@ -115,7 +136,7 @@ const EvidenceRow kEvidenceRows[] = {
      },
      nullptr},
     {"kv_bytes_per_sequence", "KV cache per sequence", MC_NUM(kv_bytes_per_seq), Unit::kBytes, &fx::kDxKvPerSeq,
-     [](const Ctx& c) { return !is_mla(c) && !is_swa(c); },
+     [](const Ctx& c) { return !is_mla(c) && !is_swa(c) && !is_layered(c); },
      [](const Ctx& c) {
        return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", bpp(c.n, 2)),
                                 term("T", c.n.context)};
