@@ -31,7 +31,7 @@ ModelSpec Preset(const std::string& name) {
 void ExpectConsistent(const ModelSpec& m) {
   ASSERT_TRUE(m.exact.has_value()) << m.name;
   const ParamBreakdown& p = *m.exact;
-  EXPECT_EQ(p.total(), p.embeddings + p.position + p.lm_head + p.attention + p.mlp_dense +
+  EXPECT_EQ(p.total(), p.embeddings + p.position + p.lm_head + p.attention + p.recurrent + p.mlp_dense +
                            p.mlp_routed + p.mlp_shared + p.router + p.norms + p.biases);
   EXPECT_LE(p.mlp_routed_active, p.mlp_routed);
   EXPECT_TRUE(validate(m).ok()) << m.name;
