@@ -17,13 +17,13 @@
 namespace modelcalc {
 
 double GpuSpec::peak_flops(Dtype t) const {
-  switch (t) {
-    case Dtype::kFp16:
-    case Dtype::kBf16: return peak_bf16_flops;
-    case Dtype::kFp8: return peak_fp8_flops;
-    case Dtype::kInt8: return peak_int8_ops;
-    case Dtype::kInt4: return 0;  // no int4 column; the int8 rate is not assumed
-    case Dtype::kFp32: return peak_fp32_flops;
+  switch (dtype_info(t).peak) {
+    case PeakColumn::kFp32: return peak_fp32_flops;
+    case PeakColumn::kBf16: return peak_bf16_flops;
+    case PeakColumn::kFp8: return peak_fp8_flops;
+    case PeakColumn::kInt8: return peak_int8_ops;
+    case PeakColumn::kFp4: return peak_fp4_flops;
+    case PeakColumn::kNone: return 0;  // e.g. int4: no rate catalogued, the int8 peak is not assumed
   }
   return 0;
 }

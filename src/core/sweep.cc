@@ -28,6 +28,7 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.gpus.empty()) return Status::InvalidArgument("gpus", "give at least one GPU");
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
+  for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
   if (auto n = sweep_row_count(s); !n.ok()) return n.status();
   for (int64_t b : s.batches) {
     if (b <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
