@@ -301,7 +301,7 @@ void add_gpu_flags(FlagSet& flags, GpuFlags* f) {
   flags.text("--gpu", "GPU from the catalog (modelcalc gpus lists them)", &f->gpu)
       .add<double>("--bandwidth", "Memory bandwidth, e.g. 3.35TB/s (overrides --gpu's)", &f->bandwidth,
                    parse_bandwidth)
-      .add<double>("--capacity", "Memory capacity, e.g. 80GB (overrides --gpu's)", &f->capacity, parse_bytes)
+      .add<double>("--capacity", "Memory capacity, e.g. 80GB or 81559MiB (binary KiB/MiB/GiB/TiB too; overrides --gpu's)", &f->capacity, parse_bytes)
       .add<double>("--peak", "Dense bf16 peak, e.g. 989.4TFLOPS (overrides --gpu's)", &f->peak, parse_flops);
 }
 
