@@ -45,7 +45,7 @@ TEST(QuantityTest, FractionsAcceptDecimalsAndPercentages) {
 }
 
 // Every parser: NaN, infinities, literals beyond double, and values beyond the
-// stated range (README "Bad input") are errors naming the flag.
+// stated range (docs/robustness.md) are errors naming the flag.
 TEST(QuantityTest, NonFiniteAndOutOfRangeValuesAreRefused) {
   using Parser = Result<double> (*)(std::string_view, std::string_view);
   const Parser parsers[] = {parse_real_count, parse_real, parse_fraction, parse_bytes, parse_bandwidth, parse_flops};
