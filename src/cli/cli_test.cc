@@ -298,3 +298,34 @@ TEST(CliDtypeTest, HelpListsTheDtypeTable) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// `gpus` shows the driver-exposed memory: H100 SXM 81,559 MiB x 2^20 = 85,520,809,984 B.
+TEST(CliGpusTest, ShowsDriverExposedMemory) {
+  const CliRun j = run_args({"gpus", "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  bool seen_h100 = false, seen_unknown = false;
+  for (const auto& g : j.json()) {
+    if (g["key"] == "h100-sxm") {
+      seen_h100 = true;
+      EXPECT_EQ(g["exposed_bytes"].get<double>(), 85'520'809'984.0);
+      EXPECT_EQ(g["usable_capacity_bytes"].get<double>(), 85'520'809'984.0);
+      EXPECT_FALSE(g["exposed_source"].get<std::string>().empty());
+    }
+    if (g["key"] == "h20") {  // not catalogued: 0, and the usable capacity is the nominal 96 GB
+      seen_unknown = true;
+      EXPECT_EQ(g["exposed_bytes"].get<double>(), 0.0);
+      EXPECT_EQ(g["usable_capacity_bytes"].get<double>(), 96e9);
+    }
+  }
+  EXPECT_TRUE(seen_h100 && seen_unknown);
+  const CliRun t = run_args({"gpus"});
+  EXPECT_NE(t.out.find("81,559"), std::string::npos);
+  const CliRun s = run_args({"gpus", "--sources"});
+  EXPECT_NE(s.out.find("driver memory: nvidia-smi"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace modelcalc
