@@ -86,12 +86,17 @@ Dtype default_compute_dtype(Dtype weight, const GpuSpec& gpu);
 // The KV cache dtype when none is given: 16-bit, NOT following quantized
 // weights (fp16 weights -> fp16, fp32 -> fp32, everything else -> bf16).
 Dtype default_kv_dtype(Dtype weight);
+// A model's defaults: the dtype its checkpoint stores its quantized parts in
+// (ModelSpec::quant), else `fallback`; the KV dtype its checkpoint states, else
+// default_kv_dtype(weight). Every command takes its defaults from these.
+Dtype default_weight_dtype(const ModelSpec& m, Dtype fallback);
+Dtype default_kv_dtype(const ModelSpec& m, Dtype weight);
 
 struct DeploymentOptions {
   Parallelism split;                         // default: one GPU
   Dtype weight_dtype = Dtype::kBf16;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
-  std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
+  std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(model, weight_dtype)
   std::optional<Dtype> state_dtype;          // recurrent state; default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   bool fp8_block_scales = false;  // fp8: one fp32 scale per 128 x 128 block (DeepSeek-V3 checkpoints)
@@ -128,6 +133,12 @@ struct PreparedDeployment {
   bool fp8_block_scales = false;
   double reserve_fraction = kDefaultReserveFraction;
   double workspace_bytes = 0;
+  // A quantized checkpoint (ModelSpec::quant): weight_dtype is what its quantized
+  // parts are served in; the parts it keeps in 16 bits are bf16 (or weight_dtype
+  // when that is 16 or 32 bits). Without one every part is weight_dtype.
+  bool checkpoint_quant = false;
+  Dtype attention_dtype = Dtype::kBf16, mlp_dtype = Dtype::kBf16, experts_dtype = Dtype::kBf16,
+        recurrent_dtype = Dtype::kBf16;
 
   // Hardware (one GPU) and the links the split uses.
   double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // peak of compute_dtype

@@ -110,6 +110,29 @@ struct LayerCounts {
   int64_t layers() const { return full + sliding + chunked + no_attn; }
 };
 
+// How a quantized checkpoint stores its block weights (config.json's
+// quantization_config, or ModelOpt's hf_quant_config.json beside it): the
+// dtype of the parts it quantizes; the parts it keeps (modules_to_not_convert,
+// ignore, exclude_modules) stay 16-bit, as do embeddings, lm_head, norms and
+// routers in every checkpoint the engine models.
+struct CheckpointQuant {
+  std::string method;           // quant_method as written: fp8, mxfp4, modelopt, awq, gptq, compressed-tensors
+  Dtype dtype = Dtype::kBf16;   // what the quantized parts hold
+  bool attention = true;        // the attention projections are quantized
+  bool mlp = true;              // dense and shared-expert MLPs
+  bool experts = true;          // routed experts
+  bool recurrent = true;        // recurrent mixers' projections
+  bool block_scales = false;    // fp8 with 128 x 128 block scales (weight_block_size)
+  int64_t group_size = 0;       // int4/int8 group (AWQ, GPTQ); 0 = the dtype's default
+  std::optional<Dtype> kv;      // the KV cache dtype the checkpoint states (kv_cache_scheme, kv_cache_quant_algo)
+  std::string source;           // "quantization_config" or "hf_quant_config.json"
+};
+
+struct ModelSpec;
+// One line for reports: what m's checkpoint quantizes to what, what stays
+// 16-bit (naming only the parts m has). REQUIRES: m.quant.
+std::string checkpoint_summary(const ModelSpec& m);
+
 // Largest layer count a per-layer array is built for (readers refuse more).
 inline constexpr int64_t kMaxPerLayerLayers = int64_t{1} << 16;
 
@@ -186,6 +209,8 @@ struct ModelSpec {
   // does not describe them.
   std::optional<int64_t> params_vision;
   std::optional<int64_t> params_mtp;
+  // The checkpoint's quantization; nullopt: 16-bit (or a hand-typed shape).
+  std::optional<CheckpointQuant> quant;
   // What the reader assumed where the input was silent and the choice matters;
   // every report repeats these so that no assumption is silent.
   std::vector<std::string> assumptions;

@@ -112,6 +112,8 @@ Status apply_model_flags(const DiagnoseFlags& f, Evidence* e) {
   }
   if (f.params) e->model.params = *f.params;
   if (f.dep.dtype) e->model.dtype = *f.dep.dtype;
+  // A quantized checkpoint is served in its own dtype unless --dtype says otherwise.
+  if (!e->model.dtype && e->model.spec && e->model.spec->quant) e->model.dtype = e->model.spec->quant->dtype;
   return Status::Ok();
 }
 

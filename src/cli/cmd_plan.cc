@@ -19,7 +19,7 @@ namespace {
 struct PlanFlags {
   ModelFlags model;
   std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype = "bf16", batch, max_pp = "8";
+  std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8";  // dtype, kv_dtype: see read_space
   std::string price, efficiency = "1.0", top = "10", plot;
   bool frontier = false;
   OutputFlags output;
@@ -83,7 +83,7 @@ Result<PlanRequest> read_request(const PlanFlags& f) {
   return r;
 }
 
-Result<PlanSpace> read_space(const PlanFlags& f) {
+Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
   PlanSpace s;
   MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, resolve_priced_gpus(f.gpu, f.price));
   for (const PricedGpu& g : priced) {
@@ -112,8 +112,14 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
     }
     return out;
   };
-  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype", parse_dtype));
-  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+  // Defaults: a quantized checkpoint in its own dtype (and its stated KV dtype), else bf16 and fp8 weights
+  // with a bf16 cache.
+  const std::string weight_list =
+      !f.dtype.empty() ? f.dtype : m.quant ? std::string(dtype_name(m.quant->dtype)) : std::string("bf16,fp8");
+  const std::string kv_list =
+      !f.kv_dtype.empty() ? f.kv_dtype : m.quant && m.quant->kv ? std::string(dtype_name(*m.quant->kv)) : "bf16";
+  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(weight_list, "--dtype", parse_dtype));
+  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(kv_list, "--kv-dtype", parse_kv_dtype));
   if (!f.batch.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
@@ -132,7 +138,7 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
 Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
   MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
-  MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f));
+  MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f, m));
   if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
   if (!f.plot.empty() && f.plot == "-") return Status::InvalidArgument("--plot", "needs a file name, e.g. frontier.svg");
   MC_ASSIGN_OR_RETURN(PlanResult res, plan_deployments(m, r, s));
@@ -173,8 +179,10 @@ CommandRun setup_plan(FlagSet& flags) {
             &f->tps_per_user)
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
-      .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
-      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) + " (default: bf16)",
+      .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() +
+                           " (default: a quantized checkpoint's own dtype, else bf16,fp8)", &f->dtype)
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) +
+                           " (default: the KV dtype a checkpoint states, else bf16)",
             &f->kv_dtype)
       .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)

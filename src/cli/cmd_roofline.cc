@@ -97,7 +97,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (!gpus.ok()) return gpus.status();
 
   RooflineOptions o;
-  const Dtypes dtypes = resolve_dtypes(f.dep, Dtype::kBf16);
+  const Dtypes dtypes = model ? resolve_dtypes(f.dep, *model, Dtype::kBf16) : resolve_dtypes(f.dep, Dtype::kBf16);
   o.weight_dtype = o.math_dtype = dtypes.weights;
   // Points sit under the weights' own roof where every GPU has it; a format the
   // dtype table runs at the 16-bit roof elsewhere (int4/int8 weight-only, fp4

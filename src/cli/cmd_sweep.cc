@@ -127,6 +127,14 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
+  if (f.lists.dtypes.empty()) {
+    // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
+    // several quantized alike), else fp16.
+    const Dtype first = default_weight_dtype(spec.models.front(), Dtype::kFp16);
+    bool same = true;
+    for (const ModelSpec& m : spec.models) same = same && default_weight_dtype(m, Dtype::kFp16) == first;
+    spec.dtypes = {same ? first : Dtype::kFp16};
+  }
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).

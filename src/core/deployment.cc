@@ -23,6 +23,12 @@ Dtype default_kv_dtype(Dtype weight) {
   return dtype_bits(weight) >= 16 ? weight : Dtype::kBf16;
 }
 
+Dtype default_weight_dtype(const ModelSpec& m, Dtype fallback) { return m.quant ? m.quant->dtype : fallback; }
+
+Dtype default_kv_dtype(const ModelSpec& m, Dtype weight) {
+  return m.quant && m.quant->kv ? *m.quant->kv : default_kv_dtype(weight);
+}
+
 std::string_view regime_name(DeploymentRegime r) {
   switch (r) {
     case DeploymentRegime::kBandwidthBound: return "bandwidth-bound";
@@ -133,7 +139,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.split = o.split;
   d.weight_dtype = o.weight_dtype;
   d.compute_dtype = o.compute_dtype.value_or(default_compute_dtype(o.weight_dtype, gpu));
-  d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(o.weight_dtype));
+  d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(m, o.weight_dtype));
   d.state_dtype = o.state_dtype.value_or(default_kv_dtype(o.weight_dtype));
   MC_RETURN_IF_ERROR(check_kv_dtype(d.kv_dtype, "kv_dtype"));
   d.quant_group_size = o.quant_group_size;
@@ -208,8 +214,24 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // ---- the worst pipeline stage
   const Dtype q = o.weight_dtype;
   const Dtype keep = dtype_bits(q) >= 16 ? q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
+  // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
+  // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
+  const std::optional<CheckpointQuant>& cq = m.quant;
+  auto part = [&](bool quantized) { return !cq || quantized ? q : keep; };
+  const Dtype qa = part(!cq || cq->attention), qm = part(!cq || cq->mlp), qx = part(!cq || cq->experts),
+              qr = part(!cq || cq->recurrent);
+  const bool uniform = qa == q && qm == q && qx == q && qr == q;
+  const bool blocks = o.fp8_block_scales || (cq && cq->block_scales && q == Dtype::kFp8);
+  const int64_t group_size = cq && cq->group_size > 0 && q == cq->dtype ? cq->group_size : o.quant_group_size;
+  d.fp8_block_scales = blocks;
+  d.quant_group_size = group_size;
+  d.checkpoint_quant = cq.has_value();
+  d.attention_dtype = qa;
+  d.mlp_dtype = qm;
+  d.experts_dtype = qx;
+  d.recurrent_dtype = qr;
   const int64_t Ls = L / pp;
-  auto scales = [&](Exact params) { return group_scale_bytes(params, q, o.quant_group_size, o.fp8_block_scales); };
+  auto scales_in = [&](Exact params, Dtype t) { return group_scale_bytes(params, t, group_size, blocks); };
   WeightShard worst;
   bool overflow = false;
   for (int64_t s = 0; s < pp; ++s) {
@@ -230,9 +252,11 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
       if (m.tied_embeddings && pp > 1) sp.lm_head += emb_rank;  // the last stage's copy of the table
     }
     WeightShard w;
-    const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, q),
-                f = bytes_of(sp.mlp, q), x = bytes_of(sp.experts, q), ot = bytes_of(sp.other, keep),
-                r = bytes_of(sp.rec, q), sc = scales(sp.attn + sp.mlp + sp.experts + sp.rec);
+    const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, qa),
+                f = bytes_of(sp.mlp, qm), x = bytes_of(sp.experts, qx), ot = bytes_of(sp.other, keep),
+                r = bytes_of(sp.rec, qr), sc = uniform ? scales_in(sp.attn + sp.mlp + sp.experts + sp.rec, q)
+                                                      : scales_in(sp.attn, qa) + scales_in(sp.mlp, qm) +
+                                                            scales_in(sp.experts, qx) + scales_in(sp.rec, qr);
     if ((e + lm + a + f + x + ot + r + sc).overflow()) overflow = true;
     w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
     if (s == 0 || w.total() > worst.total()) worst = w;
@@ -255,10 +279,14 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.n_recurrent_layers = n_rec;
   d.n_moe_layers = n_moe;
   d.n_embd = d_model;
-  const double qb = static_cast<double>(dtype_bits(q)) / 8.0, kb = dtype_bytes(keep);
-  const int64_t group = scale_group_elements(q, o.quant_group_size, o.fp8_block_scales);
-  const double scale_per_param =  // one scale_bits scale per group (int4/int8: 16 bits per quant_group_size)
-      group > 0 ? static_cast<double>(dtype_info(q).scale_bits) / 8.0 / static_cast<double>(group) : 0.0;
+  const double kb = dtype_bytes(keep);
+  // Bytes per parameter of a part in `t`: its bits, plus one scale_bits scale per group
+  // (int4/int8: 16 bits per quant_group_size).
+  const auto per_param = [&](Dtype t) {
+    const double bits = static_cast<double>(dtype_bits(t)) / 8.0;
+    const int64_t group = scale_group_elements(t, group_size, blocks);
+    return bits + (group > 0 ? static_cast<double>(dtype_info(t).scale_bits) / 8.0 / static_cast<double>(group) : 0.0);
+  };
   const double Ld = static_cast<double>(L);
   const double q_params = static_cast<double>(attn_rank.value()) * static_cast<double>(n_attn) +
                           static_cast<double>(rec_rank.value()) * static_cast<double>(n_rec) +
@@ -266,13 +294,22 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
                           static_cast<double>(shared_rank.value()) * static_cast<double>(n_moe);
   const double keep_params = static_cast<double>((norms_layer + biases_rank).value()) * Ld +
                              static_cast<double>(router_layer.value()) * static_cast<double>(n_moe);
-  d.dense_bytes = q_params * (qb + scale_per_param) + keep_params * kb;
+  if (uniform) {
+    d.dense_bytes = q_params * per_param(q) + keep_params * kb;
+  } else {
+    d.dense_bytes = static_cast<double>(attn_rank.value()) * static_cast<double>(n_attn) * per_param(qa) +
+                    static_cast<double>(rec_rank.value()) * static_cast<double>(n_rec) * per_param(qr) +
+                    (static_cast<double>(dense_ffn_rank.value()) * static_cast<double>(n_dense) +
+                     static_cast<double>(shared_rank.value()) * static_cast<double>(n_moe)) *
+                        per_param(qm) +
+                    keep_params * kb;
+  }
   d.n_expert = static_cast<double>(m.n_expert);
   d.n_expert_used = static_cast<double>(m.n_expert_used);
   const double expert_params_rank =
       n_moe > 0 ? static_cast<double>(p.mlp_routed) / static_cast<double>(n_moe) / d.n_expert / static_cast<double>(tp)
                 : 0.0;
-  d.expert_bytes = expert_params_rank * (qb + scale_per_param);
+  d.expert_bytes = expert_params_rank * per_param(qx);
   const double lm_matrix = static_cast<double>(m.n_vocab) * static_cast<double>(d_model);
   d.lm_head_bytes = lm_matrix / static_cast<double>(tp) * kb;
   d.embedding_row_bytes = static_cast<double>(d_model) * kb / static_cast<double>(tp);

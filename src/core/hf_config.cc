@@ -253,6 +253,13 @@ Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_vie
   hf::Cfg cfg(j, source, type);
   MC_ASSIGN_OR_RETURN(ModelSpec m, e->build(cfg));
   m.model_type = std::string(canonical);
+  if (cfg.has_object("quantization_config")) {
+    MC_ASSIGN_OR_RETURN(m.quant,
+                        hf::read_quantization_config(cfg.child("quantization_config", type), m, &m.assumptions));
+  } else if (cfg.has("quantization_config") && !j["quantization_config"].is_null()) {
+    return cfg.error("quantization_config", std::string("expected an object, got ") +
+                                                j["quantization_config"].type_name());
+  }
   m.name = std::string(source);
   MC_RETURN_IF_ERROR(validate(m));
   return m;
@@ -272,6 +279,12 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
   }
   MC_ASSIGN_OR_RETURN(const std::string text, read_input_file(file.string()));
   MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text, file.string()));
+  // NVIDIA ModelOpt keeps its scheme beside config.json; when present it is the checkpoint's.
+  const fs::path modelopt = file.parent_path() / "hf_quant_config.json";
+  if (fs::is_regular_file(modelopt, ec)) {
+    MC_ASSIGN_OR_RETURN(const std::string q, read_input_file(modelopt.string()));
+    MC_ASSIGN_OR_RETURN(m.quant, hf::read_modelopt_quant_config(q, modelopt.string(), m, &m.assumptions));
+  }
   // Presentation name: the folder holding config.json, else the file name.
   const fs::path abs = fs::absolute(file, ec);
   const std::string folder = abs.parent_path().filename().string();

@@ -139,6 +139,13 @@ Result<ModelSpec> build_nemotron_h(Cfg& c);
 Result<ModelSpec> build_falcon_h1(Cfg& c);
 Result<ModelSpec> build_jamba(Cfg& c);
 
+// hf_quant.cc: a quantized checkpoint's scheme for model `m` (its layer counts
+// decide which parts layer-numbered exclusions cover); what is not modelled
+// exactly is appended to *notes.
+Result<CheckpointQuant> read_quantization_config(Cfg q, const ModelSpec& m, std::vector<std::string>* notes);
+Result<CheckpointQuant> read_modelopt_quant_config(std::string_view text, std::string_view source, const ModelSpec& m,
+                                                   std::vector<std::string>* notes);
+
 // Sorted by model_type.
 std::span<const ArchEntry> arch_table();
 // The builder of `model_type` (no legacy spellings), or nullptr.

@@ -18,6 +18,27 @@ std::string_view recurrent_name(Recurrent r) {
   return "";
 }
 
+std::string checkpoint_summary(const ModelSpec& m) {
+  const CheckpointQuant& q = *m.quant;
+  const LayerCounts c = m.count_layers();
+  std::string quantized, kept;
+  auto part = [&](bool present, bool quantized_part, const char* name) {
+    if (!present) return;
+    std::string& to = quantized_part ? quantized : kept;
+    to += (to.empty() ? "" : ", ") + std::string(name);
+  };
+  part(c.attention() > 0, q.attention, "attention");
+  part(c.dense > 0 || (c.moe > 0 && m.n_expert_shared > 0), q.mlp, "MLP");
+  part(c.moe > 0, q.experts, "experts");
+  part(c.recurrent > 0, q.recurrent, "recurrent mixers");
+  std::string s = std::string(dtype_name(q.dtype)) + (q.block_scales ? " with 128x128 block scales" : "") +
+                  (q.group_size > 0 ? " in groups of " + std::to_string(q.group_size) : "") + ": " +
+                  (quantized.empty() ? "nothing" : quantized) + "; 16-bit: " + (kept.empty() ? "" : kept + ", ") +
+                  "embeddings, lm_head, norms, routers";
+  if (q.kv) s += "; KV cache " + std::string(dtype_name(*q.kv));
+  return s + " (" + q.method + ", " + q.source + ")";
+}
+
 int64_t ModelSpec::kv_elems_per_token(int64_t il) const {
   if (layer(il).attn == Attn::kNone) return 0;  // windows cap tokens, not width
   return kv_elems(*this, KvLayout::kAsConfigured);

@@ -23,8 +23,29 @@ Section deployment_section(const GpuSpec& gpu, const PreparedDeployment& d) {
   s.lines.push_back(given("deployment.ep", "Expert parallel (inside TP)", p.ep, Unit::kNone));
   s.lines.push_back(given("deployment.dp", "Data-parallel replicas", p.dp, Unit::kNone));
   s.lines.push_back(given("deployment.weight_dtype", "Weights", name(d.weight_dtype), Unit::kNone));
+  if (d.checkpoint_quant) {
+    // A quantized checkpoint: weight_dtype is what its quantized parts hold; its 16-bit parts stay so.
+    s.lines.push_back(given("deployment.attention_dtype", "  attention", name(d.attention_dtype), Unit::kNone,
+                            "(as the checkpoint stores it)"));
+    if (d.weights.mlp > 0) {
+      s.lines.push_back(given("deployment.mlp_dtype", "  dense / shared MLP", name(d.mlp_dtype), Unit::kNone));
+    }
+    if (d.n_moe_layers > 0) {
+      s.lines.push_back(given("deployment.experts_dtype", "  routed experts", name(d.experts_dtype), Unit::kNone));
+    }
+    if (d.n_recurrent_layers > 0) {
+      s.lines.push_back(
+          given("deployment.recurrent_dtype", "  recurrent mixers", name(d.recurrent_dtype), Unit::kNone));
+    }
+    if (d.fp8_block_scales) {
+      s.lines.push_back(given("deployment.fp8_block_scales", "  fp8 block scales (128 x 128)", true, Unit::kNone));
+    }
+  }
   s.lines.push_back(given("deployment.compute_dtype", "Matmuls run in", name(d.compute_dtype), Unit::kNone));
   s.lines.push_back(given("deployment.kv_dtype", "KV cache", name(d.kv_dtype), Unit::kNone));
+  if (d.n_recurrent_layers > 0) {
+    s.lines.push_back(given("deployment.state_dtype", "Recurrent state", name(d.state_dtype), Unit::kNone));
+  }
   s.lines.push_back(given("deployment.reserve_fraction", "HBM reserve", d.reserve_fraction, Unit::kFraction));
   s.lines.push_back(given("deployment.workspace_bytes", "Workspace per GPU", d.workspace_bytes, Unit::kBytes));
   if (p.tp > 1 || p.pp > 1) {

@@ -68,6 +68,7 @@ std::string frac_or_unknown(const std::optional<double>& f) { return f ? format_
 std::string bpp(const DiagnosisNumbers& n, double fallback) {
   return fmt_sig(n.bytes_per_param.value_or(fallback), 3) + " B";
 }
+std::string kv_b(const DiagnosisNumbers& n) { return fmt_sig(n.kv_bytes_per_elem.value_or(2), 3) + " B"; }
 std::string us(double v) { return format_brief(v * 1e-6, Unit::kSeconds); }
 Term share(const Ctx& c, const char* kind) {
   const auto it = c.e.profile.kernel_time_fraction.find(kind);
@@ -106,7 +107,7 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
        return std::vector<Term>{term("L", s.count_layers().attention()),
-                                term("d_c", s.n_lora_kv + s.n_rot + s.n_embd_head_index), term("b", bpp(c.n, 2)),
+                                term("d_c", s.n_lora_kv + s.n_rot + s.n_embd_head_index), term("b", kv_b(c.n)),
                                 term("T", c.n.context)};
      },
      nullptr},
@@ -116,7 +117,7 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
        const LayerCounts lc = s.count_layers();
-       return std::vector<Term>{term("d_kv", c.n.d_kv),     term("b", bpp(c.n, 2)),
+       return std::vector<Term>{term("d_kv", c.n.d_kv),     term("b", kv_b(c.n)),
                                 term("L_full", lc.full),     term("T", c.n.context),
                                 term("L_swa", lc.sliding),   term("window", s.n_swa),
                                 term("L_chunk", lc.chunked), term("chunk", s.n_chunk)};
@@ -128,7 +129,7 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
        return std::vector<Term>{term("d_kv", c.n.d_kv),
-                                term("b", bpp(c.n, 2)),
+                                term("b", kv_b(c.n)),
                                 term("L_full", s.n_layer - s.n_swa_layers()),
                                 term("L_swa", s.n_swa_layers()),
                                 term("T", c.n.context),
@@ -138,7 +139,7 @@ const EvidenceRow kEvidenceRows[] = {
     {"kv_bytes_per_sequence", "KV cache per sequence", MC_NUM(kv_bytes_per_seq), Unit::kBytes, &fx::kDxKvPerSeq,
      [](const Ctx& c) { return !is_mla(c) && !is_swa(c) && !is_layered(c); },
      [](const Ctx& c) {
-       return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", bpp(c.n, 2)),
+       return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", kv_b(c.n)),
                                 term("T", c.n.context)};
      },
      nullptr},

@@ -152,7 +152,7 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
   return s;
 }
 
-Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
+Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   Section s{"2. Weight memory", {}, {}};
   for (size_t i = 0; i < kAllDtypes.size(); ++i) {
     const Dtype t = kAllDtypes[i];
@@ -163,6 +163,11 @@ Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   }
   s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
                           r.weight_bytes, Unit::kBytes));
+  if (m.quant) {
+    s.notes.push_back("The checkpoint stores " + checkpoint_summary(m) +
+                      ". The drill-1 lines charge every parameter at " + std::string(dtype_name(o.weight_dtype)) +
+                      "; the modeled deployment keeps its 16-bit parts in 16 bits and counts the scales.");
+  }
   if (o.has_gpu) {
     s.lines.push_back(given("weights.fits",
                             "Fits " + gpu.name + " (" + format_quantity(gpu.capacity_bytes, Unit::kBytes) + ")", r.fits,
@@ -451,7 +456,7 @@ Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptio
                           dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           o.has_gpu ? ", on " + gpu.name : ", no GPU given");
   rep.sections.push_back(parameters(m, r));
-  rep.sections.push_back(weights(o, gpu, r));
+  rep.sections.push_back(weights(m, o, gpu, r));
   rep.sections.push_back(flops(m, o, r));
   rep.sections.push_back(kv(m, o, r));
   if (o.has_gpu) {
