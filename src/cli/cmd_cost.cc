@@ -110,7 +110,7 @@ CommandRun setup_cost(FlagSet& flags) {
                         {Dep::kSeq, "the model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_cost(*f, out); };

@@ -208,7 +208,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kDtype, "fp16"},
+                       {{Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"},
                         {Dep::kGpus, "1; GPUs the model runs on"},
                         {Dep::kBatch, "1; training: the microbatch"},
                         {Dep::kSeq, "the evidence's; training: the sequence length"},

@@ -75,7 +75,7 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kBatch, "1; sequences decoding together in the modeled step"},
                         {Dep::kPrompt, kPromptDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,

@@ -178,7 +178,7 @@ CommandRun setup_roofline(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists, {{Dep::kBatch, "1,8,64,256; decode batch sizes"}});
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kSeq, "the model's max positions, else 4096; decode context and prefill prompt"},
-                        {Dep::kDtype, "bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
+                        {Dep::kDtype, "a quantized checkpoint's own, else bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
                         {Dep::kKvDtype, "16-bit (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags
       .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,

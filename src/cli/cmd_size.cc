@@ -85,7 +85,7 @@ CommandRun setup_size(FlagSet& flags) {
                                      "the modeled deployment splits them tp x pp x dp"},
                         {Dep::kPrompt, kPromptDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);

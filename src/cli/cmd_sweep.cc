@@ -163,7 +163,7 @@ CommandRun setup_sweep(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists,
                        {{Dep::kSeq, "each model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
-                        {Dep::kDtype, "fp16"},
+                        {Dep::kDtype, "the models' checkpoint dtype when they share one, else fp16"},
                         {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags.text("--fields", "Columns to print, comma-separated ('help' lists them; default: the default columns)",
              &f->fields)
