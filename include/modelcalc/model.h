@@ -312,8 +312,10 @@ inline int64_t kv_elems(const ModelSpec& m, KvLayout layout) {
 // reaches), a layer without attention none.
 inline Exact kv_token_layers(const LayerCounts& c, int64_t n_swa, int64_t n_chunk, int64_t ctx) {
   const int64_t swa_tokens = ctx > n_swa ? n_swa : ctx;
+  const Exact held = Exact(c.full) * Exact(ctx) + Exact(c.sliding) * Exact(swa_tokens);
+  if (c.chunked == 0) return held;
   const int64_t chunk_tokens = ctx > n_chunk ? n_chunk : ctx;
-  return Exact(c.full) * Exact(ctx) + Exact(c.sliding) * Exact(swa_tokens) + Exact(c.chunked) * Exact(chunk_tokens);
+  return held + Exact(c.chunked) * Exact(chunk_tokens);
 }
 inline Exact kv_token_layers(const ModelSpec& m, int64_t ctx) {
   return kv_token_layers(m.count_layers(), m.n_swa, m.n_chunk, ctx);

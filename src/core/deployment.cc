@@ -350,8 +350,9 @@ namespace {
 // Token-layers of KV held at a context of `ctx` over full, sliding and chunked
 // layers (a window or a chunk holds at most its length).
 Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t chunked, int64_t chunk, int64_t ctx) {
-  return Exact(full) * Exact(ctx) + Exact(swa) * Exact(window > 0 && ctx > window ? window : ctx) +
-         Exact(chunked) * Exact(chunk > 0 && ctx > chunk ? chunk : ctx);
+  const Exact held = Exact(full) * Exact(ctx) + Exact(swa) * Exact(window > 0 && ctx > window ? window : ctx);
+  if (chunked == 0) return held;
+  return held + Exact(chunked) * Exact(chunk > 0 && ctx > chunk ? chunk : ctx);
 }
 
 // KV bytes one sequence of `ctx` tokens holds on one rank of the worst stage:
@@ -359,6 +360,7 @@ Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t chunked, int6
 Exact kv_stage_bytes(const PreparedDeployment& d, int64_t ctx) {
   const Exact kv = Exact(d.kv_elems_per_layer) * kv_tokens(d.stage_full_layers, d.stage_swa_layers, d.n_swa,
                                                            d.stage_chunked_layers, d.n_chunk, ctx);
+  if (d.index_elems_per_layer == 0) return ceil_div(kv * Exact(d.kv_bits), 8);
   const Exact index = Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers) * Exact(ctx);
   return ceil_div((kv + index) * Exact(d.kv_bits), 8);
 }
@@ -393,13 +395,18 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   mem.workspace = d.workspace_bytes;
   mem.weights = d.weights;
   const int64_t stage_attn = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
-  const Exact per_tok = ceil_div((Exact(d.kv_elems_per_layer) * Exact(stage_attn) +
-                                  Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers)) *
-                                     Exact(d.kv_bits),
-                                 8);
+  const Exact per_tok =
+      d.index_elems_per_layer == 0
+          ? ceil_div(Exact(d.kv_elems_per_layer) * Exact(stage_attn) * Exact(d.kv_bits), 8)
+          : ceil_div((Exact(d.kv_elems_per_layer) * Exact(stage_attn) +
+                      Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers)) *
+                         Exact(d.kv_bits),
+                     8);
   const Exact per_seq = kv_stage_bytes(d, context);
   const Exact state_seq =
-      ceil_div(Exact(d.state_elems_per_layer) * Exact(d.stage_recurrent_layers) * Exact(d.state_bits), 8);
+      d.stage_recurrent_layers == 0
+          ? Exact(0)
+          : ceil_div(Exact(d.state_elems_per_layer) * Exact(d.stage_recurrent_layers) * Exact(d.state_bits), 8);
   r.overflow = per_tok.overflow() || per_seq.overflow() || state_seq.overflow();
   mem.kv_per_token = per_tok.value();
   mem.kv_per_sequence = per_seq.value();
@@ -427,9 +434,9 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   const double moe = static_cast<double>(d.n_moe_layers);
   const double full = static_cast<double>(d.n_full_layers);
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
-  const double keys = full * causal_keys(Pd, static_cast<double>(d.index_topk)) +
-                      static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa)) +
-                      static_cast<double>(d.n_chunked_layers) * chunked_keys(Pd, static_cast<double>(d.n_chunk));
+  double keys = full * causal_keys(Pd, static_cast<double>(d.index_topk)) +
+                static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa));
+  if (d.n_chunked_layers > 0) keys += static_cast<double>(d.n_chunked_layers) * chunked_keys(Pd, static_cast<double>(d.n_chunk));
   const double index_keys = d.index_elems_per_layer > 0 ? full * causal_keys(Pd, 0) : 0.0;
   pf.attention_flops = (keys * d.attn_flops_per_key_prefill + index_keys * d.index_flops_per_key) / pp;
   pf.recurrent_flops = Pd * static_cast<double>(d.n_recurrent_layers) * d.state_flops_per_token / pp;

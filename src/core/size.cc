@@ -124,7 +124,9 @@ inline double attention_width(const ModelSpec& m) {
   r.kv_mha_per_token = kv_bytes(elems_mha, layers, o.kv_dtype).value();
   r.kv_mha_per_seq = kv_bytes(elems_mha, token_layers, o.kv_dtype).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
-  r.state_per_seq = state_bytes_per_sequence_exact(m, r.layers.recurrent, default_kv_dtype(o.weight_dtype)).value();
+  r.state_per_seq = r.layers.recurrent == 0
+                        ? 0
+                        : state_bytes_per_sequence_exact(m, r.layers.recurrent, default_kv_dtype(o.weight_dtype)).value();
   if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
     r.decode_weight_bytes = 0;
     r.tps_weights_only = r.tps_with_kv = r.tps_aggregate = 0;
