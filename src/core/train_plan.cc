@@ -127,17 +127,25 @@ struct Search {
 
 struct KindTrack {
   TrainPlanKind kind;
-  double best_fit_usd = INFINITY, best_any_usd = INFINITY;      // any deadline
-  double best_any_days = INFINITY;                               // fitting or not
+  // Over every layout evaluated: the cheapest (fastest) that fits but misses
+  // the deadline, and that does not fit at all (the deciding constraint).
+  double miss_usd = INFINITY, nofit_usd = INFINITY, nofit_days = INFINITY;
 };
 
-void note(KindTrack* t, const TrainPlanLayout& l, bool fits) {
-  t->best_any_usd = std::min(t->best_any_usd, l.usd);
-  t->best_any_days = std::min(t->best_any_days, l.days);
-  if (!fits) return;
-  t->best_fit_usd = std::min(t->best_fit_usd, l.usd);
+// Records an evaluated layout; true when it fits and meets the deadline.
+bool note(KindTrack* t, const TrainPlanLayout& l, bool fits, double deadline) {
+  if (!fits) {
+    t->nofit_usd = std::min(t->nofit_usd, l.usd);
+    t->nofit_days = std::min(t->nofit_days, l.days);
+    return false;
+  }
   if (!t->kind.any_fits || l.days < t->kind.fastest.days) t->kind.fastest = l;
   t->kind.any_fits = true;
+  if (l.days > deadline) {
+    t->miss_usd = std::min(t->miss_usd, l.usd);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -200,23 +208,36 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
                 std::optional<TrainPlanLayout> l_hi = s.at(hi, &fits);
                 while (!l_hi && hi > 1) l_hi = s.at(--hi, &fits);  // a fixed global batch dp may not divide
                 if (!l_hi) continue;
-                note(&track, *l_hi, fits);
-                if (!fits || l_hi->days > q.deadline_days) continue;
+                const bool meets = note(&track, *l_hi, fits, q.deadline_days);
+                if (!fits && hi > 1) {
+                  // What this choice would cost at its fewest nodes, were memory no object (the deciding constraint).
+                  bool f1 = false;
+                  if (std::optional<TrainPlanLayout> l1 = s.at(1, &f1)) note(&track, *l1, f1, q.deadline_days);
+                }
+                if (!meets) continue;
                 TrainPlanLayout chosen = *l_hi;
                 if (q.rank_by == TrainPlanRank::kCost) {
-                  // The fewest nodes that still fit and meet the deadline: bisect k in [1, hi].
+                  // The fewest nodes that still fit and meet the deadline: bisect k in [1, hi]; keep the
+                  // cheapest layout met on the way (more nodes of one kind seldom cost less, but may).
                   int64_t lo = 0;  // k = lo fails (0: not tried)
                   while (hi - lo > 1) {
                     const int64_t mid = lo + (hi - lo) / 2;
                     bool f = false;
                     std::optional<TrainPlanLayout> l = s.at(mid, &f);
-                    if (l) note(&track, *l, f);
-                    if (l && f && l->days <= q.deadline_days) {
+                    if (l && note(&track, *l, f, q.deadline_days)) {
                       hi = mid;
-                      chosen = *l;
+                      if (rank_key(*l, q.rank_by) < rank_key(chosen, q.rank_by)) chosen = *l;
                     } else {
                       lo = mid;
                     }
+                  }
+                  // Days need not fall monotonically with the nodes (the global batch is capped, so the
+                  // micro-batches per replica step down): walk below the bisection's answer while it holds.
+                  for (int64_t k = hi - 1; k >= 1 && k >= hi - 64; --k) {
+                    bool f = false;
+                    std::optional<TrainPlanLayout> l = s.at(k, &f);
+                    if (!l || !note(&track, *l, f, q.deadline_days)) break;
+                    if (rank_key(*l, q.rank_by) < rank_key(chosen, q.rank_by)) chosen = *l;
                   }
                 }
                 keep_top(&r.layouts, chosen, top, q.rank_by);
@@ -233,11 +254,11 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
     if (k.found) {
       TrainPlanBound bound = TrainPlanBound::kNone;
       if (q.rank_by == TrainPlanRank::kCost) {
-        const double eps_usd = k.best.usd * 1e-9;
-        if (track.best_fit_usd < k.best.usd - eps_usd) bound = TrainPlanBound::kDeadline;
-        else if (track.best_any_usd < k.best.usd - eps_usd) bound = TrainPlanBound::kMemory;
+        const double below = k.best.usd * (1 - 1e-9);
+        if (track.miss_usd < below) bound = TrainPlanBound::kDeadline;
+        else if (track.nofit_usd < below) bound = TrainPlanBound::kMemory;
       } else {
-        if (track.best_any_days < k.best.days * (1 - 1e-9)) bound = TrainPlanBound::kMemory;
+        if (track.nofit_days < k.best.days * (1 - 1e-9)) bound = TrainPlanBound::kMemory;
         else if (k.best.gpus + node > q.max_gpus) bound = TrainPlanBound::kGpuLimit;
       }
       k.best.bound = bound;

@@ -168,8 +168,8 @@ Report build_train_plan_report(const std::string& model, const TrainPlanQuery& q
       if (k.found && k.gpu_index == r.layouts.front().gpu_index) rep.sections.push_back(best_section(q, r, k.best));
     }
   }
-  Section ranked{fmt::format("Ranked by {} (at most {}; one per structural choice: its fewest nodes meeting the "
-                             "deadline{})",
+  Section ranked{fmt::format("Ranked by {} (at most {}; one per structural choice: its cheapest node count meeting "
+                             "the deadline{})",
                              q.rank_by == TrainPlanRank::kCost ? "cost" : "time", q.top,
                              q.rank_by == TrainPlanRank::kCost ? "" : ", or its most within --max-gpus"),
                  {},
