@@ -362,6 +362,7 @@ struct PreparedStage {
 };
 struct PreparedTraining {
   TrainOptions options;
+  TrainProfile profile;
   int64_t n_layer = 0;
   int64_t params = 0, padded_vocab = 0;
   TrainBytesPerParam bytes_per_param;

@@ -227,6 +227,7 @@ Result<PreparedTraining> prepare_training(const ModelSpec& m, const GpuSpec& gpu
   const TrainLayout& lay = o.layout;
   PreparedTraining p;
   p.options = o;
+  p.profile = prof;
   p.options.layout.microbatch_group = lay.microbatch_group > 0 ? lay.microbatch_group : lay.pp;
   p.bytes_per_param = train_bytes_per_param(o.optimizer, o.fp32_grads);
   p.peak_flops = gpu.peak_bf16_flops;

@@ -177,7 +177,7 @@ inline constexpr FormulaText kTfHardware{"TrainFlopsPerToken::hardware", "model 
 inline constexpr FormulaText kTfTotal{"training FLOPs", "F_token × D"};
 inline constexpr FormulaText kTfUtilization{"flops_utilization", "tps × F_token / peak"};
 inline constexpr FormulaText kTfHours{"training_gpu_hours", "F / (peak × mfu) / 3600"};
-inline constexpr FormulaText kTrainStates{"stage_memory", "P × b / shards"};
+inline constexpr FormulaText kTrainStates{"stage_memory", "b × (P_dense / shards + P_expert / expert_shards)"};
 inline constexpr FormulaText kTrainBytesPerParam{"train_bytes_per_param", "b_w + b_g + b_o"};
 inline constexpr FormulaText kPaddedVocab{"megatron_padded_vocab", "ceil(V / (128 × tp)) × 128 × tp"};
 inline constexpr FormulaText kLayerAct{"LayerActivations::total", "replicated + expert + split + scores + flash_stats"};
@@ -188,7 +188,7 @@ inline constexpr FormulaText kStageAct{"stage_memory", "Σ_in_flight kept_chunk 
 inline constexpr FormulaText kLogits{"stage_memory", "s × b × V_pad / (t × cp) × 6"};
 inline constexpr FormulaText kStageTotal{"stage_memory", "W + G + O + A + logits + gather + overhead"};
 inline constexpr FormulaText kStepCompute{"StepBreakdown::compute",
-                                          "m × (F_lin / (peak × η_gemm) + F_attn / (peak × η_attn))"};
+                                          "m × (F_lin / (peak × eta_gemm) + F_attn / (peak × eta_attn))"};
 inline constexpr FormulaText kStepMemory{"StepBreakdown::memory", "m × κ × A_traffic / bw"};
 inline constexpr FormulaText kStepBubble{"pipeline_bubble_fraction", "(p − 1) / v × t_mb"};
 inline constexpr FormulaText kStepTotal{"evaluate_training",

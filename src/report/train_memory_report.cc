@@ -134,8 +134,11 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
                                Unit::kNone, "(" + bytes_per_param_text(o) + ")"));
   const ZeroDivisors z = zero_divisors(o.zero, o.layout.dp * o.layout.cp);
   auto part = [&](const char* key, const char* label, double v, int64_t bpp, int64_t shards, const char* what) {
+    // Routed experts shard over their own group, dp x cp / ep (when this part is sharded at all).
+    const double expert_shards = shards > 1 ? static_cast<double>(shards) / static_cast<double>(o.layout.ep) : 1.0;
     states.lines.push_back(computed(key, label, v, Unit::kBytes, fx::kTrainStates,
-                                    {term("P", w.params), term("b", bpp), term("shards", shards)},
+                                    {term("P_dense", w.params - w.expert_params), term("P_expert", w.expert_params),
+                                     term("b", bpp), term("shards", shards), term("expert_shards", expert_shards)},
                                     shards > 1 ? fmt::format("(ZeRO-{} shards {} over dp × cp = {}{})", o.zero, what,
                                                              shards, w.expert_params > 0 ? "; experts over dp × cp / ep" : "")
                                                : std::string()));
@@ -324,7 +327,9 @@ Section train_step_section(const std::string& title, const std::string& k, const
                              {term("m", e.micro_batches),
                               term("F_lin", fmt_sig(slow.flops_executed - slow.attention_flops_executed)),
                               term("F_attn", fmt_sig(slow.attention_flops_executed)),
-                              term("peak", gpu.peak_bf16_flops, Unit::kFlopPerS)},
+                              term("peak", gpu.peak_bf16_flops, Unit::kFlopPerS),
+                              term("eta_gemm", r.prepared.profile.gemm_efficiency),
+                              term("eta_attn", r.prepared.profile.attention_efficiency)},
                              fmt::format("(stage {}, the slowest)", r.prepared.slowest_stage)));
   s.lines.push_back(given(k + ".step.memory", "Elementwise kernels (HBM)", b.memory, Unit::kSeconds));
   if (b.tp_comm > 0) s.lines.push_back(given(k + ".step.tp_comm", "TP collectives", b.tp_comm, Unit::kSeconds,
