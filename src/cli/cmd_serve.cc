@@ -3,6 +3,7 @@
 // in process (web_api.h); the server reads and writes no file on a request's
 // behalf (serve_args.h refuses every file flag).
 #include <charconv>
+#include <csignal>
 #include <iostream>
 #include <memory>
 
@@ -27,12 +28,16 @@ Status run_serve(const ServeFlags& f) {
     return Status::InvalidArgument("--port", "must be a whole number 0 to 65535 (0: any free port), got '" + f.port +
                                                  "'");
   }
-  HttpServer server(handle_web_request);
+  HttpServerOptions options;
+  options.stop_on_signals = true;  // Ctrl-C or SIGTERM: stop accepting, finish what runs, return
+  HttpServer server(handle_web_request, options);
   MC_RETURN_IF_ERROR(server.listen(f.host, port));
   const bool v6 = f.host.find(':') != std::string::npos;
   std::cerr << "modelcalc: serving on http://" << (v6 ? "[" + f.host + "]" : f.host) << ":" << server.port() << "/"
             << std::endl;
-  server.serve();  // until the process is killed
+  const int signal = server.serve();
+  std::cerr << "modelcalc: stopped (" << (signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "stop")
+            << ")" << std::endl;
   return Status::Ok();
 }
 
