@@ -1,4 +1,4 @@
-// What `modelcalc serve` answers (README "Web page"): the page, and every
+// What `modelcalc serve` answers (docs/web.md): the page, and every
 // command's --json (or text report) from run_cli, in process. It parses and
 // renders nothing itself: serve_args.h maps the query to arguments, run_cli
 // computes, and this file only picks the status code and the content type.
