@@ -7,9 +7,10 @@ add_test(NAME browser_report
          COMMAND ${PROJECT_SOURCE_DIR}/tests/browser_test.sh $<TARGET_FILE:modelcalc>)
 set_tests_properties(browser_report PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 
-# `modelcalc serve`'s page in headless Chromium through selenium: the parameter
-# count shown for llama-3.1-8b on an H100 is the CLI's --json total, and bad
-# input shows the CLI's error line. Skips (exit 77) only where selenium,
+# `modelcalc serve`'s page in headless Chromium through selenium (docs/web.md):
+# the cards are the CLI's --json --strings, the batch slider moves the figures
+# and both charts, a shared URL reopens the view, plan's table is the CLI's,
+# bad input shows the CLI's error line, SIGINT stops the server. Skips (exit 77) only where selenium,
 # chromium or chromedriver is missing; scripts/setup.sh --test installs them.
 # Debian's python3-selenium is installed for the system interpreter, which a
 # python3 earlier on PATH (pyenv, a venv) does not see: /usr/bin/python3 first.
@@ -29,7 +30,7 @@ if(TARGET modelcalc_python)
 endif()
 
 # The installable library: `cmake --install` to a temporary prefix, then the
-# README's example built against it with find_package(modelcalc) (tests/install.cmake).
+# the library example (docs/design.md) built against it with find_package(modelcalc) (tests/install.cmake).
 # Not in sanitized builds: their static library needs the sanitizer runtime in
 # whatever links it, and the package this checks is the release one.
 if(NOT MODELCALC_SANITIZE AND NOT MODELCALC_BUILD_FUZZ)

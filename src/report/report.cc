@@ -205,7 +205,7 @@ std::string render_text(const Report& r) {
     for (const Line& l : s.lines) {
       // The label left-aligned in `width` columns, as fmt's "{:<{}}" pads it
       // (by display width). A label of narrow characters only is padded here
-      // without a format string (start-up cost, README "Speed").
+      // without a format string (start-up cost, docs/performance.md).
       const size_t columns = narrow_columns(l.label);
       if (columns != std::string::npos) {
         out += "  ";
@@ -275,6 +275,16 @@ nlohmann::json render_json(const Report& r) {
   j.merge_patch(r.extra_json);
   j["ignored"] = r.ignored;
   j["warnings"] = r.warnings;
+  return j;
+}
+
+nlohmann::json render_json_strings(const Report& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const Section& s : r.sections) {
+    for (const Line& l : s.lines) {
+      if (!l.key.empty()) j[l.key] = format_value(l.value, l.unit);
+    }
+  }
   return j;
 }
 
