@@ -107,7 +107,8 @@ CommandRun setup_train(FlagSet& flags) {
                       }
                       return u;
                     });
-  add_train_run_flags(flags, &f->run, TrainFlagGroups::kStep, "4096; needs a model");
+  add_train_run_flags(flags, &f->run, TrainFlagGroups::kStep, "4096; needs a model",
+                      "1 for the lab's view; with a layout tp x cp x pp x dp, and when given it must equal that");
   add_output_flags(flags, &f->output);
   flags.footer("With a model: the engine's FLOPs per token beside 6·N. With a model, a catalog GPU and a layout "
                "(--tp, --pp, --dp, --global-batch, ...): the engine's predicted step, MFU and days.");

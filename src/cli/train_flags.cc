@@ -55,9 +55,10 @@ Result<Recompute> parse_recompute(std::string_view s, std::string_view flag) {
   return Status::InvalidArgument(flag, "expected none, selective or full, got " + quote_input(s));
 }
 
-void add_train_run_flags(FlagSet& flags, TrainRunFlags* f, TrainFlagGroups groups, const char* seq_default) {
+void add_train_run_flags(FlagSet& flags, TrainRunFlags* f, TrainFlagGroups groups, const char* seq_default,
+                         const char* gpus_default) {
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kGpus, "tp x cp x pp x dp; when given it must equal that"},
+                       {{Dep::kGpus, gpus_default},
                         {Dep::kTp, "1; divides the heads and the KV heads"},
                         {Dep::kPp, "1; divides the layers unless an uneven split below makes it even"},
                         {Dep::kDp, "1"},

@@ -36,8 +36,9 @@ enum class TrainFlagGroups {
   kMemory,  // train-memory: layout, batch, states, activations
   kStep,    // train: the same plus --no-overlap and --causal
 };
-// Declares the flags; `seq_default` is the --seq default --help states.
-void add_train_run_flags(FlagSet& flags, TrainRunFlags* f, TrainFlagGroups groups, const char* seq_default);
+// Declares the flags; `seq_default` and `gpus_default` are the defaults --help states.
+void add_train_run_flags(FlagSet& flags, TrainRunFlags* f, TrainFlagGroups groups, const char* seq_default,
+                         const char* gpus_default = "tp x cp x pp x dp; when given it must equal that");
 
 // The options the flags describe; `seq` is the context to use (--seq or the
 // command's default).
