@@ -376,6 +376,21 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
+      {"cp", "--cp"},
+      {"virtual_stages", "--virtual-stages"},
+      {"microbatch_group", "--microbatch-group"},
+      {"first_stage_layers", "--first-stage-layers"},
+      {"last_stage_layers", "--last-stage-layers"},
+      {"global_batch", "--global-batch"},
+      {"capacity_factor", "--capacity-factor"},
+      {"overhead_bytes", "--overhead"},
+      {"micro_batches", "--micro-batch"},
+      {"max_batch_tokens", "--max-batch-tokens"},
+      {"max_tp", "--max-tp"},
+      {"max_pp", "--max-pp"},
+      {"max_ep", "--max-ep"},
+      {"max_gpus", "--max-gpus"},
+      {"deadline_days", "--days"},
   };
   const std::string& msg = s.message();
   const size_t colon = msg.find(": ");
@@ -396,9 +411,18 @@ void add_output_flags(FlagSet& flags, OutputFlags* f) {
       .toggle("--explain", "Show every number as formula, substitution, result", &f->explain);
 }
 
+void add_strings_flag(FlagSet& flags, OutputFlags* f) {
+  flags.toggle("--strings",
+               "With --json: also \"strings\", each figure as the text report prints it, keyed by its JSON key "
+               "(\"decode_step.seconds\": \"9.609 ms\")",
+               &f->strings);
+}
+
 void emit(const Report& r, const OutputFlags& f, std::ostream& out) {
   if (f.json) {
-    out << render_json(r).dump(2) << "\n";
+    nlohmann::json j = render_json(r);
+    if (f.strings) j["strings"] = render_json_strings(r);
+    out << j.dump(2) << "\n";
   } else if (f.explain) {
     out << render_explain(r);
   } else {

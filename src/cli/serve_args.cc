@@ -18,32 +18,42 @@ constexpr ServeFlagRule kRules[] = {
     {"aggregate-tokens-per-s", 0, K::kValue},
     {"bandwidth", 0, K::kValue},
     {"batch", 0, K::kValue},
+    {"bf16-grads", 0, K::kSwitch},
     {"block-size", 0, K::kValue},
     {"budget", 0, K::kValue},
     {"bw-util", 0, K::kValue},
     {"capacity", 0, K::kValue},
+    {"capacity-factor", 0, K::kValue},
+    {"causal", 0, K::kSwitch},
     {"compute", 0, K::kValue},
     {"compute-dtype", 0, K::kValue},
     {"concurrency", 0, K::kValue},
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
+    {"cp", 0, K::kValue},
     {"days", 0, K::kValue},
     {"dp", 0, K::kValue},
+    {"dropout", 0, K::kSwitch},
     {"dtype", 0, K::kValue},
     {"efficiency", 0, K::kValue},
+    {"embedding-in-split", 0, K::kSwitch},
     {"ep", 0, K::kValue},
     {"explain", 0, K::kSwitch},
     {"ffn", 0, K::kValue},
     {"fields", 0, K::kValue},
+    {"first-stage-layers", 0, K::kValue},
+    {"fit", 0, K::kSwitch},
     {"flash", 0, K::kSwitch},
     {"flop-util", 0, K::kValue},
     {"format", 0, K::kOutput},
     {"frontier", 0, K::kSwitch},
     {"gap-us", 0, K::kValue},
     {"gemm", 0, K::kValue},
+    {"global-batch", 0, K::kValue},
     {"glu", 0, K::kSwitch},
     {"gpu", 0, K::kValue},
     {"gpus", 0, K::kValue},
+    {"grads", 0, K::kValue},
     {"head-dim", 0, K::kValue},
     {"heads", 0, K::kValue},
     {"help", 'h', K::kOutput},
@@ -57,9 +67,13 @@ constexpr ServeFlagRule kRules[] = {
     {"kv-bytes-per-token", 0, K::kValue},
     {"kv-dtype", 0, K::kValue},
     {"kv-heads", 0, K::kValue},
+    {"last-stage-layers", 0, K::kValue},
     {"layers", 'L', K::kValue},
     {"lens", 0, K::kValue},
     {"lens-file", 0, K::kFile},  // reads sequence lengths from a file
+    {"loss-in-split", 0, K::kSwitch},
+    {"max-batch-tokens", 0, K::kValue},
+    {"max-ep", 0, K::kValue},
     {"max-gpus", 0, K::kValue},
     {"max-len", 0, K::kValue},
     {"max-pp", 0, K::kValue},
@@ -67,9 +81,13 @@ constexpr ServeFlagRule kRules[] = {
     {"mean-len", 0, K::kValue},
     {"mfu", 0, K::kValue},
     {"micro-batch", 0, K::kValue},
+    {"microbatch-group", 0, K::kValue},
     {"model", 0, K::kValue},
+    {"no-flash", 0, K::kSwitch},
+    {"no-overlap", 0, K::kSwitch},
     {"optimizer", 0, K::kValue},
     {"osl", 0, K::kValue},
+    {"overhead", 0, K::kValue},
     {"params", 0, K::kValue},
     {"peak", 0, K::kValue},
     {"peak-transient", 0, K::kValue},
@@ -81,6 +99,7 @@ constexpr ServeFlagRule kRules[] = {
     {"prompt", 0, K::kValue},
     {"prompt-tokens", 0, K::kValue},
     {"qps", 0, K::kValue},
+    {"rank-by", 0, K::kValue},
     {"rate", 0, K::kValue},
     {"recompute", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
@@ -88,6 +107,7 @@ constexpr ServeFlagRule kRules[] = {
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
+    {"strings", 0, K::kSwitch},
     {"tied", 0, K::kSwitch},
     {"tokens", 0, K::kValue},
     {"tokens-per-s", 0, K::kValue},
@@ -97,7 +117,9 @@ constexpr ServeFlagRule kRules[] = {
     {"tpot", 0, K::kValue},
     {"train", 0, K::kSwitch},
     {"train-tokens", 0, K::kValue},
+    {"training", 0, K::kSwitch},
     {"ttft", 0, K::kValue},
+    {"virtual-stages", 0, K::kValue},
     {"vocab", 0, K::kValue},
     {"weights", 0, K::kValue},
     {"workspace", 0, K::kValue},
@@ -130,11 +152,16 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
   const bool known = std::any_of(commands().begin(), commands().end(),
                                  [&](const Command& c) { return command == c.name; });
   if (command == "serve") {
-    return Status::InvalidArgument("serve", "is not available over the web API (it is the server itself)");
+    return Status::NotFound("serve: is not available over the web API (it is the server itself)");
   }
   if (!known) {
-    return Status::InvalidArgument("command", "unknown command " + quote_input(command) +
-                                                  " (modelcalc --help lists them)");
+    return Status::NotFound("command: unknown command " + quote_input(command) + " (modelcalc --help lists them)");
+  }
+  if (output == ServeOutput::kSvg && command != "roofline" && command != "plan") {
+    return Status::NotFound("command: /api/svg/ draws roofline and plan, not " + quote_input(command));
+  }
+  if (output == ServeOutput::kHtml && command != "size") {
+    return Status::NotFound("command: /api/html/ renders size's page, not " + quote_input(command));
   }
   if (params.size() > kServeMaxParams) {
     return Status::InvalidArgument("query", "at most " + std::to_string(kServeMaxParams) + " parameters, got " +
@@ -173,7 +200,7 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
         return Status::InvalidArgument(flag, "names a file on the server; the web API reads and writes no files "
                                              "(run modelcalc on your own machine for that)");
       case K::kOutput:
-        if (output == ServeOutput::kJson) {
+        if (output != ServeOutput::kText) {
           return Status::InvalidArgument(flag, "is chosen by the endpoint: /api/COMMAND is JSON, "
                                                "/api/text/COMMAND is the text report");
         }
@@ -189,11 +216,18 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
         }
         [[fallthrough]];
       case K::kValue:
+        // "?model" would reach CLI11 as "--model=", which takes the next argument as its value.
+        if (value.empty()) return Status::InvalidArgument("--" + std::string(rule->name), "needs a value, got an empty string");
         args.push_back("--" + std::string(rule->name) + "=" + value);
         break;
     }
   }
-  if (output == ServeOutput::kJson) args.push_back(command == "sweep" ? "--format=json" : "--json");
+  switch (output) {
+    case ServeOutput::kJson: args.push_back(command == "sweep" ? "--format=json" : "--json"); break;
+    case ServeOutput::kSvg: args.push_back("--plot=-"); break;
+    case ServeOutput::kHtml: args.push_back("--report=-"); break;
+    case ServeOutput::kText: break;
+  }
   return args;
 }
 
