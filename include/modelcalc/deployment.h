@@ -26,6 +26,9 @@
 //   replicas, and its all-to-all, is not modelled.)
 // * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
 //   aggregate rates multiply by dp.
+// * A quantized checkpoint (ModelSpec::quant): weight_dtype applies to the parts it
+//   quantizes, the parts it keeps in 16 bits stay bf16 (gpt-oss: MXFP4 experts, bf16
+//   attention); its fp8 block scales and group size apply to its own dtype.
 // * Quantized weights (int8/int4/fp8/nvfp4/mxfp4): block matrices in weight_dtype;
 //   embeddings, lm_head, norms, routers, biases and position tables stay 16-bit
 //   (fp32 if the weights are fp32); the shard's `scales` hold the group scales the
