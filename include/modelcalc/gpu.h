@@ -41,6 +41,13 @@ struct GpuSpec {
   double scaleout_latency_s = 0;    // the same across domains
   std::string link_source;          // where the interconnect figures come from
 
+  // Driver-exposed memory in bytes (MiB x 2^20 as nvidia-smi reports it); 0 =
+  // not catalogued. (Stand-in for the catalog's field from the hw branch: the
+  // same name and meaning, so the merge keeps theirs.)
+  double exposed_bytes = 0;
+  // The memory an engine can use: exposed_bytes when known, else capacity_bytes.
+  double usable_capacity_bytes() const { return exposed_bytes > 0 ? exposed_bytes : capacity_bytes; }
+
   // Peak for math in `t` (fp16/bf16 -> bf16 peak, fp8 -> fp8, int8 -> int8,
   // fp32 -> non-tensor fp32; int4 -> 0: no int4 rate is catalogued and the int8
   // peak is NOT assumed). 0 means the GPU has no such peak.

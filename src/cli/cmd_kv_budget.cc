@@ -54,7 +54,6 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
     // The modeled deployment: per-GPU shards and replication, the same engine as size.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context,
                                                                 f.dep.batch.value_or(1)));
-    d.reserve_fraction = o.reserve;
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, *g, d, "--context"));
     for (Section& s : deployment_sections(*g, a)) rep.sections.push_back(std::move(s));

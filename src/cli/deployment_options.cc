@@ -32,7 +32,7 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype wei
   o.weight_dtype = weights;
   o.kv_dtype = kv;
   o.compute_dtype = d.compute_dtype;
-  o.reserve_fraction = d.reserve.value_or(kDefaultReserveFraction);
+  o.reserve_fraction = d.reserve.value_or(kCeilingReserveFraction);
   o.context = context;
   o.batch = batch;
   o.prompt_tokens = d.prompt.value_or(0);

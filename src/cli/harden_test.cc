@@ -96,6 +96,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
              {"--reserve", "0.1"}})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"}}},
+      {"calibrate", {{"calibrate", "--fit", "--seeds", "2"}}},
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
@@ -158,6 +159,7 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--tokens-per-s-per-user", {Kind::kRate, false, "1000001"}},
       {"--ttft", {Kind::kDuration}},      {"--tpot", {Kind::kDuration}},
       {"--efficiency", {Kind::kFraction}},
+      {"--seeds", {Kind::kCount, false, "1000001"}},  // calibrate's cross-validation seeds, at most 1e6
   };
   return kFlags;
 }
@@ -167,7 +169,8 @@ const std::set<std::string> kNotNumeric = {
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
     "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
-    "--host", "--port"};  // serve's: a valid base would start a server; serve_test.cc checks their bad values
+    "--host", "--port",  // serve's: a valid base would start a server; serve_test.cc checks their bad values
+    "--data", "--write", "--fit"};  // calibrate's files (cmd_calibrate_test.cc checks them) and switch
 
 std::string format_over(double max) {
   char buf[64];

@@ -27,6 +27,7 @@ constexpr ServeFlagRule kRules[] = {
     {"concurrency", 0, K::kValue},
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
+    {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},
     {"dp", 0, K::kValue},
     {"dtype", 0, K::kValue},
@@ -35,6 +36,7 @@ constexpr ServeFlagRule kRules[] = {
     {"explain", 0, K::kSwitch},
     {"ffn", 0, K::kValue},
     {"fields", 0, K::kValue},
+    {"fit", 0, K::kSwitch},
     {"flash", 0, K::kSwitch},
     {"flop-util", 0, K::kValue},
     {"format", 0, K::kOutput},
@@ -85,6 +87,7 @@ constexpr ServeFlagRule kRules[] = {
     {"recompute", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
     {"reserve", 0, K::kValue},
+    {"seeds", 0, K::kValue},
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
@@ -101,6 +104,7 @@ constexpr ServeFlagRule kRules[] = {
     {"vocab", 0, K::kValue},
     {"weights", 0, K::kValue},
     {"workspace", 0, K::kValue},
+    {"write", 0, K::kFile},  // writes the fitted parameters
     {"zero", 0, K::kValue},
 };
 
