@@ -155,6 +155,11 @@ struct PreparedDeployment {
   double attn_flops_per_key_decode = 0;   // per layer per key per rank (GQA, or MLA absorbed)
   double attn_flops_per_key_prefill = 0;  // per layer per key per rank (MLA not absorbed)
   double act_bytes = 2;             // bytes per activation element sent over links (16-bit)
+  // Activation bytes the non-GEMM kernels move per token through HBM, all layers of one rank
+  // column: two norms and the residual read and written (6 d, replicated on every TP rank) and the
+  // gated FFN's activation (reads gate and up, writes their product: 1.5 x the widest FFN
+  // intermediate / tp), x act_bytes. The ceiling assumes them fused away; the prediction reads them.
+  double elementwise_bytes_per_token = 0;
   double allreduces_per_layer = 0;  // 2 when tp > 1 (attention + MLP), else 0
   double ring_factor = 0;           // 2 (tp - 1) / tp
 };

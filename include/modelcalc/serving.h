@@ -11,6 +11,7 @@
 //   lm_head    max(F_lm / (peak x gemm_fraction), W_lm / (bw x hbm_fraction))
 //   kv read    max(KV_read / (bw x kv_read_fraction), F_attn_decode / (peak x attention_fraction))
 //   prefill    max(F_attn_prefill / (peak x attention_fraction), KV_written / (bw x hbm_fraction))
+//   elementwise tokens x activation bytes of the norms, residual and FFN activation / (bw x hbm_fraction)
 //   comm       all-reduces: count x (ring x message / (link x allreduce_efficiency) + latency); PP hand-offs
 //   overhead   step_overhead + layer_overhead x n_layer
 // The ceiling is the same step with every fraction 1 and no overhead, compute
@@ -56,6 +57,7 @@ struct StepWork {
 // its work per GPU.
 struct StepTime {
   double dense_s = 0, experts_s = 0, lm_head_s = 0, kv_read_s = 0, prefill_attention_s = 0;
+  double elementwise_s = 0;  // norms, residual, activation: memory-bound (0 on the ideal machine)
   double comm_s = 0, overhead_s = 0;
   double compute_s = 0;  // every FLOP at its achieved rate (pp x FLOPs / (peak x fraction), summed)
   double memory_s = 0;   // every byte at its achieved rate

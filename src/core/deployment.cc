@@ -275,6 +275,12 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     d.attn_flops_per_key_prefill = d.attn_flops_per_key_decode;
   }
   d.act_bytes = dtype_bits(q) >= 32 ? 4.0 : 2.0;
+  {
+    const int64_t gk = m.ffn_gated ? 2 : 1;
+    const int64_t moe_w = m.n_expert > 0 ? (m.n_expert_used * m.n_ff_exp + m.n_expert_shared * m.n_ff_shexp) * gk : 0;
+    const double w_ffn = static_cast<double>(std::max(m.n_ff * gk, moe_w)) / static_cast<double>(tp);
+    d.elementwise_bytes_per_token = Ld * (6.0 * static_cast<double>(d_model) + 1.5 * w_ffn) * d.act_bytes;
+  }
   d.allreduces_per_layer = tp > 1 ? 2.0 : 0.0;
   d.ring_factor = 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
   return d;

@@ -70,7 +70,8 @@ StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTim
   StepTime t;
   const double pp = static_cast<double>(d.split.pp);
   t.flops_per_gpu = (dense_flops + exp_flops + lm_flops + attn_dec_flops + attn_pf_flops) / pp;
-  t.bytes_per_gpu = (dense_bytes + exp_bytes + lm_bytes + kv_read + kv_written) / pp;
+  t.bytes_per_gpu = (dense_bytes + exp_bytes + lm_bytes + kv_read + kv_written +
+                     (ceiling ? 0.0 : n * d.elementwise_bytes_per_token)) / pp;
   // Communication: TP all-reduces of the step's activations, PP hand-offs.
   const double msg = n * static_cast<double>(d.n_embd) * d.act_bytes;
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
@@ -95,15 +96,18 @@ StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTim
   t.lm_head_s = roof(c_lm, m_lm);
   t.kv_read_s = std::max(c_kv, m_kv);
   t.prefill_attention_s = std::max(c_pf, m_pf);
+  // Non-GEMM kernels (norms, residual, activation): memory-bound, fused away on the ideal machine.
+  const double m_elem = ceiling ? 0.0 : n * d.elementwise_bytes_per_token / (bw * q.hbm_fraction);
+  t.elementwise_s = m_elem;
   t.compute_s = c_dense + c_exp + c_lm + c_kv + c_pf;
-  t.memory_s = m_dense + m_exp + m_lm + m_kv + m_pf;
+  t.memory_s = m_dense + m_exp + m_lm + m_kv + m_pf + m_elem;
   if (ceiling) {
     t.overhead_s = 0;
     t.seconds = std::max(t.compute_s, t.memory_s) + t.comm_s;
   } else {
     t.overhead_s = q.step_overhead_s + q.sequence_overhead_s * (B + w.prefill_done);
-    t.seconds = t.dense_s + t.experts_s + t.lm_head_s + t.kv_read_s + t.prefill_attention_s + t.comm_s +
-                t.overhead_s;
+    t.seconds = t.dense_s + t.experts_s + t.lm_head_s + t.kv_read_s + t.prefill_attention_s + t.elementwise_s +
+                t.comm_s + t.overhead_s;
   }
   return t;
 }
@@ -338,11 +342,13 @@ StepTime predict_prefill(const PreparedDeployment& d, const EngineSettings& s, c
   t.experts_s = k * one.experts_s + end.experts_s;
   t.lm_head_s = k * one.lm_head_s + end.lm_head_s;
   t.prefill_attention_s = attn.prefill_attention_s + k * one.prefill_attention_s + end.prefill_attention_s;
+  t.elementwise_s = k * one.elementwise_s + end.elementwise_s;
   t.comm_s = k * one.comm_s + end.comm_s;
   t.overhead_s = k * one.overhead_s + end.overhead_s;
   t.compute_s = k * one.compute_s + end.compute_s + attn.compute_s;
   t.memory_s = k * one.memory_s + end.memory_s + attn.memory_s;
-  t.seconds = t.dense_s + t.experts_s + t.lm_head_s + t.prefill_attention_s + t.comm_s + t.overhead_s;
+  t.seconds = t.dense_s + t.experts_s + t.lm_head_s + t.prefill_attention_s + t.elementwise_s + t.comm_s +
+              t.overhead_s;
   t.bytes_per_gpu = k * one.bytes_per_gpu + end.bytes_per_gpu + attn.bytes_per_gpu;
   t.flops_per_gpu = k * one.flops_per_gpu + end.flops_per_gpu + attn.flops_per_gpu;
   return t;
