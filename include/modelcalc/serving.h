@@ -155,6 +155,26 @@ PredictedDecode predict_decode(const PreparedDeployment& d, const EngineMemory& 
 StepTime predict_prefill(const PreparedDeployment& d, const EngineSettings& s, const StepTimeParams& p,
                          int64_t prompt);
 
+// The prediction beside one DeploymentAnalysis (the ceiling): the engine's
+// settings and memory, its decode step at the analysis' batch and context and
+// its prefill of the analysis' prompt. What every deployment command shows
+// as its `predicted` figures.
+struct DeploymentPrediction {
+  const EngineProfile* profile = nullptr;
+  EngineSettings settings;
+  EngineMemory memory;
+  PreparedDeployment engine_d;     // engine_view(analysis.prepared, settings)
+  PredictedDecode decode;
+  StepTime prefill;
+  int64_t prompt_tokens = 0;
+  int64_t kv_bytes_per_sequence = 0;  // at the context, in whole blocks
+  double reserve_bytes = 0;           // what the engine keeps back of its total (beyond weights and KV)
+  bool windows_dropped = false;       // the model's sliding windows, kept whole by this engine
+};
+// Errors as resolve_engine_settings's.
+Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                                Engine e, const EngineFlags& flags, const EngineWorkload& w);
+
 }  // namespace modelcalc
 
 #endif  // MODELCALC_SERVING_H_

@@ -22,6 +22,7 @@ struct SizeFlags {
   GpuFlags gpu;
   OutputFlags output;
   DeploymentFlags dep;                 // --gpus --seq --batch --dtype --kv-dtype
+  EngineCliFlags engine;               // --engine and the engines' own flags
   std::optional<double> train_tokens;  // e.g. 1.5T
   std::string report;                  // --report: HTML page path
 };
@@ -51,9 +52,10 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
+    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, **gpu, a, f.engine, f.dep));
     const DeploymentResult one = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
     rep.sections.push_back(textbook_vs_modeled(*r, a, one));
-    for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
@@ -87,6 +89,7 @@ CommandRun setup_size(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, "fp16"}});
   add_engine_flags(flags, &f->dep);
+  add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
   add_output_flags(flags, &f->output);

@@ -369,6 +369,13 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
+      {"engine", "--engine"},
+      {"gpu_memory_utilization", "--gpu-memory-utilization"},
+      {"kv_cache_free_gpu_mem_fraction", "--kv-cache-free-gpu-mem-fraction"},
+      {"mem_fraction_static", "--mem-fraction-static"},
+      {"max_model_len", "--max-model-len"},
+      {"max_num_batched_tokens", "--max-num-batched-tokens"},
+      {"max_num_seqs", "--max-num-seqs"},
   };
   const std::string& msg = s.message();
   const size_t colon = msg.find(": ");

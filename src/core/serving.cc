@@ -354,4 +354,26 @@ StepTime predict_prefill(const PreparedDeployment& d, const EngineSettings& s, c
   return t;
 }
 
+Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                                Engine e, const EngineFlags& flags, const EngineWorkload& w) {
+  DeploymentPrediction out;
+  out.profile = &engine_profile(e);
+  MC_ASSIGN_OR_RETURN(out.settings, resolve_engine_settings(e, flags, m, gpu, a.prepared, w));
+  out.engine_d = engine_view(a.prepared, out.settings);
+  out.windows_dropped = a.prepared.n_swa > 0 && out.engine_d.n_swa == 0;
+  out.memory = engine_memory(out.engine_d, out.settings);
+  const int64_t batch = a.result.decode.batch, context = a.result.decode.context;
+  out.decode = predict_decode(out.engine_d, out.memory, out.settings, out.profile->time, batch, context);
+  out.prompt_tokens = a.result.prefill.prompt_tokens;
+  out.prefill = predict_prefill(out.engine_d, out.settings, out.profile->time, out.prompt_tokens);
+  const int64_t bs = out.settings.block_size;
+  const int64_t blocks = (context + bs - 1) / bs;
+  const double kvseq = static_cast<double>(blocks) * static_cast<double>(bs) *
+                       static_cast<double>(out.memory.kv_bytes_per_token);
+  out.kv_bytes_per_sequence = kvseq < 9e18 ? static_cast<int64_t>(kvseq) : std::numeric_limits<int64_t>::max();
+  out.reserve_bytes = out.memory.total_bytes - out.memory.weights_bytes - out.memory.non_torch_bytes -
+                      out.memory.activation_peak_bytes - std::max(0.0, out.memory.kv_cache_bytes_per_gpu);
+  return out;
+}
+
 }  // namespace modelcalc
