@@ -146,6 +146,11 @@ struct EngineSettings {
   double non_torch_bytes = 0;              // per GPU
 };
 
+// The checks resolve_engine_settings makes on the flags alone (ranges, a flag
+// of another engine, max_model_len against the model's limit): a search runs
+// them once before it resolves any candidate. Errors as resolve's.
+Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m);
+
 // Resolves the settings for one prepared deployment of `m` on `gpu` (the
 // memory the engine sees is gpu.usable_capacity_bytes()). `w` is the request
 // shape when the command knows one. Errors name the field the flag sets

@@ -91,13 +91,13 @@ struct ServingCapacity {
   double chunk_tokens = 0;    // prefill chunk per step for TTFT; 0 = the whole prompt in one step
 };
 
-enum class BatchLimit { kNone, kMemory, kMaxNumSeqs, kStepTokens, kLoad };
-// "none", "memory", "max_num_seqs", "max_num_batched_tokens", "load".
+enum class BatchLimit { kNone, kMemory, kMaxNumSeqs, kStepTokens };
+// "none", "memory", "max_num_seqs", "max_num_batched_tokens".
 const char* batch_limit_name(BatchLimit b);
 
 struct ServingFigures {
   double capacity_sequences = 0;  // the most sequences a replica runs at once (all limits)
-  BatchLimit limit = BatchLimit::kNone;  // which limit sets capacity_sequences (or the load, when lower)
+  BatchLimit limit = BatchLimit::kNone;  // which limit sets capacity_sequences
   double batch = 0;               // sequences decoding per step, per replica (mean)
   double mean_context = 0;        // isl + osl / 2
   double prefill_tokens_per_step = 0;

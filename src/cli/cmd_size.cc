@@ -52,10 +52,20 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
-    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, **gpu, a, f.engine, f.dep));
+    // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
+    const bool request = d.prompt_tokens > 0 && d.prompt_tokens < d.context;
+    const EngineWorkload w = request ? EngineWorkload{d.prompt_tokens, d.context - d.prompt_tokens} : EngineWorkload{};
+    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
+                        predict_flags_deployment(*model, **gpu, a, f.engine, f.dep, w));
     const DeploymentResult one = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
     rep.sections.push_back(textbook_vs_modeled(*r, a, one));
     for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
+    if (request) {
+      const ServingRequest req{w.isl, w.osl, ServingLoad::kBatch, static_cast<double>(d.batch)};
+      const ServingPair pair =
+          serve_both(a.prepared, a.result.memory, pred.memory, pred.settings, pred.profile->time, req);
+      rep.sections.push_back(serving_section(pair, w.isl, w.osl, *pred.profile));
+    }
   }
   emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.

@@ -130,7 +130,13 @@ const std::map<std::string, std::vector<Args>>& bases() {
          "--top", "3"},
         {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--rate", "1000",
          "--tokens-per-s-per-user", "20", "--gpu", "h100", "--max-gpus", "8"},
-        cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}})}},
+        cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}}),
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8", "--rank-by", "ceiling"})[0],
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8"})[1],
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8"})[2]}},
   };
   return kBases;
 }

@@ -91,6 +91,7 @@ constexpr ServeFlagRule kRules[] = {
     {"prompt", 0, K::kValue},
     {"prompt-tokens", 0, K::kValue},
     {"qps", 0, K::kValue},
+    {"rank-by", 0, K::kValue},
     {"rate", 0, K::kValue},
     {"recompute", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file

@@ -288,9 +288,7 @@ void trtllm_bench_limits(double total_bytes, double weights_all, double kv_token
 
 }  // namespace
 
-Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
-                                               const GpuSpec& gpu, const PreparedDeployment& d,
-                                               const EngineWorkload& w) {
+Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m) {
   MC_RETURN_IF_ERROR(check_fraction(f.gpu_memory_utilization, "gpu_memory_utilization"));
   MC_RETURN_IF_ERROR(check_fraction(f.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction"));
   MC_RETURN_IF_ERROR(check_fraction(f.mem_fraction_static, "mem_fraction_static"));
@@ -316,6 +314,13 @@ Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, c
                                                         " (--allow-long-max-model-len overrides, as vLLM's "
                                                         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)");
   }
+  return Status::Ok();
+}
+
+Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
+                                               const GpuSpec& gpu, const PreparedDeployment& d,
+                                               const EngineWorkload& w) {
+  MC_RETURN_IF_ERROR(check_engine_flags(e, f, m));
   EngineSettings s;
   s.engine = e;
   s.total_bytes = gpu.usable_capacity_bytes();

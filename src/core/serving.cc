@@ -33,7 +33,6 @@ const char* batch_limit_name(BatchLimit b) {
     case BatchLimit::kMemory: return "memory";
     case BatchLimit::kMaxNumSeqs: return "max_num_seqs";
     case BatchLimit::kStepTokens: return "max_num_batched_tokens";
-    case BatchLimit::kLoad: return "load";
   }
   return "?";
 }
@@ -206,15 +205,12 @@ ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, co
   switch (r.load) {
     case ServingLoad::kSaturated: at(capacity); break;
     case ServingLoad::kBatch: {
-      const double B = std::min(r.value, capacity);
-      if (r.value < capacity) f.limit = BatchLimit::kLoad;
-      at(B);
+      at(std::min(r.value, capacity));
       break;
     }
     case ServingLoad::kConcurrency: {
       const double users = r.value / dp;
       if (users <= capacity) {
-        f.limit = BatchLimit::kLoad;
         at(users);
       } else {  // the rest wait for a slot: (users - capacity) requests ahead at the replica's request rate
         at(capacity);
@@ -226,32 +222,38 @@ ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, co
       break;
     }
     case ServingLoad::kRequestsPerS: {
-      // Little's law as a fixed point of the step time: B = L x osl x t, prompt tokens L x isl x t per step.
+      // Little's law as a fixed point of the step time: B = L x osl x t, with L x isl x t prompt tokens
+      // per step. g(t) = step(B(t)) - t is positive near t = 0 and the step grows slower than t when the
+      // load is stable: the root lies below t_cap, where B reaches capacity. Regula falsi (Illinois) on
+      // [0, t_cap]: the step is nearly affine in t, so a few evaluations reach it.
       const double L = r.value / dp;
-      // From the step of one sequence: the iteration then moves monotonically to the fixed point.
-      double t = step_time(d, steady_work(1, isl, osl, win), p, ceiling).seconds;
-      bool stable = false;
-      for (int i = 0; i < 64; ++i) {
-        const double B = L * osl * t;
-        if (B > capacity) break;
-        const double next = step_time(d, steady_work(B, isl, osl, win), p, ceiling).seconds;
-        if (std::fabs(next - t) <= 1e-12 * t) {
-          t = next;
-          stable = true;
-          break;
-        }
-        t = next;
-        stable = i == 63;
-      }
-      const double B = L * osl * t;
-      if (!stable || B > capacity) {
+      const auto g = [&](double t) { return step_time(d, steady_work(L * osl * t, isl, osl, win), p, ceiling).seconds - t; };
+      double hi = capacity / (L * osl);
+      double lo = 1e-9 * hi;  // not 0: a step of no token takes no time, a trivial root
+      double glo = g(lo), ghi = g(hi);
+      if (!(ghi < 0)) {  // even at capacity the step outlasts what the rate allows: saturated
         at(capacity);
         f.saturated = true;
         f.queue_s = f.ttft_s = kInf;
         break;
       }
-      f.limit = BatchLimit::kLoad;
-      at(B);
+      double t = lo;
+      int side = 0;
+      for (int i = 0; i < 60; ++i) {
+        t = (lo * ghi - hi * glo) / (ghi - glo);
+        const double gt = g(t);
+        if (std::fabs(gt) <= 1e-12 * t || hi - lo <= 1e-12 * hi) break;
+        if (gt > 0) {
+          lo = t, glo = gt;
+          if (side == 1) ghi /= 2;
+          side = 1;
+        } else {
+          hi = t, ghi = gt;
+          if (side == -1) glo /= 2;
+          side = -1;
+        }
+      }
+      at(L * osl * t);
       if (std::isinf(f.ttft_s)) f.saturated = true;
       break;
     }

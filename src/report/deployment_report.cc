@@ -1,6 +1,7 @@
 #include "deployment_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "format.h"
@@ -251,6 +252,33 @@ Section engine_section_impl(const DeploymentPrediction& p) {
 }  // namespace
 
 Section engine_section(const DeploymentPrediction& p) { return engine_section_impl(p); }
+
+Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const EngineProfile& profile) {
+  Section s{"Serving at the batch (steady state: input " + group_digits(isl) + ", output " + group_digits(osl) +
+                " tokens per request)",
+            {}, {}};
+  auto add = [&](const std::string& prefix, const ServingFigures& f, const std::string& tag) {
+    const double cap = std::floor(f.capacity_sequences);
+    s.lines.push_back(given(prefix + "max_sequences", "Sequences a replica runs at once" + tag,
+                            f.fits && cap < 9e18 ? static_cast<int64_t>(cap) : int64_t{0}, Unit::kSequences,
+                            std::string("(limit: ") + batch_limit_name(f.limit) + ")"));
+    s.lines.push_back(given(prefix + "batch", "Decoding batch" + tag, f.batch, Unit::kSequences));
+    s.lines.push_back(given(prefix + "prefill_tokens_per_step", "Prompt tokens per step" + tag,
+                            f.prefill_tokens_per_step, Unit::kTokens));
+    s.lines.push_back(given(prefix + "tpot_s", "TPOT (mean step, chunks included)" + tag, f.tpot_s, Unit::kSeconds));
+    s.lines.push_back(given(prefix + "ttft_s", "TTFT" + tag, f.ttft_s, Unit::kSeconds));
+    s.lines.push_back(given(prefix + "tokens_per_s_per_user", "Tokens/s per user" + tag, f.tokens_per_s_per_user,
+                            Unit::kTokensPerS));
+    s.lines.push_back(given(prefix + "output_tokens_per_s", "Output tokens/s, all replicas" + tag,
+                            f.output_tokens_per_s, Unit::kTokensPerS));
+  };
+  add("serving.", pair.ceiling, " (ceiling)");
+  add("serving.predicted.", pair.predicted, " (predicted, " + std::string(profile.display) + ")");
+  s.notes.push_back("Each step decodes the batch at the mean context isl + osl / 2 and prefills the prompts of the "
+                    "requests replacing the finishing ones beside it; the ceiling's TTFT is the prompt's prefill "
+                    "alone. `plan` evaluates exactly this for each configuration and batch.");
+  return s;
+}
 
 Section modeled_cost_section(const ModeledCost& c) {
   Section s{"Cost at the modeled deployment", {}, {}};

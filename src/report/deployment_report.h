@@ -28,6 +28,10 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
                                          const DeploymentPrediction* p = nullptr);
 // The "Engine" section alone.
 Section engine_section(const DeploymentPrediction& p);
+// The steady state of continuous batching at the analysis' batch for requests
+// of isl prompt and osl output tokens (serving.*, serving.predicted.*): what
+// plan evaluates for the same configuration and batch.
+Section serving_section(const ServingPair& s, int64_t isl, int64_t osl, const EngineProfile& profile);
 // `size`: the modeled figures beside drill 1's textbook ones, each with the
 // reason they differ in one line. `one` is the same deployment at batch 1.
 Section textbook_vs_modeled(const SizeResult& textbook, const DeploymentAnalysis& a, const DeploymentResult& one);
