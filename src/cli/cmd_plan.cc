@@ -145,7 +145,6 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
   MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f));
   if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
-  if (!f.plot.empty() && f.plot == "-") return Status::InvalidArgument("--plot", "needs a file name, e.g. frontier.svg");
   auto planned = plan_deployments(m, r, s);
   if (!planned.ok()) return as_flag_error(planned.status());
   PlanResult res = std::move(planned).value();
@@ -161,7 +160,9 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   } else {
     text = render_plan_text(v);
   }
-  if (!f.plot.empty()) {
+  if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/plan)
+    text = plan_frontier_svg(v);
+  } else if (!f.plot.empty()) {
     MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(v), "--plot"));
     if (!f.output.json) text += "\nFrontier written to " + f.plot + " (open it in a browser).\n";
   }
@@ -187,9 +188,11 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
       .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
-      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) + " (default: bf16)",
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) +
+                              " (default: bf16,fp8, fp8 only on GPUs with an fp8 peak)",
             &f->kv_dtype)
-      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
+      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
+                       "largest that fits)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
       .text("--efficiency", "Fraction of the ranked figures reached on top of the model, 0.6 or 60% (default: 1.0: the "
@@ -197,7 +200,8 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--rank-by", "Rank by the predicted figures or by the ceiling's (default: predicted)", &f->rank_by)
       .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
-      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg", &f->plot);
+      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
+            &f->plot);
   add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");

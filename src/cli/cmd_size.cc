@@ -67,7 +67,7 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
       rep.sections.push_back(serving_section(pair, w.isl, w.osl, *pred.profile));
     }
   }
-  emit(rep, f.output, out);
+  if (f.report != "-") emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
   if (!f.report.empty()) {
     std::string page;
@@ -78,6 +78,10 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
       page = render_html_report(rep, *model, &ro, &roofline);
     } else {
       page = render_html_report(rep, *model, nullptr, nullptr);
+    }
+    if (f.report == "-") {  // the page is the whole output (the web API's /api/html/size)
+      out << page;
+      return Status::Ok();
     }
     MC_RETURN_IF_ERROR(write_output_file(f.report, page, "--report"));
   }
@@ -101,8 +105,10 @@ CommandRun setup_size(FlagSet& flags) {
   add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
-      .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
+      .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file; - prints the "
+            "page to stdout instead of the report", &f->report);
   add_output_flags(flags, &f->output);
+  add_strings_flag(flags, &f->output);
   return [f](std::ostream& out) { return run_size(*f, out); };
 }
 

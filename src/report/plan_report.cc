@@ -72,6 +72,24 @@ std::string efficiency_text(const PlanRequest& r) {
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// A configuration's cells as the text table prints them; the JSON's "text"
+// holds the same strings, so a page shows the CLI's table.
+struct PlanCells {
+  std::string split, dtypes, ttft, tpot, per_user, per_gpu, usd_per_hour, usd_out, usd_in;
+};
+
+PlanCells plan_cells(const PlanConfig& c) {
+  return {split_text(c.c),
+          fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)),
+          format_brief(c.ttft_s, Unit::kSeconds),
+          format_brief(c.tpot_s, Unit::kSeconds),
+          fmt_fixed(c.tokens_per_s_per_user, 1),
+          fmt_fixed(c.tokens_per_s_per_gpu, 0),
+          format_brief(c.usd_per_hour, Unit::kUsd),
+          format_brief(c.usd_per_million_output, Unit::kUsd),
+          format_brief(c.usd_per_million_input, Unit::kUsd)};
+}
+
 // The figure keys of one set (the ceiling's at the top level, the prediction's under "predicted").
 nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
   return {
@@ -106,6 +124,12 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   j["weight_dtype"] = std::string(dtype_name(c.c.weight_dtype));
   j["kv_dtype"] = std::string(dtype_name(c.c.kv_dtype));
   j["deciding"] = plan_deciding_text(*v.request, *v.space, c);
+  // The text table's cells (the ranked figures), so a page shows the CLI's strings.
+  const PlanCells t = plan_cells(c);
+  j["text"] = {{"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
+               {"tokens_per_s_per_user", t.per_user}, {"tokens_per_s_per_gpu", t.per_gpu},
+               {"usd_per_hour", t.usd_per_hour}, {"usd_per_million_output_tokens", t.usd_out},
+               {"usd_per_million_input_tokens", t.usd_in}};
   if (c.has_figures) j["predicted"] = figures_json(c.predicted, c.batch);
   return j;
 }
@@ -159,14 +183,11 @@ std::string render_plan_text(const PlanView& v) {
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const PlanConfig& c = res.configs[i];
       const PlanFigures& o = r.rank_by_ceiling ? c.predicted : c.ceiling;
+      const PlanCells t = plan_cells(c);
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} {:>9} "
                          "{:>10}\n",
-                         i + 1, c.gpu, c.gpus, split_text(c.c),
-                         fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
-                         format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
-                         fmt_fixed(c.tokens_per_s_per_user, 1), fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas,
-                         format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd),
-                         format_brief(c.usd_per_million_input, Unit::kUsd),
+                         i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
+                         c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
                          c.has_figures ? format_brief(o.tpot_s, Unit::kSeconds) : std::string("-"),
                          c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
     }
