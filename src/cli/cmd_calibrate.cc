@@ -10,6 +10,7 @@
 #include "input_file.h"
 #include "modelcalc/calibrate.h"
 #include "output_file.h"
+#include "train_calibrate_cli.h"
 
 namespace modelcalc {
 
@@ -82,13 +83,27 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
 
 CommandRun setup_calibrate(FlagSet& flags) {
   auto f = std::make_shared<CalibrateFlags>();
+  auto training = std::make_shared<TrainingCalibrateFlags>();
+  // --training and --fit (one --fit for both branches: the serving engine's, or with --training the
+  // training profile's).
+  add_training_calibrate_flags(flags, training.get());
   flags.text("--data", "A TSV of measurements in the shared schema (docs/prediction.md; default: the compiled-in "
                        "data/serving-measured.tsv)", &f->data)
-      .toggle("--fit", "Refit the trtllm engine's step parameters on the data and cross-validate them", &f->fit)
       .text("--write", "With --fit: write the fitted parameters as data/engine_profiles.tsv is written", &f->write)
       .text("--seeds", "With --fit: cross-validation seeds, a count list, e.g. 1:10 (default) or 7", &f->seeds);
   add_output_flags(flags, &f->output);
-  return [f](std::ostream& out) { return run_calibrate(*f, out); };
+  return [f, training](std::ostream& out) {
+    if (training->training) {
+      if (!f->data.empty() || !f->write.empty()) {
+        return Status::InvalidArgument(f->data.empty() ? "--write" : "--data",
+                                       "applies to the serving measurements, not --training");
+      }
+      return run_training_calibrate(*training, f->output, out);
+    }
+    CalibrateFlags g = *f;
+    g.fit = training->fit;
+    return run_calibrate(g, out);
+  };
 }
 
 }  // namespace modelcalc

@@ -376,6 +376,21 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"max_model_len", "--max-model-len"},
       {"max_num_batched_tokens", "--max-num-batched-tokens"},
       {"max_num_seqs", "--max-num-seqs"},
+      {"cp", "--cp"},
+      {"virtual_stages", "--virtual-stages"},
+      {"microbatch_group", "--microbatch-group"},
+      {"first_stage_layers", "--first-stage-layers"},
+      {"last_stage_layers", "--last-stage-layers"},
+      {"global_batch", "--global-batch"},
+      {"capacity_factor", "--capacity-factor"},
+      {"overhead_bytes", "--overhead"},
+      {"micro_batches", "--micro-batch"},
+      {"max_batch_tokens", "--max-batch-tokens"},
+      {"max_tp", "--max-tp"},
+      {"max_pp", "--max-pp"},
+      {"max_ep", "--max-ep"},
+      {"max_gpus", "--max-gpus"},
+      {"deadline_days", "--days"},
   };
   const std::string& msg = s.message();
   const size_t colon = msg.find(": ");
