@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "deployment_report.h"
 #include "diagnose_report.h"
 #include "input_file.h"
@@ -24,6 +25,7 @@ struct DiagnoseFlags {
   std::optional<Phase> phase;
   std::optional<double> params;
   DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt (= --prompt-tokens)
+  EngineCliFlags engine;
   std::optional<double> tps, tps_aggregate, ttft, itl;
   std::optional<double> flop_util, bw_util;
   std::optional<int64_t> kernels;
@@ -191,7 +193,9 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
   const Diagnosis d = diagnose(e, *gpu, modeled ? &modeled->result : nullptr);
   Report rep = build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file);
   if (modeled) {
-    for (Section& s : deployment_sections(*gpu, *modeled)) rep.sections.push_back(std::move(s));
+    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
+                        predict_flags_deployment(*e.model.spec, *gpu, *modeled, f.engine, f.dep));
+    for (Section& s : deployment_sections(*gpu, *modeled, &pred)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   return Status::Ok();
@@ -213,6 +217,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
                         {Dep::kBatch, "1; training: the microbatch"},
                         {Dep::kSeq, "the evidence's; training: the sequence length"},
                         {Dep::kPrompt, "the evidence's; the prefill prompt"}});
+  add_engine_profile_flags(flags, &f->engine);
   flags.alias("--prompt-tokens", "--prompt")
       .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, positive_real)
       .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tps_aggregate, positive_real)

@@ -204,17 +204,20 @@ TEST(DeploymentConsistencyTest, PlanAgreesWithSizeOnTodaysFamilies) {
     ASSERT_TRUE(p.status == 0 || p.status == 1) << model << p.err;
     const nlohmann::json plan = p.json();
     for (const nlohmann::json& c : plan["configs"]) {
-      const CliRun s = run_args({"size", "--model", model, "--gpu", "h100", "--tp", std::to_string(c["tp"].get<int64_t>()),
-                                 "--pp", std::to_string(c["pp"].get<int64_t>()), "--ep",
+      const int64_t tp = c["tp"], pp = c["pp"];
+      const CliRun s = run_args({"size", "--model", model, "--gpu", "h100", "--gpus", std::to_string(tp * pp), "--tp",
+                                 std::to_string(tp), "--pp", std::to_string(pp), "--ep",
                                  std::to_string(c["ep"].get<int64_t>()), "--batch",
                                  std::to_string(c["batch"].get<int64_t>()), "--dtype", c["weight_dtype"].get<std::string>(),
                                  "--kv-dtype", c["kv_dtype"].get<std::string>(), "--seq", "2000", "--prompt",
                                  "1000", "--json"});
       ASSERT_EQ(s.status, 0) << model << s.err;
-      const nlohmann::json j = s.json();
-      EXPECT_EQ(j["memory_per_gpu"]["max_sequences"], c["max_sequences"]) << model << c.dump();
-      EXPECT_DOUBLE_EQ(j["decode_step"]["seconds"].get<double>(), c["tpot_s"].get<double>()) << model << c.dump();
-      EXPECT_DOUBLE_EQ(j["prefill"]["seconds"].get<double>(), c["ttft_s"].get<double>()) << model << c.dump();
+      const nlohmann::json sv = s.json()["serving"];  // size's serving section: the plan's own figures
+      EXPECT_EQ(sv["max_sequences"], c["max_sequences"]) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["tpot_s"].get<double>(), c["tpot_s"].get<double>()) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["ttft_s"].get<double>(), c["ttft_s"].get<double>()) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["predicted"]["tpot_s"].get<double>(), c["predicted"]["tpot_s"].get<double>()) << model;
+      EXPECT_EQ(sv["predicted"]["max_sequences"], c["predicted"]["max_sequences"]) << model;
       ++compared;
     }
   }
