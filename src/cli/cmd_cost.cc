@@ -69,7 +69,9 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   }
   Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
-  MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+  ModelSpec draft;
+  MC_ASSIGN_OR_RETURN(const DeploymentOptions d,
+                      deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.seq, o.batch, &draft));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
   rep.sections.push_back(modeled_cost_section(modeled_cost(a, price)));
   MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, **gpu, a, f.engine, f.dep));

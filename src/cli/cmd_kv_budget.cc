@@ -53,8 +53,9 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   Report rep = build_kv_budget_report(*model, g, o, *r);
   if (g != nullptr && !o.budget) {
     // The modeled deployment: per-GPU shards and replication, the same engine as size.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context,
-                                                                f.dep.batch.value_or(1)));
+    ModelSpec draft;
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.context,
+                                                                f.dep.batch.value_or(1), &draft));
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, *g, d, "--context"));
     EngineCliFlags e = f.engine;

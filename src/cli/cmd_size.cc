@@ -50,7 +50,9 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   Report rep = build_size_report(*model, g, o, *r);
   if (o.has_gpu) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+    ModelSpec draft;
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d,
+                        deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.seq, o.batch, &draft));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
     // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
     const bool request = d.prompt_tokens > 0 && d.prompt_tokens < d.context;
