@@ -229,10 +229,13 @@ struct PreparedDeployment {
   double tp_link_bytes_per_s = 0, tp_latency_s = 0;  // inside the domain if tp fits in it
   double pp_link_bytes_per_s = 0, pp_latency_s = 0;  // inside the domain if tp x pp fits in it
   bool tp_crosses_domain = false, pp_crosses_domain = false;
+  double scaleout_bytes_per_s = 0, scaleout_latency_s = 0;  // the NIC: a disaggregated pool's KV transfer
 
   // Memory per GPU.
   WeightShard weights;                  // worst stage
   int64_t kv_elems_per_layer = 0;       // KV elements per token per layer on one rank
+  int64_t kv_unique_elems_per_layer = 0;  // per token per layer over the whole TP group, once (MLA's latent
+                                          // once, GQA's KV heads once): what a KV transfer moves
   int64_t kv_bits = 16;
   int64_t stage_full_layers = 0;        // worst stage: layers caching the whole context
   int64_t stage_swa_layers = 0;         // worst stage: sliding-window layers

@@ -139,6 +139,50 @@ struct ServingFigures {
 ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, const StepTimeParams& p, bool ceiling,
                      const ServingRequest& r);
 
+// Disaggregated serving: the KV of one request's prompt moving from a prefill
+// replica to a decode replica over the NICs (RDMA, as SGLang's Mooncake/NIXL
+// and TensorRT-LLM's disaggregated serving do): the prompt's whole KV once
+// (every layer kept; MLA's latent and GQA's KV heads once, not per TP rank),
+// sent by the prefill attention group's tp x pp GPUs and received by the
+// decode group's, at the slower side's aggregate NIC bandwidth plus the
+// scale-out latency. Overlapped (streamed layer by layer behind the prefill's
+// forward), only the last layer's share adds to TTFT; else all of it.
+struct KvTransfer {
+  double bytes = 0;             // one request's KV
+  double link_bytes_per_s = 0;  // min(prefill group GPUs, decode group GPUs) x their NIC
+  double seconds = 0;           // bytes / link + latency
+  double ttft_seconds = 0;      // what it adds to TTFT
+  bool overlapped = false;
+};
+KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployment& decode, int64_t isl,
+                       bool overlapped);
+
+// One disaggregated deployment: `prefill_replicas` replicas of a prefill
+// pool (serve() with ServingPhase::kPrefillOnly) and `decode_replicas` of a
+// decode pool (kDecodeOnly). A rate is split evenly over each pool's
+// replicas; saturated, the pools serve min(x x R_prefill, y x R_decode)
+// requests/s. TTFT = the prefill pool's (queue included) + the transfer's
+// share; TPOT = the decode pool's. Each pool's figures are per replica
+// (PreparedDeployment::split.dp is ignored: the replica counts are these).
+struct DisaggregatedFigures {
+  ServingFigures prefill, decode;  // one replica of each, at its share of the load
+  KvTransfer transfer;
+  double prefill_replicas = 0, decode_replicas = 0;
+  double requests_per_s = 0;       // served, the whole deployment
+  double ttft_s = 0, tpot_s = 0;
+  double output_tokens_per_s = 0, input_tokens_per_s = 0;
+  bool fits = false;               // both pools hold at least one sequence
+  bool saturated = false;          // the load exceeds what one of the pools serves
+};
+struct DisaggregatedPool {
+  const PreparedDeployment* d = nullptr;  // as the engine runs it (engine_view) for the prediction
+  ServingCapacity cap;                    // ceiling_capacity or engine_capacity of that deployment
+  double replicas = 1;
+};
+DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                         const StepTimeParams& p, bool ceiling, const ServingRequest& r,
+                                         bool overlapped_transfer);
+
 // The deployment as the engine runs it: without sliding windows when the
 // engine keeps every layer's whole context (EngineSettings::sliding_window).
 // The ceiling keeps the model's windows (less KV to hold and read: still a

@@ -301,6 +301,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.tp_latency_s = d.tp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
   d.pp_link_bytes_per_s = d.pp_crosses_domain ? gpu.scaleout_bytes_per_s : gpu.link_bytes_per_s;
   d.pp_latency_s = d.pp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
+  d.scaleout_bytes_per_s = gpu.scaleout_bytes_per_s;
+  d.scaleout_latency_s = gpu.scaleout_latency_s;
   d.memory_budget = d.capacity_bytes * (1 - o.reserve_fraction) - workspace;
 
   auto pr = param_breakdown(m);
@@ -331,6 +333,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     }
     d.kv_elems_per_layer = kv_heads_rank * (dk + dv);
   }
+  d.kv_unique_elems_per_layer = m.is_mla() ? d.kv_elems_per_layer : m.n_head_kv * (dk + dv);
   d.index_elems_per_layer = m.n_embd_head_index;  // one key per token, whole on every rank
   d.index_topk = m.n_index_topk;
   const Exact sharded_struct = m.is_mla() ? attn_repl : attn_kv_struct;

@@ -12,6 +12,12 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   o.split.pp = c.pp;
   o.split.ep = c.ep;
   o.split.dp = 1;
+  o.split.attn_dp = c.attn_dp;
+  o.split.dp_attention = c.attn_dp > 1;
+  o.two_batch_overlap = r.two_batch_overlap && c.attn_dp > 1;
+  o.expert_imbalance = c.ep > 1 ? r.expert_imbalance : 1.0;
+  o.spec = r.spec;
+  o.prefix = r.prefix;
   o.weight_dtype = c.weight_dtype;
   o.kv_dtype = c.kv_dtype;
   o.context = r.isl + r.osl;
@@ -30,7 +36,7 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
   p.engine_d = engine_view(p.d, p.settings);
   p.engine_memory = engine_memory(p.engine_d, p.settings);
   p.ceiling_cap = ceiling_capacity(p.d, p.ceiling_memory, r.isl, r.osl);
-  p.engine_cap = engine_capacity(p.engine_memory, p.settings, r.isl, r.osl);
+  p.engine_cap = engine_capacity(p.engine_memory, p.settings, r.isl, r.osl, r.prefix.shared_tokens);
   p.params = engine_profile(r.engine).time;
   return p;
 }

@@ -394,6 +394,79 @@ ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, co
   return f;
 }
 
+KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployment& decode, int64_t isl,
+                       bool overlapped) {
+  KvTransfer t;
+  const PreparedDeployment& d = prefill;
+  const double P = static_cast<double>(isl);
+  const double win = static_cast<double>(d.n_swa), ch = static_cast<double>(d.n_chunk);
+  const double token_layers = static_cast<double>(d.n_full_layers) * P +
+                              static_cast<double>(d.n_swa_layers) * (win > 0 && P > win ? win : P) +
+                              static_cast<double>(d.n_chunked_layers) * (ch > 0 && P > ch ? ch : P);
+  t.bytes = (static_cast<double>(d.kv_unique_elems_per_layer) * token_layers +
+             static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.n_full_layers) * P) *
+            static_cast<double>(d.kv_bits) / 8.0;
+  const auto side = [](const PreparedDeployment& x) {
+    return static_cast<double>(x.split.tp * x.split.pp) * x.scaleout_bytes_per_s;
+  };
+  t.link_bytes_per_s = std::min(side(prefill), side(decode));
+  t.seconds = t.link_bytes_per_s > 0 ? t.bytes / t.link_bytes_per_s + std::max(prefill.scaleout_latency_s,
+                                                                               decode.scaleout_latency_s)
+                                     : kInf;
+  t.overlapped = overlapped;
+  t.ttft_seconds = overlapped ? t.seconds / static_cast<double>(std::max<int64_t>(1, d.n_layer)) : t.seconds;
+  return t;
+}
+
+DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                         const StepTimeParams& p, bool ceiling, const ServingRequest& r,
+                                         bool overlapped_transfer) {
+  DisaggregatedFigures f;
+  f.prefill_replicas = prefill.replicas;
+  f.decode_replicas = decode.replicas;
+  PreparedDeployment pd = *prefill.d, dd = *decode.d;  // per replica
+  pd.split.dp = 1;
+  dd.split.dp = 1;
+  f.transfer = kv_transfer(pd, dd, r.isl, overlapped_transfer);
+  ServingRequest rp = r, rd = r;
+  rp.phase = ServingPhase::kPrefillOnly;
+  rd.phase = ServingPhase::kDecodeOnly;
+  if (r.load == ServingLoad::kRequestsPerS) {
+    rp.value = r.value / prefill.replicas;
+    rd.value = r.value / decode.replicas;
+  } else if (r.load == ServingLoad::kConcurrency) {
+    rd.value = r.value / decode.replicas;
+    rp.load = ServingLoad::kSaturated;
+  }
+  f.decode = serve(dd, decode.cap, p, ceiling, rd);
+  if (r.load == ServingLoad::kConcurrency) {  // the prompts arrive as fast as the decode pool finishes requests
+    rp.load = ServingLoad::kRequestsPerS;
+    rp.value = f.decode.requests_per_s * decode.replicas / prefill.replicas;
+  }
+  f.prefill = serve(pd, prefill.cap, p, ceiling, rp);
+  // A prefill replica's NICs carry its requests' KV: a cap on its rate.
+  const double nic = static_cast<double>(pd.split.replica_gpus()) * pd.scaleout_bytes_per_s;
+  const double prefill_rate = std::min(f.prefill.requests_per_s, f.transfer.bytes > 0 ? nic / f.transfer.bytes : kInf);
+  const double prefill_total = prefill_rate * prefill.replicas;
+  const double decode_total = f.decode.requests_per_s * decode.replicas;
+  f.fits = f.prefill.fits && f.decode.fits;
+  switch (r.load) {
+    case ServingLoad::kRequestsPerS:
+      f.requests_per_s = std::min({r.value, prefill_total, decode_total});
+      f.saturated = r.value > prefill_total * (1 + 1e-12) || f.decode.saturated || f.prefill.saturated;
+      break;
+    default:
+      f.requests_per_s = std::min(prefill_total, decode_total);
+      f.saturated = f.decode.saturated;
+      break;
+  }
+  f.ttft_s = f.prefill.ttft_s + f.transfer.ttft_seconds;
+  f.tpot_s = f.decode.tpot_s;
+  f.output_tokens_per_s = f.requests_per_s * static_cast<double>(r.osl);
+  f.input_tokens_per_s = f.requests_per_s * static_cast<double>(r.isl);
+  return f;
+}
+
 PreparedDeployment engine_view(const PreparedDeployment& d, const EngineSettings& s) {
   PreparedDeployment e = d;
   if (!s.sliding_window && d.n_swa > 0) {

@@ -20,12 +20,12 @@ namespace pfx {
 inline constexpr FormulaText kEffTime{"cost_plan_point", "t_engine / efficiency"};
 inline constexpr FormulaText kCycle{"cost_plan_point", "osl × TPOT + B × TTFT"};
 inline constexpr FormulaText kPerReplica{"cost_plan_point", "B × osl / cycle"};
-inline constexpr FormulaText kPerGpu{"cost_plan_point", "tokens_per_s_per_replica / (tp × pp)"};
+inline constexpr FormulaText kPerGpu{"cost_plan_point", "tokens_per_s_per_replica / (tp × pp × attn_dp)"};
 inline constexpr FormulaText kPerUser{"cost_plan_point", "1 / TPOT"};
 inline constexpr FormulaText kReplicasQps{"plan_replicas", "ceil(qps / (B / cycle))"};
 inline constexpr FormulaText kReplicasRate{"plan_replicas", "ceil(rate / tokens_per_s_per_replica)"};
 inline constexpr FormulaText kReplicasConc{"plan_replicas", "ceil(concurrency / B)"};
-inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × replicas"};
+inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × attn_dp × replicas"};
 inline constexpr FormulaText kUsdHour{"cost_plan_point", "gpus × price"};
 inline constexpr FormulaText kUsdOut{"cost_plan_point", "usd_per_hour / (served × 3600) × 1e6"};
 inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TTFT / cycle) / (served × isl / osl × 3600) × 1e6"};
@@ -37,6 +37,11 @@ inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (serve
 }  // namespace pfx
 
 std::string split_text(const PlanCandidate& c) {
+  if (c.attn_dp > 1) {  // the DP-attention layout
+    std::string s = fmt::format("DPA{}", c.attn_dp);
+    if (c.tp > 1) s += fmt::format("×TP{}", c.tp);
+    return s + fmt::format("·EP{}", c.ep);
+  }
   std::string s = fmt::format("TP{}", c.tp);
   if (c.pp > 1) s += fmt::format("·PP{}", c.pp);
   if (c.ep > 1) s += fmt::format("·EP{}", c.ep);
@@ -121,6 +126,9 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   j["tp"] = c.c.tp;
   j["pp"] = c.c.pp;
   j["ep"] = c.c.ep;
+  j["dp_attention"] = c.c.attn_dp > 1;
+  j["attn_dp"] = c.c.attn_dp;
+  j["gpus_per_replica"] = c.c.gpus_per_replica();
   j["weight_dtype"] = std::string(dtype_name(c.c.weight_dtype));
   j["kv_dtype"] = std::string(dtype_name(c.c.kv_dtype));
   j["deciding"] = plan_deciding_text(*v.request, *v.space, c);
@@ -266,7 +274,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["feasible"] = res.feasible;
   nlohmann::json frontier = nlohmann::json::array();
   for (const PlanFrontierPoint& f : res.frontier) {
-    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep},
+    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep}, {"attn_dp", f.c.attn_dp},
                         {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
                         {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))}, {"batch", f.batch},
                         {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
@@ -334,7 +342,7 @@ Report build_plan_explain(const PlanView& v) {
   th.lines.push_back(computed("tokens_per_s_per_gpu", "output tokens/s per GPU", c.tokens_per_s_per_gpu,
                               Unit::kTokensPerS, pfx::kPerGpu,
                               {term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6)),
-                               term("tp", c.c.tp), term("pp", c.c.pp)}));
+                               term("tp", c.c.tp), term("pp", c.c.pp), term("attn_dp", c.c.attn_dp)}));
   rep.sections.push_back(std::move(th));
 
   Section co{"Replicas and cost", {}, {}};
@@ -363,7 +371,8 @@ Report build_plan_explain(const PlanView& v) {
       break;
   }
   co.lines.push_back(computed("gpus", "GPUs", c.gpus, Unit::kNone, pfx::kGpus,
-                              {term("tp", c.c.tp), term("pp", c.c.pp), term("replicas", c.replicas)}));
+                              {term("tp", c.c.tp), term("pp", c.c.pp), term("attn_dp", c.c.attn_dp),
+                               term("replicas", c.replicas)}));
   co.lines.push_back(computed("usd_per_hour", "US$ per hour", c.usd_per_hour, Unit::kUsd, pfx::kUsdHour,
                               {term("gpus", c.gpus), term("price", fmt_sig(price, 6))},
                               "price: " + s.gpus[c.c.gpu].price_source));
