@@ -389,6 +389,12 @@ struct DeploymentResult {
   bool overflow = false;        // a KV count did not fit in int64 (context absurdly large)
 };
 
+// The options beside the split (expert balance, speculative decoding, prefix
+// caching) on their own: what prepare_deployment checks of them, for a search
+// to refuse them once. Errors name the field (expert_imbalance, spec_tokens,
+// spec_acceptance, spec_method, draft_model, prefix_hit, prefix_tokens).
+Status check_layout_options(const ModelSpec& m, const DeploymentOptions& options);
+
 // Validates model, GPU, split and options; hoists constants. Errors name the
 // FIELD (tp, pp, ep, dp, compute_dtype, reserve_fraction, ...) and what is allowed.
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,

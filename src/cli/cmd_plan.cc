@@ -23,9 +23,27 @@ struct PlanFlags {
   std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8";  // dtype, kv_dtype: see read_space
   std::string price, efficiency = "1.0", top = "10", plot, rank_by;
   EngineCliFlags engine;
+  LayoutCliFlags layout;  // --disaggregated, --two-batch-overlap, the drafter, the prefix cache
   bool frontier = false;
   OutputFlags output;
 };
+
+// The layout flags plan applies to every candidate. `draft` holds a --draft-model's shape.
+Status apply_plan_layout(const LayoutCliFlags& l, const ModelSpec& m, PlanRequest* r, ModelSpec* draft) {
+  LayoutCliFlags plain = l;
+  plain.two_batch_overlap = false;  // plan applies it to its DP-attention candidates
+  DeploymentOptions o;
+  MC_RETURN_IF_ERROR(apply_layout_flags(plain, DeploymentFlags{}, m, &o, draft));
+  r->two_batch_overlap = l.two_batch_overlap;
+  r->expert_imbalance = o.expert_imbalance;
+  r->spec = o.spec;
+  r->prefix = o.prefix;
+  r->kv_transfer_overlap = l.kv_transfer_overlap;
+  if (l.kv_transfer_overlap && !l.disaggregated) {
+    return Status::InvalidArgument("--kv-transfer-overlap", "applies to --disaggregated plans; give that too");
+  }
+  return Status::Ok();
+}
 
 Result<int64_t> bounded_count(const std::string& text, const char* flag, int64_t max, const char* what) {
   MC_ASSIGN_OR_RETURN(int64_t v, parse_count(text, flag));
@@ -149,8 +167,22 @@ Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
 Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
   MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
+  ModelSpec draft;
+  MC_RETURN_IF_ERROR(apply_plan_layout(f.layout, m, &r, &draft));
   MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f, m));
   if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
+  if (f.layout.disaggregated) {
+    if (!f.plot.empty() || f.frontier || f.output.explain) {
+      return Status::InvalidArgument("--disaggregated", "has no frontier, plot or --explain; give --json or the table");
+    }
+    auto d = plan_disaggregated(m, r, s);
+    if (!d.ok()) return as_flag_error(d.status());
+    set_plan_model(m, &s);
+    const DisaggPlanView dv{m.name, &r, &s, &*d};
+    out << (f.output.json ? disagg_plan_json(dv).dump(2) + "\n" : render_disagg_plan_text(dv));
+    *exit_code = d->configs.empty() ? 1 : 0;
+    return Status::Ok();
+  }
   auto planned = plan_deployments(m, r, s);
   if (!planned.ok()) return as_flag_error(planned.status());
   PlanResult res = std::move(planned).value();
@@ -211,6 +243,7 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
             &f->plot);
   add_engine_profile_flags(flags, &f->engine);
+  add_layout_flags(flags, &f->layout, /*for_plan=*/true);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {

@@ -66,13 +66,33 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const Mod
   return o;
 }
 
-void add_layout_flags(FlagSet& flags, LayoutCliFlags* f) {
+void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan) {
+  if (for_plan) {
+    flags
+        .toggle("--disaggregated",
+                "Search a prefill pool and a decode pool (x prefill replicas per y decode replicas, each its own GPU "
+                "kind, split and dtypes; the KV moved over the NICs) and compare with the best aggregated plan",
+                &f->disaggregated)
+        .toggle("--kv-transfer-overlap",
+                "Disaggregated: the KV streamed layer by layer behind the prefill (only the last layer's share adds "
+                "to TTFT; default: sent after it)",
+                &f->kv_transfer_overlap);
+  } else {
+    flags.toggle("--dp-attention",
+                 "Attention data-parallel x MoE expert-parallel layout: --gpus is the replica's GPU count, attention, "
+                 "KV, dense FFN and lm_head run in --gpus / --tp groups (each holds only its own sequences' KV), the "
+                 "routed experts spread over --ep of them (default: all) with an all-to-all per MoE layer",
+                 &f->dp_attention);
+    flags.add<int64_t>("--redundant-experts",
+                       "EPLB-style redundant expert slots per MoE layer (memory; needs --ep > 1; default: 0)",
+                       &f->redundant_experts, [](std::string_view t, std::string_view fl) -> Result<int64_t> {
+                         if (t == "0") return int64_t{0};
+                         MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(t, fl));
+                         if (v > (int64_t{1} << 20)) return Status::InvalidArgument(fl, "must be at most 1,048,576");
+                         return v;
+                       });
+  }
   flags
-      .toggle("--dp-attention",
-              "Attention data-parallel x MoE expert-parallel layout: --gpus is the replica's GPU count, attention, KV, "
-              "dense FFN and lm_head run in --gpus / --tp groups (each holds only its own sequences' KV), the routed "
-              "experts spread over --ep of them (default: all) with an all-to-all per MoE layer",
-              &f->dp_attention)
       .add<double>("--expert-imbalance",
                    "Busiest EP rank's routed tokens / the mean, 1 to 64 (default: 1, balanced; uniform routing's own "
                    "spread is added)",
@@ -84,15 +104,6 @@ void add_layout_flags(FlagSet& flags, LayoutCliFlags* f) {
                      }
                      return v;
                    })
-      .add<int64_t>("--redundant-experts",
-                    "EPLB-style redundant expert slots per MoE layer (memory; needs --ep > 1; default: 0)",
-                    &f->redundant_experts,
-                    [](std::string_view t, std::string_view fl) -> Result<int64_t> {
-                      if (t == "0") return int64_t{0};
-                      MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(t, fl));
-                      if (v > (int64_t{1} << 20)) return Status::InvalidArgument(fl, "must be at most 1,048,576");
-                      return v;
-                    })
       .toggle("--two-batch-overlap",
               "Hide the all-to-all behind the other micro-batch's compute (SGLang's TBO, DeepSeek's dual micro-batch)",
               &f->two_batch_overlap)

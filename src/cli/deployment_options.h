@@ -61,7 +61,9 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w = {});
 
-void add_layout_flags(FlagSet& flags, LayoutCliFlags* f);
+// plan: without --dp-attention and --redundant-experts (plan searches the
+// layout itself), with --disaggregated and --kv-transfer-overlap.
+void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan = false);
 // Applies the layout flags to `o` (deployment_options' result) for model `m`.
 // Under --dp-attention the split is re-read: --gpus is the replica's GPU
 // count, --tp the tensor ranks inside each attention group (default 1),

@@ -159,7 +159,11 @@ const std::map<std::string, std::vector<Args>>& bases() {
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
                       "--max-gpus", "8"})[1],
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
-                      "--max-gpus", "8"})[2]}},
+                      "--max-gpus", "8"})[2],
+        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "16",
+         "--disaggregated", "--kv-transfer-overlap", "--two-batch-overlap", "--expert-imbalance", "1.1",
+         "--spec-tokens", "1", "--spec-acceptance", "0.8", "--spec-method", "mtp", "--prefix-hit", "0.5",
+         "--prefix-tokens", "128"}}},
   };
   return kBases;
 }
@@ -257,7 +261,8 @@ const std::set<std::string> kNotNumeric = {
     "--no-flash", "--rank-by", "--training", "--fit",
     "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
     "--engine", "--allow-long-max-model-len",
-    "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)
+    "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
+    "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)
 
 std::string format_over(double max) {
   char buf[64];

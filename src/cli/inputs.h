@@ -51,6 +51,8 @@ struct LayoutCliFlags {
   std::string draft_model;                    // --draft-model NAME|config.json
   std::optional<double> prefix_hit;           // --prefix-hit F
   std::optional<int64_t> prefix_tokens;       // --prefix-tokens S
+  bool disaggregated = false;                 // plan --disaggregated
+  bool kv_transfer_overlap = false;           // plan --kv-transfer-overlap
   bool any() const {
     return dp_attention || expert_imbalance || redundant_experts || two_batch_overlap || spec_tokens ||
            spec_acceptance || !spec_method.empty() || !draft_model.empty() || prefix_hit || prefix_tokens;

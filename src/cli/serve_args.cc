@@ -34,6 +34,7 @@ constexpr ServeFlagRule kRules[] = {
     {"cp", 0, K::kValue},
     {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},
+    {"disaggregated", 0, K::kSwitch},
     {"dp", 0, K::kValue},
     {"dp-attention", 0, K::kSwitch},
     {"draft-model", 0, K::kFile},  // a preset name or a config.json on the server
@@ -75,6 +76,7 @@ constexpr ServeFlagRule kRules[] = {
     {"kv-cache-free-gpu-mem-fraction", 0, K::kValue},
     {"kv-dtype", 0, K::kValue},
     {"kv-heads", 0, K::kValue},
+    {"kv-transfer-overlap", 0, K::kSwitch},
     {"last-stage-layers", 0, K::kValue},
     {"layers", 'L', K::kValue},
     {"lens", 0, K::kValue},

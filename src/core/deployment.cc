@@ -181,7 +181,8 @@ double expected_groups_hit(double experts, double k, double groups) {
   return groups * (1 - miss);
 }
 
-// The options beside the split: expert balance, speculative decoding, prefix caching.
+}  // namespace
+
 Status check_layout_options(const ModelSpec& m, const DeploymentOptions& o) {
   if (!(o.expert_imbalance >= 1 && o.expert_imbalance <= 64)) {
     return Status::InvalidArgument("expert_imbalance",
@@ -235,8 +236,6 @@ Status check_layout_options(const ModelSpec& m, const DeploymentOptions& o) {
   }
   return Status::Ok();
 }
-
-}  // namespace
 
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                               const DeploymentOptions& o) {

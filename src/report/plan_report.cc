@@ -469,4 +469,153 @@ std::string plan_frontier_svg(const PlanView& v) {
   return svg.document();
 }
 
+
+namespace {
+
+nlohmann::json pool_json(const PlanPool& p, bool prefill) {
+  nlohmann::json j = {{"gpu", p.gpu},
+                      {"tp", p.c.tp},
+                      {"pp", p.c.pp},
+                      {"ep", p.c.ep},
+                      {"dp_attention", p.c.attn_dp > 1},
+                      {"attn_dp", p.c.attn_dp},
+                      {"gpus_per_replica", p.c.gpus_per_replica()},
+                      {"replicas", p.replicas},
+                      {"gpus", p.gpus},
+                      {"weight_dtype", std::string(dtype_name(p.c.weight_dtype))},
+                      {"kv_dtype", std::string(dtype_name(p.c.kv_dtype))},
+                      {"requests_per_s_per_replica", num(p.requests_per_s_per_replica)},
+                      {"usd_per_hour", num(p.usd_per_hour)},
+                      {"split", split_text(p.c)}};
+  if (prefill) {
+    j["prompts_per_step"] = p.batch;
+    j["ttft_s"] = num(p.ttft_s);
+    j["input_tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
+  } else {
+    j["batch"] = p.batch;
+    j["tpot_s"] = num(p.tpot_s);
+    j["output_tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
+  }
+  return j;
+}
+
+std::string pool_text(const PlanPool& p) {
+  return fmt::format("{} × {} {} {}/{}", p.replicas, p.gpu, split_text(p.c), dtype_name(p.c.weight_dtype),
+                     dtype_name(p.c.kv_dtype));
+}
+
+}  // namespace
+
+nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
+  const PlanRequest& r = *v.request;
+  const DisaggPlanResult& res = *v.result;
+  nlohmann::json j;
+  j["model"] = v.model;
+  j["disaggregated"] = true;
+  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"load_kind", load_key(r.load_kind)},
+                   {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
+  j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
+                  {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
+  j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
+  j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
+                 {"name", std::string(engine_profile(r.engine).display)}};
+  j["kv_transfer_overlap"] = r.kv_transfer_overlap;
+  nlohmann::json configs = nlohmann::json::array();
+  for (const DisaggPlanConfig& c : res.configs) {
+    configs.push_back({{"prefill_pool", pool_json(c.prefill, true)},
+                       {"decode_pool", pool_json(c.decode, false)},
+                       {"ratio", fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas)},
+                       {"kv_transfer",
+                        {{"bytes_per_request", num(c.kv_bytes_per_request)},
+                         {"seconds", num(c.kv_transfer_s)},
+                         {"ttft_seconds", num(c.kv_transfer_ttft_s)},
+                         {"overlapped", c.kv_transfer_overlapped}}},
+                       {"ttft_s", num(c.ttft_s)},
+                       {"tpot_s", num(c.tpot_s)},
+                       {"tokens_per_s_per_user", num(1 / c.tpot_s)},
+                       {"ceiling", {{"ttft_s", num(c.ceiling_ttft_s)}, {"tpot_s", num(c.ceiling_tpot_s)}}},
+                       {"served_requests_per_s", num(c.served_requests_per_s)},
+                       {"served_output_tokens_per_s", num(c.served_output_tokens_per_s)},
+                       {"gpus", c.gpus},
+                       {"usd_per_hour", num(c.usd_per_hour)},
+                       {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
+                       {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
+                       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)}});
+  }
+  j["configs"] = configs;
+  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false};
+  j["aggregated"] = res.aggregated.configs.empty() ? nlohmann::json() : config_json(agg, res.aggregated.configs[0]);
+  nlohmann::json cmp;
+  cmp["disaggregated_usd_per_million_output_tokens"] =
+      res.configs.empty() ? nlohmann::json() : num(res.configs[0].usd_per_million_output);
+  cmp["aggregated_usd_per_million_output_tokens"] =
+      res.aggregated.configs.empty() ? nlohmann::json() : num(res.aggregated.configs[0].usd_per_million_output);
+  cmp["winner"] = res.configs.empty() && res.aggregated.configs.empty() ? "none"
+                  : res.configs.empty()                                  ? "aggregated"
+                  : res.aggregated.configs.empty()                       ? "disaggregated"
+                  : res.configs[0].usd_per_million_output < res.aggregated.configs[0].usd_per_million_output
+                      ? "disaggregated"
+                      : "aggregated";
+  j["comparison"] = cmp;
+  j["prefill_options"] = res.prefill_options;
+  j["decode_options"] = res.decode_options;
+  j["searched"] = res.searched;
+  j["seconds"] = res.seconds;
+  j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
+  return j;
+}
+
+std::string render_disagg_plan_text(const DisaggPlanView& v) {
+  const PlanRequest& r = *v.request;
+  const DisaggPlanResult& res = *v.result;
+  std::string t = fmt::format("Plan (disaggregated): {} — input {} tokens, output {} tokens\n", v.model,
+                              group_digits(r.isl), group_digits(r.osl));
+  t += "  load: " + load_text(r) + "\n";
+  t += "  targets: TTFT " + (r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none")) +
+       ", TPOT " + (r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none")) + "\n";
+  t += "  " + ranking_text(r) + "\n";
+  t += fmt::format("  {} prefill and {} decode pool options meet their own targets; {} evaluations in {} s\n\n",
+                   res.prefill_options, res.decode_options, group_digits(res.searched), fmt_sig(res.seconds, 3));
+  if (res.configs.empty()) {
+    t += "No prefill and decode pools meet every target" +
+         (res.binding.empty() ? std::string(".") : " (binding: " + res.binding + ").") + "\n";
+  } else {
+    t += "Best disaggregated deployments, cheapest per 1M output tokens first:\n";
+    t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", "#", "prefill pool", "decode pool (batch)",
+                     "xPyD", "TTFT", "TPOT", "$/h", "$/1M out");
+    for (size_t i = 0; i < res.configs.size(); ++i) {
+      const DisaggPlanConfig& c = res.configs[i];
+      t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", i + 1, pool_text(c.prefill),
+                       pool_text(c.decode) + fmt::format(" ({})", c.decode.batch),
+                       fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas),
+                       format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
+                       format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd));
+    }
+    const DisaggPlanConfig& b = res.configs[0];
+    t += fmt::format("\n  #1: the prompt's KV, {} per request, crosses the NICs in {} ({}; TTFT += {}); the "
+                     "prefill pool's TTFT {} at its share of the load.\n",
+                     format_brief(b.kv_bytes_per_request, Unit::kBytes), format_brief(b.kv_transfer_s, Unit::kSeconds),
+                     b.kv_transfer_overlapped ? "streamed behind the prefill" : "after the prefill, not overlapped",
+                     format_brief(b.kv_transfer_ttft_s, Unit::kSeconds), format_brief(b.prefill.ttft_s, Unit::kSeconds));
+  }
+  t += "\nBest aggregated plan (both phases on every replica), for comparison:\n";
+  if (res.aggregated.configs.empty()) {
+    t += "  none meets the targets\n";
+  } else {
+    const PlanConfig& a = res.aggregated.configs[0];
+    t += fmt::format("  {} × {} {} {}/{} batch {}: TTFT {}, TPOT {}, {} GPUs, {}/h, {}/1M output tokens\n", a.replicas,
+                     a.gpu, split_text(a.c), dtype_name(a.c.weight_dtype), dtype_name(a.c.kv_dtype), a.batch,
+                     format_brief(a.ttft_s, Unit::kSeconds), format_brief(a.tpot_s, Unit::kSeconds), a.gpus,
+                     format_brief(a.usd_per_hour, Unit::kUsd), format_brief(a.usd_per_million_output, Unit::kUsd));
+    if (!res.configs.empty()) {
+      const double ratio = res.configs[0].usd_per_million_output / a.usd_per_million_output;
+      t += fmt::format("  disaggregated / aggregated cost per 1M output tokens: {}\n", fmt_sig(ratio, 3));
+    }
+  }
+  t += "\nThe prefill pool runs steps of prompts only (the engine's step budget; the ceiling: as many prompts as "
+       "its memory holds), the decode pool steps of decoding sequences only (their KV arrives over the NICs); "
+       "docs/serving-layouts.md states the model.\n";
+  return t;
+}
+
 }  // namespace modelcalc
