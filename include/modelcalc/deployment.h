@@ -43,6 +43,7 @@
 #include <optional>
 #include <string_view>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -58,14 +59,11 @@ struct Parallelism {
   int64_t gpus() const { return tp * pp * dp; }
 };
 
-// Defaults, stated once.
-inline constexpr double kDefaultReserveFraction = 0.10;  // vLLM gpu_memory_utilization = 0.9
+// Defaults: modelcalc/defaults.h (context, dtypes, batch, reserve, quant group).
 // The default activation/workspace allowance per GPU is kv-budget's formula
 // (capacity.h workspace_allowance_bytes) on this GPU's share: one prefill chunk
 // of kWorkspaceChunkTokens (2048) tokens x (widest FFN intermediate / tp +
 // vocabulary / tp) x 2 B. Give workspace_bytes to override.
-inline constexpr int64_t kDefaultQuantGroupSize = 128;   // GPTQ/AWQ default group
-inline constexpr int64_t kDefaultDeploymentContext = 4096;
 
 // The dtype matmuls run in when none is given: fp8 weights -> fp8 (W8A8);
 // int8/int4 weight-only -> bf16 (dequantized in the kernel); else the weights'.
@@ -76,14 +74,14 @@ Dtype default_kv_dtype(Dtype weight);
 
 struct DeploymentOptions {
   Parallelism split;                         // default: one GPU
-  Dtype weight_dtype = Dtype::kBf16;
+  Dtype weight_dtype = kDefaultWeightDtype;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   double reserve_fraction = kDefaultReserveFraction;  // of capacity kept back, in [0, 1)
   std::optional<double> workspace_bytes;     // default: the chunk allowance above, per GPU
-  int64_t context = kDefaultDeploymentContext;  // tokens of KV each sequence holds (T)
-  int64_t batch = 1;                         // sequences per replica decoding together (B)
+  int64_t context = kDefaultContext;         // tokens of KV each sequence holds (T)
+  int64_t batch = kDefaultBatch;             // sequences per replica decoding together (B)
   int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
 };
 

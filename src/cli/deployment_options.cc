@@ -30,7 +30,10 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype wei
                                                  std::to_string(gpus));
   }
   o.weight_dtype = weights;
-  o.kv_dtype = kv;
+  // Unset unless --kv-dtype was given (`kv` is then its value): the engine's
+  // default follows the weights, so a varied scenario with other weights
+  // keeps a 16-bit cache exactly as `--dtype X` alone does.
+  if (d.kv_dtype || kv != default_kv_dtype(weights)) o.kv_dtype = kv;
   o.compute_dtype = d.compute_dtype;
   o.reserve_fraction = d.reserve.value_or(kDefaultReserveFraction);
   o.context = context;

@@ -150,7 +150,9 @@ Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype, KvLayout 
   return bytes.value();
 }
 
-int64_t default_context(const ModelSpec& m) { return m.n_ctx_train > 0 ? m.n_ctx_train : int64_t{4096}; }
+int64_t default_context(const ModelSpec& m) {
+  return m.n_ctx_train > 0 && m.n_ctx_train < kDefaultContext ? m.n_ctx_train : kDefaultContext;
+}
 
 ModelSpec as_mha(const ModelSpec& m) {
   ModelSpec r = m;

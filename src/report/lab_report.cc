@@ -125,7 +125,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
 
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,
-                          g.name, o.batch, o.seq, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
+                          g.name, o.batch, o.context, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           format_quantity(usd_per_gpu_hour, Unit::kUsd));
   Section c{"Decode ceiling on " + g.name, {}, {}};
   c.lines.push_back(given("weights_bytes", "Weights read per step", w, Unit::kBytes));
@@ -162,7 +162,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   s.notes.push_back(fmt::format(
       "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
       "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
-      o.batch, o.seq, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
+      o.batch, o.context, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
       format_quantity(cc.usd_per_million_tokens_at_60pct, Unit::kUsd)));
   rep.sections.push_back(std::move(s));
 
@@ -176,10 +176,10 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
     rep.warnings.push_back(
         fmt::format("Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
                     "assumes a batch that cannot run.",
-                    o.batch, o.seq, format_quantity(dbl(o.batch) * dbl(r->kv_per_seq), Unit::kBytes),
+                    o.batch, o.context, format_quantity(dbl(o.batch) * dbl(r->kv_per_seq), Unit::kBytes),
                     r->max_batch_by_capacity, g.name));
   }
-  rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"gpus", gpus},
+  rep.extra_json["options"] = {{"seq", o.context}, {"batch", o.batch}, {"gpus", gpus},
                                {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};
   return rep;
 }
