@@ -9,6 +9,7 @@
 #include "inputs.h"
 #include "lab_flags.h"
 #include "modelcalc/roofline.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
 #include "size_report.h"
@@ -35,7 +36,7 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   SizeOptions o;
   o.has_gpu = gpu->has_value();
   if (o.has_gpu) MC_RETURN_IF_ERROR(require_peak(**gpu));  // the regime needs the ridge point
-  o.seq = resolve_seq(f.dep.seq, *model);
+  o.context = resolve_seq(f.dep.seq, *model);
   o.batch = f.dep.batch.value_or(1);
   const Dtypes dtypes = resolve_dtypes(f.dep);
   o.weight_dtype = dtypes.weights;
@@ -47,12 +48,15 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   auto r = analyze_size(*model, g, o);
   if (!r.ok()) return r.status();
   Report rep = build_size_report(*model, g, o, *r);
+  state_context(f.dep.seq, *model, &rep);
   if (o.has_gpu) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context, o.batch));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
-    const DeploymentResult one = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
-    rep.sections.push_back(textbook_vs_modeled(*r, a, one));
+    // The answer first, from the engine; the drill's textbook sections follow as its teaching view.
+    const Scenario scenario{*model, **gpu, d};
+    MC_ASSIGN_OR_RETURN(const ServingRegimeAnswer regime, serving_regime(scenario));
+    rep.sections.insert(rep.sections.begin(), answer_section(a, regime));
     for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
@@ -79,13 +83,13 @@ CommandRun setup_size(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kSeq, "the model's max positions, else 4096"},
+                       {{Dep::kSeq, kContextDefault},
                         {Dep::kBatch, "1"},
                         {Dep::kGpus, "1; the textbook sections pool them (capacity, bandwidth and peak add up), "
                                      "the modeled deployment splits them tp x pp x dp"},
                         {Dep::kPrompt, kPromptDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);

@@ -254,6 +254,27 @@ std::string render_explain(const Report& r) {
   return out + render_footer(r);
 }
 
+namespace {
+
+// Merges `extra` into `j`: objects recursively, anything else replaced --
+// including null, which stays (an infinite or "never" value is null; RFC 7386
+// merge_patch would delete the key instead).
+void merge_keeping_nulls(nlohmann::json& j, const nlohmann::json& extra) {
+  if (!extra.is_object() || !j.is_object()) {
+    j = extra;
+    return;
+  }
+  for (auto it = extra.begin(); it != extra.end(); ++it) {
+    if (it.value().is_object() && j.contains(it.key()) && j[it.key()].is_object()) {
+      merge_keeping_nulls(j[it.key()], it.value());
+    } else {
+      j[it.key()] = it.value();
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json render_json(const Report& r) {
   nlohmann::json j = nlohmann::json::object();
   for (const Section& s : r.sections) {
@@ -271,7 +292,7 @@ nlohmann::json render_json(const Report& r) {
         }())] = v;
     }
   }
-  j.merge_patch(r.extra_json);
+  merge_keeping_nulls(j, r.extra_json);
   j["ignored"] = r.ignored;
   j["warnings"] = r.warnings;
   return j;
