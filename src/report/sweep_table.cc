@@ -19,8 +19,10 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return std::string_view(r.model_spec->name); }},
     {"gpu", "/gpu/key", Unit::kNone, true, "GPU catalog key ('custom' for --bandwidth/--capacity/--peak)",
      [](const SweepRow& r) -> Cell { return std::string_view(r.gpu_spec->key); }},
-    {"seq", "/options/seq", Unit::kTokens, true, "context length T, tokens",
-     [](const SweepRow& r) -> Cell { return r.options.seq; }},
+    {"gpus", "/deployment/gpus", Unit::kNone, true, "GPUs of the split, tp x pp x dp",
+     [](const SweepRow& r) -> Cell { return r.split_spec->gpus(); }},
+    {"context", "/options/context", Unit::kTokens, true, "context length T, tokens",
+     [](const SweepRow& r) -> Cell { return r.options.context; }},
     {"batch", "/options/batch", Unit::kSequences, true, "concurrent sequences B",
      [](const SweepRow& r) -> Cell { return r.options.batch; }},
     {"dtype", "/options/dtype", Unit::kNone, true, "weight dtype",
@@ -35,7 +37,7 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.result.weight_bytes; }},
     {"kv_bytes_per_sequence", "/kv/bytes_per_sequence", Unit::kBytes, true, "KV cache of one sequence at T, bytes",
      [](const SweepRow& r) -> Cell { return r.result.kv_per_seq; }},
-    {"fits", "/weights/fits", Unit::kNone, true, "weights fit one GPU",
+    {"fits", "/weights/fits", Unit::kNone, true, "weights fit the split's GPUs pooled (the teaching view)",
      [](const SweepRow& r) -> Cell { return r.result.fits; }},
     {"tokens_per_s_weights_only", "/decode/tokens_per_s_weights_only", Unit::kTokensPerS, true,
      "single-stream decode ceiling, weights only: bw / W",
@@ -49,10 +51,14 @@ constexpr SweepColumn kColumns[] = {
     {"max_batch_by_capacity", "/roofline/max_batch_by_capacity", Unit::kSequences, true,
      "sequences at T whose KV fits beside the weights",
      [](const SweepRow& r) -> Cell { return r.result.max_batch_by_capacity; }},
-    {"regime", "", Unit::kNone, true, "weights_do_not_fit, capacity_bound or compute_reachable",
-     [](const SweepRow& r) -> Cell { return regime_name(r.result.regime); }},
+    {"regime", "/roofline/regime", Unit::kNone, true,
+     "the engine's serving regime at the largest batch HBM holds: capacity-bound (HBM stops batching first, or "
+     "the weights do not fit), compute-bound or communication-bound",
+     [](const SweepRow& r) -> Cell {
+       return r.has_deployment ? regime_name(r.serving_regime) : std::string_view("n/a");
+     }},
     {"batch_fits", "/decode_step/fits", Unit::kNone, true,
-     "the deployment engine can hold batch B at T on one GPU (reserve and workspace kept back)",
+     "the deployment engine can hold batch B per replica at T on the split (reserve and workspace kept back)",
      [](const SweepRow& r) -> Cell { return r.has_deployment && r.deployment.decode.fits; }},
     {"modeled_regime", "/decode_step/regime", Unit::kNone, true,
      "the engine's decode-step regime: bandwidth-, compute-, capacity- or communication-bound",
@@ -60,7 +66,7 @@ constexpr SweepColumn kColumns[] = {
        return r.has_deployment ? regime_name(r.deployment.decode.regime) : std::string_view("n/a");
      }},
     {"modeled_max_sequences", "/memory_per_gpu/max_sequences", Unit::kSequences, false,
-     "sequences at T the engine holds on one GPU",
+     "sequences per replica at T the engine holds on the split",
      [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.memory.max_sequences : int64_t{0}; }},
     {"modeled_tokens_per_s_per_sequence", "/decode_step/tokens_per_s_per_sequence", Unit::kTokensPerS, false,
      "the engine's decode tokens/s per sequence at batch B",
@@ -72,6 +78,14 @@ constexpr SweepColumn kColumns[] = {
      "the engine's decode-step arithmetic intensity, FLOP/byte",
      [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.intensity : 0.0; }},
     // Not shown by default.
+    {"tp", "/deployment/tp", Unit::kNone, false, "tensor-parallel degree",
+     [](const SweepRow& r) -> Cell { return r.split_spec->tp; }},
+    {"pp", "/deployment/pp", Unit::kNone, false, "pipeline stages",
+     [](const SweepRow& r) -> Cell { return r.split_spec->pp; }},
+    {"ep", "/deployment/ep", Unit::kNone, false, "expert-parallel degree (inside the TP group)",
+     [](const SweepRow& r) -> Cell { return r.split_spec->ep; }},
+    {"dp", "/deployment/dp", Unit::kNone, false, "data-parallel replicas",
+     [](const SweepRow& r) -> Cell { return r.split_spec->dp; }},
     {"params_blocks", "/params/blocks", Unit::kParams, false, "parameters in the transformer blocks",
      [](const SweepRow& r) -> Cell { return r.result.blocks; }},
     {"kv_bytes_per_token", "/kv/bytes_per_token", Unit::kBytes, false, "KV cache per token per sequence, bytes",
@@ -537,13 +551,15 @@ class RowKey {
  public:
   // True when `r` has the same key as the row before it (and remembers it).
   bool same_as_last(const SweepRow& r) {
-    const bool same = valid_ && r.model_spec == model_ && r.gpu_spec == gpu_ && r.options.seq == seq_ &&
-                      r.options.weight_dtype == dtype_ && r.options.kv_dtype == kv_dtype_;
+    const bool same = valid_ && r.model_spec == model_ && r.gpu_spec == gpu_ && r.split_spec == split_ &&
+                      r.options.context == context_ && r.options.weight_dtype == dtype_ &&
+                      r.options.kv_dtype == kv_dtype_;
     if (same) [[likely]] return true;
     valid_ = true;
     model_ = r.model_spec;
     gpu_ = r.gpu_spec;
-    seq_ = r.options.seq;
+    split_ = r.split_spec;
+    context_ = r.options.context;
     dtype_ = r.options.weight_dtype;
     kv_dtype_ = r.options.kv_dtype;
     return false;
@@ -553,7 +569,8 @@ class RowKey {
   bool valid_ = false;
   const ModelSpec* model_ = nullptr;
   const GpuSpec* gpu_ = nullptr;
-  int64_t seq_ = 0;
+  const Parallelism* split_ = nullptr;
+  int64_t context_ = 0;
   Dtype dtype_ = Dtype::kFp32, kv_dtype_ = Dtype::kFp32;
 };
 
