@@ -102,6 +102,28 @@ int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
   return seq ? *seq : default_context(m);
 }
 
+const char* context_source(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  if (seq) return "given";
+  return default_context(m) < kDefaultContext ? "model_limit" : "default";
+}
+
+std::string context_sentence(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  if (seq) return "";
+  const int64_t t = default_context(m);
+  if (t < kDefaultContext) {
+    return "context " + group_digits(t) + " tokens: the model's limit (max positions), below the default " +
+           group_digits(kDefaultContext) + "; give --seq to change it";
+  }
+  std::string s = "context " + group_digits(t) + " tokens: the default";
+  if (m.n_ctx_train > t) s += " (the model allows " + group_digits(m.n_ctx_train) + ")";
+  return s + "; give --seq to change it";
+}
+
+void state_context(const std::optional<int64_t>& seq, const ModelSpec& m, Report* r) {
+  if (const std::string s = context_sentence(seq, m); !s.empty()) r->title += "\n  " + s;
+  r->extra_json["options"]["context_source"] = context_source(seq, m);
+}
+
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
   Dtypes t;
   t.weights = d.dtype.value_or(default_weights);
@@ -272,7 +294,7 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
       case Dep::kSeq:
         flags.add<std::vector<int64_t>>(
             "--seq", with_default("Context lengths T, e.g. 2048,8192 or 1k:128k:x2" + std::string(kRanges), def),
-            &d->seqs, [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxTokens); });
+            &d->contexts, [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxTokens); });
         flags.alias("--context", "--seq");
         break;
       case Dep::kBatch:
@@ -290,6 +312,24 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
             "--kv-dtype", with_default("KV-cache dtypes, e.g. fp16,fp8", def), &d->kv_dtypes,
             [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_dtype); });
         break;
+      case Dep::kGpus:
+      case Dep::kTp:
+      case Dep::kPp:
+      case Dep::kEp:
+      case Dep::kDp: {
+        static constexpr const char* kNames[] = {"--gpus", "--tp", "--pp", "--ep", "--dp"};  // Dep order
+        static constexpr const char* kWhat[] = {"GPUs per deployment", "Tensor-parallel degrees",
+                                                "Pipeline-parallel degrees", "Expert-parallel degrees",
+                                                "Data-parallel replicas"};
+        std::vector<int64_t>* targets[] = {&d->gpus, &d->tp, &d->pp, &d->ep, &d->dp};
+        const size_t i = static_cast<size_t>(u.flag) - static_cast<size_t>(Dep::kGpus);
+        flags.add<std::vector<int64_t>>(
+            kNames[i],
+            with_default(std::string(kWhat[i]) + ", e.g. 1,2,4,8, each 1 to " + group_digits(kMaxGpus) + kRanges,
+                         def),
+            targets[i], [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxGpus); });
+        break;
+      }
       default:
         break;  // not a list flag
     }
@@ -364,7 +404,7 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"zero", "--zero"},
       {"micro_batch", "--micro-batch"},
       {"seq_lens", "--lens"},
-      {"max_len", "--max-len"},
+      {"max_len", "--seq"},
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
