@@ -2,7 +2,7 @@
 # presets/*.json) as string literals, so the binary needs no files beside it.
 # It also indexes the presets here, at build time: each preset's "_modelcalc"
 # name and hf_repo (string(JSON)), so a run does not parse every preset's JSON
-# to find one (README "Speed"). A preset without a string "_modelcalc" name is
+# to find one (docs/performance.md). A preset without a string "_modelcalc" name is
 # a build error.
 file(GLOB presets RELATIVE ${DATA_DIR} ${DATA_DIR}/presets/*.json)
 list(SORT presets)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Regenerates cmake/startup_order.txt, the link order of the modelcalc
-# executable (README "Speed"): the functions (mangled names) a cold `size`
+# executable (docs/performance.md): the functions (mangled names) a cold `size`
 # report runs, as callgrind lists them, so lld places them together and a cold
 # start faults in fewer pages of code. A stale list is harmless (lld skips
 # names it does not find; the layout is only less compact): rerun this after

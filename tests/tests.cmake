@@ -29,7 +29,7 @@ if(TARGET modelcalc_python)
 endif()
 
 # The installable library: `cmake --install` to a temporary prefix, then the
-# README's example built against it with find_package(modelcalc) (tests/install.cmake).
+# the library example (docs/design.md) built against it with find_package(modelcalc) (tests/install.cmake).
 # Not in sanitized builds: their static library needs the sanitizer runtime in
 # whatever links it, and the package this checks is the release one.
 if(NOT MODELCALC_SANITIZE AND NOT MODELCALC_BUILD_FUZZ)

@@ -26,9 +26,13 @@
 //   replicas, and its all-to-all, is not modelled.)
 // * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
 //   aggregate rates multiply by dp.
-// * Quantized weights (int8/int4/fp8): block matrices in weight_dtype; embeddings,
-//   lm_head, norms, routers, biases and position tables stay 16-bit (fp32 if the
-//   weights are fp32); int8/int4 add one 16-bit scale per quant_group_size weights.
+// * Quantized weights (int8/int4/fp8/nvfp4/mxfp4): block matrices in weight_dtype;
+//   embeddings, lm_head, norms, routers, biases and position tables stay 16-bit
+//   (fp32 if the weights are fp32); the shard's `scales` hold the group scales the
+//   dtype table (dtype.h) gives: int8/int4 one 16-bit scale per quant_group_size
+//   weights, NVFP4 one 8-bit per 16, MXFP4 one 8-bit per 32, fp8 one fp32 per
+//   128 x 128 block when fp8_block_scales (else none). NVFP4's per-tensor fp32
+//   scale (4 B per matrix) is ignored.
 // * Time of one step: max(compute, memory) per stage (compute and memory overlap
 //   perfectly), stages run one after another (no micro-batching), communication
 //   is NOT overlapped: seconds = pp x max(flops/peak, bytes/bw) + comm.
@@ -65,9 +69,11 @@ struct Parallelism {
 // of kWorkspaceChunkTokens (2048) tokens x (widest FFN intermediate / tp +
 // vocabulary / tp) x 2 B. Give workspace_bytes to override.
 
-// The dtype matmuls run in when none is given: fp8 weights -> fp8 (W8A8);
-// int8/int4 weight-only -> bf16 (dequantized in the kernel); else the weights'.
-Dtype default_compute_dtype(Dtype weight);
+// The dtype matmuls run in when none is given, from the dtype table: fp8
+// weights -> fp8 (W8A8); int8/int4 weight-only -> bf16 (dequantized in the
+// kernel); nvfp4/mxfp4 -> themselves (the fp4 peak) on a GPU with an fp4 peak,
+// else bf16 (weight-only); else the weights' own.
+Dtype default_compute_dtype(Dtype weight, const GpuSpec& gpu);
 // The KV cache dtype when none is given: 16-bit, NOT following quantized
 // weights (fp16 weights -> fp16, fp32 -> fp32, everything else -> bf16).
 Dtype default_kv_dtype(Dtype weight);
@@ -78,6 +84,7 @@ struct DeploymentOptions {
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
+  bool fp8_block_scales = false;  // fp8: one fp32 scale per 128 x 128 block (DeepSeek-V3 checkpoints)
   double reserve_fraction = kDefaultReserveFraction;  // of capacity kept back, in [0, 1)
   std::optional<double> workspace_bytes;     // default: the chunk allowance above, per GPU
   int64_t context = kDefaultContext;         // tokens of KV each sequence holds (T)
@@ -97,7 +104,7 @@ struct WeightShard {
   int64_t mlp = 0;         // dense and shared-expert FFN matrices
   int64_t experts = 0;     // routed experts
   int64_t other = 0;       // norms, routers, biases (16-bit, replicated or sharded as they are)
-  int64_t scales = 0;      // int8/int4 group scales, 16-bit each
+  int64_t scales = 0;      // group scales of the block matrices (dtype table: int8/int4, nvfp4, mxfp4, fp8 blocks)
   int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales; }
 };
 
@@ -106,6 +113,7 @@ struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
   int64_t quant_group_size = kDefaultQuantGroupSize;
+  bool fp8_block_scales = false;
   double reserve_fraction = kDefaultReserveFraction;
   double workspace_bytes = 0;
 

@@ -38,12 +38,15 @@ constexpr Exact embedding_params(Exact vocab, Exact d, bool tied) {
 constexpr double shortcut_layer_params(double d) { return 12.0 * d * d; }
 
 // ---------------------------------------------------------------- memory
-// N x bytes_per_param, exact: ceil(N . bits / 8) (int4 packs two per byte).
-// A whole-byte dtype is N x bytes: the same value in one multiply, and an
-// overflow only when the bytes themselves do not fit in 64 bits.
+// N x bytes_per_param, exact: ceil(N . bits / 8) (int4 packs two per byte),
+// plus the format's own group scales for NVFP4/MXFP4 (ceil(N / g) scales of
+// 8 bits; dtype.h group_scale_bytes). The textbook view: checkpoint group
+// scales (int4/int8), fp8 block scales and per-tensor scales are not in it
+// (the deployment engine counts the first two).
 constexpr Exact weight_memory_bytes(Exact n_params, Dtype t) {
-  const int64_t bits = dtype_bits(t);
-  return bits % 8 == 0 ? n_params * Exact(bits / 8) : ceil_div(n_params * Exact(bits), 8);
+  const Exact values = element_bytes(n_params, t);
+  if (dtype_info(t).scales != ScaleKind::kFormat) return values;
+  return values + group_scale_bytes(n_params, t, 1);
 }
 // KV bytes one token adds to one sequence: 2 . L . d_kv . bytes (K and V).
 constexpr Exact kv_bytes_per_token(Exact layers, Exact d_kv, Dtype t) {

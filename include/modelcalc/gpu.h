@@ -17,7 +17,11 @@ struct GpuSpec {
   std::string key;   // canonical lookup key, e.g. "h100-sxm"
   std::string name;  // display name, e.g. "NVIDIA H100 SXM"
   std::vector<std::string> aliases;  // other accepted names, e.g. {"h100", "h100-sxm5"}
-  double capacity_bytes = 0;     // HBM/GDDR capacity, decimal bytes
+  double capacity_bytes = 0;     // HBM/GDDR capacity, decimal bytes (the vendor's nominal figure)
+  // Memory the driver exposes (nvidia-smi / torch.cuda.mem_get_info total), bytes =
+  // MiB x 2^20; 0 = not catalogued. The deployment engine does not read it (yet).
+  double exposed_bytes = 0;
+  std::string exposed_source;    // where exposed_bytes comes from; empty when it is 0
   double bandwidth_bytes_per_s = 0;  // memory bandwidth, decimal bytes/s
   // Dense (not 2:4 sparse) tensor peaks in FLOP/s; 0 = not supported or not published.
   double peak_bf16_flops = 0;  // also fp16
@@ -41,9 +45,14 @@ struct GpuSpec {
   double scaleout_latency_s = 0;    // the same across domains
   std::string link_source;          // where the interconnect figures come from
 
-  // Peak for math in `t` (fp16/bf16 -> bf16 peak, fp8 -> fp8, int8 -> int8,
-  // fp32 -> non-tensor fp32; int4 -> 0: no int4 rate is catalogued and the int8
-  // peak is NOT assumed). 0 means the GPU has no such peak.
+  // The memory a process can allocate from: exposed_bytes when catalogued, else
+  // the nominal capacity_bytes.
+  double usable_capacity_bytes() const { return exposed_bytes > 0 ? exposed_bytes : capacity_bytes; }
+
+  // Peak for math in `t`: the column dtype_info(t).peak names (fp16/bf16 ->
+  // bf16 peak, fp8 -> fp8, int8 -> int8, nvfp4/mxfp4 -> fp4, fp32 ->
+  // non-tensor fp32; int4 -> 0: no int4 rate is catalogued and the int8 peak
+  // is NOT assumed). 0 means the GPU has no such peak.
   double peak_flops(Dtype t) const;
 
   // Machine ridge point in FLOP/byte: peak_flops(t) / bandwidth. 0 when the GPU
@@ -52,7 +61,7 @@ struct GpuSpec {
 };
 
 // `gpus` copies of `one` as one ideal GPU (perfect tensor parallelism):
-// capacity, bandwidth and every peak times `gpus`; the name becomes "N × name".
+// capacity (nominal and exposed), bandwidth and every peak times `gpus`; the name becomes "N × name".
 // It is the ceiling, not a prediction: all-reduces and imbalance are ignored.
 // REQUIRES: gpus >= 1.
 GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus);
@@ -61,18 +70,20 @@ GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus);
 // malformed catalog is a programming error and aborts with a message.
 std::span<const GpuSpec> gpu_catalog();
 
-// Looks a GPU up forgivingly: case, spaces, '-', '_' and '.' are ignored, and
-// keys, aliases ("h100" -> H100 SXM, "a100" -> A100 80GB SXM) and display names
-// match exactly. Failing that, a prefix of exactly one GPU's key, alias or name
-// is accepted ("l40" -> L40S). A prefix of several GPUs ("h10") fails with
-// NotFound listing them; an unknown name fails with NotFound suggesting the
-// closest keys/aliases; an empty name fails with InvalidArgument.
+// Looks a GPU up by an exact name: its key, one of its listed aliases
+// (data/gpus.tsv: "h100" -> H100 SXM, "a100" -> A100 80GB SXM, "l40" -> L40S)
+// or its display name, ignoring case, spaces, '-', '_' and '.'. Nothing else
+// matches: no prefix is guessed (a prefix once read "h20" as the H200). An
+// unknown name fails with NotFound suggesting the closest keys/aliases; an
+// empty name fails with InvalidArgument.
 Result<GpuSpec> find_gpu(std::string_view name);
 
 // Parses catalog text in the data/gpus.tsv format. Strict: the header must
 // match, every row needs all columns, numbers must be plain non-negative
 // decimals, capacity and bandwidth must be positive, source must be non-empty,
-// confirmed must be yes/no, and no name may resolve to two GPUs. Exposed for
+// confirmed must be yes/no, exposed_mib must be a whole number of MiB within
+// 10 % below to 15 % above the nominal capacity and carry an exposed_source,
+// and no name may resolve to two GPUs. Exposed for
 // tests; gpu_catalog() is the normal entry point.
 Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv);
 

@@ -82,7 +82,7 @@ struct PlacedPoint {
 
 struct GpuRoofline {
   GpuSpec gpu;
-  std::vector<Roof> roofs;  // bf16, fp8, int8: those the GPU has a peak for
+  std::vector<Roof> roofs;  // bf16, fp8, int8, fp4 (as nvfp4): those the GPU has a peak for
   Roof math;                // the roof the points are placed under
   std::vector<PlacedPoint> placed;  // parallel to RooflineResult::points
 };

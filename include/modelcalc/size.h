@@ -41,7 +41,7 @@ struct SizeResult {
   bool exact = false;               // params from the reference architecture, not the seed formulas
 
   // 2. Weight memory
-  std::array<int64_t, 6> weight_bytes_by_dtype{};  // indexed like kAllDtypes
+  std::array<int64_t, kDtypeCount> weight_bytes_by_dtype{};  // indexed like kAllDtypes
   int64_t weight_bytes = 0;         // in options.weight_dtype
   bool fits = false;                // weights < capacity
   double kv_room_bytes = 0;         // capacity - weights (negative if they do not fit)

@@ -238,3 +238,94 @@ TEST(CliTest, EveryCommandsHelpShowsTheNumbersParagraphOnce) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// Every command that takes a weight dtype takes the FP4 formats, on a GPU with an
+// fp4 peak (B200) and on one without (H100, where the table runs them at bf16).
+TEST(CliDtypeTest, Fp4FormatsWorkInEveryDtypeCommand) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"size", "--model", "llama-3.1-8b", "--seq", "8192"},
+      {"kv-budget", "--model", "llama-3.1-8b", "--context", "8192"},
+      {"roofline", "--model", "llama-3.1-8b", "--seq", "8192"},
+      {"sweep", "--model", "llama-3.1-8b", "--seq", "8192", "--batch", "1,64"},
+      {"diagnose", "--model", "llama-3.1-8b", "--context", "8192", "--tokens-per-s", "100"},
+      {"cost", "--model", "llama-3.1-8b", "--seq", "8192", "--price-per-hour", "3"},
+      {"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "256", "--tpot", "50ms"},
+  };
+  for (const char* gpu : {"b200", "h100"}) {
+    for (const char* dtype : {"nvfp4", "mxfp4"}) {
+      for (std::vector<std::string> args : commands) {
+        args.insert(args.end(), {"--gpu", gpu, "--dtype", dtype});
+        std::string joined;
+        for (const std::string& a : args) joined += a + " ";
+        const CliRun r = run_args(args);
+        EXPECT_EQ(r.status, 0) << joined << r.err;
+        EXPECT_NE(r.out.find(dtype), std::string::npos) << joined;  // the report names the dtype
+      }
+    }
+  }
+}
+
+// A KV cache in FP4 is refused where the flag is typed, one line, exit 2.
+TEST(CliDtypeTest, Fp4KvCacheIsRefusedNamingTheFlag) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"size", "--model", "llama-3.1-8b", "--gpu", "h100"},
+      {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100"},
+      {"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"},
+      {"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "256", "--tpot", "50ms"},
+      {"paged-kv", "--model", "llama-3.1-8b", "--lens", "100,200"},
+  };
+  for (std::vector<std::string> args : commands) {
+    args.insert(args.end(), {"--kv-dtype", "nvfp4"});
+    const CliRun r = run_args(args);
+    EXPECT_EQ(r.status, 2) << args[0] << r.out;
+    EXPECT_EQ(line_count(r.err), 1) << args[0] << r.err;
+    EXPECT_NE(r.err.find("--kv-dtype: nvfp4 is a weight format"), std::string::npos) << args[0] << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
+// --help lists every dtype of the table for --dtype, and only the KV ones for --kv-dtype.
+TEST(CliDtypeTest, HelpListsTheDtypeTable) {
+  for (const char* cmd : {"size", "kv-budget", "sweep", "roofline", "plan"}) {
+    const CliRun r = run_args({cmd, "--help"});
+    EXPECT_NE(r.out.find("nvfp4"), std::string::npos) << cmd;
+    EXPECT_NE(r.out.find("mxfp4"), std::string::npos) << cmd;
+  }
+}
+
+}  // namespace
+}  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// `gpus` shows the driver-exposed memory: H100 SXM 81,559 MiB x 2^20 = 85,520,809,984 B.
+TEST(CliGpusTest, ShowsDriverExposedMemory) {
+  const CliRun j = run_args({"gpus", "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  bool seen_h100 = false, seen_unknown = false;
+  for (const auto& g : j.json()) {
+    if (g["key"] == "h100-sxm") {
+      seen_h100 = true;
+      EXPECT_EQ(g["exposed_bytes"].get<double>(), 85'520'809'984.0);
+      EXPECT_EQ(g["usable_capacity_bytes"].get<double>(), 85'520'809'984.0);
+      EXPECT_FALSE(g["exposed_source"].get<std::string>().empty());
+    }
+    if (g["key"] == "h20") {  // not catalogued: 0, and the usable capacity is the nominal 96 GB
+      seen_unknown = true;
+      EXPECT_EQ(g["exposed_bytes"].get<double>(), 0.0);
+      EXPECT_EQ(g["usable_capacity_bytes"].get<double>(), 96e9);
+    }
+  }
+  EXPECT_TRUE(seen_h100 && seen_unknown);
+  const CliRun t = run_args({"gpus"});
+  EXPECT_NE(t.out.find("81,559"), std::string::npos);
+  const CliRun s = run_args({"gpus", "--sources"});
+  EXPECT_NE(s.out.find("driver memory: nvidia-smi"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -26,6 +26,9 @@ Status run_gpus(const GpusFlags& f, std::ostream& out) {
                    {"name", g.name},
                    {"aliases", g.aliases},
                    {"capacity_bytes", g.capacity_bytes},
+                   {"exposed_bytes", g.exposed_bytes},
+                   {"exposed_source", g.exposed_source},
+                   {"usable_capacity_bytes", g.usable_capacity_bytes()},
                    {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
                    {"peak_bf16_flops", g.peak_bf16_flops},
                    {"peak_fp8_flops", g.peak_fp8_flops},
@@ -42,21 +45,25 @@ Status run_gpus(const GpusFlags& f, std::ostream& out) {
     out << j.dump(2) << "\n";
     return Status::Ok();
   }
-  out << fmt::format("{:<12} {:<28} {:>7} {:>8} {:>9} {:>9} {:>9} {:>7}  {}\n", "key", "name", "HBM GB", "TB/s",
-                     "bf16 TF", "fp8 TF", "int8 TO", "ridge", "confirmed");
+  constexpr const char* kRow = "{:<14} {:<39} {:>6} {:>8} {:>6} {:>7} {:>7} {:>7} {:>7} {:>6}  {}\n";
+  out << fmt::format(kRow, "key", "name", "GB", "drv MiB", "TB/s", "bf16 TF", "fp8 TF", "int8 TO", "fp4 TF", "ridge",
+                     "confirmed");
   for (const GpuSpec& g : gpu_catalog()) {
     const double ridge = g.ridge_point(Dtype::kBf16);
-    out << fmt::format("{:<12} {:<28} {:>7} {:>8} {:>9} {:>9} {:>9} {:>7}  {}\n", g.key, g.name,
-                       fmt_sig(g.capacity_bytes / 1e9, 5), fmt_sig(g.bandwidth_bytes_per_s / 1e12, 5),
-                       tflops(g.peak_bf16_flops), tflops(g.peak_fp8_flops), tflops(g.peak_int8_ops),
-                       ridge > 0 ? fmt_fixed(ridge, 1) : "n/a", g.confirmed ? "yes" : "NO: recalled, verify");
+    out << fmt::format(kRow, g.key, g.name, fmt_sig(g.capacity_bytes / 1e9, 5),
+                       g.exposed_bytes > 0 ? group_digits(static_cast<int64_t>(g.exposed_bytes / 1048576.0)) : "-",
+                       fmt_sig(g.bandwidth_bytes_per_s / 1e12, 5), tflops(g.peak_bf16_flops), tflops(g.peak_fp8_flops),
+                       tflops(g.peak_int8_ops), tflops(g.peak_fp4_flops), ridge > 0 ? fmt_fixed(ridge, 1) : "n/a",
+                       g.confirmed ? "yes" : "NO: recalled, verify");
     if (f.sources) {
       out << "    source: " << g.source << "\n";
       if (!g.notes.empty()) out << "    notes:  " << g.notes << "\n";
       if (!g.interconnect.empty()) out << "    interconnect: " << g.interconnect << "\n";
+      if (!g.exposed_source.empty()) out << "    driver memory: " << g.exposed_source << "\n";
     }
   }
-  out << "\nDense peaks (2:4-sparse headline figures are twice these); decimal units (1 GB = 1e9 B).\n"
+  out << "\nDense peaks (2:4-sparse headline figures are twice these); GB decimal (1e9 B), the vendor's nominal\n"
+         "capacity; drv MiB = what the driver exposes (nvidia-smi, 2^20 B; - = not catalogued).\n"
          "Ridge = dense bf16 peak / bandwidth, FLOP/byte. --sources shows where each figure comes from.\n";
   return Status::Ok();
 }

@@ -100,11 +100,11 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
   MC_ASSIGN_OR_RETURN(s.max_pp, bounded_count(f.max_pp, "--max-pp", 1024, "1024"));
   MC_ASSIGN_OR_RETURN(int64_t top, bounded_count(f.top, "--top", 1000, "1000"));
   s.top = static_cast<size_t>(top);
-  auto dtypes = [](const std::string& text, const char* flag) -> Result<std::vector<Dtype>> {
+  auto dtypes = [](const std::string& text, const char* flag, auto parse) -> Result<std::vector<Dtype>> {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(text, flag));
     std::vector<Dtype> out;
     for (const std::string& i : items) {
-      MC_ASSIGN_OR_RETURN(Dtype d, parse_dtype(i, flag));
+      MC_ASSIGN_OR_RETURN(Dtype d, parse(i, flag));
       if (std::find(out.begin(), out.end(), d) != out.end()) {
         return Status::InvalidArgument(flag, "lists " + std::string(dtype_name(d)) + " twice");
       }
@@ -112,8 +112,8 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
     }
     return out;
   };
-  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype"));
-  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype"));
+  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype", parse_dtype));
+  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
   if (!f.batch.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
@@ -173,8 +173,9 @@ CommandRun setup_plan(FlagSet& flags) {
             &f->tps_per_user)
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
-      .text("--dtype", "Weight dtypes to search, a comma list (default: bf16,fp8)", &f->dtype)
-      .text("--kv-dtype", "KV-cache dtypes to search, a comma list (default: bf16)", &f->kv_dtype)
+      .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) + " (default: bf16)",
+            &f->kv_dtype)
       .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)

@@ -105,6 +105,17 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   RooflineOptions o;
   const Dtypes dtypes = resolve_dtypes(f.dep, Dtype::kBf16);
   o.weight_dtype = o.math_dtype = dtypes.weights;
+  // Points sit under the weights' own roof where every GPU has it; a format the
+  // dtype table runs at the 16-bit roof elsewhere (int4/int8 weight-only, fp4
+  // without an fp4 peak) sits under bf16 instead of being refused.
+  if (gpus.ok()) {
+    const DtypeInfo& info = dtype_info(dtypes.weights);
+    for (const GpuSpec& g : *gpus) {
+      if (!(g.peak_flops(dtypes.weights) > 0) && (info.weight_only || info.falls_back_to_16bit)) {
+        o.math_dtype = Dtype::kBf16;
+      }
+    }
+  }
   o.kv_dtype = dtypes.kv;
   if (f.intensity) o.intensity = *f.intensity;
   o.gemm_n = f.gemm;
@@ -175,7 +186,7 @@ CommandRun setup_roofline(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists, {{Dep::kBatch, "1,8,64,256; decode batch sizes"}});
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kSeq, "8,192 tokens, or the model's max positions if smaller; decode context and prefill prompt"},
-                        {Dep::kDtype, "bf16; also the math dtype"},
+                        {Dep::kDtype, "bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
                         {Dep::kKvDtype, kKvDtypeDefault},
                         {Dep::kGpus, "1; the engine's deployments (JSON deployments[]) split tp x pp x dp"},
                         {Dep::kTp, kTpDefault},

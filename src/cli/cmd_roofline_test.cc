@@ -87,7 +87,7 @@ TEST(RooflineCli, BadInputIsOneLineAndExitTwo) {
       {{"roofline", "--gpu", "a100", "--intensity", "0"}, "--intensity"},
       {{"roofline", "--gpu", "a100", "--intensity", "-3"}, "--intensity"},
       {{"roofline", "--gpu", "a100", "--intensity", "1", "--dtype", "fp8"}, "--dtype"},
-      {{"roofline", "--gpu", "h100", "--intensity", "1", "--dtype", "int4"}, "--dtype"},
+      {{"roofline", "--gpu", "h100", "--intensity", "1", "--kv-dtype", "nvfp4"}, "--kv-dtype"},  // not a KV format
       {{"roofline", "--gpu", "a10g", "--intensity", "1"}, "--gpu"},  // no tensor peaks catalogued: the GPU is at fault
       {{"roofline", "--gpu", "h100,", "--intensity", "1"}, "--gpu"},
       {{"roofline", "--gpu", "h100,h100-sxm", "--intensity", "1"}, "--gpu"},
@@ -109,6 +109,30 @@ TEST(RooflineCli, BadInputIsOneLineAndExitTwo) {
     EXPECT_EQ(line_count(r.err), 1) << joined << r.err;
     EXPECT_NE(r.err.find(c.flag), std::string::npos) << joined << r.err;
     EXPECT_EQ(r.out, "") << joined;
+  }
+}
+
+// The dtype table's roof: int4 is weight-only (bf16 roof); nvfp4 runs at the fp4
+// peak where the GPU has one (B200: 9000 TFLOP/s / 8 TB/s = ridge 1125) and at the
+// bf16 roof where it has none (H100: 989.4 / 3.35 = ridge 295.3...).
+TEST(RooflineCli, PointsSitUnderTheDtypeTablesRoof) {
+  const struct {
+    const char* gpu;
+    const char* dtype;
+    const char* math;
+    double ridge;
+  } cases[] = {
+      {"h100", "int4", "bf16", 989.4e12 / 3.35e12},
+      {"h100", "nvfp4", "bf16", 989.4e12 / 3.35e12},
+      {"b200", "nvfp4", "nvfp4", 9000e12 / 8e12},
+      {"b200", "mxfp4", "mxfp4", 9000e12 / 8e12},
+  };
+  for (const auto& c : cases) {
+    auto r = run_args({"roofline", "--gpu", c.gpu, "--intensity", "1", "--dtype", c.dtype, "--json"});
+    ASSERT_EQ(r.status, 0) << c.gpu << " " << c.dtype << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["options"]["math_dtype"], c.math) << c.gpu << " " << c.dtype;
+    EXPECT_DOUBLE_EQ(j["ridge"].get<double>(), c.ridge) << c.gpu << " " << c.dtype;
   }
 }
 

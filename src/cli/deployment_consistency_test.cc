@@ -20,6 +20,7 @@ struct Case {
   std::string model;
   int64_t gpus;
   std::string dtype;
+  std::string gpu;
 };
 
 // The keys every deployment command must agree on.
@@ -40,18 +41,20 @@ std::vector<Case> setups() {
   std::vector<Case> v;
   for (const char* m : models) {
     for (int64_t g : {1, 2, 8, 16}) {
-      for (const char* d : {"fp16", "fp8", "int4"}) v.push_back({m, g, d});
+      for (const char* d : {"fp16", "fp8", "int4", "nvfp4", "mxfp4"}) v.push_back({m, g, d, "h100"});
+      // FP4 where the GPU has an fp4 peak (B200) as well as where it falls back to bf16 (H100).
+      for (const char* d : {"nvfp4", "mxfp4"}) v.push_back({m, g, d, "b200"});
     }
   }
   return v;
 }
 
 TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
-  const GpuSpec h100 = find_gpu("h100").value();
   int compared = 0;
   for (const Case& s : setups()) {
-    const std::string what = s.model + " x" + std::to_string(s.gpus) + " " + s.dtype;
-    const std::vector<std::string> common = {"--model", s.model, "--gpu", "h100", "--gpus", std::to_string(s.gpus),
+    const GpuSpec gpu = find_gpu(s.gpu).value();
+    const std::string what = s.model + " x" + std::to_string(s.gpus) + " " + s.dtype + " on " + s.gpu;
+    const std::vector<std::string> common = {"--model", s.model, "--gpu", s.gpu, "--gpus", std::to_string(s.gpus),
                                              "--dtype", s.dtype, "--json"};
     std::vector<std::string> size = {"size", "--seq", "8192"};
     size.insert(size.end(), common.begin(), common.end());
@@ -70,14 +73,14 @@ TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
     o.split.tp = s.gpus;
     o.weight_dtype = parse_dtype(s.dtype, "dtype").value();
     o.context = 8192;
-    auto r = analyze_deployment(find_preset(s.model).value(), h100, o);
+    auto r = analyze_deployment(find_preset(s.model).value(), gpu, o);
     ASSERT_TRUE(r.ok()) << what << r.status().message();
     EXPECT_EQ(a.json()["memory_per_gpu"]["max_sequences"].get<int64_t>(), r->memory.max_sequences) << what;
     EXPECT_EQ(a.json()["decode_step"]["regime"].get<std::string>(), regime_name(r->decode.regime)) << what;
-    if (s.gpus == 1 && s.dtype != "int4") {
-      // roofline's engine entry for the same one-GPU setup (roofline's own points need a math
-      // peak for --dtype, which no GPU lists for int4).
-      const CliRun roof = run_args({"roofline", "--model", s.model, "--gpu", "h100", "--batch", "1", "--seq", "8192",
+    if (s.gpus == 1) {
+      // roofline's engine entry for the same one-GPU setup (its own points sit under the dtype
+      // table's roof: bf16 for int4, and for fp4 on the H100).
+      const CliRun roof = run_args({"roofline", "--model", s.model, "--gpu", s.gpu, "--batch", "1", "--seq", "8192",
                                     "--dtype", s.dtype, "--json"});
       ASSERT_EQ(roof.status, 0) << what << roof.err;
       const nlohmann::json rj = roof.json();
@@ -85,7 +88,7 @@ TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
       expect_same(a.json(), rj["deployments"][0], what + " roofline");
     }
     if (s.gpus == 1) {
-      const CliRun sw = run_args({"sweep", "--model", s.model, "--gpu", "h100", "--batch", "1", "--seq", "8192",
+      const CliRun sw = run_args({"sweep", "--model", s.model, "--gpu", s.gpu, "--batch", "1", "--seq", "8192",
                                   "--dtype", s.dtype, "--fields",
                                   "batch_fits,modeled_regime,modeled_max_sequences,modeled_tokens_per_s_per_sequence,"
                                   "modeled_tokens_per_s_aggregate",
@@ -101,7 +104,7 @@ TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
     }
     ++compared;
   }
-  EXPECT_EQ(compared, 84);  // every setup's heads divide by 1, 2, 8 and 16
+  EXPECT_EQ(compared, 196);  // 7 models x 4 splits x 7 (dtype, GPU); every setup's heads divide by 1, 2, 8, 16
 }
 
 }  // namespace

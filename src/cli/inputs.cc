@@ -267,16 +267,17 @@ void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_l
                            &d->prompt, count_upto(kMaxTokens));
         break;
       case Dep::kDtype:
-        flags.add<Dtype>("--dtype", with_default("Weight dtype: fp32, fp16, bf16, fp8, int8, int4", def), &d->dtype,
+        flags.add<Dtype>("--dtype", with_default("Weight dtype: " + dtype_names(), def), &d->dtype,
                          parse_dtype);
         break;
       case Dep::kComputeDtype:
-        flags.add<Dtype>("--compute-dtype", with_default("Dtype the matmuls run in: fp32, fp16, bf16, fp8, int8", def),
+        flags.add<Dtype>("--compute-dtype",
+                         with_default("Dtype the matmuls run in (its peak): fp32, fp16, bf16, fp8, int8, nvfp4, mxfp4", def),
                          &d->compute_dtype, parse_dtype);
         break;
       case Dep::kKvDtype:
-        flags.add<Dtype>("--kv-dtype", with_default("KV-cache dtype: fp32, fp16, bf16, fp8, int8, int4", def),
-                         &d->kv_dtype, parse_dtype);
+        flags.add<Dtype>("--kv-dtype", with_default("KV-cache dtype: " + dtype_names(true), def),
+                         &d->kv_dtype, parse_kv_dtype);
         break;
       case Dep::kReserve:
         flags.add<double>("--reserve", with_default("Fraction of GPU memory kept back, in [0, 1): 0.1 or 10%", def),
@@ -304,13 +305,13 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
         break;
       case Dep::kDtype:
         flags.add<std::vector<Dtype>>(
-            "--dtype", with_default("Weight dtypes, e.g. fp16,int8 (fp32, fp16, bf16, fp8, int8, int4)", def),
+            "--dtype", with_default("Weight dtypes, e.g. fp16,int8 (" + dtype_names() + ")", def),
             &d->dtypes, [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_dtype); });
         break;
       case Dep::kKvDtype:
         flags.add<std::vector<Dtype>>(
-            "--kv-dtype", with_default("KV-cache dtypes, e.g. fp16,fp8", def), &d->kv_dtypes,
-            [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_dtype); });
+            "--kv-dtype", with_default("KV-cache dtypes, e.g. fp16,fp8 (" + dtype_names(true) + ")", def), &d->kv_dtypes,
+            [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_kv_dtype); });
         break;
       case Dep::kGpus:
       case Dep::kTp:
@@ -340,7 +341,7 @@ void add_gpu_flags(FlagSet& flags, GpuFlags* f) {
   flags.text("--gpu", "GPU from the catalog (modelcalc gpus lists them)", &f->gpu)
       .add<double>("--bandwidth", "Memory bandwidth, e.g. 3.35TB/s (overrides --gpu's)", &f->bandwidth,
                    parse_bandwidth)
-      .add<double>("--capacity", "Memory capacity, e.g. 80GB (overrides --gpu's)", &f->capacity, parse_bytes)
+      .add<double>("--capacity", "Memory capacity, e.g. 80GB or 81559MiB (binary KiB/MiB/GiB/TiB too; overrides --gpu's)", &f->capacity, parse_bytes)
       .add<double>("--peak", "Dense bf16 peak, e.g. 989.4TFLOPS (overrides --gpu's)", &f->peak, parse_flops);
 }
 

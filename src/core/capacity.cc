@@ -110,6 +110,7 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
     return Status::InvalidArgument("reserve", "must be a fraction in [0, 1), e.g. 0.10");
   }
   if (o.block_size <= 0) return Status::InvalidArgument("block_size", "must be a positive number of tokens");
+  MC_RETURN_IF_ERROR(check_kv_dtype(o.kv_dtype, "kv_dtype"));
   if (o.mean_len < 0 || o.mean_len > o.context) {
     return Status::InvalidArgument("mean_len", "must be between 1 and the context (" +
                                                      std::to_string(o.context) + ") tokens");
@@ -384,6 +385,7 @@ Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_
 Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype, std::span<const int64_t> seq_lens,
                                              int64_t block_size, int64_t max_len) {
   MC_RETURN_IF_ERROR(validate(m));
+  MC_RETURN_IF_ERROR(check_kv_dtype(kv_dtype, "kv_dtype"));
   auto per_token = kv_bytes_per_token(m, kv_dtype);
   if (!per_token.ok()) return per_token.status();
   auto base = analyze_paged_kv(seq_lens, block_size, max_len, *per_token);

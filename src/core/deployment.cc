@@ -11,20 +11,16 @@
 
 namespace modelcalc {
 
-Dtype default_compute_dtype(Dtype weight) {
-  switch (weight) {
-    case Dtype::kInt8:
-    case Dtype::kInt4: return Dtype::kBf16;  // weight-only: dequantized, 16-bit matmuls
-    default: return weight;                  // fp8 -> fp8 (W8A8); 16/32-bit -> themselves
-  }
+Dtype default_compute_dtype(Dtype weight, const GpuSpec& gpu) {
+  const DtypeInfo& i = dtype_info(weight);
+  if (i.weight_only) return Dtype::kBf16;  // int8/int4: dequantized, 16-bit matmuls
+  if (i.falls_back_to_16bit && !(gpu.peak_flops(weight) > 0)) return Dtype::kBf16;  // fp4 without an fp4 rate
+  return weight;  // fp8 -> fp8 (W8A8); nvfp4/mxfp4 -> fp4 where the GPU has it; 16/32-bit -> themselves
 }
 
 Dtype default_kv_dtype(Dtype weight) {
-  switch (weight) {
-    case Dtype::kFp32: return Dtype::kFp32;
-    case Dtype::kFp16: return Dtype::kFp16;
-    default: return Dtype::kBf16;  // bf16 and every quantized format: a 16-bit cache
-  }
+  // fp32 -> fp32, fp16 -> fp16; bf16 and every quantized format: a bf16 cache.
+  return dtype_bits(weight) >= 16 ? weight : Dtype::kBf16;
 }
 
 std::string_view regime_name(DeploymentRegime r) {
@@ -44,15 +40,13 @@ constexpr int64_t kMaxWorkload = int64_t{1} << 40;
 
 std::string num(int64_t v) { return std::to_string(v); }
 
-bool is_int_quant(Dtype t) { return t == Dtype::kInt8 || t == Dtype::kInt4; }
-
 // Parameters of one pipeline stage held by one rank, by part.
 struct StageParams {
   Exact emb, lm_head, attn, mlp, experts, other;  // other: norms, routers, biases, positions
 };
 
-// Bytes of `params` stored in `t`.
-Exact bytes_of(Exact params, Dtype t) { return weight_memory_bytes(params, t); }
+// Bytes of the values of `params` stored in `t` (their scales are the shard's `scales`).
+Exact bytes_of(Exact params, Dtype t) { return element_bytes(params, t); }
 
 Status check_split(const ModelSpec& m, const Parallelism& s) {
   const struct {
@@ -134,16 +128,18 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   PreparedDeployment d;
   d.split = o.split;
   d.weight_dtype = o.weight_dtype;
-  d.compute_dtype = o.compute_dtype.value_or(default_compute_dtype(o.weight_dtype));
+  d.compute_dtype = o.compute_dtype.value_or(default_compute_dtype(o.weight_dtype, gpu));
   d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(o.weight_dtype));
+  MC_RETURN_IF_ERROR(check_kv_dtype(d.kv_dtype, "kv_dtype"));
   d.quant_group_size = o.quant_group_size;
+  d.fp8_block_scales = o.fp8_block_scales;
   d.reserve_fraction = o.reserve_fraction;
   d.workspace_bytes = workspace;
   d.peak_flops = gpu.peak_flops(d.compute_dtype);
   if (!(d.peak_flops > 0)) {
     return Status::InvalidArgument(
         "compute_dtype", "'" + gpu.name + "' has no " + std::string(dtype_name(d.compute_dtype)) +
-                             " peak in the catalog; choose a compute dtype it runs (bf16, fp8, int8 where listed)");
+                             " peak in the catalog; choose a compute dtype it runs (bf16, fp8, int8, nvfp4 where listed)");
   }
   const int64_t tp = o.split.tp, pp = o.split.pp;
   if ((tp > 1 || pp > 1) && !(gpu.link_bytes_per_s > 0 && gpu.scaleout_bytes_per_s > 0)) {
@@ -204,9 +200,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   const Dtype q = o.weight_dtype;
   const Dtype keep = dtype_bits(q) >= 16 ? q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
   const int64_t Ls = L / pp;
-  auto scales = [&](Exact params) {
-    return is_int_quant(q) ? ceil_div(params, o.quant_group_size) * Exact(2) : Exact(0);
-  };
+  auto scales = [&](Exact params) { return group_scale_bytes(params, q, o.quant_group_size, o.fp8_block_scales); };
   WeightShard worst;
   bool overflow = false;
   for (int64_t s = 0; s < pp; ++s) {
@@ -246,9 +240,10 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.n_full_layers = L - d.n_swa_layers;
   d.n_moe_layers = n_moe;
   d.n_embd = d_model;
-  const double qb = dtype_bytes(q), kb = dtype_bytes(keep);
-  const double g = static_cast<double>(o.quant_group_size);
-  const double scale_per_param = is_int_quant(q) ? 2.0 / g : 0.0;  // 16-bit scale per group
+  const double qb = static_cast<double>(dtype_bits(q)) / 8.0, kb = dtype_bytes(keep);
+  const int64_t group = scale_group_elements(q, o.quant_group_size, o.fp8_block_scales);
+  const double scale_per_param =  // one scale_bits scale per group (int4/int8: 16 bits per quant_group_size)
+      group > 0 ? static_cast<double>(dtype_info(q).scale_bits) / 8.0 / static_cast<double>(group) : 0.0;
   const double Ld = static_cast<double>(L);
   const double q_params = static_cast<double>(attn_rank.value()) * Ld +
                           static_cast<double>(dense_ffn_rank.value()) * static_cast<double>(n_dense) +

@@ -254,9 +254,17 @@ TEST(DeploymentTest, SlidingWindowCapsKvAndAttention) {
 }
 
 TEST(DeploymentTest, DtypeDefaults) {
-  EXPECT_EQ(default_compute_dtype(Dtype::kInt4), Dtype::kBf16);
-  EXPECT_EQ(default_compute_dtype(Dtype::kInt8), Dtype::kBf16);
-  EXPECT_EQ(default_compute_dtype(Dtype::kFp8), Dtype::kFp8);
+  EXPECT_EQ(default_compute_dtype(Dtype::kInt4, H100()), Dtype::kBf16);
+  EXPECT_EQ(default_compute_dtype(Dtype::kInt8, H100()), Dtype::kBf16);
+  EXPECT_EQ(default_compute_dtype(Dtype::kFp8, H100()), Dtype::kFp8);
+  // FP4: the fp4 peak where the GPU has one, else weight-only at the 16-bit roof.
+  EXPECT_EQ(default_compute_dtype(Dtype::kNvfp4, H100()), Dtype::kBf16);
+  EXPECT_EQ(default_compute_dtype(Dtype::kMxfp4, H100()), Dtype::kBf16);
+  GpuSpec fp4 = H100();
+  fp4.peak_fp4_flops = 9000e12;
+  EXPECT_EQ(default_compute_dtype(Dtype::kNvfp4, fp4), Dtype::kNvfp4);
+  EXPECT_EQ(default_compute_dtype(Dtype::kMxfp4, fp4), Dtype::kMxfp4);
+  EXPECT_EQ(default_kv_dtype(Dtype::kNvfp4), Dtype::kBf16);
   EXPECT_EQ(default_kv_dtype(Dtype::kInt4), Dtype::kBf16);  // the cache stays 16-bit
   EXPECT_EQ(default_kv_dtype(Dtype::kFp8), Dtype::kBf16);
   EXPECT_EQ(default_kv_dtype(Dtype::kFp16), Dtype::kFp16);
@@ -285,6 +293,58 @@ TEST(DeploymentTest, Int4KeepsEmbeddingsSixteenBitPlusGroupScales) {
   EXPECT_EQ(r->memory.weights.scales, 292'552'704);
   EXPECT_EQ(r->memory.weights.embeddings, 786'432'000);
   EXPECT_EQ(r->memory.weights.lm_head, 786'432'000);
+}
+
+TEST(DeploymentTest, Fp4FormatsCarryTheirGroupScales) {
+  // Drill 1's block matrices: 18,723,373,056 params (attention 4,227,858,432, MLP
+  // 14,495,514,624), each a multiple of 32. Values 4 bits = 0.5 B each; tables stay 2 B.
+  // NVFP4: one 1-byte E4M3 scale per 16: 18,723,373,056 / 16 = 1,170,210,816 B.
+  // MXFP4: one 1-byte E8M0 scale per 32: 18,723,373,056 / 32 = 585,105,408 B.
+  // quant_group_size (int4/int8 only) does not change either.
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kNvfp4;
+  o.quant_group_size = 64;
+  auto r = analyze_deployment(drill1_model(), H100(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->memory.weights.attention, 2'113'929'216);
+  EXPECT_EQ(r->memory.weights.mlp, 7'247'757'312);
+  EXPECT_EQ(r->memory.weights.scales, 1'170'210'816);
+  EXPECT_EQ(r->memory.weights.embeddings, 786'432'000);
+  o.weight_dtype = Dtype::kMxfp4;
+  r = analyze_deployment(drill1_model(), H100(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->memory.weights.scales, 585'105'408);
+  // On the H100 (no fp4 peak) the matmuls run at the bf16 roof: ridge 989.4e12 / 3.35e12.
+  EXPECT_DOUBLE_EQ(r->decode.ridge, 989.4e12 / 3.35e12);
+  // With an fp4 peak they run at it: 9000e12 / 3.35e12.
+  GpuSpec fp4 = H100();
+  fp4.peak_fp4_flops = 9000e12;
+  r = analyze_deployment(drill1_model(), fp4, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->decode.ridge, 9000e12 / 3.35e12);
+}
+
+TEST(DeploymentTest, Fp8BlockScalesOnlyWhenAsked) {
+  // fp8 block matrices 18,723,373,056 B; with block scales one fp32 per 128 x 128 = 16,384
+  // weights: ceil(18,723,373,056 / 16,384) = 1,142,784 (exact: 18,723,373,056 = 16,384 x
+  // 1,142,784) x 4 B = 4,571,136 B. Without: none.
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kFp8;
+  auto r = analyze_deployment(drill1_model(), H100(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->memory.weights.scales, 0);
+  o.fp8_block_scales = true;
+  r = analyze_deployment(drill1_model(), H100(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->memory.weights.scales, 4'571'136);
+}
+
+TEST(DeploymentTest, Fp4KvCacheIsRefusedNamingTheField) {
+  DeploymentOptions o;
+  o.kv_dtype = Dtype::kNvfp4;
+  auto r = analyze_deployment(drill1_model(), H100(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().rfind("kv_dtype: ", 0), 0u) << r.status().message();
 }
 
 TEST(DeploymentTest, GqaDecodeIntensityLevelsOffBelowTheRidge) {

@@ -170,13 +170,15 @@ Shape resolve_shape(const EvidenceModel& m) {
 }
 
 
-// Dtype whose peak the FLOP ceiling uses: weight-only int8/int4 still compute in bf16.
-Dtype compute_dtype(Dtype weights) {
-  return weights == Dtype::kInt8 || weights == Dtype::kInt4 ? Dtype::kBf16 : weights;
+double activation_bytes(Dtype weights) {
+  return dtype_bits(weights) >= 32 ? 4.0 : 2.0;  // int/fp8/fp4 weights still run fp16/bf16 activations
 }
 
-double activation_bytes(Dtype weights) {
-  return weights == Dtype::kFp32 ? 4.0 : 2.0;  // int/fp8 weights still run fp16/bf16 activations
+// The KV cache dtype diagnose assumes: the weights' (as the evidence states
+// one dtype), except a weight-only format the KV formulas do not count
+// (nvfp4/mxfp4), whose cache stays 16-bit as the engine's default.
+Dtype evidence_kv_dtype(Dtype weights) {
+  return dtype_info(weights).kv_cache ? weights : default_kv_dtype(weights);
 }
 
 double weight_bytes_of(double params, Dtype t) {
@@ -238,7 +240,7 @@ void engine_decode_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) 
   };
   if (dtype_bits(w) > 8) ceiling(Dtype::kInt8, &n.int8_ceiling_aggregate, &n.int8_step_s);
   if (dtype_bits(w) > 4) ceiling(Dtype::kInt4, &n.int4_ceiling_aggregate, &n.int4_step_s);
-  if ((w == Dtype::kFp16 || w == Dtype::kBf16) && gpu.peak_fp8_flops > gpu.peak_bf16_flops) {
+  if (dtype_bits(w) == 16 && gpu.peak_fp8_flops > gpu.peak_bf16_flops) {
     n.fp8_peak_flops = gpu.peak_fp8_flops;  // per GPU, as the engine's peaks are
     ceiling(Dtype::kFp8, &n.fp8_ceiling_aggregate, &n.fp8_step_s);
   }
@@ -300,10 +302,10 @@ void decode_numbers(const Evidence& e, const GpuSpec& gpu, Dtype dt, const Deplo
     const double bw_c = decode_tokens_per_sec(n.bandwidth, weights, kv, B);
     return peak > 0 ? std::min(bw_c, peak / flop_per_token) : bw_c;
   };
-  if (dtype_bytes(dt) > 1) n.int8_ceiling_aggregate = ceiling_with(weight_bytes_of(*n.params, Dtype::kInt8), n.peak_flops);
-  if (dtype_bytes(dt) > 0.5) n.int4_ceiling_aggregate = ceiling_with(weight_bytes_of(*n.params, Dtype::kInt4), n.peak_flops);
+  if (dtype_bits(dt) > 8) n.int8_ceiling_aggregate = ceiling_with(weight_bytes_of(*n.params, Dtype::kInt8), n.peak_flops);
+  if (dtype_bits(dt) > 4) n.int4_ceiling_aggregate = ceiling_with(weight_bytes_of(*n.params, Dtype::kInt4), n.peak_flops);
   const double gpus = static_cast<double>(e.gpus.value_or(1));
-  if ((dt == Dtype::kFp16 || dt == Dtype::kBf16) && gpu.peak_fp8_flops > gpu.peak_bf16_flops) {
+  if (dtype_bits(dt) == 16 && gpu.peak_fp8_flops > gpu.peak_bf16_flops) {
     n.fp8_peak_flops = gpu.peak_fp8_flops * gpus;
     n.fp8_ceiling_aggregate = ceiling_with(weight_bytes_of(*n.params, Dtype::kFp8), *n.fp8_peak_flops);
   }
@@ -359,7 +361,7 @@ void prefill_numbers(const Evidence& e, Dtype dt, const Shape& s, Diagnosis* d) 
   }
   // The decode side of the same request: ITL against its floor at this context.
   if (e.measured.itl_s && n.weight_bytes && n.bandwidth > 0) {
-    const double kv = kv_per_seq(s, t, dt).value_or(0);
+    const double kv = kv_per_seq(s, t, evidence_kv_dtype(dt)).value_or(0);
     n.itl_floor_s = decode_step_bytes(*n.weight_bytes, kv, n.batch) / n.bandwidth;
     n.itl_fraction = *n.itl_floor_s / *e.measured.itl_s;
   }
@@ -458,7 +460,7 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
   const double gpus = static_cast<double>(e.gpus.value_or(1));
   n.bandwidth = gpu.bandwidth_bytes_per_s * gpus;
   n.capacity = gpu.capacity_bytes * gpus;
-  n.peak_flops = gpu.peak_flops(compute_dtype(dt)) * gpus;
+  n.peak_flops = gpu.peak_flops(default_compute_dtype(dt, gpu)) * gpus;
   if (n.bandwidth > 0 && n.peak_flops > 0) n.ridge = roofline_ridge_intensity(n.peak_flops, n.bandwidth);
   if (gpus > 1 && modeled == nullptr) {
     d->ignored.push_back({DxCode::kIgnoredGpusAsOne, {gpus}});
@@ -473,7 +475,7 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
   if (s.params) n.weight_bytes = weight_bytes_of(*s.params, dt);
   const std::optional<int64_t> ctx = e.context ? e.context : e.prompt_tokens;
   n.context = ctx ? static_cast<double>(*ctx) : 0;
-  n.kv_bytes_per_seq = kv_per_seq(s, n.context, dt);
+  n.kv_bytes_per_seq = kv_per_seq(s, n.context, evidence_kv_dtype(dt));
   if (modeled != nullptr) {
     n.max_sequences = static_cast<double>(modeled->memory.max_sequences);
   } else if (n.weight_bytes && n.kv_bytes_per_seq && *n.kv_bytes_per_seq > 0 && n.capacity > 0) {

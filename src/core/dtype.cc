@@ -6,30 +6,41 @@
 
 namespace modelcalc {
 
-std::string_view dtype_name(Dtype t) {
-  switch (t) {
-    case Dtype::kFp32: return "fp32";
-    case Dtype::kFp16: return "fp16";
-    case Dtype::kBf16: return "bf16";
-    case Dtype::kFp8: return "fp8";
-    case Dtype::kInt8: return "int8";
-    case Dtype::kInt4: return "int4";
+std::string dtype_names(bool kv_only) {
+  std::string out;
+  for (const DtypeInfo& i : kDtypeTable) {
+    if (kv_only && !i.kv_cache) continue;
+    if (!out.empty()) out += ", ";
+    out += i.name;
   }
-  return "?";
+  return out;
 }
 
 Result<Dtype> parse_dtype(std::string_view text, std::string_view field) {
   std::string s(text);
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (Dtype t : kAllDtypes) {
-    if (s == dtype_name(t)) return t;
+  for (const DtypeInfo& i : kDtypeTable) {
+    if (s == i.name) return i.dtype;
+    for (std::string_view sp : i.spellings) {
+      if (!sp.empty() && s == sp) return i.dtype;
+    }
   }
-  if (s == "float32") return Dtype::kFp32;
-  if (s == "float16" || s == "half") return Dtype::kFp16;
-  if (s == "bfloat16") return Dtype::kBf16;
-  return Status::InvalidArgument(
-      field, "unknown dtype '" + std::string(text) + "'; allowed: fp32, fp16, bf16, fp8, int8, int4");
+  return Status::InvalidArgument(field, "unknown dtype '" + std::string(text) + "'; allowed: " + dtype_names());
+}
+
+Status check_kv_dtype(Dtype t, std::string_view field) {
+  if (dtype_info(t).kv_cache) return Status::Ok();
+  return Status::InvalidArgument(field, std::string(dtype_name(t)) +
+                                            " is a weight format here (a KV cache in it is not modelled); allowed: " +
+                                            dtype_names(true));
+}
+
+Result<Dtype> parse_kv_dtype(std::string_view text, std::string_view field) {
+  auto t = parse_dtype(text, field);
+  if (!t.ok()) return t;
+  MC_RETURN_IF_ERROR(check_kv_dtype(*t, field));
+  return t;
 }
 
 }  // namespace modelcalc

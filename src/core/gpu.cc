@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,13 +18,13 @@
 namespace modelcalc {
 
 double GpuSpec::peak_flops(Dtype t) const {
-  switch (t) {
-    case Dtype::kFp16:
-    case Dtype::kBf16: return peak_bf16_flops;
-    case Dtype::kFp8: return peak_fp8_flops;
-    case Dtype::kInt8: return peak_int8_ops;
-    case Dtype::kInt4: return 0;  // no int4 column; the int8 rate is not assumed
-    case Dtype::kFp32: return peak_fp32_flops;
+  switch (dtype_info(t).peak) {
+    case PeakColumn::kFp32: return peak_fp32_flops;
+    case PeakColumn::kBf16: return peak_bf16_flops;
+    case PeakColumn::kFp8: return peak_fp8_flops;
+    case PeakColumn::kInt8: return peak_int8_ops;
+    case PeakColumn::kFp4: return peak_fp4_flops;
+    case PeakColumn::kNone: return 0;  // e.g. int4: no rate catalogued, the int8 peak is not assumed
   }
   return 0;
 }
@@ -40,11 +41,13 @@ namespace {
 constexpr std::string_view kHeader =
     "key\tname\taliases\tcapacity_gb\tbandwidth_tbps\tbf16_tflops\tfp8_tflops\tint8_tops\t"
     "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes\t"
-    "link_gbps\tdomain_gpus\tscaleout_gbps\tlink_latency_us\tscaleout_latency_us\tlink_source";
+    "link_gbps\tdomain_gpus\tscaleout_gbps\tlink_latency_us\tscaleout_latency_us\tlink_source\t"
+    "exposed_mib\texposed_source";
 enum Col {
   kKey, kName, kAliases, kCapacity, kBandwidth, kBf16, kFp8, kInt8, kFp4, kFp32,
   kInterconnect, kTdp, kConfirmed, kSource, kNotes,
-  kLinkGbps, kDomainGpus, kScaleoutGbps, kLinkLatencyUs, kScaleoutLatencyUs, kLinkSource, kNumCols
+  kLinkGbps, kDomainGpus, kScaleoutGbps, kLinkLatencyUs, kScaleoutLatencyUs, kLinkSource,
+  kExposedMib, kExposedSource, kNumCols
 };
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
@@ -171,6 +174,35 @@ Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv) {
 
 namespace {
 
+// exposed_mib and exposed_source: both empty, or a whole number of MiB (as
+// nvidia-smi prints it) near the nominal capacity with its source. The band
+// (0.9 to 1.15 x capacity) catches a GiB or GB typed as MiB: real drivers
+// expose 0.6 % (L4) to 7.4 % (A100 40GB) more than the nominal decimal GB.
+Status parse_exposed(std::string_view mib_text, std::string_view source, const std::string& row, GpuSpec* g) {
+  if (mib_text.empty()) {
+    if (!source.empty()) return Status::InvalidArgument(row + " exposed_source", "given without exposed_mib");
+    return Status::Ok();
+  }
+  double mib = 0;
+  MC_RETURN_IF_ERROR(parse_number(mib_text, 0, false, row, "exposed_mib", &mib));
+  if (mib != std::floor(mib) || mib > 1e12) {
+    return Status::InvalidArgument(row + " exposed_mib",
+                                   "must be a whole number of MiB as nvidia-smi prints it, got '" +
+                                       std::string(mib_text) + "'");
+  }
+  g->exposed_bytes = mib * 1048576.0;  // exact: a whole MiB count below 2^40 times 2^20
+  if (!(g->exposed_bytes >= 0.9 * g->capacity_bytes && g->exposed_bytes <= 1.15 * g->capacity_bytes)) {
+    return Status::InvalidArgument(row + " exposed_mib",
+                                   std::string(mib_text) + " MiB is not within 0.9 to 1.15 x the capacity_gb; "
+                                   "give MiB (2^20 bytes) as nvidia-smi prints them");
+  }
+  g->exposed_source = std::string(source);
+  if (g->exposed_source.empty()) {
+    return Status::InvalidArgument(row + " exposed_source", "exposed_mib needs a source");
+  }
+  return Status::Ok();
+}
+
 // One data row of gpus.tsv (line `line_no`), checked field by field.
 Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   const std::string where = "gpus.tsv line " + std::to_string(line_no);
@@ -235,7 +267,7 @@ Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   if (g.link_source.empty()) {
     return Status::InvalidArgument(row + " link_source", "every interconnect figure needs a source");
   }
-  return Status::Ok();
+  return parse_exposed(f[kExposedMib], f[kExposedSource], row, &g);
 }
 
 // Walks gpus.tsv as both readers see it: lines split at '\n' with a trailing
@@ -336,24 +368,7 @@ Result<GpuSpec> find_gpu(std::string_view name) {
   for (const LookupName& ln : c.names) {
     if (ln.normalized == n) return c.gpus[ln.index];
   }
-  // 2. A prefix of exactly one GPU's names.
-  std::vector<size_t> hits;
-  for (const LookupName& ln : c.names) {
-    if (ln.normalized.starts_with(n) && std::find(hits.begin(), hits.end(), ln.index) == hits.end()) {
-      hits.push_back(ln.index);
-    }
-  }
-  if (hits.size() == 1) return c.gpus[hits[0]];
-  if (hits.size() > 1) {
-    std::sort(hits.begin(), hits.end());  // catalog order
-    std::string msg = "ambiguous GPU '" + std::string(name) + "': could be ";
-    for (size_t i = 0; i < hits.size(); ++i) {
-      if (i > 0) msg += i + 1 == hits.size() ? " or " : ", ";
-      msg += "'" + c.gpus[hits[i]].key + "'";
-    }
-    return Status::NotFound(msg + " (modelcalc gpus lists all)");
-  }
-  // 3. Unknown.
+  // 2. Unknown: no prefix is guessed ("h20" is not the H200); suggest the closest names.
   return Status::NotFound("unknown GPU '" + std::string(name) + "'" + did_you_mean(name, c.suggestions) +
                           " (modelcalc gpus lists all)");
 }
@@ -362,6 +377,7 @@ GpuSpec tensor_parallel(const GpuSpec& one, int64_t gpus) {
   GpuSpec g = one;
   const double k = static_cast<double>(gpus);
   g.capacity_bytes *= k;
+  g.exposed_bytes *= k;
   g.bandwidth_bytes_per_s *= k;
   g.peak_bf16_flops *= k;
   g.peak_fp8_flops *= k;

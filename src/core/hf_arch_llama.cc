@@ -380,7 +380,7 @@ Status read_deepseek(Cfg& c, Decoder& a, int64_t shared_default, int64_t dense_d
   // q_lora_rank: configuration_deepseek_v2/v3.py default to 1536, but
   // DeepSeek-V2-Lite's checkpoint has a plain q_proj and copies of its
   // config.json omit the key (the official file says null). Absent is read
-  // as null, matching the checkpoint; see the README's Models section.
+  // as null, matching the checkpoint; see docs/models-and-hardware.md.
   MC_ASSIGN_OR_RETURN(auto q_lora, c.opt("q_lora_rank", std::nullopt));
   a.lora_q = q_lora.value_or(0);
   MC_ASSIGN_OR_RETURN(a.lora_kv, c.req("kv_lora_rank"));

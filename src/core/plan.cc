@@ -68,7 +68,7 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
       if (s.n_head > 0 && s.n_head % tp != 0) continue;
       for (int64_t pp = 1; pp <= s.max_pp && tp * pp <= s.max_gpus; pp *= 2) {
         if (s.n_layer > 0 && s.n_layer % pp != 0) continue;
-        // EP changes neither the shard nor the bytes read in the engine (README): only
+        // EP changes neither the shard nor the bytes read in the engine (docs/deployment-model.md): only
         // ep = 1 and, for a MoE, ep = tp are searched, not every divisor.
         int64_t eps[2] = {1, 0};
         if (s.n_expert > 0 && tp > 1 && s.n_expert % tp == 0) eps[1] = tp;

@@ -41,7 +41,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   auto prepare = [&](const PlanCandidate& c) -> Result<PreparedDeployment> {
     const GpuSpec& gpu = s.gpus[c.gpu].gpu;
-    const Dtype compute = default_compute_dtype(c.weight_dtype);
+    const Dtype compute = default_compute_dtype(c.weight_dtype, gpu);
     if (!(gpu.peak_flops(compute) > 0)) {
       return Status::InvalidArgument("compute_dtype", gpu.key + " has no " + std::string(dtype_name(compute)) +
                                                           " peak in the catalog");

@@ -224,7 +224,8 @@ Result<double> parse_fraction(std::string_view text, std::string_view flag) {
 }
 
 Result<double> parse_bytes(std::string_view text, std::string_view flag) {
-  static constexpr std::string_view kAllowed = "expected a size such as 80GB, 192 GB, 24GiB or 40e9";
+  static constexpr std::string_view kAllowed =
+      "expected a size such as 80GB, 192 GB, 79.2GiB, 81559MiB or 40e9 (KiB MiB GiB TiB are binary)";
   static const std::string kRange = "a positive size of at most " + limit_text(kMaxBytes) + " B (1 PB)";
   double v = 0;
   std::string unit;

@@ -2,7 +2,7 @@
 // hardware quantities with decimal units (1 GB = 1e9 B, 1 TB/s = 1e12 B/s).
 // Every failure names the flag and says what is allowed.
 //
-// Every number is held to a stated range (README "Bad input"; --help says the
+// Every number is held to a stated range (docs/robustness.md; --help says the
 // same): a value outside it, NaN, infinity, or a value that overflows once its
 // unit is applied is an error naming the flag, never a wrapped or infinite
 // number. The ranges are generous bounds on what is physically meaningful:

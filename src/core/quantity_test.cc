@@ -45,7 +45,7 @@ TEST(QuantityTest, FractionsAcceptDecimalsAndPercentages) {
 }
 
 // Every parser: NaN, infinities, literals beyond double, and values beyond the
-// stated range (README "Bad input") are errors naming the flag.
+// stated range (docs/robustness.md) are errors naming the flag.
 TEST(QuantityTest, NonFiniteAndOutOfRangeValuesAreRefused) {
   using Parser = Result<double> (*)(std::string_view, std::string_view);
   const Parser parsers[] = {parse_real_count, parse_real, parse_fraction, parse_bytes, parse_bandwidth, parse_flops};
@@ -92,6 +92,28 @@ TEST(QuantityTest, HardwareUnitsAreDecimal) {
   EXPECT_DOUBLE_EQ(parse_bandwidth("900 GB/s", "--bandwidth").value(), 900e9);
   EXPECT_DOUBLE_EQ(parse_flops("989.4TFLOPS", "--peak").value(), 989.4e12);
   EXPECT_DOUBLE_EQ(parse_flops("1.3 PFLOP/s", "--peak").value(), 1.3e15);
+}
+
+// Binary units as drivers and engines print them (nvidia-smi MiB, vLLM GiB),
+// exact powers of two: KiB 2^10, MiB 2^20, GiB 2^30, TiB 2^40.
+TEST(QuantityTest, BinaryByteUnits) {
+  // nvidia-smi on an H100: 81,559 MiB x 1,048,576 = 85,520,809,984 B (exact).
+  EXPECT_EQ(parse_bytes("81559MiB", "--capacity").value(), 85'520'809'984.0);
+  EXPECT_EQ(parse_bytes("81559 mib", "--capacity").value(), 85'520'809'984.0);
+  // vLLM's log: 79.2 GiB = 79.2 x 1,073,741,824 = 85,040,352,460.8 B.
+  EXPECT_DOUBLE_EQ(parse_bytes("79.2GiB", "--capacity").value(), 85'040'352'460.8);
+  EXPECT_EQ(parse_bytes("1KiB", "--capacity").value(), 1024.0);
+  EXPECT_EQ(parse_bytes("0.5 KiB", "--capacity").value(), 512.0);
+  EXPECT_EQ(parse_bytes("1TiB", "--capacity").value(), 1'099'511'627'776.0);
+  // Decimal beside binary: 80 GB = 80e9, 80 GiB = 85,899,345,920.
+  EXPECT_EQ(parse_bytes("80GiB", "--capacity").value(), 85'899'345'920.0);
+  // 910 TiB = 1,000,555,581,276,160 B: above the 1e15 B limit, refused naming the flag.
+  auto big = parse_bytes("910TiB", "--capacity");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().message().rfind("--capacity: must be", 0), 0u) << big.status().message();
+  // "MiB/s" is a rate, "Mi" alone is not a byte unit.
+  EXPECT_FALSE(parse_bytes("81559MiB/s", "--capacity").ok());
+  EXPECT_FALSE(parse_bytes("81559Mi", "--capacity").ok());
 }
 
 TEST(QuantityTest, WrongKindOfUnitIsRefusedNamingTheFlag) {

@@ -113,7 +113,7 @@ Status check_options(const ModelSpec* model, std::span<const GpuSpec> gpus, cons
 
 std::vector<Roof> gpu_roofs(const GpuSpec& gpu) {
   std::vector<Roof> roofs;
-  for (Dtype t : {Dtype::kBf16, Dtype::kFp8, Dtype::kInt8}) {
+  for (Dtype t : {Dtype::kBf16, Dtype::kFp8, Dtype::kInt8, Dtype::kNvfp4}) {  // one per tensor peak column
     const double peak = gpu.peak_flops(t);
     if (peak > 0) roofs.push_back({t, peak, roofline_ridge_intensity(peak, gpu.bandwidth_bytes_per_s)});
   }

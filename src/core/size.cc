@@ -180,6 +180,7 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
   if (o.context <= 0) return Status::InvalidArgument("context", "must be a positive number of tokens");
   if (o.batch <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
   if (o.train_tokens < 0) return Status::InvalidArgument("train-tokens", "must not be negative");
+  MC_RETURN_IF_ERROR(check_kv_dtype(o.kv_dtype, "kv_dtype"));
   if (o.has_gpu && (gpu.capacity_bytes <= 0 || gpu.bandwidth_bytes_per_s <= 0 || gpu.peak_bf16_flops <= 0)) {
     return Status::InvalidArgument(
         "gpu", "'" + gpu.name + "' needs a capacity, a bandwidth and a bf16 peak");

@@ -52,6 +52,7 @@ Status validate_sweep(const SweepSpec& s) {
   }
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
+  for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
   if (auto n = sweep_row_count(s); !n.ok()) return n.status();
   for (int64_t b : s.batches) {
     if (b <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
@@ -64,7 +65,9 @@ Status validate_sweep(const SweepSpec& s) {
   }
   // analyze_size's model and count checks depend only on (model, context, KV
   // dtype): the weight bytes are checked at fp32, the widest dtype.
-  const std::vector<Dtype> kv_follow = s.dtypes;
+  // Without --kv-dtype each row's cache is default_kv_dtype(weights), as the rows compute it.
+  std::vector<Dtype> kv_follow;
+  for (Dtype w : s.dtypes) kv_follow.push_back(default_kv_dtype(w));
   const std::vector<Dtype>& kvs = s.kv_dtypes.empty() ? kv_follow : s.kv_dtypes;
   for (const ModelSpec& m : s.models) {
     const std::vector<int64_t> own = {default_context(m)};

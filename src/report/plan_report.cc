@@ -172,7 +172,7 @@ std::string render_plan_text(const PlanView& v) {
   }
   out += "\nServing model: continuous batching, one request's KV held for isl + osl tokens; TPOT is the engine's "
          "decode step at that context (as `size` reports it); TTFT is one prompt's prefill, no queueing; prefill "
-         "is not overlapped with decode (throughput charges it). README \"plan\" has the details.\n";
+         "is not overlapped with decode (throughput charges it). docs/planning.md has the details.\n";
   return out;
 }
 

@@ -24,7 +24,7 @@ struct PlanView {
 // the frontier (when asked), closest misses, the serving assumptions.
 std::string render_plan_text(const PlanView& v);
 
-// The JSON document (README "plan" lists the keys).
+// The JSON document (docs/planning.md lists the keys).
 nlohmann::json plan_json(const PlanView& v);
 
 // --explain: the chosen configuration's numbers as formula, substitution,

@@ -204,7 +204,7 @@ std::string render_text(const Report& r) {
     for (const Line& l : s.lines) {
       // The label left-aligned in `width` columns, as fmt's "{:<{}}" pads it
       // (by display width). A label of narrow characters only is padded here
-      // without a format string (start-up cost, README "Speed").
+      // without a format string (start-up cost, docs/performance.md).
       const size_t columns = narrow_columns(l.label);
       if (columns != std::string::npos) {
         out += "  ";

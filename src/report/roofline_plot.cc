@@ -22,7 +22,7 @@ double y_px(const AxisMap& a, double flops) {
 
 namespace {
 
-std::string roof_name(Dtype t) { return t == Dtype::kFp16 ? "fp16" : std::string(dtype_name(t)); }
+std::string roof_name(Dtype t) { return std::string(roof_label(t)); }
 
 // A compute roof as drawn: roofs with equal peaks (fp8 and int8 on most GPUs)
 // share one line and one label, "fp8 = int8".
@@ -96,13 +96,17 @@ constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", 
 
 const char* color_of(size_t i) { return kPalette[i % std::size(kPalette)]; }
 
+// Line dash per peak column (the 16-bit roof is solid).
 const char* dash_of(Dtype t) {
-  switch (t) {
-    case Dtype::kFp8: return "9 4";
-    case Dtype::kInt8: return "2 3";
-    case Dtype::kFp32: return "12 3 2 3";
-    default: return "";
+  switch (dtype_info(t).peak) {
+    case PeakColumn::kFp8: return "9 4";
+    case PeakColumn::kInt8: return "2 3";
+    case PeakColumn::kFp32: return "12 3 2 3";
+    case PeakColumn::kFp4: return "5 2 1 2";
+    case PeakColumn::kBf16:
+    case PeakColumn::kNone: return "";
   }
+  return "";
 }
 
 size_t glyphs(const std::string& s) {

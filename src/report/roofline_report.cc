@@ -73,7 +73,7 @@ Section gpu_section(const RooflineOptions& o, const RooflineResult& r, const Gpu
   const double bw = g.gpu.bandwidth_bytes_per_s;
   Section s{fmt::format("{} ({}, {})", g.gpu.name, format_quantity(bw, Unit::kBytesPerS), format_quantity(g.gpu.capacity_bytes, Unit::kBytes)), {}, {}};
   for (const Roof& roof : g.roofs) {
-    const std::string d(dtype_name(roof.dtype));
+    const std::string d(roof_label(roof.dtype));
     s.lines.push_back(given(pre + "roofs." + d + ".peak_flops", d + " peak", roof.peak_flops, Unit::kFlopPerS));
     s.lines.push_back(computed(pre + "roofs." + d + ".ridge", d + " ridge", roof.ridge, Unit::kFlopPerByte,
                                fx::kRidge, {term("peak", format_quantity(roof.peak_flops, Unit::kFlopPerS)), term("bw", format_quantity(bw, Unit::kBytesPerS))}));
@@ -209,7 +209,7 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
     out += fmt::format("\n{} — {}, {}\n", g.gpu.name, format_quantity(g.gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), format_quantity(g.gpu.capacity_bytes, Unit::kBytes));
     std::string roofs;
     for (const Roof& roof : g.roofs) {
-      roofs += fmt::format("{}{} {} (ridge {})", roofs.empty() ? "" : " · ", dtype_name(roof.dtype),
+      roofs += fmt::format("{}{} {} (ridge {})", roofs.empty() ? "" : " · ", roof_label(roof.dtype),
                            format_quantity(roof.peak_flops, Unit::kFlopPerS), fmt_sig(roof.ridge));
     }
     out += "  roofs: " + (roofs.empty() ? "none catalogued" : roofs) + "\n";

@@ -1,4 +1,4 @@
-# Fails when a file outside src/cli includes CLI11 (README, "Design": CLI11
+# Fails when a file outside src/cli includes CLI11 (docs/design.md: CLI11
 # lives only in the CLI layer). Run by ctest as layering_cli11_only_in_cli.
 file(GLOB_RECURSE files ${SOURCE_DIR}/include/*.h ${SOURCE_DIR}/src/*.h ${SOURCE_DIR}/src/*.cc)
 set(bad "")
