@@ -147,6 +147,10 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, e.what(), /*internal=*/true);
       return 1;
     }
+    if (s.code() == Status::Code::kIoError) {  // the output could not be written: not bad input, exit 1 as main does
+      print_error(err, s.message());
+      return 1;
+    }
     if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
       out << buffer.view();
       err << "modelcalc: " << s.message() << "\n";

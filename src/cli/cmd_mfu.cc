@@ -1,7 +1,10 @@
 // modelcalc mfu: model FLOPs utilization of a measured throughput.
+#include <fmt/format.h>
 #include <memory>
 
 #include "commands.h"
+#include "format.h"
+#include "report.h"
 #include "lab_flags.h"
 #include "lab_report.h"
 #include "quantity.h"
@@ -29,7 +32,18 @@ Status run_mfu(const MfuFlags& f, std::ostream& out) {
   q.peak_per_gpu = (*gpu)->peak_bf16_flops;
   q.gpus = f.gpus;
   q.mode = f.train ? MfuMode::kTraining : MfuMode::kInference;
-  emit(build_mfu_report(q, analyze_mfu(q)), f.output, out);
+  const MfuResult r = analyze_mfu(q);
+  if (!(r.mfu <= 1)) {
+    // More FLOP/s than the GPUs have: the rate, the model or the GPU count is wrong.
+    return Status::InvalidArgument(
+        "--tokens-per-s", fmt::format("{} tokens/s of a {} model need {}, more than the {} of {} GPU(s): an MFU "
+                                      "of {} %; at most {} tokens/s (check --params, --gpus and --peak)",
+                                      fmt_sig(q.tokens_per_s), format_brief(q.params, Unit::kParams),
+                                      fmt_si(r.flops_per_token * q.tokens_per_s, "FLOP/s"),
+                                      format_quantity(r.peak_flops, Unit::kFlopPerS), q.gpus, fmt_sig(r.mfu * 100, 3),
+                                      group_digits(static_cast<int64_t>(r.peak_flops / r.flops_per_token))));
+  }
+  emit(build_mfu_report(q, r), f.output, out);
   return Status::Ok();
 }
 

@@ -182,7 +182,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(auto writer, make_sweep_writer(format, columns, out));
   MC_RETURN_IF_ERROR(sweep(spec, [&writer](const SweepRow& row) { writer->row(row); }));
   writer->end();
-  if (!out) return Status::IoError("sweep: writing the output failed");
+  if (!out) return Status::IoError("cannot write to standard output");
   return Status::Ok();
 }
 

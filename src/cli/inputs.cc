@@ -363,6 +363,20 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
     g.source = "given on the command line";
     g.confirmed = true;
   }
+  // A GPU is at least a megabyte of memory at a megabyte per second and a GFLOP/s: anything less is a
+  // typo (1e-300, a missing unit), never a device.
+  if (f.capacity && *f.capacity < 1e6) {
+    return Status::InvalidArgument("--capacity", "a GPU holds at least 1 MB (e.g. 80GB), got " +
+                                                     format_quantity(*f.capacity, Unit::kBytes));
+  }
+  if (f.bandwidth && *f.bandwidth < 1e6) {
+    return Status::InvalidArgument("--bandwidth", "a GPU moves at least 1 MB/s (e.g. 3.35TB/s), got " +
+                                                      format_quantity(*f.bandwidth, Unit::kBytesPerS));
+  }
+  if (f.peak && *f.peak < 1e9) {
+    return Status::InvalidArgument("--peak", "a GPU computes at least 1 GFLOP/s (e.g. 989.4TFLOPS), got " +
+                                                 fmt_sig(*f.peak) + " FLOP/s");
+  }
   if (f.bandwidth) g.bandwidth_bytes_per_s = *f.bandwidth;
   if (f.capacity) g.capacity_bytes = *f.capacity;
   if (f.peak) g.peak_bf16_flops = *f.peak;

@@ -121,6 +121,12 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   if (o.workspace && !(*o.workspace >= 0)) {
     return Status::InvalidArgument("workspace", "must be a non-negative size, e.g. 2GB");
   }
+  if (o.workspace && gpu != nullptr && !(*o.workspace < gpu->capacity_bytes * dbl(o.gpus))) {
+    return Status::InvalidArgument("workspace", "must be less than the memory of the " + std::to_string(o.gpus) +
+                                                    " GPU(s), " + std::to_string(std::llround(gpu->capacity_bytes *
+                                                                                              dbl(o.gpus) / 1e9)) +
+                                                    " GB; an allowance is a few GB, e.g. 2GB");
+  }
 
   KvBudgetResult r;
   auto params = param_breakdown(m);

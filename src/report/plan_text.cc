@@ -25,15 +25,19 @@ std::string failure(const PlanRequest& r, const PlanSpace& s, const PlanNeighbou
       if (c.max_sequences == 0) return "memory: the weights do not fit";
       return fmt::format("memory: a replica holds {} sequences of {} tokens, not {}", c.max_sequences,
                          r.isl + r.osl, c.batch);
-    case PlanReason::kTtft:
-      return fmt::format("TTFT: {} > {}", format_brief(c.ttft_s, Unit::kSeconds),
-                         format_brief(*r.ttft_s, Unit::kSeconds));
-    case PlanReason::kTpot:
-      return fmt::format("TPOT: {} > {}", format_brief(c.tpot_s, Unit::kSeconds),
-                         format_brief(*r.tpot_s, Unit::kSeconds));
-    case PlanReason::kCommunication:
-      return fmt::format("TPOT: {} > {}, and communication is {} of the step", format_brief(c.tpot_s, Unit::kSeconds),
-                         format_brief(*r.tpot_s, Unit::kSeconds), format_brief(c.comm_s, Unit::kSeconds));
+    case PlanReason::kTtft: {
+      const auto [got, target] = format_brief_apart(c.ttft_s, *r.ttft_s, Unit::kSeconds);
+      return fmt::format("TTFT: {} > {}", got, target);
+    }
+    case PlanReason::kTpot: {
+      const auto [got, target] = format_brief_apart(c.tpot_s, *r.tpot_s, Unit::kSeconds);
+      return fmt::format("TPOT: {} > {}", got, target);
+    }
+    case PlanReason::kCommunication: {
+      const auto [got, target] = format_brief_apart(c.tpot_s, *r.tpot_s, Unit::kSeconds);
+      return fmt::format("TPOT: {} > {}, and communication is {} of the step", got, target,
+                         format_brief(c.comm_s, Unit::kSeconds));
+    }
     case PlanReason::kGpus:
       return fmt::format("GPUs: the load needs {} GPUs, over the limit of {}", c.gpus, s.max_gpus);
     case PlanReason::kOk: break;
