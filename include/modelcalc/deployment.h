@@ -109,6 +109,11 @@ struct WeightShard {
 };
 
 // Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
+// A handle for the hot path: pass it to evaluate_deployment. Read the split,
+// the dtypes, the GPU's figures and the weight shard if you need them; every
+// other member is an internal constant of the engine (its meaning and its
+// presence may change with the engine): read the results, DeploymentResult,
+// for figures.
 struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;

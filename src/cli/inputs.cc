@@ -400,6 +400,7 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"dp", "--dp"},
       {"gpus", "--gpus"},
       {"gpu", "--gpu"},
+      {"price", "--price"},
       {"model", "--model"},
       {"params", "--params"},
       {"compute_dtype", "--compute-dtype"},
@@ -457,38 +458,13 @@ Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, 
   MC_ASSIGN_OR_RETURN(std::vector<GpuPrice> overrides,
                       price_text.empty() ? Result<std::vector<GpuPrice>>(std::vector<GpuPrice>{})
                                          : parse_price_overrides(price_text, "--price"));
-  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
-    for (const GpuPrice& p : overrides) if (p.gpu == g.key) return p;
-    if (const GpuPrice* p = find_price(g.key)) return *p;
-    return std::nullopt;
-  };
-  std::vector<PricedGpu> out;
-  if (gpu_list.empty()) {
-    for (const GpuSpec& g : gpu_catalog()) {
-      if (auto p = price_of(g)) out.push_back({g, *p});
-    }
-  } else {
-    MC_ASSIGN_OR_RETURN(std::vector<std::string> names, split_comma_list(gpu_list, "--gpu"));
-    for (const std::string& n : names) {
-      auto g = find_gpu(n);
-      if (!g.ok()) return Status::InvalidArgument("--gpu", g.status().message());
-      for (const PricedGpu& seen : out) {
-        if (seen.gpu.key == g->key) return Status::InvalidArgument("--gpu", "names " + g->key + " twice");
-      }
-      auto p = price_of(*g);
-      if (!p) {
-        return Status::InvalidArgument("--price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
-                                                      "=2.50");
-      }
-      out.push_back({*g, *p});
-    }
+  std::vector<std::string> names;
+  if (!gpu_list.empty()) {
+    MC_ASSIGN_OR_RETURN(names, split_comma_list(gpu_list, "--gpu"));
   }
-  for (const GpuPrice& p : overrides) {
-    bool used = false;
-    for (const PricedGpu& g : out) used = used || g.gpu.key == p.gpu;
-    if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
-  }
-  return out;
+  auto r = priced_gpus(names, overrides);
+  if (!r.ok()) return as_flag_error(r.status());
+  return r;
 }
 
 }  // namespace modelcalc

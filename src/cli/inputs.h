@@ -137,16 +137,9 @@ void add_output_flags(FlagSet& flags, OutputFlags* f);
 // Renders `r` as the flags ask.
 void emit(const Report& r, const OutputFlags& f, std::ostream& out);
 
-// A GPU kind with the price a search uses for it.
-struct PricedGpu {
-  GpuSpec gpu;
-  GpuPrice price;  // from --price (provider "user") or data/prices.tsv
-};
-// The GPU kinds a cost search covers (plan, train-plan): `gpu_list` as a
-// comma list of catalog names, or every catalog GPU with a price when empty;
-// `price_text` overrides prices ("h100=2.49,mi300x=1.5"). Errors name --gpu
-// or --price: an unknown or repeated GPU, a listed GPU with no price, an
-// override for a GPU not searched.
+// priced_gpus (modelcalc/prices.h) from the flags: `gpu_list` a comma list of
+// catalog names (empty: every catalog GPU with a price), `price_text` the
+// overrides ("h100=2.49,mi300x=1.5"). Errors name --gpu or --price.
 Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, const std::string& price_text);
 
 }  // namespace modelcalc
