@@ -76,6 +76,7 @@ struct PlanSpace {
   int64_t n_head = 0;       // the model's: TP must divide heads,
   int64_t n_layer = 0;      //   PP layers,
   int64_t n_expert = 0;     //   EP experts (0 = dense: EP stays 1)
+  std::vector<int64_t> eps; // expert-parallel degrees searched; empty = 1 and, for a MoE, tp
   size_t top = 10;          // configurations returned
 };
 

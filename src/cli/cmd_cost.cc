@@ -111,6 +111,7 @@ CommandRun setup_cost(FlagSet& flags) {
                         {Dep::kSeq, kContextDefault},
                         {Dep::kBatch, "1"},
                         {Dep::kReserve, kReserveDefault},
+                        {Dep::kPrompt, kPromptDefault},
                         {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   add_output_flags(flags, &f->output);

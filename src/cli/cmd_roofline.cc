@@ -88,7 +88,8 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     const std::pair<bool, const char*> needs_model[] = {
         {!f.lists.batches.empty(), "--batch"}, {f.dep.seq.has_value(), "--seq"}, {f.dep.gpus.has_value(), "--gpus"},
         {f.dep.tp.has_value(), "--tp"},        {f.dep.pp.has_value(), "--pp"},   {f.dep.ep.has_value(), "--ep"},
-        {f.dep.dp.has_value(), "--dp"},        {f.dep.reserve.has_value(), "--reserve"}};
+        {f.dep.dp.has_value(), "--dp"},        {f.dep.reserve.has_value(), "--reserve"},
+        {f.dep.prompt.has_value(), "--prompt"}, {f.dep.compute_dtype.has_value(), "--compute-dtype"}};
     for (const auto& [given, flag] : needs_model) {
       if (given) return Status::InvalidArgument(flag, "needs a model (--model, --config or shape flags)");
     }
@@ -137,7 +138,8 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (m != nullptr) {
     // The deployment engine at each (GPU, batch): the same figures size, kv-budget and sweep report.
     nlohmann::json deployments = nlohmann::json::array();
-    const bool split_given = f.dep.gpus || f.dep.tp || f.dep.pp || f.dep.ep || f.dep.dp;
+    const bool split_given =
+        f.dep.gpus || f.dep.tp || f.dep.pp || f.dep.ep || f.dep.dp || f.dep.prompt || f.dep.compute_dtype;
     for (const GpuSpec& g : *gpus) {
       for (int64_t b : o.batches) {
         MC_ASSIGN_OR_RETURN(const DeploymentOptions d,
@@ -193,7 +195,9 @@ CommandRun setup_roofline(FlagSet& flags) {
                         {Dep::kPp, kPpDefault},
                         {Dep::kEp, kEpDefault},
                         {Dep::kDp, kDpDefault},
-                        {Dep::kReserve, kReserveDefault}});
+                        {Dep::kReserve, kReserveDefault},
+                        {Dep::kPrompt, "the context; the engine's prefill (JSON deployments[])"},
+                        {Dep::kComputeDtype, kComputeDtypeDefault}});
   flags
       .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,
                    [](std::string_view text, std::string_view flag) -> Result<double> {

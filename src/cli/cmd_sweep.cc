@@ -95,18 +95,17 @@ Result<std::string> resolve_format(const SweepFlags& f) {
   return name;
 }
 
-// The splits: the product of the --pp, --ep, --dp lists with either the --tp
-// list or the --gpus list (tp = gpus / (pp x dp)), as the deployment flags of
-// every other command combine. Errors name the flag the user typed.
+// The splits: the product of the --pp, --ep, --dp lists with the --tp list
+// or the --gpus list (tp = gpus / (pp x dp)), as the deployment flags of
+// every other command combine; with both, the combinations where
+// tp x pp x dp = gpus. Errors name the flag the user typed.
 Result<std::vector<Parallelism>> resolve_splits(const DeploymentLists& l) {
-  if (!l.gpus.empty() && !l.tp.empty()) {
-    return Status::InvalidArgument("--tp", "give either --gpus (tp = gpus / (pp x dp)) or --tp as a list, not both");
-  }
   const std::vector<int64_t> one = {1};
   const auto& pps = l.pp.empty() ? one : l.pp;
   const auto& eps = l.ep.empty() ? one : l.ep;
   const auto& dps = l.dp.empty() ? one : l.dp;
-  const bool by_gpus = !l.gpus.empty();
+  const bool by_gpus = !l.gpus.empty() && l.tp.empty();
+  const bool both = !l.gpus.empty() && !l.tp.empty();
   const auto& firsts = by_gpus ? l.gpus : (l.tp.empty() ? one : l.tp);
   std::vector<Parallelism> out;
   for (int64_t first : firsts) {
@@ -117,7 +116,11 @@ Result<std::vector<Parallelism>> resolve_splits(const DeploymentLists& l) {
           p.pp = pp;
           p.ep = ep;
           p.dp = dp;
-          if (by_gpus) {
+          if (both) {
+            p.tp = first;
+            // Each factor is at most 2^20: the product fits in 64 bits.
+            if (std::find(l.gpus.begin(), l.gpus.end(), p.tp * p.pp * p.dp) == l.gpus.end()) continue;
+          } else if (by_gpus) {
             if (first % (pp * dp) != 0) {
               return Status::InvalidArgument("--gpus", fmt::format("{} is not a multiple of --pp x --dp = {} x {}",
                                                                    first, pp, dp));
@@ -138,6 +141,9 @@ Result<std::vector<Parallelism>> resolve_splits(const DeploymentLists& l) {
         }
       }
     }
+  }
+  if (out.empty()) {
+    return Status::InvalidArgument("--gpus", "no --tp x --pp x --dp in the lists equals a --gpus value");
   }
   return out;
 }

@@ -100,17 +100,17 @@ const std::map<std::string, std::vector<Args>>& bases() {
         cat({{"roofline"}, kShape, {"--gpu", "h100", "--batch", "1,8", "--seq", "4096"}}),
         cat({{"roofline", "--intensity", "1"}, kCustomGpu}),
         cat({{"roofline"}, kShape, {"--gpu", "h100", "--gpus", "2", "--reserve", "0.1"}}),
-        cat({{"roofline"}, kShape, {"--gpu", "h100"}, kSplit})}},
+        cat({{"roofline"}, kShape, {"--gpu", "h100", "--prompt", "512", "--compute-dtype", "bf16"}, kSplit})}},
       {"cost",
        {{"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"},
         cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu, kSplit,
-             {"--reserve", "0.1"}})}},
+             {"--reserve", "0.1", "--prompt", "512"}})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"}}},
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
-         "--top", "3"},
+         "--top", "3", "--ep", "1"},
         {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--rate", "1000",
          "--tokens-per-s-per-user", "20", "--gpu", "h100", "--max-gpus", "8"},
         cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}})}},
@@ -694,6 +694,60 @@ TEST(HardenTest, LibraryErrorsSayWhatIsAllowed) {
   auto kv = analyze_kv_budget(m, &g, k);
   ASSERT_FALSE(kv.ok());
   EXPECT_NE(kv.status().message().find("an allowance is a few GB"), std::string::npos) << kv.status().message();
+}
+
+// Every command x deployment flag: accepted, or refused with the project's one line naming it. The
+// commands that answer a deployment question accept the whole vocabulary (sweep and plan search some of
+// them as lists; training commands take their own split).
+TEST(HardenTest, EveryCommandTakesOrRefusesEachDeploymentFlag) {
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"--gpus", "1"},       {"--tp", "1"},          {"--pp", "1"},      {"--ep", "1"},
+      {"--dp", "1"},         {"--seq", "2048"},      {"--context", "2048"}, {"--batch", "1"},
+      {"--prompt", "512"},   {"--dtype", "bf16"},    {"--compute-dtype", "bf16"},
+      {"--kv-dtype", "bf16"}, {"--reserve", "0.1"}};
+  // Must accept (exit 0 on the base invocation with the flag added).
+  const std::map<std::string, std::set<std::string>> must = {
+      {"size", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"kv-budget", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                     "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"diagnose", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                    "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"cost", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"roofline", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                    "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"sweep", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--dtype", "--kv-dtype"}},
+      {"plan", {"--ep", "--batch", "--dtype", "--kv-dtype"}},
+      {"paged-kv", {"--seq", "--context", "--kv-dtype"}},
+  };
+  int accepted = 0;
+  for (const auto& [cmd, list] : bases()) {
+    // The base invocation with a model (the last one listed that has one), so the deployment flags apply.
+    const Args* base = &list.front();
+    for (const Args& a : list) {
+      if (has_flag(a, "--model") || has_flag(a, "-L")) base = &a;
+    }
+    for (const auto& [flag, value] : flags) {
+      const Args args = with_value(*base, flag, value);
+      CliRun r = run_args(args);
+      const auto m = must.find(cmd);
+      const bool required = m != must.end() && m->second.count(flag) > 0;
+      if (required) {
+        EXPECT_EQ(r.status, 0) << show(args) << "\n" << r.err;
+        accepted += r.status == 0;
+        continue;
+      }
+      if (r.status == 0) continue;  // taken (a training split, a search list)
+      EXPECT_EQ(r.status, 2) << show(args);
+      EXPECT_TRUE(r.out.empty()) << show(args);
+      EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+      EXPECT_EQ(r.err.rfind("modelcalc: error: ", 0), 0u) << r.err;
+      EXPECT_NE(r.err.find(flag), std::string::npos) << show(args) << "\n" << r.err;
+      EXPECT_EQ(r.err.find("not expected"), std::string::npos) << "CLI11's words, not the project's: " << r.err;
+    }
+  }
+  EXPECT_GE(accepted, 80);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace modelcalc {
 
@@ -72,8 +73,9 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
         // ep = 1 and, for a MoE, ep = tp are searched, not every divisor.
         int64_t eps[2] = {1, 0};
         if (s.n_expert > 0 && tp > 1 && s.n_expert % tp == 0) eps[1] = tp;
-        for (int64_t ep : eps) {
-          if (ep == 0) continue;
+        const std::span<const int64_t> degrees = s.eps.empty() ? std::span<const int64_t>(eps) : s.eps;
+        for (int64_t ep : degrees) {
+          if (ep == 0 || tp % ep != 0 || (ep > 1 && (s.n_expert == 0 || s.n_expert % ep != 0))) continue;
           for (Dtype w : s.weight_dtypes) {
             for (Dtype kv : s.kv_dtypes) out.push_back({g, tp, pp, ep, w, kv});
           }
