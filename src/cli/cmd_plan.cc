@@ -144,7 +144,6 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
   MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f));
   if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
-  if (!f.plot.empty() && f.plot == "-") return Status::InvalidArgument("--plot", "needs a file name, e.g. frontier.svg");
   MC_ASSIGN_OR_RETURN(PlanResult res, plan_deployments(m, r, s));
   set_plan_model(m, &s);
   PlanView v{m.name, &r, &s, &res, f.frontier};
@@ -158,7 +157,9 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   } else {
     text = render_plan_text(v);
   }
-  if (!f.plot.empty()) {
+  if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/plan)
+    text = plan_frontier_svg(v);
+  } else if (!f.plot.empty()) {
     MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(v), "--plot"));
     if (!f.output.json) text += "\nFrontier written to " + f.plot + " (open it in a browser).\n";
   }
@@ -195,7 +196,8 @@ CommandRun setup_plan(FlagSet& flags) {
             &f->efficiency)
       .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
-      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg", &f->plot);
+      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
+            &f->plot);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {
