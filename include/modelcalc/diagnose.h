@@ -266,7 +266,7 @@ struct Fix {
   // varied scenario (what `size` gives for the change's flags). Unset for a
   // fix that is no change of the setup (fusion, CUDA graphs, speculative
   // decoding, profiling) or in the textbook view.
-  std::optional<Variation> variation;
+  std::optional<Variation> variation = std::nullopt;
 };
 
 struct Diagnosis {

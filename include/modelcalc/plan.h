@@ -42,6 +42,7 @@
 
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -136,6 +137,10 @@ struct PlanChange {
   int64_t gpus = 0;                  // kGpuLimit: the GPUs the load needs
   double seconds = 0;                // kTtftTarget, kTpotTarget: the target it would meet
   bool faster_interconnect = false;  // kTpotTarget: communication is over half the step
+  // A change of the setup (kWeightsMemory: more tensor ranks; kBatchMemory: the batch that fits;
+  // kFp8Weights: fp8 weights), as the engine evaluates it on the miss's scenario (plan_deployments
+  // sets it; scenario.h). Unset for a change of the targets or the GPU limit.
+  std::optional<Variation> variation = std::nullopt;
 };
 
 // One evaluated configuration, costed.

@@ -223,5 +223,37 @@ TEST(WhatIfConsistency, BatchMoreNeverExceedsWhatHbmHoldsAndSlowsEachSequence) {
   }
 }
 
+// plan's "what would have to change": a change of the setup carries change and after, the engine on the
+// miss's scenario (context isl + osl, prompt isl, the miss's batch and dtypes), which is size's answer.
+TEST(WhatIfConsistency, PlanMissesAreWhatSizeSaysForTheirFlags) {
+  Checked checked;
+  // 70B in bf16 (141 GB) on one H100 cannot hold its weights; a batch of 256 at 8K+1K does not fit 8B.
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--model", "llama-3.1-70b", "--max-gpus", "1"},
+                                             {"--model", "llama-3.1-8b", "--max-gpus", "1", "--batch", "256"}}) {
+    std::vector<std::string> args = {"plan", "--gpu", "h100", "--isl", "8192", "--osl", "1024", "--dtype", "bf16",
+                                     "--kv-dtype", "bf16", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun r = run_args(args);
+    ASSERT_EQ(r.status, 1) << show(args) << "\n" << r.err;  // nothing meets: the closest misses
+    const nlohmann::json j = r.json();
+    ASSERT_FALSE(j["misses"].empty()) << show(args);
+    for (const auto& m : j["misses"]) {
+      const Flags base = {{"--model", extra[1]},
+                          {"--gpu", "h100"},
+                          {"--seq", "9216"},
+                          {"--prompt", "8192"},
+                          {"--dtype", m["weight_dtype"].get<std::string>()},
+                          {"--kv-dtype", m["kv_dtype"].get<std::string>()},
+                          {"--tp", std::to_string(m["tp"].get<int64_t>())},
+                          {"--pp", std::to_string(m["pp"].get<int64_t>())},
+                          {"--batch", std::to_string(m["batch"].get<int64_t>())}};
+      for (const auto& ch : m["changes"]) EXPECT_TRUE(ch["kind"].is_string()) << ch;
+      expect_after_is_size(show(args), base, m["changes"], &checked);
+    }
+  }
+  EXPECT_GE(checked.compared, 2);
+}
+
 }  // namespace
 }  // namespace modelcalc

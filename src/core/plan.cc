@@ -296,7 +296,11 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
       out->binding = plan_reason_name(binding_reason(r, s, out->misses[0].config));
       const bool fp8_searched =
           std::find(s.weight_dtypes.begin(), s.weight_dtypes.end(), Dtype::kFp8) != s.weight_dtypes.end();
-      if (!fp8_searched) out->misses[0].changes.push_back({PlanChangeKind::kFp8Weights});
+      if (!fp8_searched) {
+        PlanChange fp8;
+        fp8.kind = PlanChangeKind::kFp8Weights;
+        out->misses[0].changes.push_back(fp8);
+      }
     } else if (out->rejected.unsupported > 0) {
       out->binding = "unsupported";
     }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "deployment_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -65,7 +66,9 @@ std::string plan_deciding_text(const PlanRequest& r, const PlanSpace& s, const P
   return "";
 }
 
-std::string plan_change_text(const PlanChange& ch) {
+namespace {
+
+std::string plan_change_words(const PlanChange& ch) {
   switch (ch.kind) {
     case PlanChangeKind::kWeightsMemory:
       return "memory for the weights: more GPUs per replica (TP/PP) or a smaller weight dtype";
@@ -81,6 +84,19 @@ std::string plan_change_text(const PlanChange& ch) {
     case PlanChangeKind::kFp8Weights: return "fp8 weights (not searched)";
   }
   return "";
+}
+
+}  // namespace
+
+std::string plan_change_text(const PlanChange& ch) {
+  std::string t = plan_change_words(ch);
+  if (ch.variation) {
+    const DeploymentResult& a = ch.variation->after.result;
+    t += fmt::format(" (the engine at {}: {} sequences fit, {} per sequence at batch {})",
+                     change_flags(ch.variation->change), group_digits(a.memory.max_sequences),
+                     format_brief(a.decode.tokens_per_s_per_sequence, Unit::kTokensPerS), group_digits(a.decode.batch));
+  }
+  return t;
 }
 
 }  // namespace modelcalc
