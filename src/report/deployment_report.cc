@@ -140,7 +140,7 @@ Section prefill_section(const PreparedDeployment& d, const DeploymentResult& r) 
 }  // namespace
 
 Section modeled_cost_section(const ModeledCost& c) {
-  Section s{"Cost at the modeled deployment", {}, {}};
+  Section s{"Answer: cost at the deployment engine's decode rate", {}, {}};
   s.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
                              c.usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
                              {term("price", c.usd_per_gpu_hour), term("gpus", c.gpus), term("tps", c.tokens_per_s)},

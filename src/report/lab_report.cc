@@ -127,7 +127,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,
                           g.name, o.batch, o.context, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           format_quantity(usd_per_gpu_hour, Unit::kUsd));
-  Section c{"Decode ceiling on " + g.name, {}, {}};
+  Section c{"Teaching view (the lab's formulas, the GPUs pooled): decode ceiling on " + g.name, {}, {}};
   c.lines.push_back(given("weights_bytes", "Weights read per step", w, Unit::kBytes));
   c.lines.push_back(given("kv_bytes_per_sequence", "KV per sequence at T", r->kv_per_seq, Unit::kBytes));
   c.lines.push_back(given("batch", "Batch", o.batch, Unit::kSequences));
@@ -151,7 +151,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
                              tps_bw <= tps_compute ? "(bandwidth-bound)" : "(compute-bound)"));
   rep.sections.push_back(std::move(c));
 
-  Section s{"Cost floor", {}, {}};
+  Section s{"Teaching view: cost floor", {}, {}};
   s.lines.push_back(given("price_per_gpu_hour", "Price per GPU-hour", usd_per_gpu_hour, Unit::kUsd));
   s.lines.push_back(given("gpus", "GPUs", gpus, Unit::kNone));
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens (FLOOR)", cost, Unit::kUsd,
