@@ -96,7 +96,8 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kSequences   grouped, 1 decimal ("never" for ∞)         "187.0 sequences"
 //   kFraction    3 significant digits as a percentage       "78.5 %"
 //   kFactor      4 significant digits after "×"             "×1.962"
-//   kUsd         4 significant digits after "$"             "$1.125"
+//   kUsd         4 significant digits after "$" (whole       "$1.125"
+//                dollars grouped from $10,000: "$13,405,204")
 //   kHours/kDays 4 significant digits (grouped from 1e4)    "5,109 h"
 //   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
 //   kNone        4 significant digits                       "0.4"
