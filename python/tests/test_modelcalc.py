@@ -68,7 +68,7 @@ class SameAsTheCli(unittest.TestCase):
     def test_run_passes_arguments_through(self):
         status, out, err = modelcalc.run(["train", "--params", "70B", "--tokens", "2T", "--json"])
         self.assertEqual((status, err), (0, ""))
-        self.assertEqual(json.loads(out)["flops"], 6 * 70e9 * 2e12)  # 6 N D = 8.4e23
+        self.assertEqual(json.loads(out)["flops"]["six_nd"], 6 * 70e9 * 2e12)  # 6 N D = 8.4e23
 
 
 class BadInput(unittest.TestCase):
