@@ -22,7 +22,10 @@ inline constexpr int64_t kDefaultContext = 8192;
 inline constexpr Dtype kDefaultWeightDtype = Dtype::kBf16;
 // Sequences decoding together.
 inline constexpr int64_t kDefaultBatch = 1;
-// Fraction of HBM an engine keeps back (vLLM gpu_memory_utilization = 0.9).
+// Fraction of HBM the drills' nominal view (kv-budget's textbook figures) keeps
+// back, as vLLM's gpu_memory_utilization = 0.9 does. The deployment engine's
+// ceiling keeps nothing back unless asked (deployment.h kCeilingReserveFraction);
+// what a serving engine keeps back is the prediction's (engine_profile.h).
 inline constexpr double kDefaultReserveFraction = 0.10;
 // int8/int4 weights: one 16-bit scale per this many weights (GPTQ/AWQ's group).
 inline constexpr int64_t kDefaultQuantGroupSize = 128;

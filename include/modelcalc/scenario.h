@@ -11,7 +11,7 @@
 //
 // A change names its fields as the flags that make it (`change` in JSON:
 // {"dtype": "int8"}); a field left unset keeps the scenario's value. Adding a
-// varied quantity (an engine profile, ...) is one optional field here, one line
+// varied quantity (the engine profile is one) is one optional field here, one line
 // in vary() and one in the JSON writer (src/report/deployment_report.cc
 // change_fields).
 #ifndef MODELCALC_SCENARIO_H_
@@ -22,16 +22,28 @@
 
 #include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
 
+// The serving engine whose prediction stands beside the ceiling (serving.h),
+// with its flags and the request shape that sizes its limits.
+struct ScenarioEngine {
+  Engine engine = kDefaultEngine;
+  EngineFlags flags;
+  EngineWorkload workload;
+};
+
 struct Scenario {
   ModelSpec model;             // validated (validate(model).ok())
   GpuSpec gpu;                 // one GPU of the kind the deployment uses
-  DeploymentOptions options;   // split, dtypes, memory policy and workload
+  DeploymentOptions options;   // split, dtypes, memory policy and workload (the ceiling)
+  // The engine predicted beside it; unset: the ceiling alone.
+  std::optional<ScenarioEngine> engine = std::nullopt;
 };
 
 // One change. Each set field replaces the scenario's; the rest stay as they
@@ -50,6 +62,7 @@ struct ScenarioChange {
   std::optional<double> reserve_fraction; // --reserve
   std::optional<int64_t> kv_heads;        // --kv-heads: the same model retrained with this many KV heads
                                           // (GQA); K and V projections shrink with it
+  std::optional<Engine> engine;           // --engine: another serving engine's prediction (its flags kept)
   // True when no field is set (the scenario itself).
   bool empty() const;
 };
@@ -66,7 +79,10 @@ Result<DeploymentAnalysis> evaluate_scenario(const Scenario& s);
 struct Variation {
   ScenarioChange change;
   Scenario scenario;         // vary(base, change)
-  DeploymentAnalysis after;  // evaluate_scenario(scenario)
+  DeploymentAnalysis after;  // evaluate_scenario(scenario): the ceiling
+  // The serving engine's prediction for the varied scenario, when it has an
+  // engine (predict_deployment on `after`); unset when the engine refuses it.
+  std::optional<DeploymentPrediction> predicted;
 };
 Result<Variation> evaluate_variation(const Scenario& base, const ScenarioChange& change);
 

@@ -13,8 +13,10 @@
 
 #include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/size.h"
 #include "modelcalc/status.h"
 
@@ -30,6 +32,8 @@ struct SweepSpec {
   std::vector<int64_t> batches = {1};    // sequences, > 0
   std::vector<Dtype> dtypes = {kDefaultWeightDtype};  // weight dtypes
   std::vector<Dtype> kv_dtypes;          // empty = default_kv_dtype(weights): 16-bit, not following int4/fp8
+  Engine engine = kDefaultEngine;        // the profile each row's prediction uses
+  EngineFlags engine_flags;              // its flags (checked once, as check_engine_flags)
 };
 
 // One combination and its result. Valid only during the callback.
@@ -53,6 +57,11 @@ struct SweepRow {
   // The engine's serving regime for the row's scenario, whatever the batch:
   // == serving_regime(...)->regime (scenario.h). Set with has_deployment.
   DeploymentRegime serving_regime = DeploymentRegime::kCapacityBound;
+  // The prediction beside it: the engine profile's decode step at the same batch
+  // and context (== predict_deployment(...).decode for the row). Unset
+  // (has_prediction false) when there is no deployment or the engine refuses it.
+  bool has_prediction = false;
+  PredictedDecode prediction;
 };
 
 

@@ -47,6 +47,31 @@ class HandDerived(unittest.TestCase):
         self.assertEqual(rows["mi300x"]["bandwidth_bytes_per_s"], 5.3e12)
 
 
+class Prediction(unittest.TestCase):
+    """The prediction beside the ceiling, through the engine keywords (engine=, gpu_memory_utilization=, ...)."""
+
+    def test_engine_keywords_and_the_predicted_siblings(self):
+        r = modelcalc.kv_budget(model="llama-3.1-8b", gpu="h100", engine="vllm", gpu_memory_utilization=0.8)
+        e = r["engine"]
+        self.assertEqual(e["profile"], "vllm")
+        self.assertEqual(e["memory_fraction"], 0.8)
+        self.assertEqual(e["kv_cache_tokens"], e["gpu_blocks"] * e["block_size"])
+        s = modelcalc.size(model="llama-3.1-8b", gpu="h100", batch=32, engine="sglang")
+        self.assertGreaterEqual(s["decode_step"]["predicted"]["seconds"], s["decode_step"]["seconds"])
+        self.assertIn("TensorRT-LLM's", s["engine"]["time_parameters"])  # SGLang inherits them, and says so
+
+    def test_bad_engine_input_names_the_flag(self):
+        with self.assertRaises(modelcalc.InputError) as ctx:
+            modelcalc.size(model="llama-3.1-8b", gpu="h100", engine="vllm", gpu_memory_utilization=0)
+        self.assertTrue(str(ctx.exception).startswith("--gpu-memory-utilization:"), str(ctx.exception))
+
+    def test_calibrate_rows_and_summary(self):
+        c = modelcalc.calibrate()
+        self.assertEqual(len(c["rows"]), 395)
+        self.assertEqual(c["summary"]["over_ceiling"], 0)
+        self.assertEqual(c, cli_json(["calibrate", "--json"]))
+
+
 class SameAsTheCli(unittest.TestCase):
     def test_size_is_the_clis_json_key_for_key(self):
         args = ["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "32", "--json"]

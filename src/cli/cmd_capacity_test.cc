@@ -49,16 +49,17 @@ TEST(KvBudgetCli, EightBGqaOnOneH100) {
   EXPECT_EQ(j["kv_ratio"], 4.0);  // 32 heads / 8 KV heads
   ASSERT_TRUE(j["proposals"].is_array());
   ASSERT_FALSE(j["proposals"].empty());
-  // The proposals are the engine on the changed setup; on one GPU its budget is the drill's, so
-  // fp8 KV holds 55,297,232,896 / 536,870,912 = 102.999 -> 102 = 2 x 51.
+  // The proposals are the engine on the changed setup, the ceiling: the H100's driver-exposed
+  // 81,559 MiB = 85,520,809,984 B less the weights, nothing else kept back: 69,460,819,968 B free holds
+  // 64 sequences today, and fp8 KV 69,460,819,968 / 536,870,912 = 129.4 -> 129 >= 2 x 64.
   const auto& p = j["proposals"][0];
   EXPECT_EQ(p["kind"], "kv_dtype");
   EXPECT_EQ(p["change"], (nlohmann::json{{"kv_dtype", "fp8"}}));
-  EXPECT_EQ(p["before_max_sequences"], 51);
-  EXPECT_EQ(p["max_sequences"], 102);
-  EXPECT_EQ(p["after"]["memory_per_gpu"]["max_sequences"], 102);
+  EXPECT_EQ(p["before_max_sequences"], 64);
+  EXPECT_EQ(p["max_sequences"], 129);
+  EXPECT_EQ(p["after"]["memory_per_gpu"]["max_sequences"], 129);
   EXPECT_EQ(p["after"]["memory_per_gpu"]["kv_per_sequence"], 536'870'912);
-  EXPECT_EQ(p["factor"], 2.0);
+  EXPECT_DOUBLE_EQ(p["factor"].get<double>(), 129.0 / 64.0);
 }
 
 TEST(KvBudgetCli, BudgetGivenDirectly) {
@@ -71,13 +72,14 @@ TEST(KvBudgetCli, BudgetGivenDirectly) {
 }
 
 TEST(KvBudgetCli, NothingFitsRanksByGainNotByDoubling) {
-  // An H100 with 17 GB: 17e9 x 0.9 - 642,777,088 (workspace) - 16,059,990,016 (bf16 weights) < 0, so
-  // not one sequence fits. Each proposal is the engine on the changed setup:
+  // An H100 with --capacity 17GB (the capacity given is all there is): the ceiling's 17e9 - 16,059,990,016
+  // (bf16 weights) = 940,009,984 B is short of one 1,073,741,824 B sequence, so none fits. Each proposal
+  // is the engine on the changed setup:
   //   int4 weights: blocks 6,979,321,856 params x 0.5 B = 3,489,660,928 + one 16-bit scale per 128,
   //     109,051,904, + 16-bit embedding and lm_head 2,101,346,304 = 5,700,059,136 B;
-  //     (15.3e9 - 642,777,088 - 5,700,059,136) / 1,073,741,824 = 8.34 -> 8;
-  //   tp 2: each GPU 8,029,995,008 B of weights, workspace 321,388,544, KV 536,870,912 per sequence:
-  //     (15.3e9 - 321,388,544 - 8,029,995,008) / 536,870,912 = 12.94 -> 12.
+  //     (17e9 - 5,700,059,136) / 1,073,741,824 = 10.52 -> 10;
+  //   tp 2: each GPU 8,029,995,008 B of weights and 536,870,912 B of KV per sequence:
+  //     (17e9 - 8,029,995,008) / 536,870,912 = 16.7 -> 16.
   const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--capacity", "17GB", "--json"})));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = r.json();
@@ -91,12 +93,12 @@ TEST(KvBudgetCli, NothingFitsRanksByGainNotByDoubling) {
   for (const auto& p : ps) {
     if (p["change"] == nlohmann::json{{"dtype", "int4"}}) {
       saw_int4 = true;
-      EXPECT_EQ(p["max_sequences"], 8);
+      EXPECT_EQ(p["max_sequences"], 10);
     }
     if (p["kind"] == "more_gpus") {
       saw_tp2 = true;
       EXPECT_EQ(p["change"]["tp"], 2);
-      EXPECT_EQ(p["max_sequences"], 12);
+      EXPECT_EQ(p["max_sequences"], 16);
     }
   }
   EXPECT_TRUE(saw_int4);

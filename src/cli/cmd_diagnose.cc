@@ -25,6 +25,7 @@ struct DiagnoseFlags {
   std::optional<Phase> phase;
   std::optional<double> params;
   DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt (= --prompt-tokens), engine flags
+  EngineCliFlags engine;  // --engine and its flags: the prediction beside the ceiling
   std::optional<double> tps, tps_aggregate, ttft, itl;
   std::optional<double> flop_util, bw_util;
   std::optional<int64_t> kernels;
@@ -189,12 +190,15 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
     MC_ASSIGN_OR_RETURN(const DeploymentOptions o, deployment_options(dep, weights, kv, context, e.batch.value_or(1)));
     // A setup the engine refuses (a split that does not divide the heads) is bad input, named by its flag.
     if (auto a = analyze_flags_deployment(*e.model.spec, *gpu, o); !a.ok()) return a.status();
-    scenario = Scenario{*e.model.spec, *gpu, o};
+    MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(f.engine, f.dep));
+    scenario = Scenario{*e.model.spec, *gpu, o, engine};
   }
   const Diagnosis d = diagnose(e, *gpu, scenario ? &*scenario : nullptr);
   Report rep = build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file);
   if (d.modeled) {
-    for (Section& s : deployment_sections(*gpu, *d.modeled)) rep.sections.push_back(std::move(s));
+    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
+                        predict_flags_deployment(*e.model.spec, *gpu, *d.modeled, f.engine, f.dep));
+    for (Section& s : deployment_sections(*gpu, *d.modeled, &pred)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   return Status::Ok();
@@ -218,6 +222,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
                         {Dep::kPrompt, "the evidence's; the prefill prompt"},
                         {Dep::kReserve, kReserveDefault}});
   add_engine_flags(flags, &f->dep);
+  add_engine_profile_flags(flags, &f->engine);
   flags.alias("--prompt-tokens", "--prompt")
       .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, positive_real)
       .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tps_aggregate, positive_real)

@@ -22,7 +22,8 @@ struct KvBudgetFlags {
   std::optional<double> budget;
   std::optional<double> workspace;
   std::optional<int64_t> mean_len;  // default: context / 2
-  int64_t block_size = 16;
+  std::optional<int64_t> block_size;  // the paged proposal's and the engine's; default 16 here
+  EngineCliFlags engine;
 };
 
 Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
@@ -44,29 +45,33 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
     o.workspace = *f.workspace;
   }
   if (f.mean_len) o.mean_len = *f.mean_len;
-  o.block_size = f.block_size;
+  o.block_size = f.block_size.value_or(16);
 
   const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
   auto r = analyze_kv_budget(*model, g, o);
   if (!r.ok()) return as_flag_error(r.status(), "--context");
   std::optional<DeploymentAnalysis> a;
+  std::optional<DeploymentPrediction> pred;
   std::optional<KvProposals> proposals;
   if (g != nullptr && !o.budget) {
     // The modeled deployment: per-GPU shards and replication, the same engine as size; the
     // proposals are that engine on each changed setup.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context,
                                                                 f.dep.batch.value_or(1)));
-    d.reserve_fraction = o.reserve;
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
     MC_ASSIGN_OR_RETURN(a, analyze_flags_deployment(*model, *g, d, "--context"));
-    auto p = propose_kv_changes(Scenario{*model, *g, d}, o);
+    EngineCliFlags e = f.engine;
+    e.flags.block_size = f.block_size;
+    MC_ASSIGN_OR_RETURN(pred, predict_flags_deployment(*model, *g, *a, e, f.dep));
+    MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(e, f.dep));
+    auto p = propose_kv_changes(Scenario{*model, *g, d, engine}, o);
     if (!p.ok()) return as_flag_error(p.status(), "--context");
     proposals = *std::move(p);
   }
   Report rep = build_kv_budget_report(*model, g, o, *r, proposals ? &*proposals : nullptr);
   state_context(f.dep.seq, *model, &rep);
   if (a) {
-    for (Section& s : deployment_sections(*g, *a)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections(*g, *a, pred ? &*pred : nullptr)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   return Status::Ok();
@@ -93,7 +98,10 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                    &f->workspace, parse_bytes)
       .add<int64_t>("--mean-len", "Mean sequence length for the paged-allocation proposal (default: context / 2)",
                     &f->mean_len, parse_count)
-      .add<int64_t>("--block-size", "Paged-allocation block, tokens (default: 16)", &f->block_size, parse_count);
+      .add<int64_t>("--block-size", "Paged-allocation block, tokens, for the paged proposal and the engine (default: 16; "
+                                    "the engine's own when not given: vllm 16, trtllm 64, sglang 1)",
+                    &f->block_size, parse_count);
+  add_engine_profile_flags(flags, &f->engine, false);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_kv_budget(*f, out); };
 }

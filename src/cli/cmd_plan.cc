@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "flags.h"
 #include "inputs.h"
 #include "modelcalc/plan_engine.h"
@@ -19,8 +20,9 @@ namespace {
 struct PlanFlags {
   ModelFlags model;
   std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype = "bf16", batch, max_pp = "8", ep;
-  std::string price, efficiency = "1.0", top = "10", plot;
+  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype, batch, max_pp = "8", ep;
+  std::string price, efficiency = "1.0", top = "10", plot, rank_by;
+  EngineCliFlags engine;
   bool frontier = false;
   OutputFlags output;
 };
@@ -80,6 +82,12 @@ Result<PlanRequest> read_request(const PlanFlags& f) {
     r.tpot_s = 1 / tps;
   }
   MC_ASSIGN_OR_RETURN(r.efficiency, parse_efficiency(f.efficiency));
+  if (!f.rank_by.empty() && f.rank_by != "predicted" && f.rank_by != "ceiling") {
+    return Status::InvalidArgument("--rank-by", "expected predicted or ceiling, got '" + f.rank_by + "'");
+  }
+  r.rank_by_ceiling = f.rank_by == "ceiling";
+  MC_ASSIGN_OR_RETURN(r.engine, cli_engine(f.engine));
+  r.engine_flags = f.engine.flags;
   return r;
 }
 
@@ -113,7 +121,10 @@ Result<PlanSpace> read_space(const PlanFlags& f) {
     return out;
   };
   MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype", parse_dtype));
-  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+  if (!f.kv_dtype.empty()) {  // else the default: 16-bit and fp8 where the GPU has fp8
+    MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+    s.fp8_kv_needs_fp8 = false;
+  }
   if (!f.ep.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.ep, "--ep"));
     for (const std::string& i : items) {
@@ -144,7 +155,9 @@ Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
   MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f));
   if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
-  MC_ASSIGN_OR_RETURN(PlanResult res, plan_deployments(m, r, s));
+  auto planned = plan_deployments(m, r, s);
+  if (!planned.ok()) return as_flag_error(planned.status());
+  PlanResult res = std::move(planned).value();
   set_plan_model(m, &s);
   PlanView v{m.name, &r, &s, &res, f.frontier};
   std::string text;
@@ -185,19 +198,23 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
       .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
-      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) + " (default: bf16)",
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) +
+                              " (default: bf16,fp8, fp8 only on GPUs with an fp8 peak)",
             &f->kv_dtype)
-      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
+      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
+                       "largest that fits)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
       .text("--ep", "Expert-parallel degrees to search, a comma list; each must divide tp and the experts "
                     "(default: 1 and, for a MoE, ep = tp)", &f->ep)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
-      .text("--efficiency", "Fraction of the modelled ceiling reached, 0.6 or 60% (default: 1.0 = ceilings)",
-            &f->efficiency)
+      .text("--efficiency", "Fraction of the ranked figures reached on top of the model, 0.6 or 60% (default: 1.0: the "
+                            "prediction as fitted)", &f->efficiency)
+      .text("--rank-by", "Rank by the predicted figures or by the ceiling's (default: predicted)", &f->rank_by)
       .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
       .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
             &f->plot);
+  add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {

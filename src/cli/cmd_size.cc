@@ -23,6 +23,7 @@ struct SizeFlags {
   GpuFlags gpu;
   OutputFlags output;
   DeploymentFlags dep;                 // --gpus --seq --batch --dtype --kv-dtype
+  EngineCliFlags engine;               // --engine and the engines' own flags
   std::optional<double> train_tokens;  // e.g. 1.5T
   std::string report;                  // --report: HTML page path
 };
@@ -53,11 +54,22 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context, o.batch));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
+    // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
+    const bool request = d.prompt_tokens > 0 && d.prompt_tokens < d.context;
+    const EngineWorkload w = request ? EngineWorkload{d.prompt_tokens, d.context - d.prompt_tokens} : EngineWorkload{};
+    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
+                        predict_flags_deployment(*model, **gpu, a, f.engine, f.dep, w));
     // The answer first, from the engine; the drill's textbook sections follow as its teaching view.
-    const Scenario scenario{*model, **gpu, d};
+    const Scenario scenario{*model, **gpu, d, std::nullopt};
     MC_ASSIGN_OR_RETURN(const ServingRegimeAnswer regime, serving_regime(scenario));
-    rep.sections.insert(rep.sections.begin(), answer_section(a, regime));
-    for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
+    rep.sections.insert(rep.sections.begin(), answer_section(a, regime, &pred));
+    for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
+    if (request) {
+      const ServingRequest req{w.isl, w.osl, ServingLoad::kBatch, static_cast<double>(d.batch)};
+      const ServingPair pair =
+          serve_both(a.prepared, a.result.memory, pred.memory, pred.settings, pred.profile->time, req);
+      rep.sections.push_back(serving_section(pair, w.isl, w.osl, *pred.profile));
+    }
   }
   if (f.report != "-") emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
@@ -95,6 +107,7 @@ CommandRun setup_size(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
+  add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file; - prints the "
             "page to stdout instead of the report", &f->report);

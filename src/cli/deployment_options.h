@@ -8,6 +8,9 @@
 
 #include "inputs.h"
 #include "modelcalc/deployment.h"
+#include "modelcalc/scenario.h"
+#include "modelcalc/engine_profile.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -19,7 +22,9 @@ inline constexpr const char* kEpDefault = "1; experts spread inside the TP group
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
 inline constexpr const char* kKvDtypeDefault = "16-bit as the weights (bf16; fp16 or fp32 with such weights), not following int8/int4/fp8";
-inline constexpr const char* kReserveDefault = "10% of HBM, as vLLM's gpu_memory_utilization 0.9";
+inline constexpr const char* kReserveDefault =
+    "0 for the ceiling (driver-exposed memory less the weights); given, it also sets the engine's fraction "
+    "(1 - reserve) unless an engine flag does";
 inline constexpr const char* kPromptDefault = "the context";
 inline constexpr const char* kContextDefault = "8,192 tokens, or the model's max positions if smaller";
 inline constexpr const char* kDtypeDefault = "bf16";
@@ -34,6 +39,29 @@ void add_engine_flags(FlagSet& flags, DeploymentFlags* d);
 // command resolved them. Errors name the flag.
 Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype weights, Dtype kv, int64_t context,
                                              int64_t batch);
+
+// The engine flags: --engine and each engine's own spellings.
+struct EngineCliFlags {
+  std::string engine;  // empty: trtllm
+  EngineFlags flags;
+};
+// --engine --gpu-memory-utilization --kv-cache-free-gpu-mem-fraction
+// --mem-fraction-static --max-model-len --max-num-batched-tokens --max-num-seqs
+// --allow-long-max-model-len, and --block-size unless the command declares its own.
+void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size = true);
+// The engine --engine names (default trtllm); the error names --engine.
+Result<Engine> cli_engine(const EngineCliFlags& e);
+// The flags with --reserve folded in (it sets the engine's fraction when no engine flag does).
+EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d);
+// The prediction beside `a` through the flags; errors name the flag.
+Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
+                                                      const DeploymentAnalysis& a, const EngineCliFlags& e,
+                                                      const DeploymentFlags& d, const EngineWorkload& w = {});
+
+// The serving engine a scenario carries (scenario.h) from the flags: its
+// prediction then stands beside every varied scenario's ceiling. Errors name --engine.
+Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d,
+                                       const EngineWorkload& w = {});
 
 // prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

@@ -378,7 +378,11 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
                                                  fmt_sig(*f.peak) + " FLOP/s");
   }
   if (f.bandwidth) g.bandwidth_bytes_per_s = *f.bandwidth;
-  if (f.capacity) g.capacity_bytes = *f.capacity;
+  if (f.capacity) {  // the capacity given is what a process can allocate: no driver-exposed figure beside it
+    g.capacity_bytes = *f.capacity;
+    g.exposed_bytes = 0;
+    g.exposed_source.clear();
+  }
   if (f.peak) g.peak_bf16_flops = *f.peak;
   if (f.custom() && !f.gpu.empty()) g.name += " (modified)";
   return std::optional<GpuSpec>(g);
@@ -424,6 +428,13 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
+      {"engine", "--engine"},
+      {"gpu_memory_utilization", "--gpu-memory-utilization"},
+      {"kv_cache_free_gpu_mem_fraction", "--kv-cache-free-gpu-mem-fraction"},
+      {"mem_fraction_static", "--mem-fraction-static"},
+      {"max_model_len", "--max-model-len"},
+      {"max_num_batched_tokens", "--max-num-batched-tokens"},
+      {"max_num_seqs", "--max-num-seqs"},
       {"cp", "--cp"},
       {"virtual_stages", "--virtual-stages"},
       {"microbatch_group", "--microbatch-group"},

@@ -210,15 +210,24 @@ TEST(WhatIfConsistency, BatchMoreNeverExceedsWhatHbmHoldsAndSlowsEachSequence) {
               j["decode_step"]["tokens_per_s_aggregate"].get<double>());
   }
   EXPECT_TRUE(found);
-  // With HBM full (the batch is all that fits), no larger batch is proposed: capacity-bound.
-  const CliRun full = run_args({"diagnose", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "131072", "--batch",
-                                "4", "--tokens-per-s", "10", "--phase", "decode", "--json"});
-  ASSERT_EQ(full.status, 0) << full.err;
-  const nlohmann::json k = full.json();
-  EXPECT_EQ(k["regime"], "capacity-bound");
-  for (const auto& f : k["fixes"]) {
-    if (f["change"].is_object() && f["change"].contains("batch")) {
-      EXPECT_LE(f["change"]["batch"].get<int64_t>(), k["memory_per_gpu"]["max_sequences"].get<int64_t>());
+  // With HBM full (the batch is all that fits: size says how many at 128K), no larger batch is proposed;
+  // one more sequence than fits is capacity-bound, and its fixes (fp8 KV, cap the batch) never exceed HBM.
+  const CliRun s = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "131072", "--json"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  const int64_t fit = s.json()["memory_per_gpu"]["max_sequences"].get<int64_t>();
+  ASSERT_GT(fit, 0);
+  for (const int64_t batch : {fit, fit + 1}) {
+    const CliRun full = run_args({"diagnose", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "131072", "--batch",
+                                  std::to_string(batch), "--bw-util", "80%", "--phase", "decode", "--json"});
+    ASSERT_EQ(full.status, 0) << full.err;
+    const nlohmann::json k = full.json();
+    if (batch > fit) {
+      EXPECT_EQ(k["regime"], "capacity-bound");
+    }
+    for (const auto& f : k["fixes"]) {
+      if (f["change"].is_object() && f["change"].contains("batch")) {
+        EXPECT_LE(f["change"]["batch"].get<int64_t>(), fit);
+      }
     }
   }
 }

@@ -107,22 +107,23 @@ GpuSpec Gpu80Linked() {
   return g;
 }
 
-// kv-budget's proposals are the deployment engine on each changed setup. On one GPU the engine's
-// budget is the drill's: 80e9 x 0.9 - workspace 642,777,088 - W 16,059,990,016 = 55,297,232,896 B,
-// / 1,073,741,824 B per sequence = 51 sequences; every count below divides that way.
+// kv-budget's proposals are the deployment engine on each changed setup: the ceiling, which keeps
+// nothing back (deployment.h): 80e9 - W 16,059,990,016 = 63,940,009,984 B free, / 1,073,741,824 B per
+// sequence = 59 sequences (drill 2's pooled view keeps a reserve and a workspace: 51). Every count below
+// divides that way.
 TEST(KvBudget, ProposalsAreTheEngineOnTheChangedSetup) {
-  Scenario s{Llama3_8B(), Gpu80Linked(), {}};
+  Scenario s{Llama3_8B(), Gpu80Linked(), {}, std::nullopt};
   s.options.context = 8192;
   auto r = propose_kv_changes(s, KvBudgetOptions{});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->max_sequences, 51);
+  EXPECT_EQ(r->max_sequences, 59);
   ASSERT_FALSE(r->proposals.empty());
-  // The least disruptive change reaching 2 x 51 = 102: fp8 KV, 55,297,232,896 / 536,870,912 = 102.999.
+  // The least disruptive change reaching 2 x 59 = 118: fp8 KV, 63,940,009,984 / 536,870,912 = 119.1.
   const KvProposal& first = r->proposals.front();
   EXPECT_EQ(first.kind, KvProposalKind::kKvDtype);
   EXPECT_EQ(first.dtype, Dtype::kFp8);
-  EXPECT_EQ(first.max_sequences, 102);
-  EXPECT_DOUBLE_EQ(first.factor, 2.0);
+  EXPECT_EQ(first.max_sequences, 119);
+  EXPECT_DOUBLE_EQ(first.factor, 119.0 / 59.0);
   EXPECT_EQ(first.variation.change.kv_dtype, Dtype::kFp8);
   std::set<KvProposalKind> seen;
   for (const KvProposal& p : r->proposals) {
@@ -130,36 +131,35 @@ TEST(KvBudget, ProposalsAreTheEngineOnTheChangedSetup) {
     EXPECT_EQ(p.max_sequences, p.variation.after.result.memory.max_sequences);
     switch (p.kind) {
       case KvProposalKind::kShorterContext:
-        // Largest T with floor(budget / (131,072 T)) >= 102: T <= 55,297,232,896 / (102 x 131,072) = 4136.1.
-        EXPECT_EQ(p.value, 4136);
-        EXPECT_EQ(p.variation.change.context, 4136);
+        // Largest T with floor(free / (131,072 T)) >= 118: T <= 63,940,009,984 / (118 x 131,072) = 4134.1.
+        EXPECT_EQ(p.value, 4134);
+        EXPECT_EQ(p.variation.change.context, 4134);
         break;
       case KvProposalKind::kMoreGpus:
         // tp 2: each GPU holds half of every matrix, 8,029,995,008 B, and 4 of the 8 KV heads,
-        // 536,870,912 B per sequence; workspace 2048 x (2 x 14336 / 2 + 128256 / 2) x 2 = 321,388,544 B.
-        // (72e9 - 321,388,544 - 8,029,995,008) / 536,870,912 = 118.55.
+        // 536,870,912 B per sequence: (80e9 - 8,029,995,008) / 536,870,912 = 134.05.
         EXPECT_EQ(p.value, 2);
-        EXPECT_EQ(p.max_sequences, 118);
+        EXPECT_EQ(p.max_sequences, 134);
         break;
       case KvProposalKind::kFewerKvHeads:
         // 4 KV heads: KV halves to 536,870,912 and K, V projections free 2 x 32 x 4096 x 128 x 4 params x 2 B
-        // = 268,435,456 B; (55,297,232,896 + 268,435,456) / 536,870,912 = 103.5.
+        // = 268,435,456 B; (63,940,009,984 + 268,435,456) / 536,870,912 = 119.6.
         EXPECT_EQ(p.value, 4);
-        EXPECT_EQ(p.max_sequences, 103);
+        EXPECT_EQ(p.max_sequences, 119);
         break;
       case KvProposalKind::kWeightDtype:
         if (p.dtype == Dtype::kFp8) {
           // Block matrices in fp8, 8,029,995,008 - 2 x 128,256 x 4096 = 6,979,321,856 B; embedding and
-          // lm_head stay 16-bit, 2,101,346,304 B: W = 9,080,668,160 B. (71,357,222,912 - W) / 1,073,741,824
-          // = 57.99 -> 57 (the drill's "all weights at 1 B" would say 58).
-          EXPECT_EQ(p.max_sequences, 57);
+          // lm_head stay 16-bit, 2,101,346,304 B: W = 9,080,668,160 B. (80e9 - W) / 1,073,741,824 = 66.05
+          // (the drill's "all weights at 1 B" would hold 67).
+          EXPECT_EQ(p.max_sequences, 66);
         }
         break;
       case KvProposalKind::kPagedAllocation:
         // Mean 4096 tokens (context / 2), a whole number of 16-token blocks: the engine at context 4096.
         EXPECT_EQ(p.value, 4096);
         EXPECT_EQ(p.variation.change.context, 4096);
-        EXPECT_EQ(p.max_sequences, 102);
+        EXPECT_EQ(p.max_sequences, 119);
         break;
       case KvProposalKind::kKvDtype:
         break;
@@ -169,7 +169,7 @@ TEST(KvBudget, ProposalsAreTheEngineOnTheChangedSetup) {
 }
 
 TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
-  Scenario s{Llama3_8B(), Gpu80Linked(), {}};
+  Scenario s{Llama3_8B(), Gpu80Linked(), {}, std::nullopt};
   s.options.context = 8192;
   auto r = propose_kv_changes(s, KvBudgetOptions{});
   ASSERT_TRUE(r.ok());
@@ -184,7 +184,7 @@ TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
       last_effort = p.effort;
     }
   }
-  EXPECT_TRUE(seen_short);  // fp8 weights alone: 57 / 51 = x1.12
+  EXPECT_TRUE(seen_short);  // fp8 weights alone: 66 / 59 = x1.12
 }
 
 TEST(KvBudget, TensorParallelBeyondKvHeadsReplicates) {

@@ -6,7 +6,7 @@ namespace modelcalc {
 
 bool ScenarioChange::empty() const {
   return !weight_dtype && !compute_dtype && !kv_dtype && !batch && !context && !prompt_tokens && !split && !gpu &&
-         !reserve_fraction && !kv_heads;
+         !reserve_fraction && !kv_heads && !engine;
 }
 
 Scenario vary(const Scenario& s, const ScenarioChange& c) {
@@ -22,6 +22,10 @@ Scenario vary(const Scenario& s, const ScenarioChange& c) {
   if (c.gpu) v.gpu = *c.gpu;
   if (c.reserve_fraction) o.reserve_fraction = *c.reserve_fraction;
   if (c.kv_heads) v.model.n_head_kv = *c.kv_heads;
+  if (c.engine) {
+    if (!v.engine) v.engine = ScenarioEngine{};
+    v.engine->engine = *c.engine;
+  }
   return v;
 }
 
@@ -30,8 +34,12 @@ Result<DeploymentAnalysis> evaluate_scenario(const Scenario& s) {
 }
 
 Result<Variation> evaluate_variation(const Scenario& base, const ScenarioChange& change) {
-  Variation v{change, vary(base, change), {}};
+  Variation v{change, vary(base, change), {}, std::nullopt};
   MC_ASSIGN_OR_RETURN(v.after, evaluate_scenario(v.scenario));
+  if (const auto& e = v.scenario.engine) {
+    auto p = predict_deployment(v.scenario.model, v.scenario.gpu, v.after, e->engine, e->flags, e->workload);
+    if (p.ok()) v.predicted = *std::move(p);
+  }
   return v;
 }
 

@@ -97,17 +97,17 @@ TEST(ScenarioTest, SmallestValidTpSkipsSplitsTheHeadsRefuse) {
 }
 
 TEST(ScenarioTest, ServingRegimeIsTheEngineAtTheLargestBatchThatFits) {
-  // Drill 1 on one MI300X at 8,192 tokens: W = 39,019,610,112 B; workspace 2048 x (2 x 16384 + 64000) x 2
-  // = 396,361,728 B; free = 192e9 x 0.9 - W - workspace = 133,384,028,160 B; KV per sequence
-  // 196,608 x 8192 = 1,610,612,736 B -> floor(82.8) = 82 sequences. At batch 82 a step reads
-  // ~W + 82 x 1.61 GB = 171 GB for ~82 x 2 x 19.5e9 = 3.2 TFLOP: 19 FLOP/byte, far below the ridge
-  // 1307.4e12 / 5.3e12 = 247, so HBM stops the batch first: capacity-bound.
+  // Drill 1 on one MI300X at 8,192 tokens, the ceiling (nothing kept back): W = 39,019,610,112 B;
+  // free = 192e9 - W = 152,980,389,888 B; KV per sequence 196,608 x 8192 = 1,610,612,736 B
+  // -> floor(94.98) = 94 sequences. At batch 94 a step reads ~W + 94 x 1.61 GB = 190 GB for
+  // ~94 x 2 x 19.5e9 = 3.7 TFLOP: 19 FLOP/byte, far below the ridge 1307.4e12 / 5.3e12 = 247, so HBM
+  // stops the batch first: capacity-bound.
   auto a = serving_regime(Drill1());
   ASSERT_TRUE(a.ok()) << a.status().message();
-  EXPECT_EQ(a->max_sequences, 82);
+  EXPECT_EQ(a->max_sequences, 94);
   EXPECT_EQ(a->regime, DeploymentRegime::kCapacityBound);
   ASSERT_TRUE(a->full.has_value());
-  EXPECT_EQ(a->full->result.decode.batch, 82);
+  EXPECT_EQ(a->full->result.decode.batch, 94);
   EXPECT_EQ(a->full->result.decode.regime, DeploymentRegime::kBandwidthBound);
 
   // A GPU whose ridge is 1 FLOP/byte (peak = bandwidth): a batch of a few sequences passes it.

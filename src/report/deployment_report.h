@@ -14,18 +14,32 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/scenario.h"
+#include "modelcalc/serving.h"
 #include "report.h"
 
 namespace modelcalc {
 
-// "Deployment", "Memory per GPU", "Decode step", "Prefill" sections.
-std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a);
+// "Deployment", "Memory per GPU", "Decode step", "Prefill" sections: the
+// ceiling's keys, and with a prediction, beside each, the same keys under
+// `predicted` (memory_per_gpu.predicted.*, decode_step.predicted.*,
+// prefill.predicted.*) and an "Engine" section (engine.*: the profile, its
+// settings and its memory as the engine's startup log states it).
+std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                         const DeploymentPrediction* p = nullptr);
+// The "Engine" section alone.
+Section engine_section(const DeploymentPrediction& p);
+// The steady state of continuous batching at the analysis' batch for requests
+// of isl prompt and osl output tokens (serving.*, serving.predicted.*): what
+// plan evaluates for the same configuration and batch.
+Section serving_section(const ServingPair& s, int64_t isl, int64_t osl, const EngineProfile& profile);
 
 // The engine's figures for one scenario as JSON: {"memory_per_gpu": {...},
 // "decode_step": {...}}, the very objects deployment_sections() renders for a
-// command's own deployment (same function, same keys, same values). Every
+// command's own deployment (same function, same keys, same values; with a
+// prediction, its `predicted` siblings too). Every
 // proposal's `after` is this, so it reads like `size --json` for the same flags.
-nlohmann::json engine_figures_json(const GpuSpec& gpu, const DeploymentAnalysis& a);
+nlohmann::json engine_figures_json(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                   const DeploymentPrediction* p = nullptr);
 // A change as the flags that make it, named without their dashes:
 // {"dtype": "int8"}, {"kv_dtype": "fp8"}, {"batch": 64}, {"context": 4096},
 // {"gpus": 4, "tp": 4, "pp": 1, "ep": 1, "dp": 1}, {"gpu": "h200"}.
@@ -45,13 +59,16 @@ std::string before_after(const DeploymentResult& before, const DeploymentResult&
 
 // `size`: the answer, first: the engine's decode speed, sequences that fit,
 // TTFT and the serving regime (roofline.regime), each from the engine.
-Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& regime);
+// With a prediction, the engine profile's decode speed and admitted sequences beside the ceiling's.
+Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& regime,
+                       const DeploymentPrediction* p = nullptr);
 
 // `cost`: the modeled deployment priced (cost.modeled_usd_per_million_tokens).
 Section modeled_cost_section(const ModeledCost& c);
 
 // The same numbers as a flat JSON object (for sweep rows and streaming output).
-nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a);
+nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                               const DeploymentPrediction* p = nullptr);
 
 }  // namespace modelcalc
 
