@@ -96,6 +96,38 @@ class SameAsTheCli(unittest.TestCase):
         self.assertEqual(json.loads(out)["flops"]["six_nd"], 6 * 70e9 * 2e12)  # 6 N D = 8.4e23
 
 
+class TodaysFamilies(unittest.TestCase):
+    """Every config of tests/fixtures/hf-configs-2026 through Python equals the executable's answer."""
+
+    FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "hf-configs-2026")
+
+    def test_size_and_kv_budget_on_every_config(self):
+        files = sorted(f for f in os.listdir(self.FIXTURES) if f.endswith(".json"))
+        self.assertEqual(len(files), 24)
+        for f in files:
+            path = os.path.join(self.FIXTURES, f)
+            with self.subTest(config=f):
+                got = modelcalc.size(config=path, gpu="h100", gpus=2, seq=4096)
+                self.assertEqual(got, cli_json(["size", "--config", path, "--gpu", "h100", "--gpus", "2",
+                                                "--seq", "4096", "--json"]))
+                kv = modelcalc.kv_budget(config=path, gpu="h100", gpus=2, context=4096)
+                self.assertEqual(kv["memory_per_gpu"], got["memory_per_gpu"])
+
+    def test_gpt_oss_is_served_as_its_mxfp4_checkpoint(self):
+        # gpt-oss-120b's quantization_config: MXFP4 experts, 16-bit attention (no --dtype given).
+        r = modelcalc.size(model="gpt-oss-120b", gpu="h100")
+        self.assertEqual(r["deployment"]["weight_dtype"], "mxfp4")
+        self.assertEqual(r["deployment"]["attention_dtype"], "bf16")
+        # 2 x 201088 x 2880 x 2 B + attention 955,517,184 x 2 B + experts 114,701,598,720 / 2 + their
+        # E8M0 scales / 32 + (norms 5840 + biases 8000 + router 368,768) x 36 x 2 B.
+        self.assertEqual(r["memory_per_gpu"]["weights"], 65_190_340_224)
+
+    def test_hybrid_state_is_reserved_per_sequence(self):
+        # Qwen3-Next: 36 Gated DeltaNet layers x (32 x 128 x 128 + 3 x 8192) x 2 B on one GPU.
+        r = modelcalc.size(model="qwen3-next-80b-a3b", gpu="h200")
+        self.assertEqual(r["memory_per_gpu"]["state_per_sequence"], 36 * (524_288 + 24_576) * 2)
+
+
 class BadInput(unittest.TestCase):
     def test_unknown_preset_names_the_flag(self):
         with self.assertRaises(modelcalc.InputError) as caught:

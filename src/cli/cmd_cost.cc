@@ -56,7 +56,7 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   SizeOptions o;
   o.context = resolve_seq(f.dep.seq, *model);
   if (f.dep.batch) o.batch = *f.dep.batch;
-  const Dtypes dtypes = resolve_dtypes(f.dep);
+  const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));

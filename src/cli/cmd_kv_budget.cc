@@ -36,7 +36,7 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   o.gpus = f.dep.gpus.value_or(1);
   o.context = resolve_seq(f.dep.seq, *model);
   o.reserve = f.dep.reserve.value_or(kDefaultReserveFraction);
-  const Dtypes dtypes = resolve_dtypes(f.dep);
+  const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   if (f.budget) o.budget = *f.budget;

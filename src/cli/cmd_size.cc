@@ -39,7 +39,7 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   if (o.has_gpu) MC_RETURN_IF_ERROR(require_peak(**gpu));  // the regime needs the ridge point
   o.context = resolve_seq(f.dep.seq, *model);
   o.batch = f.dep.batch.value_or(1);
-  const Dtypes dtypes = resolve_dtypes(f.dep);
+  const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   if (f.train_tokens) o.train_tokens = *f.train_tokens;

@@ -185,6 +185,14 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
+  if (f.lists.dtypes.empty()) {
+    // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
+    // several quantized alike), else fp16.
+    const Dtype first = default_weight_dtype(spec.models.front(), kDefaultWeightDtype);
+    bool same = true;
+    for (const ModelSpec& m : spec.models) same = same && default_weight_dtype(m, kDefaultWeightDtype) == first;
+    spec.dtypes = {same ? first : kDefaultWeightDtype};
+  }
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).
@@ -214,7 +222,7 @@ CommandRun setup_sweep(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists,
                        {{Dep::kSeq, "8,192 tokens, or each model's max positions if smaller"},
                         {Dep::kBatch, "1"},
-                        {Dep::kDtype, "bf16"},
+                        {Dep::kDtype, "the models' checkpoint dtype when they share one, else bf16"},
                         {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"},
                         {Dep::kGpus, "1; tp = gpus / (pp x dp)"},
                         {Dep::kTp, "--gpus / (pp x dp)"},

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "modelcalc/deployment.h"
 #include "modelcalc/formulas.h"
 
 namespace modelcalc {
@@ -188,8 +189,11 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   if (!kv_mha.ok()) return kv_mha.status();
   r.kv_bytes_per_sequence_mha = *kv_mha;
   r.kv_ratio = dbl(r.kv_bytes_per_sequence_mha) / dbl(r.kv_bytes_per_sequence);
-  r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence);
-  r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha);
+  auto state = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype));  // split over the GPUs, not copied
+  if (!state.ok()) return state.status();
+  r.state_bytes_per_sequence = *state;
+  r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence + r.state_bytes_per_sequence);
+  r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha + r.state_bytes_per_sequence);
   r.gqa_sequence_gain = r.max_sequences_mha > 0 ? dbl(r.max_sequences) / dbl(r.max_sequences_mha) : 0;
   r.mean_len = o.mean_len > 0 ? o.mean_len : (o.context + 1) / 2;
   return r;
@@ -321,12 +325,17 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   auto per_token = kv_bytes_per_token(m, kv_dtype);
   if (!per_token.ok()) return per_token.status();
   auto base = analyze_paged_kv(seq_lens, block_size, max_len, *per_token);
-  if (!base.ok() || m.n_swa_layers() == 0) return base;
+  const LayerCounts c = m.count_layers();
+  if (!base.ok() || (c.sliding == 0 && c.chunked == 0)) return base;
+  if (c.sliding > 0 && c.chunked > 0) {
+    return Status::InvalidArgument("model", "sliding-window and chunked layers together are not modelled by paged-kv");
+  }
+  // Windowed layers: sliding ones keep the window, chunked ones their current chunk (at most n_chunk).
   PagedKvResult r = *base;
-  r.swa_layers = m.n_swa_layers();
-  r.full_layers = m.n_layer - r.swa_layers;
-  r.window = m.n_swa;
-  const int64_t w = m.n_swa;
+  r.swa_layers = c.sliding > 0 ? c.sliding : c.chunked;
+  r.full_layers = c.full;
+  r.window = c.sliding > 0 ? m.n_swa : m.n_chunk;
+  const int64_t w = r.window;
   Exact used_w, alloc_w;
   for (int64_t len : seq_lens) {
     const int64_t held = std::min(len, w);
@@ -335,7 +344,7 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   }
   const Exact reserved_w = Exact(r.paged.sequences) * Exact(std::min(max_len, w));
   // One layer's K and V for one token, exact in bits: elements x bits / 8.
-  const Exact layer_bits = Exact(m.kv_elems_per_token(0)) * Exact(dtype_bits(kv_dtype));
+  const Exact layer_bits = Exact(kv_elems(m, KvLayout::kAsConfigured)) * Exact(dtype_bits(kv_dtype));
   auto bytes = [&](Exact full_tokens, Exact window_tokens) {
     return ceil_div((Exact(r.full_layers) * full_tokens + Exact(r.swa_layers) * window_tokens) * layer_bits, 8);
   };
