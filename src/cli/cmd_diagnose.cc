@@ -24,8 +24,8 @@ struct DiagnoseFlags {
   OutputFlags output;
   std::optional<Phase> phase;
   std::optional<double> params;
-  DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt (= --prompt-tokens)
-  EngineCliFlags engine;
+  DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt (= --prompt-tokens), engine flags
+  EngineCliFlags engine;  // --engine and its flags: the prediction beside the ceiling
   std::optional<double> tps, tps_aggregate, ttft, itl;
   std::optional<double> flop_util, bw_util;
   std::optional<int64_t> kernels;
@@ -179,23 +179,28 @@ Status run_diagnose(const DiagnoseFlags& f, std::ostream& out) {
         "evidence", "none given; give an evidence file, or a model (--params, --model, --config or shape flags) "
                     "and what was measured (--tokens-per-s, --flop-util, --bw-util, --ttft, --itl, ...)");
   }
-  // The modeled ceiling: the deployment engine on the same setup, as `size` reports it.
-  std::optional<DeploymentAnalysis> modeled;
+  // The engine's view: the same setup as a scenario, so that the ceilings, the regime's numbers and every
+  // fix that changes the setup are the deployment engine's, as `size` reports them for the same flags.
+  std::optional<Scenario> scenario;
   if (e.model.spec && gpu->bandwidth_bytes_per_s > 0 && gpu->capacity_bytes > 0 &&
       e.phase.value_or(Phase::kDecode) == Phase::kDecode) {
-    DeploymentOptions o;
-    o.split.tp = e.gpus.value_or(1);
-    o.weight_dtype = e.model.dtype.value_or(Dtype::kFp16);
-    o.context = e.context.value_or(e.prompt_tokens.value_or(1));
-    o.batch = e.batch.value_or(1);
-    if (auto a = analyze_deployment_full(*e.model.spec, *gpu, o); a.ok()) modeled = *a;
+    DeploymentFlags dep = f.dep;
+    dep.gpus = e.gpus;  // the file's, unless --gpus overrode it
+    const Dtype weights = e.model.dtype.value_or(kDefaultWeightDtype);
+    const Dtype kv = dep.kv_dtype.value_or(default_kv_dtype(weights));
+    const int64_t context = e.context.value_or(e.prompt_tokens.value_or(default_context(*e.model.spec)));
+    MC_ASSIGN_OR_RETURN(const DeploymentOptions o, deployment_options(dep, weights, kv, context, e.batch.value_or(1)));
+    // A setup the engine refuses (a split that does not divide the heads) is bad input, named by its flag.
+    if (auto a = analyze_flags_deployment(*e.model.spec, *gpu, o); !a.ok()) return a.status();
+    MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(f.engine, f.dep));
+    scenario = Scenario{*e.model.spec, *gpu, o, engine};
   }
-  const Diagnosis d = diagnose(e, *gpu, modeled ? &modeled->result : nullptr);
+  const Diagnosis d = diagnose(e, *gpu, scenario ? &*scenario : nullptr);
   Report rep = build_diagnose_report(e, *gpu, d, f.file.empty() ? "evidence from flags" : f.file);
-  if (modeled) {
+  if (d.modeled) {
     MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
-                        predict_flags_deployment(*e.model.spec, *gpu, *modeled, f.engine, f.dep));
-    for (Section& s : deployment_sections(*gpu, *modeled, &pred)) rep.sections.push_back(std::move(s));
+                        predict_flags_deployment(*e.model.spec, *gpu, *d.modeled, f.engine, f.dep));
+    for (Section& s : deployment_sections(*gpu, *d.modeled, &pred)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   return Status::Ok();
@@ -212,11 +217,13 @@ CommandRun setup_diagnose(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"},
+                       {{Dep::kDtype, "the evidence's, else a quantized checkpoint's own (quantization_config), else bf16"},
                         {Dep::kGpus, "1; GPUs the model runs on"},
                         {Dep::kBatch, "1; training: the microbatch"},
                         {Dep::kSeq, "the evidence's; training: the sequence length"},
-                        {Dep::kPrompt, "the evidence's; the prefill prompt"}});
+                        {Dep::kPrompt, "the evidence's; the prefill prompt"},
+                        {Dep::kReserve, kReserveDefault}});
+  add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   flags.alias("--prompt-tokens", "--prompt")
       .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, positive_real)

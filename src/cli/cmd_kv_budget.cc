@@ -34,8 +34,8 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
 
   KvBudgetOptions o;
   o.gpus = f.dep.gpus.value_or(1);
-  o.context = f.dep.seq.value_or(8192);
-  o.reserve = f.dep.reserve.value_or(0.10);
+  o.context = resolve_seq(f.dep.seq, *model);
+  o.reserve = f.dep.reserve.value_or(kDefaultReserveFraction);
   const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
@@ -50,17 +50,28 @@ Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
   const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
   auto r = analyze_kv_budget(*model, g, o);
   if (!r.ok()) return as_flag_error(r.status(), "--context");
-  Report rep = build_kv_budget_report(*model, g, o, *r);
+  std::optional<DeploymentAnalysis> a;
+  std::optional<DeploymentPrediction> pred;
+  std::optional<KvProposals> proposals;
   if (g != nullptr && !o.budget) {
-    // The modeled deployment: per-GPU shards and replication, the same engine as size.
+    // The modeled deployment: per-GPU shards and replication, the same engine as size; the
+    // proposals are that engine on each changed setup.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context,
                                                                 f.dep.batch.value_or(1)));
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
-    MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, *g, d, "--context"));
+    MC_ASSIGN_OR_RETURN(a, analyze_flags_deployment(*model, *g, d, "--context"));
     EngineCliFlags e = f.engine;
     e.flags.block_size = f.block_size;
-    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, *g, a, e, f.dep));
-    for (Section& s : deployment_sections(*g, a, &pred)) rep.sections.push_back(std::move(s));
+    MC_ASSIGN_OR_RETURN(pred, predict_flags_deployment(*model, *g, *a, e, f.dep));
+    MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(e, f.dep));
+    auto p = propose_kv_changes(Scenario{*model, *g, d, engine}, o);
+    if (!p.ok()) return as_flag_error(p.status(), "--context");
+    proposals = *std::move(p);
+  }
+  Report rep = build_kv_budget_report(*model, g, o, *r, proposals ? &*proposals : nullptr);
+  state_context(f.dep.seq, *model, &rep);
+  if (a) {
+    for (Section& s : deployment_sections(*g, *a, pred ? &*pred : nullptr)) rep.sections.push_back(std::move(s));
   }
   emit(rep, f.output, out);
   return Status::Ok();
@@ -74,11 +85,11 @@ CommandRun setup_kv_budget(FlagSet& flags) {
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kGpus, "1; the tensor-parallel group, weights and KV split across it"},
-                        {Dep::kSeq, "8192 tokens reserved per sequence"},
+                        {Dep::kSeq, "8,192 tokens reserved per sequence, or the model's max positions if smaller"},
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kBatch, "1; sequences decoding together in the modeled step"},
                         {Dep::kPrompt, kPromptDefault},
-                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
+                        {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,

@@ -20,7 +20,7 @@ namespace {
 struct PlanFlags {
   ModelFlags model;
   std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8";  // dtype, kv_dtype: see read_space
+  std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8", ep;  // dtype, kv_dtype: see read_space
   std::string price, efficiency = "1.0", top = "10", plot, rank_by;
   EngineCliFlags engine;
   bool frontier = false;
@@ -131,6 +131,16 @@ Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
     MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(kv_list, "--kv-dtype", parse_kv_dtype));
     s.fp8_kv_needs_fp8 = false;
   }
+  if (!f.ep.empty()) {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.ep, "--ep"));
+    for (const std::string& i : items) {
+      MC_ASSIGN_OR_RETURN(int64_t e, bounded_count(i, "--ep", kMaxGpus, "1,048,576 (2^20)"));
+      if (std::find(s.eps.begin(), s.eps.end(), e) != s.eps.end()) {
+        return Status::InvalidArgument("--ep", "lists " + std::to_string(e) + " twice");
+      }
+      s.eps.push_back(e);
+    }
+  }
   if (!f.batch.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
@@ -202,6 +212,8 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
                        "largest that fits)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
+      .text("--ep", "Expert-parallel degrees to search, a comma list; each must divide tp and the experts "
+                    "(default: 1 and, for a MoE, ep = tp)", &f->ep)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
       .text("--efficiency", "Fraction of the ranked figures reached on top of the model, 0.6 or 60% (default: 1.0: the "
                             "prediction as fitted)", &f->efficiency)

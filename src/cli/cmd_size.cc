@@ -9,6 +9,7 @@
 #include "inputs.h"
 #include "lab_flags.h"
 #include "modelcalc/roofline.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/size.h"
 #include "quantity.h"
 #include "size_report.h"
@@ -36,7 +37,7 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   SizeOptions o;
   o.has_gpu = gpu->has_value();
   if (o.has_gpu) MC_RETURN_IF_ERROR(require_peak(**gpu));  // the regime needs the ridge point
-  o.seq = resolve_seq(f.dep.seq, *model);
+  o.context = resolve_seq(f.dep.seq, *model);
   o.batch = f.dep.batch.value_or(1);
   const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
@@ -48,17 +49,20 @@ Status run_size(const SizeFlags& f, std::ostream& out) {
   auto r = analyze_size(*model, g, o);
   if (!r.ok()) return r.status();
   Report rep = build_size_report(*model, g, o, *r);
+  state_context(f.dep.seq, *model, &rep);
   if (o.has_gpu) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context, o.batch));
     MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
     // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
     const bool request = d.prompt_tokens > 0 && d.prompt_tokens < d.context;
     const EngineWorkload w = request ? EngineWorkload{d.prompt_tokens, d.context - d.prompt_tokens} : EngineWorkload{};
     MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred,
                         predict_flags_deployment(*model, **gpu, a, f.engine, f.dep, w));
-    const DeploymentResult one = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
-    rep.sections.push_back(textbook_vs_modeled(*r, a, one));
+    // The answer first, from the engine; the drill's textbook sections follow as its teaching view.
+    const Scenario scenario{*model, **gpu, d, std::nullopt};
+    MC_ASSIGN_OR_RETURN(const ServingRegimeAnswer regime, serving_regime(scenario));
+    rep.sections.insert(rep.sections.begin(), answer_section(a, regime, &pred));
     for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
     if (request) {
       const ServingRequest req{w.isl, w.osl, ServingLoad::kBatch, static_cast<double>(d.batch)};
@@ -95,13 +99,13 @@ CommandRun setup_size(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kSeq, "the model's max positions, else 4096"},
+                       {{Dep::kSeq, kContextDefault},
                         {Dep::kBatch, "1"},
                         {Dep::kGpus, "1; the textbook sections pool them (capacity, bandwidth and peak add up), "
                                      "the modeled deployment splits them tp x pp x dp"},
                         {Dep::kPrompt, kPromptDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
+                        {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)

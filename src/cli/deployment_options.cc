@@ -32,7 +32,10 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype wei
                                                  std::to_string(gpus));
   }
   o.weight_dtype = weights;
-  o.kv_dtype = kv;
+  // Unset unless --kv-dtype was given (`kv` is then its value): the engine's
+  // default follows the weights, so a varied scenario with other weights
+  // keeps a 16-bit cache exactly as `--dtype X` alone does.
+  if (d.kv_dtype || kv != default_kv_dtype(weights)) o.kv_dtype = kv;
   o.compute_dtype = d.compute_dtype;
   o.reserve_fraction = d.reserve.value_or(kCeilingReserveFraction);
   o.context = context;
@@ -108,6 +111,11 @@ EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d) 
   EngineFlags f = e.flags;
   f.reserve = d.reserve;
   return f;
+}
+
+Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d, const EngineWorkload& w) {
+  MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  return ScenarioEngine{engine, cli_engine_flags(e, d), w};
 }
 
 Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

@@ -8,6 +8,7 @@
 
 #include "inputs.h"
 #include "modelcalc/deployment.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/serving.h"
 #include "modelcalc/status.h"
@@ -21,11 +22,14 @@ inline constexpr const char* kEpDefault = "1; experts spread inside the TP group
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
 inline constexpr const char* kKvDtypeDefault =
-    "the KV dtype a quantized checkpoint states, else 16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
+    "the KV dtype a quantized checkpoint states, else 16-bit as the weights (bf16; fp16 or fp32 with such weights), "
+    "not following int8/int4/fp8";
 inline constexpr const char* kReserveDefault =
     "0 for the ceiling (driver-exposed memory less the weights); given, it also sets the engine's fraction "
     "(1 - reserve) unless an engine flag does";
 inline constexpr const char* kPromptDefault = "the context";
+inline constexpr const char* kContextDefault = "8,192 tokens, or the model's max positions if smaller";
+inline constexpr const char* kDtypeDefault = "a quantized checkpoint's own (quantization_config), else bf16";
 
 // The split and engine flags every deployment command shares, with the same
 // defaults: --tp --pp --ep --dp --compute-dtype --kv-dtype.
@@ -55,6 +59,11 @@ EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d);
 Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w = {});
+
+// The serving engine a scenario carries (scenario.h) from the flags: its
+// prediction then stands beside every varied scenario's ceiling. Errors name --engine.
+Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d,
+                                       const EngineWorkload& w = {});
 
 // prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
