@@ -10,6 +10,7 @@
 #include "inputs.h"
 #include "modelcalc/sweep.h"
 #include "quantity.h"
+#include "runs.h"
 #include "sweep_table.h"
 
 namespace modelcalc {
@@ -117,11 +118,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
-  SweepSpec spec;
-  spec.seqs = f.lists.seqs;
-  spec.batches = f.lists.batches.empty() ? std::vector<int64_t>{1} : f.lists.batches;
-  spec.dtypes = f.lists.dtypes.empty() ? std::vector<Dtype>{Dtype::kFp16} : f.lists.dtypes;
-  spec.kv_dtypes = f.lists.kv_dtypes;
+  SweepSpec spec = sweep_spec(f.lists);
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
   MC_ASSIGN_OR_RETURN(const auto gpus, gpu_items(f));
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
@@ -147,6 +144,15 @@ std::string footer() {
 }
 
 }  // namespace
+
+SweepSpec sweep_spec(const DeploymentLists& lists) {
+  SweepSpec spec;
+  spec.seqs = lists.seqs;
+  spec.batches = lists.batches.empty() ? std::vector<int64_t>{1} : lists.batches;
+  spec.dtypes = lists.dtypes.empty() ? std::vector<Dtype>{Dtype::kFp16} : lists.dtypes;
+  spec.kv_dtypes = lists.kv_dtypes;
+  return spec;
+}
 
 CommandRun setup_sweep(FlagSet& flags) {
   auto f = std::make_shared<SweepFlags>();
