@@ -27,14 +27,6 @@ struct TrainMemoryFlags {
   bool flash = false;
 };
 
-Result<Optimizer> parse_optimizer(std::string_view s, std::string_view) {
-  if (s == "adamw" || s == "adam") return Optimizer::kAdamW;
-  if (s == "adamw-fp32") return Optimizer::kAdamWFp32;
-  if (s == "sgd") return Optimizer::kSgd;
-  if (s == "adam8bit") return Optimizer::kAdam8bit;
-  return Status::InvalidArgument("--optimizer", "expected adamw, adamw-fp32, sgd or adam8bit, got '" + std::string(s) + "'");
-}
-
 Result<Recompute> parse_recompute(std::string_view s, std::string_view) {
   if (s == "none") return Recompute::kNone;
   if (s == "selective") return Recompute::kSelective;

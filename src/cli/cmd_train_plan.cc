@@ -21,14 +21,6 @@ struct TrainPlanFlags : TrainPlanInputs {
   OutputFlags output;
 };
 
-Result<Optimizer> optimizer_of(const std::string& s) {
-  if (s == "adamw" || s == "adam") return Optimizer::kAdamW;
-  if (s == "adamw-fp32") return Optimizer::kAdamWFp32;
-  if (s == "sgd") return Optimizer::kSgd;
-  if (s == "adam8bit") return Optimizer::kAdam8bit;
-  return Status::InvalidArgument("--optimizer", "expected adamw, adamw-fp32, sgd or adam8bit, got " + quote_input(s));
-}
-
 Status run_train_plan_command(const TrainPlanFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
   TrainPlanRun run;
@@ -72,7 +64,7 @@ Status run_train_plan(SharedModel m, const TrainPlanInputs& f, TrainPlanRun* out
   q.micro_batch = f.micro_batch;
   q.max_tp = f.max_tp;
   q.max_pp = f.max_pp;
-  MC_ASSIGN_OR_RETURN(q.optimizer, optimizer_of(f.optimizer));
+  MC_ASSIGN_OR_RETURN(q.optimizer, parse_optimizer(f.optimizer, "--optimizer"));
   for (const PricedGpu& g : priced) {
     if (!(g.gpu.peak_bf16_flops > 0)) continue;  // a kind without a bf16 peak has no training time
     q.gpus.push_back({g.gpu, g.price.usd_per_hour});

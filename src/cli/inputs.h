@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "modelcalc/capacity.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/prices.h"
@@ -67,6 +68,14 @@ struct DepUse {
 void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_list<DepUse> uses);
 // List forms; only kSeq, kBatch, kDtype, kKvDtype.
 void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses);
+
+// The parsers of the deployment flags, for front ends that take values
+// without a command line (Python): a count in [1, max] ("8K", "8192"), and
+// --reserve's fraction in [0, 1) ("0.1", "10%"). Errors name `flag`.
+Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max);
+Result<double> parse_reserve(std::string_view text, std::string_view flag);
+// --optimizer: adamw (or adam), adamw-fp32, sgd, adam8bit (train-memory, train-plan).
+Result<Optimizer> parse_optimizer(std::string_view text, std::string_view flag);
 
 // Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
 // kMaxListItems values (memory stays bounded whatever is typed).
