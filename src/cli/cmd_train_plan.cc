@@ -104,15 +104,15 @@ CommandRun setup_train_plan(FlagSet& flags) {
                    &f->mfu,
                    parse_train_mfu)
       .add<int64_t>("--max-gpus", "Most GPUs in the run, 1 to 1,048,576 (default: 4096)", &f->max_gpus,
-                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, int64_t{1} << 20); })
+                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, kTrainPlanMaxGpus); })
       .add<int64_t>("--seq", "Training sequence length in tokens, 1 to 2^30 (default: 4096)", &f->seq,
-                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, int64_t{1} << 30); })
+                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, kTrainPlanMaxSeq); })
       .add<int64_t>("--micro-batch", "Sequences per micro-batch, 1 to 2^20 (default: 1)", &f->micro_batch,
-                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, int64_t{1} << 20); })
+                    [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, kTrainPlanMaxMicroBatch); })
       .add<int64_t>("--max-tp", "Largest tensor-parallel degree searched (1, 2, 4, ...), 1 to 1024 (default: 8)",
-                    &f->max_tp, [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, 1024); })
+                    &f->max_tp, [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, kTrainPlanMaxSplit); })
       .add<int64_t>("--max-pp", "Largest pipeline-parallel degree searched (1, 2, 4, ...), 1 to 1024 (default: 16)",
-                    &f->max_pp, [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, 1024); })
+                    &f->max_pp, [](std::string_view t, std::string_view fl) { return parse_capped_count(t, fl, kTrainPlanMaxSplit); })
       .text("--optimizer", "adamw (mixed precision), adamw-fp32, sgd (momentum), adam8bit (default: adamw)",
             &f->optimizer);
   add_output_flags(flags, &f->output);

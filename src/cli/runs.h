@@ -118,6 +118,11 @@ struct TrainPlanInputs {
   int64_t max_gpus = 4096, seq = 4096, micro_batch = 1, max_tp = 8, max_pp = 16;
   std::string optimizer = "adamw";
 };
+// The ranges of train-plan's counts (--help states them).
+inline constexpr int64_t kTrainPlanMaxGpus = int64_t{1} << 20;
+inline constexpr int64_t kTrainPlanMaxSeq = int64_t{1} << 30;
+inline constexpr int64_t kTrainPlanMaxMicroBatch = int64_t{1} << 20;
+inline constexpr int64_t kTrainPlanMaxSplit = 1024;  // --max-tp, --max-pp
 // The parsers of train-plan's flags (their ranges are --help's).
 Result<double> parse_train_days(std::string_view text, std::string_view flag);    // (0, 1e6]
 Result<double> parse_train_mfu(std::string_view text, std::string_view flag);     // (0, 1], "0.4" or "40%"
@@ -166,6 +171,11 @@ Result<Phase> parse_phase(std::string_view text, std::string_view flag);
 Result<Range> parse_us_range(std::string_view text, std::string_view flag);      // "8-15", "8,15", "12"
 Result<Range> parse_kernel_range(std::string_view text, std::string_view flag);  // the same, hi > 0
 Result<double> parse_utilization(std::string_view text, std::string_view flag);  // "0.78" or "78%"
+
+// ---------------------------------------------------------------- gpus
+
+// One row of `gpus --json`: the catalog entry with its usable capacity and ridge.
+nlohmann::json gpu_row_json(const GpuSpec& g);
 
 // ---------------------------------------------------------------- sweep
 
