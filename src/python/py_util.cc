@@ -171,7 +171,8 @@ bool is_text(py::handle v) { return PyUnicode_Check(v.ptr()) != 0; }
 
 bool is_scalar_number(py::handle v) {
   PyObject* o = v.ptr();
-  return !PyBool_Check(o) && (PyLong_Check(o) || PyFloat_Check(o) || PyIndex_Check(o));
+  // A NumPy array has __index__ too (when it holds one element): a sequence is not a scalar.
+  return !PyBool_Check(o) && (PyLong_Check(o) || PyFloat_Check(o) || (PyIndex_Check(o) && !PySequence_Check(o)));
 }
 
 template <typename F>
