@@ -8,7 +8,7 @@
 set -euo pipefail
 
 pkgs=(g++ cmake ninja-build ccache lld libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev
-      python3-dev pybind11-dev python3-numpy pkg-config libcpp-httplib-dev)
+      python3-dev pybind11-dev python3-numpy pkg-config libcpp-httplib-dev libboost-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(libxml2-utils clang llvm libclang-rt-dev)
   optional=(chromium chromium-driver python3-selenium python3-pandas)

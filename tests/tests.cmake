@@ -7,9 +7,10 @@ add_test(NAME browser_report
          COMMAND ${PROJECT_SOURCE_DIR}/tests/browser_test.sh $<TARGET_FILE:modelcalc>)
 set_tests_properties(browser_report PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 
-# `modelcalc serve`'s page in headless Chromium through selenium: the parameter
-# count shown for llama-3.1-8b on an H100 is the CLI's --json total, and bad
-# input shows the CLI's error line. Skips (exit 77) only where selenium,
+# `modelcalc serve`'s page in headless Chromium through selenium (docs/web.md):
+# the cards are the CLI's --json --strings, the batch slider moves the figures
+# and both charts, a shared URL reopens the view, plan's table is the CLI's,
+# bad input shows the CLI's error line, SIGINT stops the server. Skips (exit 77) only where selenium,
 # chromium or chromedriver is missing; scripts/setup.sh --test installs them.
 # Debian's python3-selenium is installed for the system interpreter, which a
 # python3 earlier on PATH (pyenv, a venv) does not see: /usr/bin/python3 first.

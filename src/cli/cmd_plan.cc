@@ -132,7 +132,6 @@ PlanView plan_view(const PlanRun& r) { return PlanView{r.model->name, &r.request
 
 Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
-  if (!f.plot.empty() && f.plot == "-") return Status::InvalidArgument("--plot", "needs a file name, e.g. frontier.svg");
   PlanRun run;
   MC_RETURN_IF_ERROR(run_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
   std::string text;
@@ -145,7 +144,9 @@ Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   } else {
     text = plan_text(run);
   }
-  if (!f.plot.empty()) {
+  if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/plan)
+    text = plan_frontier_svg(plan_view(run));
+  } else if (!f.plot.empty()) {
     MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(plan_view(run)), "--plot"));
     if (!f.output.json) text += "\nFrontier written to " + f.plot + " (open it in a browser).\n";
   }
@@ -197,7 +198,8 @@ CommandRun setup_plan(FlagSet& flags) {
             &f->efficiency)
       .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
-      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg", &f->plot);
+      .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
+            &f->plot);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {

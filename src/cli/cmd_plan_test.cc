@@ -129,5 +129,31 @@ TEST(CmdPlanTest, MaxGpusTakesItsWholeRange) {
   EXPECT_EQ(over.err.rfind("modelcalc: error: --max-gpus:", 0), 0u) << over.err;
 }
 
+// Each row's "text" holds the cells the table prints (one function makes both), and --plot - the SVG alone.
+TEST(CmdPlanTest, JsonTextIsTheTablesCellsAndPlotDashIsTheSvg) {
+  auto args = with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100"});
+  auto text = run_args(args);
+  args.push_back("--json");
+  auto json = run_args(args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json c = json.json()["configs"][0];
+  // The first row of the table: "   1  h100-sxm ... <ttft> <tpot> <tok/s/u> <tok/s/GPU> ...".
+  const size_t row = text.out.find("\n   1  ");
+  ASSERT_NE(row, std::string::npos) << text.out;
+  const std::string line = text.out.substr(row + 1, text.out.find('\n', row + 1) - row - 1);
+  for (const char* k : {"split", "dtypes", "ttft", "tpot", "tokens_per_s_per_user", "tokens_per_s_per_gpu",
+                        "usd_per_hour", "usd_per_million_output_tokens", "usd_per_million_input_tokens"}) {
+    EXPECT_NE(line.find(" " + c["text"][k].get<std::string>()), std::string::npos) << k << " in: " << line;
+  }
+  // TPOT in the text is the JSON's seconds, at most 50 ms (the target).
+  EXPECT_LE(c["tpot_s"].get<double>(), 0.050);
+  args.back() = "--plot";
+  args.push_back("-");
+  auto svg = run_args(args);
+  EXPECT_EQ(svg.status, 0) << svg.err;
+  EXPECT_NE(svg.out.find("<svg"), std::string::npos);
+  EXPECT_EQ(svg.out.find("Best configurations"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -161,6 +161,10 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     po.subtitle = m ? fmt::format("{} math · decode at context {} · weights {}, KV {} · points at min(peak, bw × I)",
                                   dtype_name(o.math_dtype), group_digits(o.seq), dtype_name(o.weight_dtype), dtype_name(o.kv_dtype))
                     : fmt::format("{} math · points at min(peak, bw × I)", dtype_name(o.math_dtype));
+    if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/roofline)
+      out << roofline_svg_document(*r, po);
+      return Status::Ok();
+    }
     MC_RETURN_IF_ERROR(write_output_file(f.plot, roofline_svg_document(*r, po), "--plot"));
     if (!f.output.json) text += "\nPlot written to " + f.plot + " (open it in a browser).\n";
   }
@@ -195,7 +199,8 @@ CommandRun setup_roofline(FlagSet& flags) {
                       if (n > 1'000'000) return Status::InvalidArgument(flag, "at most 1,000,000 (a square GEMM side n)");
                       return n;
                     })
-      .text("--plot", "Write the roofline as an SVG file, e.g. roofline.svg", &f->plot);
+      .text("--plot", "Write the roofline as an SVG file, e.g. roofline.svg; - prints it to stdout instead of the report",
+            &f->plot);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_roofline(*f, out); };
 }

@@ -156,5 +156,15 @@ TEST(RooflineCli, PlotIsWrittenOnlyOnSuccess) {
   std::filesystem::remove_all(dir);
 }
 
+// --plot -: the picture is the whole output (the web API's /api/svg/roofline), no file, no table.
+TEST(RooflineCli, PlotDashPrintsTheSvgInsteadOfTheTable) {
+  auto r = run_args({"roofline", "--model", "llama-3.1-8b", "--gpu", "a100", "--batch", "1,8", "--plot", "-"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("<?xml", 0), 0u);
+  EXPECT_NE(r.out.find("decode_b8"), std::string::npos);
+  EXPECT_EQ(r.out.find("Plot written"), std::string::npos);
+  EXPECT_EQ(r.out.substr(r.out.size() - 7), "</svg>\n");
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -34,7 +34,7 @@ Status run_size_command(const SizeFlags& f, std::ostream& out) {
   MC_RETURN_IF_ERROR(run_size(std::make_shared<const ModelSpec>(std::move(model)),
                               gpu ? std::make_shared<const GpuSpec>(*gpu) : nullptr, f, &run));
   const Report rep = size_report(run);
-  emit(rep, f.output, out);
+  if (f.report != "-") emit(rep, f.output, out);
   // Last, so a failure anywhere above leaves no file behind.
   if (!f.report.empty()) {
     std::string page;
@@ -45,6 +45,10 @@ Status run_size_command(const SizeFlags& f, std::ostream& out) {
       page = render_html_report(rep, *run.model, &ro, &roofline);
     } else {
       page = render_html_report(rep, *run.model, nullptr, nullptr);
+    }
+    if (f.report == "-") {  // the page is the whole output (the web API's /api/html/size)
+      out << page;
+      return Status::Ok();
     }
     MC_RETURN_IF_ERROR(write_output_file(f.report, page, "--report"));
   }
@@ -107,8 +111,10 @@ CommandRun setup_size(FlagSet& flags) {
                         {Dep::kDtype, "fp16"}});
   add_engine_flags(flags, &f->dep);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
-      .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file", &f->report);
+      .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file; - prints the "
+            "page to stdout instead of the report", &f->report);
   add_output_flags(flags, &f->output);
+  add_strings_flag(flags, &f->output);
   return [f](std::ostream& out) { return run_size_command(*f, out); };
 }
 

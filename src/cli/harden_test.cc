@@ -163,7 +163,8 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
 }
 
 const std::set<std::string> kNotNumeric = {
-    "--help", "--json", "--explain", "--glu", "--tied", "--sources", "--train", "--sequence-parallel", "--flash",
+    "--help", "--json", "--explain", "--strings", "--glu", "--tied", "--sources", "--train", "--sequence-parallel",
+    "--flash",
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
     "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded

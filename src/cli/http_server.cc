@@ -1,24 +1,39 @@
 #include "http_server.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-#include <cctype>
-#include <cerrno>
-#include <cstring>
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <csignal>
+#include <optional>
 #include <system_error>
+#include <thread>
 
 namespace modelcalc {
 
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
 namespace {
 
-constexpr size_t kMaxHead = 16 * 1024;
-constexpr int kTimeoutSeconds = 10;
+// What a page served here may do: its own inline script and style, fetch from
+// this origin, images from this origin or data: URLs; never be framed (the API
+// answers are not pages, and carry the same policy).
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'none'; connect-src 'self'; img-src 'self' data:; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+constexpr const char* kAllow = "GET, HEAD";
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -49,37 +64,10 @@ Result<std::string> decode(std::string_view s, bool plus_is_space) {
   return out;
 }
 
-const char* reason(int status) {
-  switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 414: return "URI Too Long";
-    case 431: return "Request Header Fields Too Large";
-    case 503: return "Service Unavailable";
-    default: return "Internal Server Error";
-  }
-}
-
-void send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // the client went away or timed out: nothing to tell it
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-}
-
-void send_response(int fd, const HttpResponse& r) {
-  std::string head = "HTTP/1.1 " + std::to_string(r.status) + " " + reason(r.status) +
-                     "\r\nContent-Type: " + r.content_type + "\r\nContent-Length: " + std::to_string(r.body.size()) +
-                     "\r\nConnection: close\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n"
-                     "Content-Security-Policy: default-src 'none'; connect-src 'self'; "
-                     "script-src 'unsafe-inline'; style-src 'unsafe-inline'\r\n\r\n";
-  send_all(fd, head);
-  send_all(fd, r.body);
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
 }
 
 HttpResponse plain(int status, std::string body) {
@@ -87,6 +75,21 @@ HttpResponse plain(int status, std::string body) {
   r.status = status;
   r.body = std::move(body);
   return r;
+}
+
+// The answer to a request Beast's parser refused.
+HttpResponse parse_failure(const beast::error_code& ec) {
+  if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+    return plain(431, "the request line and header fields exceed the server's limit\n");
+  }
+  if (ec == http::error::body_limit) return plain(413, "the request body exceeds the server's limit\n");
+  return plain(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
+}
+
+bool is_parse_error(const beast::error_code& ec) {
+  return ec.category() == http::make_error_code(http::error::bad_target).category() &&
+         ec != http::error::end_of_stream &&
+         ec != http::error::partial_message;
 }
 
 }  // namespace
@@ -109,9 +112,9 @@ Result<HttpRequest> parse_request_target(std::string_view target) {
   }
   HttpRequest req;
   const size_t q = target.find('?');
-  const std::string_view path = target.substr(0, q);
+  const std::string_view path = target.substr(0, std::min(q, target.find('#')));
   MC_ASSIGN_OR_RETURN(req.path, decode(path, false));
-  if (q == std::string_view::npos) return req;
+  if (q == std::string_view::npos || target.find('#') < q) return req;
   std::string_view query = target.substr(q + 1);
   const size_t hash = query.find('#');
   if (hash != std::string_view::npos) query = query.substr(0, hash);
@@ -131,166 +134,247 @@ Result<HttpRequest> parse_request_target(std::string_view target) {
   return req;
 }
 
-HttpServer::HttpServer(HttpHandler handler) : handler_(std::move(handler)) {}
+struct HttpServer::Impl {
+  Impl(HttpHandler h, HttpServerOptions o) : handler(std::move(h)), opt(o) {}
 
-HttpServer::~HttpServer() {
-  stop();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-  for (int fd : wake_) {
-    if (fd >= 0) ::close(fd);
+  void accept();
+  void on_accept(const beast::error_code& ec, tcp::socket socket);
+  void session_closed();
+  void stop();
+
+  HttpHandler handler;
+  HttpServerOptions opt;
+  bool loopback = false;  // listening on 127.0.0.0/8 or ::1: only local Host names are answered
+  std::atomic<size_t> open{0};
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> accept_paused{false};
+  std::atomic<int> stop_signal{0};
+  // Declared after what sessions read when they are destroyed with it.
+  asio::io_context io;
+  asio::strand<asio::io_context::executor_type> accept_strand{io.get_executor()};
+  tcp::acceptor acceptor{accept_strand};
+  asio::steady_timer accept_retry{accept_strand};
+  asio::signal_set signals{io};
+};
+
+namespace {
+
+// One connection: reads a request, answers it, and again while the client
+// keeps the connection alive. Its handlers run one at a time (a strand).
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
+  ~Session() { server_.session_closed(); }
+
+  void start() { asio::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::read, shared_from_this())); }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(server_.opt.max_header_bytes));
+    parser_->body_limit(server_.opt.max_body_bytes);
+    stream_.expires_after(server_.opt.request_deadline);  // the whole request, however it trickles in
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_read, shared_from_this()));
   }
+
+  void on_read(beast::error_code ec, size_t) {
+    if (ec) {
+      // Closed, reset or past the deadline: nothing to answer. A request the parser refused: say why.
+      if (is_parse_error(ec)) send(parse_failure(ec), false, /*close=*/true);
+      return;
+    }
+    const auto& req = parser_->get();
+    const bool head = req.method() == http::verb::head;
+    const bool keep = req.keep_alive();
+    if (req.version() != 10 && req.version() != 11) {
+      return send(plain(505, "only HTTP/1.0 and HTTP/1.1\n"), head, true);
+    }
+    const size_t hosts = req.count(http::field::host);
+    if (hosts > 1) return send(plain(400, "more than one Host header\n"), head, true);
+    if (hosts == 0 && req.version() == 11) {
+      return send(plain(400, "an HTTP/1.1 request needs a Host header\n"), head, true);
+    }
+    if (req.method() != http::verb::get && !head) {
+      HttpResponse r = plain(405, "only GET and HEAD\n");
+      r.headers.emplace_back("Allow", kAllow);
+      return send(std::move(r), false, !keep);
+    }
+    if (server_.loopback && hosts == 1) {
+      const auto field = req[http::field::host];
+      if (!is_loopback_host(trim(std::string_view(field.data(), field.size())))) {
+        return send(plain(403, "this server answers only requests for this machine (Host: localhost, 127.0.0.1 or "
+                               "[::1]); serve --host 0.0.0.0 answers any\n"),
+                    head, true);
+      }
+    }
+    const auto target = req.target();
+    auto parsed = parse_request_target(std::string_view(target.data(), target.size()));
+    if (!parsed.ok()) return send(plain(400, parsed.status().message() + "\n"), head, !keep);
+    HttpResponse r;
+    try {
+      r = server_.handler(*parsed);
+    } catch (const std::exception& e) {
+      r = plain(500, std::string("internal error: ") + e.what() + "\n");
+    }
+    send(std::move(r), head, !keep);
+  }
+
+  void send(HttpResponse r, bool head, bool close) {
+    close_ = close;
+    res_ = {};
+    res_.version(11);
+    res_.result(static_cast<unsigned>(r.status));
+    res_.set(http::field::content_type, r.content_type);
+    res_.set(http::field::cache_control, "no-store");
+    res_.set("X-Content-Type-Options", "nosniff");
+    res_.set("X-Frame-Options", "DENY");
+    res_.set("Content-Security-Policy", kContentSecurityPolicy);
+    res_.set("Referrer-Policy", "no-referrer");
+    for (const auto& [name, value] : r.headers) res_.set(name, value);
+    res_.keep_alive(!close);
+    if (head) {
+      res_.content_length(r.body.size());  // the GET's length, no body
+    } else {
+      res_.body() = std::move(r.body);
+      res_.prepare_payload();
+    }
+    stream_.expires_after(server_.opt.write_deadline);
+    http::async_write(stream_, res_, beast::bind_front_handler(&Session::on_write, shared_from_this()));
+  }
+
+  void on_write(beast::error_code ec, size_t) {
+    if (ec) return;
+    if (!close_) return read();
+    // Half-close, then read what the client still sends until it closes (at
+    // most a second): closing with unread bytes would reset the connection
+    // and could discard the answer before the client reads it.
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(1));
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(asio::buffer(scratch_), [self = shared_from_this()](beast::error_code ec, size_t) {
+      if (!ec) self->drain();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl& server_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  bool close_ = false;
+  char scratch_[1024];
+};
+
+}  // namespace
+
+void HttpServer::Impl::accept() {
+  if (stopping.load()) return;
+  acceptor.async_accept(asio::make_strand(io), [this](const beast::error_code& ec, tcp::socket socket) {
+    on_accept(ec, std::move(socket));
+  });
 }
+
+void HttpServer::Impl::on_accept(const beast::error_code& ec, tcp::socket socket) {
+  if (stopping.load() || ec == asio::error::operation_aborted) return;
+  if (!ec) {
+    open.fetch_add(1);
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);  // an answer is one write; send it now
+    std::make_shared<Session>(std::move(socket), *this)->start();
+  } else if (ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+    // Out of file descriptors or memory: the connection waits in the listen queue; try again shortly.
+    accept_retry.expires_after(std::chrono::milliseconds(100));
+    accept_retry.async_wait([this](const beast::error_code& e) {
+      if (!e) accept();
+    });
+    return;
+  }
+  if (open.load() >= opt.max_connections) {
+    // Full: leave further connections in the listen queue until a session closes.
+    accept_paused.store(true);
+    if (open.load() < opt.max_connections && accept_paused.exchange(false)) accept();
+    return;
+  }
+  accept();
+}
+
+void HttpServer::Impl::session_closed() {
+  open.fetch_sub(1);
+  if (!stopping.load() && accept_paused.exchange(false)) asio::post(accept_strand, [this] { accept(); });
+}
+
+void HttpServer::Impl::stop() {
+  if (stopping.exchange(true)) return;
+  io.stop();  // every thread returns from run() once its current handler ends
+}
+
+HttpServer::HttpServer(HttpHandler handler, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(handler), options)) {}
+
+HttpServer::~HttpServer() { stop(); }
 
 Status HttpServer::listen(const std::string& host, int port) {
   if (port < 0 || port > 65535) {
     return Status::InvalidArgument("--port", "must be 0 to 65535 (0: any free port), got " + std::to_string(port));
   }
-  const std::string numeric = host == "localhost" ? "127.0.0.1" : host;
-  sockaddr_storage addr{};
-  socklen_t len = 0;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&addr);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr);
-  if (inet_pton(AF_INET, numeric.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(static_cast<uint16_t>(port));
-    len = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, numeric.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(static_cast<uint16_t>(port));
-    len = sizeof(sockaddr_in6);
-  } else {
+  beast::error_code ec;
+  const asio::ip::address addr = asio::ip::make_address(host == "localhost" ? "127.0.0.1" : host, ec);
+  if (ec) {
     return Status::InvalidArgument("--host", "must be a numeric IPv4 or IPv6 address (127.0.0.1, 0.0.0.0, ::1) or "
                                              "localhost, got '" + host + "'");
   }
-  const int fd = ::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status::IoError(std::string("--host: cannot open a socket: ") + std::strerror(errno));
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || ::listen(fd, 64) != 0) {
-    const int e = errno;
-    ::close(fd);
+  const tcp::endpoint endpoint(addr, static_cast<unsigned short>(port));
+  tcp::acceptor& a = impl_->acceptor;
+  if (a.open(endpoint.protocol(), ec); ec) return Status::IoError("--host: cannot open a socket: " + ec.message());
+  a.set_option(asio::socket_base::reuse_address(true), ec);
+  a.bind(endpoint, ec);
+  if (!ec) a.listen(impl_->opt.backlog, ec);
+  if (ec) {
+    beast::error_code ignored;
+    a.close(ignored);
     return Status::InvalidArgument("--port", "cannot listen on " + host + " port " + std::to_string(port) + ": " +
-                                                 std::strerror(e));
+                                                 ec.message());
   }
-  sockaddr_storage bound{};
-  socklen_t bound_len = sizeof(bound);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &bound_len);
-  port_ = ntohs(bound.ss_family == AF_INET ? reinterpret_cast<sockaddr_in*>(&bound)->sin_port
-                                           : reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port);
-  if (::pipe2(wake_, O_CLOEXEC) != 0) {
-    ::close(fd);
-    return Status::IoError(std::string("cannot create a pipe: ") + std::strerror(errno));
-  }
-  listen_fd_ = fd;
-  loopback_ = addr.ss_family == AF_INET ? (ntohl(v4->sin_addr.s_addr) >> 24) == 127
-                                        : IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+  port_ = a.local_endpoint(ec).port();
+  impl_->loopback = addr.is_loopback() || (addr.is_v6() && addr.to_v6().is_v4_mapped() &&
+                                           asio::ip::make_address_v4(asio::ip::v4_mapped, addr.to_v6()).is_loopback());
   return Status::Ok();
 }
 
-void HttpServer::serve() {
-  while (!stopping_.load()) {
-    pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_[0], POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return;
-    }
-    if (fds[1].revents != 0 || stopping_.load()) return;
-    if ((fds[0].revents & POLLIN) == 0) continue;
-    const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;
-    const timeval tv{kTimeoutSeconds, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (active_ >= kMaxConnections) {
-        send_response(fd, plain(503, "too many connections at once; retry\n"));
-        ::close(fd);
-        continue;
-      }
-      ++active_;
-    }
+int HttpServer::serve() {
+  Impl& s = *impl_;
+  if (s.opt.stop_on_signals) {
+    s.signals.add(SIGINT);
+    s.signals.add(SIGTERM);
+    s.signals.async_wait([&s](const beast::error_code& ec, int signal) {
+      if (ec) return;
+      s.stop_signal.store(signal);
+      s.stop();
+    });
+  }
+  asio::post(s.accept_strand, [&s] { s.accept(); });
+  int n = s.opt.threads;
+  if (n <= 0) n = std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 2, 8);
+  std::vector<std::thread> threads;
+  for (int i = 1; i < n; ++i) {
     try {
-      std::thread([this, fd] {
-        handle(fd);
-        ::close(fd);
-        std::lock_guard<std::mutex> lock(mu_);
-        --active_;
-        idle_.notify_all();
-      }).detach();
-    } catch (const std::system_error&) {  // no thread to be had: refuse this one, keep serving
-      send_response(fd, plain(503, "the server is out of threads; retry\n"));
-      ::close(fd);
-      std::lock_guard<std::mutex> lock(mu_);
-      --active_;
-      idle_.notify_all();
+      threads.emplace_back([&s] { s.io.run(); });
+    } catch (const std::system_error&) {
+      break;  // fewer threads than asked: serve with those there are
     }
   }
+  s.io.run();
+  for (std::thread& t : threads) t.join();
+  beast::error_code ignored;
+  s.acceptor.close(ignored);
+  s.signals.clear(ignored);
+  return s.stop_signal.load();
 }
 
-void HttpServer::stop() {
-  if (!stopping_.exchange(true) && wake_[1] >= 0) {
-    const char byte = 1;
-    [[maybe_unused]] const ssize_t n = ::write(wake_[1], &byte, 1);
-  }
-  std::unique_lock<std::mutex> lock(mu_);
-  idle_.wait(lock, [this] { return active_ == 0; });
-}
-
-void HttpServer::handle(int fd) {
-  std::string head;
-  char buf[4096];
-  while (head.find("\r\n\r\n") == std::string::npos) {
-    if (head.size() > kMaxHead) {
-      send_response(fd, plain(431, "the request head exceeds 16 KiB\n"));
-      return;
-    }
-    const ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // closed, or silent for kTimeoutSeconds
-    head.append(buf, static_cast<size_t>(n));
-  }
-  const size_t line_end = head.find("\r\n");
-  const std::string_view line(head.data(), line_end);
-  const size_t sp1 = line.find(' ');
-  const size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos || line.substr(sp2 + 1).substr(0, 5) != "HTTP/") {
-    send_response(fd, plain(400, "malformed request line\n"));
-    return;
-  }
-  if (line.substr(0, sp1) != "GET") {
-    send_response(fd, plain(405, "only GET\n"));
-    return;
-  }
-  if (loopback_) {
-    // Header names are case-insensitive; a value may have spaces around it.
-    std::string lower = head.substr(0, head.find("\r\n\r\n") + 2);
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const size_t at = lower.find("\r\nhost:");
-    if (at != std::string::npos) {
-      const size_t from = at + 7, to = head.find("\r\n", from);
-      std::string_view host(head.data() + from, to - from);
-      while (!host.empty() && (host.front() == ' ' || host.front() == '\t')) host.remove_prefix(1);
-      while (!host.empty() && (host.back() == ' ' || host.back() == '\t')) host.remove_suffix(1);
-      if (!is_loopback_host(host)) {
-        send_response(fd, plain(403, "this server answers only requests for this machine (Host: localhost, "
-                                     "127.0.0.1 or [::1]); serve --host 0.0.0.0 answers any\n"));
-        return;
-      }
-    }
-  }
-  auto req = parse_request_target(line.substr(sp1 + 1, sp2 - sp1 - 1));
-  if (!req.ok()) {
-    send_response(fd, plain(400, req.status().message() + "\n"));
-    return;
-  }
-  HttpResponse r;
-  try {
-    r = handler_(*req);
-  } catch (const std::exception& e) {
-    r = plain(500, std::string("internal error: ") + e.what() + "\n");
-  }
-  send_response(fd, r);
-}
+void HttpServer::stop() { impl_->stop(); }
 
 }  // namespace modelcalc

@@ -1,28 +1,39 @@
-// A minimal HTTP/1.1 server for `modelcalc serve`: GET only, one request per
-// connection (Connection: close), a thread per connection (at most
-// kMaxConnections at once; more get 503), 10 s socket timeouts, request heads
-// of at most 16 KiB. POSIX sockets and nothing else, so the statically linked
-// executable needs no resolver and no library: hosts are numeric addresses
-// (IPv4 or IPv6) or "localhost" (127.0.0.1), never looked up.
-//
-// Bound to a loopback address, it answers only requests whose Host header names
-// this machine (localhost, 127.x.x.x, [::1]; or none): a web page elsewhere
-// cannot point a name of its own at 127.0.0.1 (DNS rebinding) and read the API.
-//
-// Why not cpp-httplib: Debian packages it as a shared library (the header
-// holds only declarations), which the -static-pie executable cannot link.
-// The tests use its client (src/cli/serve_test.cc), an independent HTTP
-// implementation, against this server.
+// The HTTP/1.1 server under `modelcalc serve` (docs/web.md), on Boost.Beast
+// over Boost.Asio (header-only, Debian's libboost-dev; Boost stays inside
+// http_server.cc). What it guarantees:
+// - Parsing is Beast's, strict: a malformed request line or header field
+//   (no colon, "Host :", bad characters), an HTTP version other than 1.0 or
+//   1.1, an HTTP/1.1 request without exactly one Host, a duplicated Host, a
+//   head over max_header_bytes or a body over max_body_bytes is refused
+//   (400, 505, 431, 413) and the connection closed.
+// - One deadline per request: its head and body must arrive within
+//   request_deadline of the server starting to wait for it (after accept, or
+//   after the previous answer on a kept-alive connection); a client sending
+//   a byte a second does not extend it. Answers are written within
+//   write_deadline. Then the connection is closed.
+// - No refusals under a burst: at most max_connections are open at once;
+//   further ones wait in the kernel's listen queue (backlog) until one closes,
+//   and requests wait for a thread. `threads` threads run the I/O and the
+//   handler, so commands are evaluated in parallel (the handler must be safe
+//   to call from several threads at once).
+// - GET and HEAD only (405 with Allow otherwise); every answer carries
+//   X-Content-Type-Options, X-Frame-Options, a Content-Security-Policy with
+//   frame-ancestors 'none', Referrer-Policy and Cache-Control; keep-alive as
+//   the client asks.
+// - Bound to a loopback address, it answers only requests whose Host names
+//   this machine (localhost, 127.x.x.x, [::1]): a page elsewhere cannot point
+//   a name of its own at 127.0.0.1 (DNS rebinding) and read the API.
+// Hosts are numeric addresses (IPv4 or IPv6) or "localhost", never looked
+// up, so the statically linked executable needs no resolver.
 #ifndef MODELCALC_HTTP_SERVER_H_
 #define MODELCALC_HTTP_SERVER_H_
 
-#include <atomic>
-#include <condition_variable>
+#include <chrono>
+#include <cstddef>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,25 +50,37 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra fields, e.g. Content-Disposition
 };
 
+// Called on one of the server's threads, possibly on several at once.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+struct HttpServerOptions {
+  int threads = 0;                  // threads running I/O and the handler; 0: the CPUs', clamped to 2..8
+  size_t max_connections = 512;     // open at once; more wait in the listen queue
+  int backlog = 1024;               // the kernel's listen queue
+  std::chrono::milliseconds request_deadline{10'000};  // to receive one request, head and body
+  std::chrono::milliseconds write_deadline{10'000};    // to send one answer
+  size_t max_header_bytes = 16 * 1024;  // request line and header fields
+  size_t max_body_bytes = 64 * 1024;    // a GET has none; bounded all the same
+  bool stop_on_signals = false;         // SIGINT and SIGTERM make serve() return
+};
 
 // Whether a Host header's value names the local machine: localhost,
 // 127.x.x.x or [::1], with or without a port.
 bool is_loopback_host(std::string_view host);
 
 // Splits and decodes a request target "/path?a=1&b=x%20y" ('+' is a space in
-// the query). Refuses a target that is not absolute-path form, a malformed or
-// NUL-producing %-escape.
+// the query; a "#fragment" is dropped). Refuses a target that is not
+// origin-form (a path starting with '/'), a malformed or NUL-producing
+// %-escape. A key without '=' has an empty value.
 Result<HttpRequest> parse_request_target(std::string_view target);
 
 class HttpServer {
  public:
-  static constexpr int kMaxConnections = 32;
-
-  explicit HttpServer(HttpHandler handler);
-  ~HttpServer();  // stops and waits for the connections
+  explicit HttpServer(HttpHandler handler, HttpServerOptions options = {});
+  ~HttpServer();  // stops and waits for the threads
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
@@ -65,23 +88,18 @@ class HttpServer {
   // `port` 0 picks a free port (port() says which). Errors name --host/--port.
   Status listen(const std::string& host, int port);
   int port() const { return port_; }
-  // Accepts connections until stop(); returns then. REQUIRES: listen() succeeded.
-  void serve();
-  // Makes serve() return and waits for every open connection to finish. Any thread.
+  // Serves until stop() (or a signal, with stop_on_signals); returns once
+  // every thread has finished what it was running. REQUIRES: listen() succeeded.
+  // Returns the signal that stopped it, or 0.
+  int serve();
+  // Makes serve() return. Any thread, any time (before serve() too).
   void stop();
 
- private:
-  void handle(int fd);
+  struct Impl;  // the Asio state, defined in http_server.cc
 
-  HttpHandler handler_;
-  int listen_fd_ = -1;
-  int wake_[2] = {-1, -1};  // a pipe: stop() writes, serve()'s poll wakes
+ private:
+  std::unique_ptr<Impl> impl_;
   int port_ = 0;
-  bool loopback_ = false;  // listening on 127.0.0.0/8 or ::1: only local Host names are answered
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;
-  std::condition_variable idle_;
-  int active_ = 0;  // connections being handled (guarded by mu_)
 };
 
 }  // namespace modelcalc

@@ -132,8 +132,12 @@ Status as_flag_error(const Status& s, std::string_view context_flag = "--seq");
 struct OutputFlags {
   bool json = false;     // machine-readable
   bool explain = false;  // formula, substitution, result for every number
+  bool strings = false;  // with json: also "strings", each figure as the text prints it
 };
 void add_output_flags(FlagSet& flags, OutputFlags* f);
+// --strings (for a command whose output is emit()'s): with --json, also every
+// figure as the text report prints it (render_json_strings).
+void add_strings_flag(FlagSet& flags, OutputFlags* f);
 // Renders `r` as the flags ask.
 void emit(const Report& r, const OutputFlags& f, std::ostream& out);
 

@@ -88,6 +88,7 @@ constexpr ServeFlagRule kRules[] = {
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
+    {"strings", 0, K::kSwitch},
     {"tied", 0, K::kSwitch},
     {"tokens", 0, K::kValue},
     {"tokens-per-s", 0, K::kValue},
@@ -130,11 +131,16 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
   const bool known = std::any_of(commands().begin(), commands().end(),
                                  [&](const Command& c) { return command == c.name; });
   if (command == "serve") {
-    return Status::InvalidArgument("serve", "is not available over the web API (it is the server itself)");
+    return Status::NotFound("serve: is not available over the web API (it is the server itself)");
   }
   if (!known) {
-    return Status::InvalidArgument("command", "unknown command " + quote_input(command) +
-                                                  " (modelcalc --help lists them)");
+    return Status::NotFound("command: unknown command " + quote_input(command) + " (modelcalc --help lists them)");
+  }
+  if (output == ServeOutput::kSvg && command != "roofline" && command != "plan") {
+    return Status::NotFound("command: /api/svg/ draws roofline and plan, not " + quote_input(command));
+  }
+  if (output == ServeOutput::kHtml && command != "size") {
+    return Status::NotFound("command: /api/html/ renders size's page, not " + quote_input(command));
   }
   if (params.size() > kServeMaxParams) {
     return Status::InvalidArgument("query", "at most " + std::to_string(kServeMaxParams) + " parameters, got " +
@@ -173,7 +179,7 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
         return Status::InvalidArgument(flag, "names a file on the server; the web API reads and writes no files "
                                              "(run modelcalc on your own machine for that)");
       case K::kOutput:
-        if (output == ServeOutput::kJson) {
+        if (output != ServeOutput::kText) {
           return Status::InvalidArgument(flag, "is chosen by the endpoint: /api/COMMAND is JSON, "
                                                "/api/text/COMMAND is the text report");
         }
@@ -189,11 +195,18 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
         }
         [[fallthrough]];
       case K::kValue:
+        // "?model" would reach CLI11 as "--model=", which takes the next argument as its value.
+        if (value.empty()) return Status::InvalidArgument("--" + std::string(rule->name), "needs a value, got an empty string");
         args.push_back("--" + std::string(rule->name) + "=" + value);
         break;
     }
   }
-  if (output == ServeOutput::kJson) args.push_back(command == "sweep" ? "--format=json" : "--json");
+  switch (output) {
+    case ServeOutput::kJson: args.push_back(command == "sweep" ? "--format=json" : "--json"); break;
+    case ServeOutput::kSvg: args.push_back("--plot=-"); break;
+    case ServeOutput::kHtml: args.push_back("--report=-"); break;
+    case ServeOutput::kText: break;
+  }
   return args;
 }
 

@@ -46,18 +46,24 @@ std::span<const ServeFlagRule> serve_flag_rules();
 // The rule for a long name ("kv-heads"), or nullptr.
 const ServeFlagRule* find_serve_flag(std::string_view long_name);
 
-enum class ServeOutput { kJson, kText };
+// What an endpoint answers: the command's --json (/api/), its text report
+// (/api/text/), its picture (/api/svg/: roofline's and plan's --plot -) or
+// its HTML page (/api/html/: size's --report -).
+enum class ServeOutput { kJson, kText, kSvg, kHtml };
 
 // Limits on one request's query: longer queries are refused (400).
 inline constexpr size_t kServeMaxParams = 64;
 inline constexpr size_t kServeMaxQueryBytes = 4096;  // keys + values, decoded
 
 // The argument list for run_cli: {command, "--flag=value" | "--switch", ...}
-// plus "--json" ("--format=json" for sweep) for kJson. Errors name the
-// offending flag (or the command) in one line, as the CLI's own do:
-// an unknown command or `serve`, a file flag, a key that is not a flag, a
-// switch given a value other than true/false, --json/--format/--help on the
-// JSON endpoint, a query over the limits.
+// plus "--json" ("--format=json" for sweep) for kJson, "--plot=-" for kSvg,
+// "--report=-" for kHtml. Errors name the offending flag (or the command) in
+// one line, as the CLI's own do: a file flag, a key that is not a flag, a
+// value flag given no value ("?model" or "model=", which the CLI refuses the
+// same way), a switch given a value other than true/false, --json/--format/
+// --help where the endpoint chooses the output, a query over the limits.
+// An unknown command, `serve`, or a command without that output (an SVG of
+// size) is NotFound: the web API has no such path.
 Result<std::vector<std::string>> serve_args(std::string_view command,
                                             const std::vector<std::pair<std::string, std::string>>& params,
                                             ServeOutput output);

@@ -58,10 +58,22 @@ TEST(ServeArgsTest, TheMappedArgumentsGiveTheCommandLinesAnswer) {
   const CliRun cli = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--kv-dtype", "fp8", "--json"});
   ASSERT_EQ(web.status, 0) << web.err;
   EXPECT_EQ(web.out, cli.out);
-  // An empty value reaches the flag's own check ("--seq ''" is an error naming it).
-  const CliRun empty = run_args(ok_args("size", {{"model", "llama-3.1-8b"}, {"seq", ""}}));
+  // An empty value ("?seq" or "seq=") is refused here with the line the CLI gives "--seq ''", before
+  // it could reach CLI11 as "--seq=", which would take the next argument as its value.
+  const CliRun empty = run_args({"size", "--model", "llama-3.1-8b", "--seq", "", "--json"});
   EXPECT_EQ(empty.status, 2);
-  EXPECT_NE(empty.err.find("--seq"), std::string::npos) << empty.err;
+  EXPECT_EQ(empty.err, "modelcalc: error: " + error_of("size", {{"model", "llama-3.1-8b"}, {"seq", ""}}) + "\n");
+  EXPECT_EQ(error_of("size", {{"L", ""}}), "--layers: needs a value, got an empty string");
+}
+
+TEST(ServeArgsTest, ThePictureAndPageEndpointsAddTheirOwnOutputFlag) {
+  EXPECT_EQ(ok_args("roofline", {{"gpu", "h100"}}, ServeOutput::kSvg), (Args{"roofline", "--gpu=h100", "--plot=-"}));
+  EXPECT_EQ(ok_args("plan", {{"isl", "1"}}, ServeOutput::kSvg), (Args{"plan", "--isl=1", "--plot=-"}));
+  EXPECT_EQ(ok_args("size", {{"model", "x"}}, ServeOutput::kHtml), (Args{"size", "--model=x", "--report=-"}));
+  EXPECT_EQ(serve_args("size", {}, ServeOutput::kSvg).status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(serve_args("roofline", {}, ServeOutput::kHtml).status().code(), Status::Code::kNotFound);
+  EXPECT_NE(error_of("roofline", {{"json", "true"}}, ServeOutput::kSvg).find("is chosen by the endpoint"),
+            std::string::npos);
 }
 
 TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
@@ -86,6 +98,8 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
 
 TEST(ServeArgsTest, RefusesWhatTheApiDoesNotPass) {
   EXPECT_EQ(error_of("serve", {}), "serve: is not available over the web API (it is the server itself)");
+  EXPECT_EQ(serve_args("serve", {}, ServeOutput::kJson).status().code(), Status::Code::kNotFound);
+  EXPECT_EQ(serve_args("nosuch", {}, ServeOutput::kJson).status().code(), Status::Code::kNotFound);
   EXPECT_NE(error_of("nosuch", {}).find("unknown command 'nosuch'"), std::string::npos);
   EXPECT_NE(error_of("", {}).find("unknown command"), std::string::npos);
   EXPECT_EQ(error_of("size", {{"nosuch", "1"}}).rfind("--nosuch: is not a flag the web API passes", 0), 0u);

@@ -1,14 +1,19 @@
-// `modelcalc serve` over real sockets: the server on a free port in a thread,
-// cpp-httplib's client (an HTTP implementation independent of
-// http_server.cc) asking it, the answers compared with run_cli's for the same
-// arguments (one engine, one answer).
+// `modelcalc serve` over real sockets on loopback: the server on a free port
+// in a thread, cpp-httplib's client (an HTTP implementation independent of
+// Beast's) or raw bytes asking it, the answers compared with run_cli's for the
+// same arguments (one engine, one answer). Bounded: every loop has a fixed
+// count, every socket a generous timeout that only guards against a hang; no
+// test asserts a duration.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -19,52 +24,128 @@
 namespace modelcalc {
 namespace {
 
-class ServeTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(server_.listen("127.0.0.1", 0).ok());  // 0: the kernel picks a free port
-    ASSERT_GT(server_.port(), 0);
-    thread_ = std::thread([this] { server_.serve(); });
-    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_.port());
-    client_->set_read_timeout(60, 0);  // a sanitized build is slow; no test waits on it otherwise
-  }
-  void TearDown() override {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
+constexpr int kGuardSeconds = 60;  // a sanitized build is slow; no test waits this long otherwise
 
-  // The raw reply to `request` sent as is (for what httplib's client would not send).
-  std::string raw(const std::string& request) {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(server_.port()));
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    EXPECT_EQ(::send(fd, request.data(), request.size(), 0), static_cast<ssize_t>(request.size()));
-    std::string reply;
-    char buf[4096];
-    for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+// A connected TCP socket to 127.0.0.1:port with kGuardSeconds timeouts, or -1.
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  const timeval tv{kGuardSeconds, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
     ::close(fd);
-    return reply;
+    return -1;
+  }
+  return fd;
+}
+
+bool send_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Everything the server sends until it closes the connection.
+std::string read_to_end(int fd) {
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+  return reply;
+}
+
+// The raw reply to `request` sent as is (for what httplib's client would not
+// send). The server must close the connection after it (an error, HTTP/1.0 or
+// "Connection: close"), or this waits for the guard timeout.
+std::string raw(int port, const std::string& request) {
+  const int fd = connect_to(port);
+  EXPECT_GE(fd, 0);
+  if (fd < 0) return {};
+  EXPECT_TRUE(send_all(fd, request));
+  std::string reply = read_to_end(fd);
+  ::close(fd);
+  return reply;
+}
+
+// The value of header `name` in a raw reply's head ("" if absent).
+std::string header(const std::string& reply, const std::string& name) {
+  const std::string head = reply.substr(0, reply.find("\r\n\r\n"));
+  const size_t at = head.find("\r\n" + name + ": ");
+  if (at == std::string::npos) return {};
+  const size_t from = at + 4 + name.size();
+  return head.substr(from, head.find("\r\n", from) - from);
+}
+
+class Server {
+ public:
+  explicit Server(HttpServerOptions options = {}) : server_(handle_web_request, options) {
+    EXPECT_TRUE(server_.listen("127.0.0.1", 0).ok());  // 0: the kernel picks a free port
+    EXPECT_GT(server_.port(), 0);
+    thread_ = std::thread([this] { server_.serve(); });
+  }
+  ~Server() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return server_.port(); }
+  std::unique_ptr<httplib::Client> client() const {
+    auto c = std::make_unique<httplib::Client>("127.0.0.1", port());
+    c->set_read_timeout(kGuardSeconds, 0);
+    c->set_write_timeout(kGuardSeconds, 0);
+    c->set_keep_alive(true);
+    return c;
   }
 
-  HttpServer server_{handle_web_request};
+ private:
+  HttpServer server_;
   std::thread thread_;
-  std::unique_ptr<httplib::Client> client_;
 };
 
+class ServeTest : public ::testing::Test {
+ protected:
+  std::string raw(const std::string& request) { return modelcalc::raw(server_.port(), request); }
+
+  Server server_;
+  std::unique_ptr<httplib::Client> client_ = server_.client();
+};
+
+const char* const kSizeQuery = "/api/size?model=llama-3.1-8b&gpu=h100";
+
 TEST_F(ServeTest, SizeIsTheClisJsonDocument) {
-  auto res = client_->Get("/api/size?model=llama-3.1-8b&gpu=h100");
+  auto res = client_->Get(kSizeQuery);
   ASSERT_TRUE(res) << httplib::to_string(res.error());
   EXPECT_EQ(res->status, 200);
   EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
   const CliRun cli = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--json"});
   ASSERT_EQ(cli.status, 0);
-  EXPECT_EQ(nlohmann::json::parse(res->body), cli.json());
+  EXPECT_EQ(res->body, cli.out);
   // llama-3.1-8b has 8,030,261,248 parameters (HF config: 32 layers × 218,112,000 + 2 × 128,256 × 4096 + 4096).
   EXPECT_EQ(nlohmann::json::parse(res->body)["params"]["total"].get<int64_t>(),
             int64_t{32} * 218'112'000 + int64_t{2} * 128'256 * 4096 + 4096);
+}
+
+TEST_F(ServeTest, TheStringsAreTheTextReports) {
+  auto res = client_->Get(std::string(kSizeQuery) + "&strings=true");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const nlohmann::json j = nlohmann::json::parse(res->body);
+  const std::string text = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100"}).out;
+  // The count of SizeIsTheClisJsonDocument, grouped as the text prints exact counts.
+  EXPECT_EQ(j["strings"]["params.total"].get<std::string>().rfind("8,030,261,248", 0), 0u);
+  for (const char* key : {"params.total", "decode_step.seconds", "decode_step.tokens_per_s_aggregate",
+                          "memory_per_gpu.weights", "memory_per_gpu.max_sequences"}) {
+    ASSERT_TRUE(j["strings"].contains(key)) << key;
+    EXPECT_NE(text.find(j["strings"][key].get<std::string>()), std::string::npos) << key;
+  }
+  // Without the switch the document is the plain --json one.
+  EXPECT_FALSE(nlohmann::json::parse(client_->Get(kSizeQuery)->body).contains("strings"));
 }
 
 TEST_F(ServeTest, TheTextReportIsTheClis) {
@@ -74,6 +155,37 @@ TEST_F(ServeTest, TheTextReportIsTheClis) {
   EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; charset=utf-8");
   EXPECT_EQ(res->body, run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--explain", "--kv-dtype",
                                  "fp8"}).out);
+}
+
+TEST_F(ServeTest, PicturesAndTheHtmlPageAreTheClisWithoutAFile) {
+  auto svg = client_->Get("/api/svg/roofline?model=llama-3.1-8b&gpu=h100&batch=1,16");
+  ASSERT_TRUE(svg);
+  EXPECT_EQ(svg->status, 200);
+  EXPECT_EQ(svg->get_header_value("Content-Type"), "image/svg+xml");
+  const CliRun cli = run_args({"roofline", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "1,16", "--plot", "-"});
+  ASSERT_EQ(cli.status, 0) << cli.err;
+  EXPECT_EQ(svg->body, cli.out);
+  EXPECT_NE(svg->body.find("<svg"), std::string::npos);
+  EXPECT_NE(svg->body.find("decode_b16"), std::string::npos);  // the batch-16 operating point
+
+  const std::string plan = "/api/svg/plan?model=llama-3.1-8b&isl=512&osl=128&qps=1&tpot=50ms&gpu=h100&max_gpus=2";
+  auto frontier = client_->Get(plan);
+  ASSERT_TRUE(frontier);
+  EXPECT_EQ(frontier->status, 200);
+  EXPECT_NE(frontier->body.find("<svg"), std::string::npos);
+
+  auto page = client_->Get("/api/html/size?model=llama-3.1-8b&gpu=h100");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(page->get_header_value("Content-Disposition"), "attachment; filename=\"modelcalc-size.html\"");
+  EXPECT_EQ(page->body, run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--report", "-"}).out);
+  EXPECT_NE(page->body.find("<svg"), std::string::npos);
+
+  // No picture of size, no page of roofline; and the endpoint's own flag stays refused.
+  EXPECT_EQ(client_->Get("/api/svg/size?model=llama-3.1-8b")->status, 404);
+  EXPECT_EQ(client_->Get("/api/html/roofline?gpu=h100")->status, 404);
+  EXPECT_EQ(client_->Get("/api/svg/roofline?gpu=h100&plot=x.svg")->status, 400);
 }
 
 TEST_F(ServeTest, BadInputIs400WithTheClisLine) {
@@ -88,6 +200,19 @@ TEST_F(ServeTest, BadInputIs400WithTheClisLine) {
   EXPECT_NE(cli.err.find("--seq"), std::string::npos);
 }
 
+TEST_F(ServeTest, AnEmptyValueIsTheClisLineAndSwallowsNothing) {
+  // "?model&gpu=h100": the value of --model is empty; gpu=h100 must not become it.
+  for (const char* q : {"/api/size?model&gpu=h100", "/api/size?model=&gpu=h100"}) {
+    auto res = client_->Get(q);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << q;
+    const CliRun cli = run_args({"size", "--model", "", "--gpu", "h100", "--json"});
+    ASSERT_EQ(cli.status, 2);
+    EXPECT_EQ("modelcalc: error: " + nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n", cli.err)
+        << q;
+  }
+}
+
 TEST_F(ServeTest, FileFlagsAreRefused) {
   for (const char* q : {"/api/size?model=llama-3.1-8b&report=%2Ftmp%2Fx.html", "/api/size?config=%2Fetc%2Fpasswd",
                         "/api/text/roofline?gpu=h100&plot=x.svg", "/api/paged-kv?lens_file=%2Fetc%2Fpasswd"}) {
@@ -97,21 +222,32 @@ TEST_F(ServeTest, FileFlagsAreRefused) {
     const std::string e = nlohmann::json::parse(res->body)["error"];
     EXPECT_NE(e.find(": names a file on the server"), std::string::npos) << q << ": " << e;
   }
-  auto res = client_->Get("/api/serve?port=1");
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 400);
 }
 
-TEST_F(ServeTest, ThePageAndUnknownPaths) {
-  auto res = client_->Get("/");
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 200);
-  EXPECT_EQ(res->get_header_value("Content-Type"), "text/html; charset=utf-8");
-  EXPECT_NE(res->body.find("<title>modelcalc</title>"), std::string::npos);
-  EXPECT_EQ(res->body, std::string(web_index_html()));
-  auto missing = client_->Get("/nosuch");
-  ASSERT_TRUE(missing);
-  EXPECT_EQ(missing->status, 404);
+TEST_F(ServeTest, ThePageUnknownPathsAndTheSecurityHeaders) {
+  auto page = client_->Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(page->body.find("<title>modelcalc</title>"), std::string::npos);
+  EXPECT_EQ(page->body, std::string(web_index_html()));
+  // Unknown pages, unknown commands, the server itself, a path under a command.
+  for (const char* p : {"/nosuch", "/api/nosuch", "/api/text/nosuch", "/api/serve?port=1", "/api/size/x", "/api/",
+                        "/index.htm"}) {
+    auto res = client_->Get(p);
+    ASSERT_TRUE(res) << p;
+    EXPECT_EQ(res->status, 404) << p;
+    EXPECT_EQ(res->get_header_value("Content-Type"), "application/json") << p;
+  }
+  // Every answer, good or bad, carries the same protective headers.
+  for (const char* p : {"/", kSizeQuery, "/api/size?seq=abc", "/nosuch"}) {
+    auto res = client_->Get(p);
+    ASSERT_TRUE(res) << p;
+    EXPECT_EQ(res->get_header_value("X-Content-Type-Options"), "nosniff") << p;
+    EXPECT_EQ(res->get_header_value("X-Frame-Options"), "DENY") << p;
+    EXPECT_NE(res->get_header_value("Content-Security-Policy").find("frame-ancestors 'none'"), std::string::npos) << p;
+    EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store") << p;
+  }
 }
 
 TEST_F(ServeTest, PlanWithNothingMeetingItsTargetsIs200WithItsClosestMisses) {
@@ -129,14 +265,65 @@ TEST_F(ServeTest, PlanWithNothingMeetingItsTargetsIs200WithItsClosestMisses) {
   EXPECT_EQ(web, expected);
 }
 
-TEST_F(ServeTest, OnlyWellFormedGets) {
-  EXPECT_EQ(raw("POST /api/size HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 405 ", 0), 0u);
-  EXPECT_EQ(raw("GARBAGE\r\n\r\n").rfind("HTTP/1.1 400 ", 0), 0u);
-  EXPECT_EQ(raw("GET /api/size?model=%zz HTTP/1.1\r\n\r\n").rfind("HTTP/1.1 400 ", 0), 0u);
-  EXPECT_EQ(raw("GET /" + std::string(20000, 'a')).rfind("HTTP/1.1 431 ", 0), 0u);  // a head over 16 KiB
-  const std::string ok = raw("GET /api/models HTTP/1.0\r\n\r\n");
-  EXPECT_EQ(ok.rfind("HTTP/1.1 200 ", 0), 0u);
-  EXPECT_NE(ok.find("\r\nConnection: close\r\n"), std::string::npos);
+TEST_F(ServeTest, OnlyGetAndHeadWithAllow) {
+  for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"}) {
+    const std::string reply = raw(std::string(method) + " /api/size HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n"
+                                  "Connection: close\r\n\r\n");
+    EXPECT_EQ(reply.rfind("HTTP/1.1 405 ", 0), 0u) << method << ": " << reply;
+    EXPECT_EQ(header(reply, "Allow"), "GET, HEAD") << method;
+  }
+  // HEAD: the GET's head, its length, no body.
+  const std::string head = raw("HEAD / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(head.rfind("HTTP/1.1 200 ", 0), 0u) << head;
+  EXPECT_EQ(header(head, "Content-Length"), std::to_string(web_index_html().size()));
+  EXPECT_EQ(head.substr(head.find("\r\n\r\n") + 4), "");
+}
+
+TEST_F(ServeTest, ParsingIsStrict) {
+  struct Case {
+    std::string request;
+    const char* status;
+  };
+  const std::string big_head = "GET /" + std::string(20000, 'a') + " HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  const Case cases[] = {
+      {"GET / HTTP/1.1\r\n\r\n", "400"},                                          // HTTP/1.1 without Host
+      {"GET / HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n", "400"},   // Host twice
+      {"GET / HTTP/1.1\r\nHost : localhost\r\n\r\n", "400"},                      // space before the colon
+      {"GET / HTTP/1.1\r\nHost: localhost\r\nno colon here\r\n\r\n", "400"},     // a field line without one
+      // Beast's parser takes HTTP/1.0 and HTTP/1.1 only; any other version is malformed to it.
+      {"GET / HTTP/2.0\r\nHost: localhost\r\n\r\n", "400"},
+      {"GET / HTTP/1.2\r\nHost: localhost\r\n\r\n", "400"},
+      {"GET / HTTP/x\r\nHost: localhost\r\n\r\n", "400"},                         // not a version at all
+      {"GET / HTTPS/1.1\r\nHost: localhost\r\n\r\n", "400"},
+      {"GET  / HTTP/1.1\r\nHost: localhost\r\n\r\n", "400"},                      // two spaces
+      {"GET / HTTP/1.1 x\r\nHost: localhost\r\n\r\n", "400"},
+      {"GARBAGE\r\n\r\n", "400"},
+      {"GET http://localhost/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", "400"},  // not origin-form
+      {"GET /api/size?model=%zz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", "400"},
+      {big_head, "431"},                                                          // a head over 16 KiB
+      {"GET / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\n", "413"},  // a body over 64 KiB
+      {"GET / HTTP/1.0\r\n\r\n", "200"},                                          // HTTP/1.0 may omit Host
+  };
+  for (const Case& c : cases) {
+    const std::string reply = raw(c.request);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 " + std::string(c.status) + " ", 0), 0u)
+        << c.request.substr(0, 80) << "\n -> " << reply.substr(0, reply.find("\r\n"));
+    EXPECT_EQ(header(reply, "X-Frame-Options"), "DENY");
+  }
+}
+
+TEST_F(ServeTest, KeepAliveAnswersEveryRequestOnOneConnection) {
+  // Three requests in one write, the last asking to close: three answers, in order, then the close.
+  const std::string reply = raw(
+      "GET /api/models HTTP/1.1\r\nHost: localhost\r\n\r\n"
+      "GET /nosuch HTTP/1.1\r\nHost: localhost\r\n\r\n"
+      "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+  const size_t a = reply.find("HTTP/1.1 200 "), b = reply.find("HTTP/1.1 404 "), c = reply.rfind("HTTP/1.1 200 ");
+  ASSERT_NE(a, std::string::npos) << reply.substr(0, 200);
+  ASSERT_NE(b, std::string::npos);
+  EXPECT_LT(a, b);
+  EXPECT_LT(b, c);
+  EXPECT_EQ(header(reply.substr(c), "Connection"), "close");
 }
 
 TEST_F(ServeTest, OnALoopbackAddressOnlyLocalHostNamesAreAnswered) {
@@ -144,7 +331,8 @@ TEST_F(ServeTest, OnALoopbackAddressOnlyLocalHostNamesAreAnswered) {
   EXPECT_EQ(raw("GET /api/models HTTP/1.1\r\nHost: evil.example:" + std::to_string(server_.port()) + "\r\n\r\n")
                 .rfind("HTTP/1.1 403 ", 0), 0u);
   EXPECT_EQ(raw("GET / HTTP/1.1\r\nhOsT:  evil.example \r\n\r\n").rfind("HTTP/1.1 403 ", 0), 0u);
-  EXPECT_EQ(raw("GET / HTTP/1.1\r\nHost: localhost:1\r\n\r\n").rfind("HTTP/1.1 200 ", 0), 0u);
+  EXPECT_EQ(raw("GET / HTTP/1.0\r\nHost: evil.example\r\n\r\n").rfind("HTTP/1.1 403 ", 0), 0u);
+  EXPECT_EQ(raw("GET / HTTP/1.1\r\nHost: localhost:1\r\nConnection: close\r\n\r\n").rfind("HTTP/1.1 200 ", 0), 0u);
   EXPECT_TRUE(is_loopback_host("127.0.0.1"));
   EXPECT_TRUE(is_loopback_host("127.1.2.3:8080"));
   EXPECT_TRUE(is_loopback_host("localhost"));
@@ -158,6 +346,140 @@ TEST_F(ServeTest, OnALoopbackAddressOnlyLocalHostNamesAreAnswered) {
   EXPECT_FALSE(is_loopback_host(""));
 }
 
+// The load test: 50 clients, each 200 requests on its own kept-alive
+// connection, all at once. Every answer is the CLI's document: no 503, no
+// reset, no mixed-up body.
+TEST_F(ServeTest, FiftyClientsTwoHundredRequestsEachWithoutAnError) {
+  constexpr int kClients = 50, kRequests = 200;
+  const std::string expected = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--json"}).out;
+  std::atomic<int> ok{0}, errors{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&] {
+      auto c = server_.client();
+      for (int r = 0; r < kRequests; ++r) {
+        auto res = c->Get(kSizeQuery);
+        (res && res->status == 200 && res->body == expected ? ok : errors).fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(ok.load(), kClients * kRequests);
+}
+
+// 100 connections that send nothing or half a request hold no thread: a
+// normal request is answered while they stay open.
+TEST_F(ServeTest, IdleAndSlowClientsDoNotLockOthersOut) {
+  std::vector<int> idle;
+  for (int i = 0; i < 100; ++i) {
+    const int fd = connect_to(server_.port());
+    ASSERT_GE(fd, 0);
+    if (i % 2 == 1) {
+      ASSERT_TRUE(send_all(fd, "GET / HTTP/1.1\r\nHo"));  // half a head, then silence
+    }
+    idle.push_back(fd);
+  }
+  auto res = client_->Get(kSizeQuery);
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  for (int fd : idle) ::close(fd);
+}
+
+// The deadline is the whole request's, not each read's: a client sending a
+// byte every 20 ms (each read succeeds) is cut off after 300 ms. With a
+// per-read timeout it would be served bytes forever; the loop's bound (600
+// bytes, 12 s) only guards against that.
+TEST(ServeDeadlineTest, ATricklingRequestIsCutOffAtItsDeadline) {
+  HttpServerOptions o;
+  o.request_deadline = std::chrono::milliseconds(300);
+  Server server(o);
+  const int fd = connect_to(server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(send_all(fd, "GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: "));
+  bool closed = false;
+  for (int i = 0; i < 600 && !closed; ++i) {
+    char c;
+    const ssize_t n = ::recv(fd, &c, 1, MSG_DONTWAIT);
+    closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || !send_all(fd, "a");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(closed) << "the server kept reading a request past its deadline";
+  ::close(fd);
+}
+
+// More clients at once than the server holds connections: the rest wait in
+// the listen queue and are answered, none refused.
+TEST(ServeQueueTest, ABurstBeyondTheConnectionLimitQueuesInsteadOfRefusing) {
+  HttpServerOptions o;
+  o.max_connections = 2;
+  o.threads = 2;
+  Server server(o);
+  constexpr int kClients = 16;
+  std::atomic<int> ok{0};
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&] {
+      const std::string reply =
+          raw(server.port(), "GET /api/models HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+      if (reply.rfind("HTTP/1.1 200 ", 0) == 0) ok.fetch_add(1);
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  EXPECT_EQ(ok.load(), kClients);
+}
+
+TEST(ServeStopTest, StopReturnsWithConnectionsStillOpen) {
+  auto server = std::make_unique<Server>();
+  std::vector<int> open;
+  for (int i = 0; i < 3; ++i) open.push_back(connect_to(server->port()));
+  ASSERT_TRUE(send_all(open[0], "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"));  // kept alive after its answer
+  char buf[256];
+  ASSERT_GT(::recv(open[0], buf, sizeof(buf), 0), 0);
+  server.reset();  // stop() and join: must not wait for the clients
+  for (int fd : open) {
+    EXPECT_EQ(read_to_end(fd).find("HTTP/1.1"), std::string::npos);  // closed, nothing more sent
+    ::close(fd);
+  }
+}
+
+// run_cli from several threads at once (the server's pool): every answer is
+// the one the same request gets alone. Under the sanitize build this is the
+// race detector's test of run_cli's shared state (catalogs, presets, caches).
+TEST(ServeConcurrencyTest, CommandsInParallelGiveTheAnswersTheyGetAlone) {
+  using Q = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<HttpRequest> requests = {
+      {"/api/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"strings", "true"}}},
+      {"/api/text/size", Q{{"model", "mixtral-8x7b-v0.1"}, {"gpu", "mi300x"}, {"explain", "true"}}},
+      {"/api/svg/roofline", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100,mi300x"}}},
+      {"/api/sweep", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"batch", "1:64:x2"}, {"seq", "8192"}}},
+      {"/api/kv-budget", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}},
+      {"/api/gpus", Q{}},
+      {"/api/models", Q{}},
+      {"/api/size", Q{{"model", "llama-3.1-8b"}, {"seq", "12x"}}},  // bad input: the same line each time
+      {"/api/html/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}},
+  };
+  std::vector<HttpResponse> alone;
+  for (const HttpRequest& r : requests) alone.push_back(handle_web_request(r));
+  for (const HttpResponse& r : alone) ASSERT_FALSE(r.body.empty());
+  constexpr int kThreads = 4, kRounds = 3;
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kRounds; ++round) {
+        for (size_t i = 0; i < requests.size(); ++i) {
+          const size_t k = (i + static_cast<size_t>(t)) % requests.size();  // each thread in another order
+          const HttpResponse r = handle_web_request(requests[k]);
+          if (r.status != alone[k].status || r.body != alone[k].body) mismatches.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
 TEST(ServeRequestTest, ParsesTargets) {
   auto r = parse_request_target("/api/size?model=llama-3.1-8b&seq=8K&x=a+b%2Cc&&flag&empty=");
   ASSERT_TRUE(r.ok());
@@ -167,6 +489,8 @@ TEST(ServeRequestTest, ParsesTargets) {
                                       {"empty", ""}}));
   EXPECT_EQ(parse_request_target("/a%20b?k=v#frag")->path, "/a b");
   EXPECT_EQ(parse_request_target("/a?k=v#frag")->query, (std::vector<P>{{"k", "v"}}));
+  EXPECT_EQ(parse_request_target("/a#x?k=v")->path, "/a");
+  EXPECT_TRUE(parse_request_target("/a#x?k=v")->query.empty());
   EXPECT_FALSE(parse_request_target("http://x/").ok());
   EXPECT_FALSE(parse_request_target("").ok());
   EXPECT_FALSE(parse_request_target("/?a=%4").ok());

@@ -1,6 +1,5 @@
 #include "web_api.h"
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -66,26 +65,20 @@ std::string error_line(std::string err) {
   return err;
 }
 
-std::mutex& run_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-
 HttpResponse run_command(std::string_view command, const HttpRequest& req, ServeOutput output) {
   auto args = serve_args(command, req.query, output);
-  if (!args.ok()) return json_error(400, args.status().message());
+  if (!args.ok()) {
+    return json_error(args.status().code() == Status::Code::kNotFound ? 404 : 400, args.status().message());
+  }
   CappedBuf buf(kWebMaxOutputBytes);
   std::ostream out(&buf);
   out.exceptions(std::ios::badbit);  // CappedBuf's exception reaches run_cli, which stops the command
   std::ostringstream err;
   int status = 1;
-  {
-    std::lock_guard<std::mutex> lock(run_mutex());  // one command at a time: run_cli keeps caches
-    try {
-      status = run_cli(*args, out, err);
-    } catch (const OutputTooLarge&) {  // run_cli's final copy of a held answer is outside its own catch
-      status = 1;
-    }
+  try {  // run_cli is safe to call from several threads at once (docs/web.md)
+    status = run_cli(*args, out, err);
+  } catch (const OutputTooLarge&) {  // run_cli's final copy of a held answer is outside its own catch
+    status = 1;
   }
   if (buf.exceeded()) {
     return json_error(400, "the answer exceeds " + std::to_string(kWebMaxOutputBytes >> 20) +
@@ -94,7 +87,16 @@ HttpResponse run_command(std::string_view command, const HttpRequest& req, Serve
   if (status == 2) return json_error(400, error_line(err.str()));
   if (status != 0 && buf.str().empty()) return json_error(500, error_line(err.str()));
   HttpResponse r;
-  r.content_type = output == ServeOutput::kJson ? "application/json" : "text/plain; charset=utf-8";
+  switch (output) {
+    case ServeOutput::kJson: r.content_type = "application/json"; break;
+    case ServeOutput::kText: r.content_type = "text/plain; charset=utf-8"; break;
+    case ServeOutput::kSvg: r.content_type = "image/svg+xml"; break;
+    case ServeOutput::kHtml:
+      r.content_type = "text/html; charset=utf-8";
+      r.headers.emplace_back("Content-Disposition", "attachment; filename=\"modelcalc-" + std::string(command) +
+                                                        ".html\"");
+      break;
+  }
   r.body = std::move(buf.str());
   return r;
 }
@@ -108,11 +110,23 @@ HttpResponse handle_web_request(const HttpRequest& req) {
     r.body = std::string(web_index_html());
     return r;
   }
-  constexpr std::string_view kText = "/api/text/", kApi = "/api/";
-  if (req.path.starts_with(kText)) return run_command(req.path.substr(kText.size()), req, ServeOutput::kText);
-  if (req.path.starts_with(kApi)) return run_command(req.path.substr(kApi.size()), req, ServeOutput::kJson);
+  struct Route {
+    std::string_view prefix;
+    ServeOutput output;
+  };
+  constexpr Route kRoutes[] = {{"/api/text/", ServeOutput::kText},
+                               {"/api/svg/", ServeOutput::kSvg},
+                               {"/api/html/", ServeOutput::kHtml},
+                               {"/api/", ServeOutput::kJson}};
+  for (const Route& route : kRoutes) {
+    if (!req.path.starts_with(route.prefix)) continue;
+    const std::string_view command = std::string_view(req.path).substr(route.prefix.size());
+    if (route.output == ServeOutput::kJson && command.find('/') != std::string_view::npos) break;
+    return run_command(command, req, route.output);
+  }
   return json_error(404, "no page '" + req.path + "'" +
-                             ": GET / is the page, /api/COMMAND the JSON, /api/text/COMMAND the report");
+                             ": GET / is the page, /api/COMMAND the JSON, /api/text/COMMAND the report, "
+                             "/api/svg/roofline and /api/svg/plan the pictures, /api/html/size the HTML page");
 }
 
 }  // namespace modelcalc

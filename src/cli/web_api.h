@@ -1,4 +1,4 @@
-// What `modelcalc serve` answers (README "Web page"): the page, and every
+// What `modelcalc serve` answers (docs/web.md): the page, and every
 // command's --json (or text report) from run_cli, in process. It parses and
 // renders nothing itself: serve_args.h maps the query to arguments, run_cli
 // computes, and this file only picks the status code and the content type.
@@ -24,7 +24,13 @@ inline constexpr size_t kWebMaxOutputBytes = 16 * 1024 * 1024;
 //                            bad input (exit 2) -> 400 {"error": "<the CLI's line>"};
 //                            plan's exit 1 with output -> 200 with the output
 // GET /api/text/COMMAND?...  the text report (text/plain), errors as above
-// Anything else -> 404. run_cli calls are serialized (one at a time).
+// GET /api/svg/roofline?...  the picture (image/svg+xml): roofline --plot -, plan --plot -
+// GET /api/svg/plan?...
+// GET /api/html/size?...     size --report -: the HTML page, as a download (Content-Disposition)
+// Anything else, an unknown command or `serve` -> 404 {"error": ...}.
+// Safe to call from several threads at once: run_cli keeps no mutable state
+// (its caches are function-local statics, initialised once, thread-safely, and
+// read-only after), and each call writes only to its own streams.
 HttpResponse handle_web_request(const HttpRequest& req);
 
 }  // namespace modelcalc

@@ -67,8 +67,31 @@ std::string efficiency_text(const PlanRequest& r) {
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// A configuration's cells as the text table prints them; the JSON's "text"
+// holds the same strings, so a page shows the CLI's table.
+struct PlanCells {
+  std::string split, dtypes, ttft, tpot, per_user, per_gpu, usd_per_hour, usd_out, usd_in;
+};
+
+PlanCells plan_cells(const PlanConfig& c) {
+  return {split_text(c.c),
+          fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)),
+          format_brief(c.ttft_s, Unit::kSeconds),
+          format_brief(c.tpot_s, Unit::kSeconds),
+          fmt_fixed(c.tokens_per_s_per_user, 1),
+          fmt_fixed(c.tokens_per_s_per_gpu, 0),
+          format_brief(c.usd_per_hour, Unit::kUsd),
+          format_brief(c.usd_per_million_output, Unit::kUsd),
+          format_brief(c.usd_per_million_input, Unit::kUsd)};
+}
+
 nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
+  const PlanCells t = plan_cells(c);
   return {
+      {"text", {{"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
+                {"tokens_per_s_per_user", t.per_user}, {"tokens_per_s_per_gpu", t.per_gpu},
+                {"usd_per_hour", t.usd_per_hour}, {"usd_per_million_output_tokens", t.usd_out},
+                {"usd_per_million_input_tokens", t.usd_in}}},
       {"gpu", c.gpu},
       {"gpus", c.gpus},
       {"tp", c.c.tp},
@@ -124,13 +147,10 @@ std::string render_plan_text(const PlanView& v) {
                        "$/h", "$/1M out", "$/1M in");
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const PlanConfig& c = res.configs[i];
+      const PlanCells t = plan_cells(c);
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
-                         i + 1, c.gpu, c.gpus, split_text(c.c),
-                         fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)), c.batch,
-                         format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
-                         fmt_fixed(c.tokens_per_s_per_user, 1), fmt_fixed(c.tokens_per_s_per_gpu, 0), c.replicas,
-                         format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd),
-                         format_brief(c.usd_per_million_input, Unit::kUsd));
+                         i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
+                         c.replicas, t.usd_per_hour, t.usd_out, t.usd_in);
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {

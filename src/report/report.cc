@@ -277,4 +277,14 @@ nlohmann::json render_json(const Report& r) {
   return j;
 }
 
+nlohmann::json render_json_strings(const Report& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const Section& s : r.sections) {
+    for (const Line& l : s.lines) {
+      if (!l.key.empty()) j[l.key] = format_value(l.value, l.unit);
+    }
+  }
+  return j;
+}
+
 }  // namespace modelcalc

@@ -133,6 +133,10 @@ std::string substitute(std::string_view expr, const std::vector<Term>& terms);
 std::string render_text(const Report& r);
 std::string render_explain(const Report& r);
 nlohmann::json render_json(const Report& r);
+// Every keyed line's value as the text report prints it (format_value), keyed
+// by its JSON path in dotted form: {"decode_step.seconds": "9.609 ms", ...}.
+// `--json --strings` adds it as "strings", so a page shows the CLI's own text.
+nlohmann::json render_json_strings(const Report& r);
 
 }  // namespace modelcalc
 
