@@ -67,7 +67,8 @@ def size(model, gpu=None, *, context=None, batch=1, dtype="fp16", kv_dtype=None,
 
     Returns a SizeResult: every sweep column as an attribute (weight_bytes in bytes, tokens_per_s_aggregate
     in tokens/s, ...: modelcalc.sweep_columns() lists them), the document's sections as attributes
-    (r.params.total, r.decode_step.seconds), to_dict() = `modelcalc size --json`, text(), explain().
+    (r.params.total, r.decode_step.seconds), to_dict() = `modelcalc size --json`, text(), explain(), strings()
+    (each figure as the text prints it: `--json --strings`).
     """
     return _modelcalc._size(model, gpu, context, batch, gpus, tp, pp, ep, dp, prompt, dtype, compute_dtype,
                             kv_dtype, reserve, train_tokens)

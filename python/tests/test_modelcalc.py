@@ -139,6 +139,12 @@ class SameAsTheCli(unittest.TestCase):
         self.assertEqual(modelcalc.size(modelcalc.Model(config=LLAMA_CONFIG), "l40s", batch=4).to_dict(),
                          cli_json(["size", "--config", LLAMA_CONFIG, "--gpu", "l40s", "--batch", "4", "--json"]))
 
+    def test_strings_are_the_clis(self):
+        r = modelcalc.size("llama-3.1-8b", "h100", batch=8)
+        theirs = cli_json(["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "8", "--json", "--strings"])
+        self.assertEqual(r.strings(), theirs["strings"])
+        self.assertEqual(dict(r.to_dict(), strings=r.strings()), theirs)
+
     def test_text_and_explain_are_the_clis(self):
         r = modelcalc.size("llama-3.1-8b", "h100")
         for flag, got in (([], r.text()), (["--explain"], r.explain())):

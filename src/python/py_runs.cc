@@ -39,6 +39,16 @@ const nlohmann::json& document(PyRun<Run>& r, Build build) {
   return *r.json;
 }
 
+// strings(): every figure as the text report prints it, keyed by its JSON key
+// (`--json --strings`' "strings"), for the results built from a Report.
+template <typename Run, typename Build>
+void bind_strings(py::class_<PyRun<Run>>& cls, Build report) {
+  cls.def(
+      "strings", [report](PyRun<Run>& r) { return to_py(render_json_strings(report(r.run))); },
+      "strings($self)\n--\n\nEvery figure as the text report prints it, keyed by its JSON path "
+      "({'decode_step.seconds': '9.609 ms', ...}): the CLI's `--json --strings`.");
+}
+
 // Binds to_dict(), _doc(), text() and explain() of a result class.
 template <typename Run, typename Json, typename Text, typename Explain>
 void bind_document(py::class_<PyRun<Run>>& cls, Json json, Text text, Explain explain) {
@@ -472,6 +482,7 @@ void init_runs(py::module_& m) {
       size_base, [](const SizeRun& r) { return render_json(size_report(r)); },
       [](const SizeRun& r) { return render_text(size_report(r)); },
       [](const SizeRun& r) { return render_explain(size_report(r)); });
+  bind_strings<SizeRun>(size_base, [](const SizeRun& r) { return size_report(r); });
   py::class_<SizeHolder, PyRun<SizeRun>> size_cls(m, "SizeResult",
                                                   "What `modelcalc size` computes. Attributes: every sweep column "
                                                   "(weight_bytes, tokens_per_s_aggregate, ...) read from the result "
@@ -491,6 +502,7 @@ void init_runs(py::module_& m) {
       kv_cls, [](const KvBudgetRun& r) { return render_json(kv_budget_report(r)); },
       [](const KvBudgetRun& r) { return render_text(kv_budget_report(r)); },
       [](const KvBudgetRun& r) { return render_explain(kv_budget_report(r)); });
+  bind_strings<KvBudgetRun>(kv_cls, [](const KvBudgetRun& r) { return kv_budget_report(r); });
   kv_cls.def_property_readonly("max_sequences", [](const KvBudgetHolder& h) { return h.run.result.max_sequences; })
       .def_property_readonly("budget_bytes", [](const KvBudgetHolder& h) { return h.run.result.budget_bytes; })
       .def_property_readonly("kv_bytes_per_sequence",
@@ -513,6 +525,7 @@ void init_runs(py::module_& m) {
       tp_cls, [](const TrainPlanRun& r) { return render_json(train_plan_report(r)); },
       [](const TrainPlanRun& r) { return render_text(train_plan_report(r)); },
       [](const TrainPlanRun& r) { return render_explain(train_plan_report(r)); });
+  bind_strings<TrainPlanRun>(tp_cls, [](const TrainPlanRun& r) { return train_plan_report(r); });
   tp_cls.def_property_readonly("feasible", [](const TrainPlanHolder& h) { return !h.run.result.ranked.empty(); });
   m.def("_train_plan", &run_train_plan_py);
 
@@ -521,6 +534,7 @@ void init_runs(py::module_& m) {
       dx_cls, [](const DiagnoseRun& r) { return render_json(diagnose_report(r)); },
       [](const DiagnoseRun& r) { return render_text(diagnose_report(r)); },
       [](const DiagnoseRun& r) { return render_explain(diagnose_report(r)); });
+  bind_strings<DiagnoseRun>(dx_cls, [](const DiagnoseRun& r) { return diagnose_report(r); });
   dx_cls.def_property_readonly("regime",
                                [](const DiagnoseHolder& h) { return std::string(regime_name(h.run.diagnosis.regime)); })
       .def_property_readonly("confirmed", [](const DiagnoseHolder& h) { return h.run.diagnosis.confirmed; });
