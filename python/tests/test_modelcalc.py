@@ -301,6 +301,7 @@ class BadInput(unittest.TestCase):
         self.assertInputError("layers", modelcalc.Model, layers=0, hidden=64, heads=8, ffn=128, vocab=100)
         self.assertInputError("kv_heads", modelcalc.Model, layers=2, hidden=64, heads=8, kv_heads=3, ffn=128, vocab=100)
         self.assertInputError("phase", modelcalc.diagnose, EVIDENCE_A, phase="training-ish")
+        self.assertInputError("gpu", modelcalc.kv_budget, "llama-3.1-8b")  # no GPU and no budget
 
     def test_the_message_is_the_clis_line(self):
         # The CLI's line for the same mistake, with the flag spelled as the keyword.

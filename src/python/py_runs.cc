@@ -156,9 +156,6 @@ KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, py::handle bud
   in.workspace = opt_real(workspace, "workspace", parse_bytes);
   in.mean_len = opt_count(mean_len, "mean_len", kMaxCount);
   if (auto b = opt_count(block_size, "block_size", kMaxCount)) in.block_size = *b;
-  if (g == nullptr && !in.budget) {
-    raise_verbatim(Status::InvalidArgument("gpu", "is required unless budget= gives the KV budget in bytes"));
-  }
   KvBudgetHolder h;
   Status s;
   {
