@@ -10,10 +10,7 @@
 // row count.
 #include <pybind11/pybind11.h>
 
-#include <sys/mman.h>
 #include <unistd.h>
-
-#include <cstdlib>
 
 #include <cstring>
 #include <memory>
@@ -34,27 +31,9 @@ namespace {
 
 constexpr int64_t kChunkRows = int64_t{1} << 16;
 
-// Memory for a column, uninitialised. Large buffers are 2 MiB-aligned and
-// advised as huge pages: a fresh 4 KiB page costs a fault (~2.7 us on the
-// development VM), which for a column of millions of rows cost as much as
-// the sweep itself.
-struct FreeDeleter {
-  void operator()(unsigned char* p) const { std::free(p); }
-};
-using ColumnMemory = std::unique_ptr<unsigned char, FreeDeleter>;
-
-ColumnMemory allocate_column(size_t bytes) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  if (bytes < kHuge) return ColumnMemory(static_cast<unsigned char*>(std::malloc(std::max<size_t>(bytes, 8))));
-  const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
-  auto* p = static_cast<unsigned char*>(std::aligned_alloc(kHuge, rounded));
-  if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);
-  return ColumnMemory(p);
-}
-
 // One column's memory: `rows` items of `itemsize` bytes, uninitialised until filled.
 struct Buffer {
-  ColumnMemory data;
+  std::unique_ptr<unsigned char[]> data;
   size_t itemsize = 8;
   int64_t rows = 0;      // items filled (the buffer's length)
   std::string format;    // struct-module format: "q", "d", "?", "H"
@@ -166,8 +145,7 @@ class Filler {
     auto b = std::make_shared<Buffer>();
     b->itemsize = itemsize(k);
     b->format = format_of(k);
-    b->data = allocate_column(static_cast<size_t>(std::max<int64_t>(rows, 1)) * b->itemsize);
-    if (!b->data) throw std::bad_alloc();
+    b->data.reset(new unsigned char[static_cast<size_t>(std::max<int64_t>(rows, 1)) * b->itemsize]);
     return b;
   }
 
