@@ -61,6 +61,7 @@ def test_kv_cache_2gb_and_gqa_054gb():
     assert gqa == 2 * 32 * 4096 * 1024 * 2 == 536_870_912
     assert round(gqa / 1e9, 2) == 0.54
     assert lab.kv_cache_bytes(32, 4096, 4096, batch=8) == 8 * mha  # grows with batch x context
+    assert lab.kv_cache_bytes(32.0, 4096.0, 4096.0, 2.0) == mha    # whole numbers as floats, bytes as a number
 
 
 def test_kv_cache_gqa_needs_heads_that_divide():

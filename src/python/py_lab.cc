@@ -54,6 +54,37 @@ Dtype lab_dtype(py::handle v, const char* keyword) {
   raise_type_error(keyword, "a dtype name such as \"fp16\" or bytes per element (2)", v);
 }
 
+// A whole number: an int, or a float that is one (4096.0). Others: TypeError naming `keyword`.
+int64_t lab_int(py::handle v, const char* keyword) {
+  PyObject* o = v.ptr();
+  if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow == 0) return x;
+  } else if (PyFloat_Check(o)) {
+    const double x = PyFloat_AS_DOUBLE(o);
+    if (x == std::floor(x) && std::fabs(x) < 9.0e18) return static_cast<int64_t>(x);
+  } else if (!PyBool_Check(o) && PyIndex_Check(o)) {
+    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+    if (i) {
+      int overflow = 0;
+      const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+      if (overflow == 0) return x;
+    }
+    PyErr_Clear();
+  }
+  if (PyLong_Check(o) || PyFloat_Check(o)) {
+    raise_verbatim(Status::InvalidArgument(keyword, "must be a whole number below 2^63, got " +
+                                                        py::repr(v).cast<std::string>()));
+  }
+  raise_type_error(keyword, "a whole number", v);
+}
+
+std::optional<int64_t> lab_opt_int(py::handle v, const char* keyword) {
+  if (v.is_none()) return std::nullopt;
+  return lab_int(v, keyword);
+}
+
 void require_count(int64_t v, const char* keyword) {
   if (v < 1) raise_verbatim(Status::InvalidArgument(keyword, "must be a positive count, got " + std::to_string(v)));
 }
@@ -139,8 +170,12 @@ void init_lab(py::module_& m) {
       "mxfp4) or bytes per parameter (4, 2, 1, 0.5). Returns an int.");
   m.def(
       "kv_cache_bytes",
-      [](int64_t layers, int64_t seq, int64_t d_model, py::handle dtype, int64_t batch, std::optional<int64_t> n_heads,
-         std::optional<int64_t> n_kv_heads) {
+      [](py::handle layers_arg, py::handle seq_arg, py::handle d_model_arg, py::handle dtype, py::handle batch_arg,
+         py::handle n_heads_arg, py::handle n_kv_heads_arg) {
+        const int64_t layers = lab_int(layers_arg, "n_layers"), seq = lab_int(seq_arg, "seq_len");
+        const int64_t d_model = lab_int(d_model_arg, "d_model"), batch = lab_int(batch_arg, "batch");
+        const std::optional<int64_t> n_heads = lab_opt_int(n_heads_arg, "n_heads");
+        const std::optional<int64_t> n_kv_heads = lab_opt_int(n_kv_heads_arg, "n_kv_heads");
         require_count(layers, "n_layers");
         require_count(seq, "seq_len");
         require_count(d_model, "d_model");
