@@ -7,6 +7,7 @@ import ast
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -23,7 +24,7 @@ try:
 except ImportError:
     pandas = None
 
-BINARY = os.environ.get("MODELCALC_BINARY", "")
+BINARY = os.environ.get("MODELCALC_BINARY") or shutil.which("modelcalc") or ""  # pytest: set MODELCALC_BINARY
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EVIDENCE_A = os.path.join(SOURCE, "tests", "evidence", "case_a.json")
 LLAMA_CONFIG = os.path.join(SOURCE, "tests", "fixtures", "hf-configs", "Llama-3.2-1B.config.json")
