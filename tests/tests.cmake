@@ -23,8 +23,8 @@ endif()
 
 # The Python package against hand-derived figures and the executable's own
 # output (python/tests), and the lab's success criteria against modelcalc.lab;
-# built when the package is (MODELCALC_BUILD_PYTHON). Plain python3: pytest
-# also runs both files, but is not needed.
+# built when the package is (MODELCALC_BUILD_PYTHON). Plain python3: both
+# files are written so that pytest could collect them, but it is not needed.
 if(TARGET modelcalc_python)
   add_test(NAME python_package
            COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/test_modelcalc.py $<TARGET_FILE:modelcalc>)

@@ -1,7 +1,8 @@
 """The lab's success criteria (seeds/003, Lab 01) against modelcalc.lab, or any module with the lab's API.
 
     python3 python/tests/test_lab.py                      # plain Python (what ctest runs)
-    pytest python/tests/test_lab.py                        # the same tests under pytest
+    pytest python/tests/test_lab.py                        # pytest-style (test_ functions, plain asserts);
+                                                           # not run under pytest here: it is not installed
     LAB_MODULE=solution python3 python/tests/test_lab.py   # against another implementation
 
 Every expected number is derived here by hand, formula in the comment; none is the program's output.

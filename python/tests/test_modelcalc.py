@@ -1,7 +1,7 @@
 """The Python package against hand-derived figures and against the CLI.
 
 Run by ctest (tests/tests.cmake) as: python3 test_modelcalc.py MODELCALC_BINARY, with PYTHONPATH at the
-build's python/ folder. unittest, so plain python3 runs it (pytest collects it too).
+build's python/ folder. unittest, so plain python3 runs it (pytest would collect it too; it is not installed here).
 """
 import ast
 import inspect

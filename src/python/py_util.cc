@@ -1,5 +1,6 @@
 #include "py_util.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 
