@@ -1,9 +1,8 @@
-// Capacity: how much fits in memory. Three analyses over the formula core:
+// Capacity: how much fits in memory. Two analyses over the formula core:
 //   kv-budget     an HBM budget -> concurrent sequences, MHA vs the model's
 //                 attention, and changes that double it (drill 2);
-//   train-memory  bytes per GPU to train: weights, gradients, optimizer states
-//                 (ZeRO 0-3, TP, PP) and activations (Korthikanti et al. 2022);
 //   paged-kv      KV memory used vs reserved contiguously vs allocated in blocks.
+// Training memory (train-memory) is the training engine's: modelcalc/training.h.
 // The pure formulas first (constexpr, no allocation, no I/O), then the
 // analyses: plain options in, plain result structs out, errors as Status.
 #ifndef MODELCALC_CAPACITY_H_
@@ -56,79 +55,6 @@ constexpr int64_t kv_heads_stored(int64_t kv_heads, int64_t gpus) {
 // ceil(len / block) . block.
 constexpr int64_t paged_tokens(int64_t len, int64_t block_size) {
   return (len + block_size - 1) / block_size * block_size;
-}
-
-// ---------------------------------------------------------------- training
-// Optimizers and their bytes per parameter (mixed precision unless named):
-//   kAdamW      2 fp16/bf16 weights + 2 fp16 grads + 12 optimizer (fp32 master
-//               copy 4 + momentum 4 + variance 4) = 16  [ZeRO, Rajbhandari et
-//               al. 2020, sec. 3.1: "2Ψ + 2Ψ + KΨ, K = 12"]
-//   kAdamWFp32  4 fp32 weights + 4 fp32 grads + 8 (momentum 4 + variance 4) = 16
-//   kSgd        2 weights + 2 grads + 8 (fp32 master 4 + momentum 4) = 12
-//   kAdam8bit   2 weights + 2 grads + 6 (fp32 master 4 + 8-bit momentum 1 +
-//               8-bit variance 1) = 10  [Dettmers et al. 2022, "8-bit
-//               Optimizers via Block-wise Quantization": states 8 B -> 2 B;
-//               its per-block fp32 scales, 4 B per 2048 values, are ignored]
-enum class Optimizer { kAdamW, kAdamWFp32, kSgd, kAdam8bit };
-struct TrainBytesPerParam {
-  int64_t weights = 0;
-  int64_t gradients = 0;
-  int64_t optimizer = 0;
-  constexpr int64_t total() const { return weights + gradients + optimizer; }
-};
-constexpr TrainBytesPerParam train_bytes_per_param(Optimizer o) {
-  switch (o) {
-    case Optimizer::kAdamW: return {2, 2, 12};
-    case Optimizer::kAdamWFp32: return {4, 4, 8};
-    case Optimizer::kSgd: return {2, 2, 8};
-    case Optimizer::kAdam8bit: return {2, 2, 6};
-  }
-  return {};
-}
-
-// ZeRO stage s shards over the data-parallel group of dp GPUs: stage >= 1 the
-// optimizer states, >= 2 also the gradients, 3 also the weights
-// (Rajbhandari et al. 2020, Figure 1: P_os, P_os+g, P_os+g+p).
-struct ZeroDivisors {
-  int64_t weights = 1, gradients = 1, optimizer = 1;
-};
-constexpr ZeroDivisors zero_divisors(int stage, int64_t dp) {
-  return {stage >= 3 ? dp : 1, stage >= 2 ? dp : 1, stage >= 1 ? dp : 1};
-}
-
-enum class Recompute { kNone, kSelective, kFull };
-// Activation bytes of one transformer layer for one micro-batch, 16-bit
-// activations, per GPU (Korthikanti et al. 2022, "Reducing Activation
-// Recomputation in Large Transformer Models", sec. 4 and Table 2), with
-// s = sequence, b = micro-batch, h = hidden, a = heads, t = tensor parallel:
-//   no parallelism             s b h (34 + 5 a s / h)                 (Eq. 1)
-//   tensor parallel            s b h (10 + 24/t + 5 a s / (h t))      (Eq. 2)
-//   tensor + sequence parallel s b h / t (34 + 5 a s / h)             (Eq. 3)
-//   selective recomputation    drops the 5 a s / h (attention s^2) term (sec. 5)
-//   full recomputation         2 s b h: only the layer input is kept   (Table 2)
-// FlashAttention never materializes the s x s scores, so it drops the same
-// 5 a s / h term as selective recomputation. REQUIRES: all sizes > 0.
-constexpr double activation_bytes_per_layer(double s, double b, double h, double a, double t,
-                                            bool sequence_parallel, bool flash, Recompute rc) {
-  const double sbh = s * b * h;
-  if (rc == Recompute::kFull) return 2.0 * sbh;
-  const bool drop_scores = flash || rc == Recompute::kSelective;
-  const double scores = drop_scores ? 0.0 : 5.0 * a * s / h;
-  if (sequence_parallel) return sbh / t * (34.0 + scores);
-  return sbh * (10.0 + 24.0 / t + scores / t);
-}
-// Smallest data-parallel degree dp with fixed + sharded / dp <= capacity:
-// ceil(sharded / (capacity - fixed)), at least 1. 0 when no dp fits
-// (fixed >= capacity, or the sharded part is needed and capacity == fixed).
-inline int64_t min_dp_to_fit(double fixed_bytes, double sharded_bytes, double capacity_bytes) {
-  if (fixed_bytes + sharded_bytes <= capacity_bytes) return 1;
-  const double room = capacity_bytes - fixed_bytes;
-  if (room <= 0) return 0;
-  const double dp = std::ceil(sharded_bytes / room);
-  if (!(dp < 9.0e18)) return 0;
-  auto n = static_cast<int64_t>(dp);
-  while (fixed_bytes + sharded_bytes / static_cast<double>(n) > capacity_bytes) ++n;  // rounding
-  return n;
 }
 
 // ---------------------------------------------------------------- paged KV
@@ -207,44 +133,6 @@ struct KvBudgetResult {
 // mean_len, block_size, workspace) or "gpu".
 Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
                                          const KvBudgetOptions& options);
-
-// ---------------------------------------------------------------- train-memory
-struct TrainMemoryOptions {
-  Optimizer optimizer = Optimizer::kAdamW;
-  int zero = 0;                 // 0..3
-  int64_t dp = 1, tp = 1, pp = 1;  // > 0
-  int64_t micro_batch = 1;      // b
-  int64_t seq = 2048;           // s
-  Recompute recompute = Recompute::kNone;
-  bool sequence_parallel = false;
-  bool flash = false;
-  std::optional<int64_t> params;  // parameter count without a shape: no activations
-};
-
-struct TrainMemoryResult {
-  int64_t params = 0;
-  TrainBytesPerParam bytes_per_param;
-  double states_unsplit = 0;    // params . bytes_per_param.total(): one GPU, no sharding
-  double weights = 0, gradients = 0, optimizer = 0;  // per GPU
-  bool has_activations = false;
-  double activations_per_layer = 0;  // one micro-batch
-  int64_t layers_per_stage = 0;      // ceil(L / pp)
-  int64_t in_flight = 0;             // micro-batches the first stage holds (1F1B: pp)
-  double activations = 0;            // per GPU, first pipeline stage
-  double total = 0;
-  double capacity = 0;
-  bool fits = false;
-  int smallest_zero_fitting = -1;    // at options.dp; -1 = none
-  std::array<int64_t, 4> min_dp_by_zero{};  // 0 = no dp fits
-  // What ZeRO stage i leaves whole on every GPU, and what it divides by dp
-  // (the two inputs of min_dp_to_fit for min_dp_by_zero[i]).
-  std::array<double, 4> min_dp_fixed{}, min_dp_sharded{};
-};
-
-// REQUIRES: validate(m).ok() unless options.params is set (then m is unused).
-// Errors name the options field (zero, dp, tp, pp, seq, micro_batch, params) or "gpu".
-Result<TrainMemoryResult> analyze_train_memory(const ModelSpec* m, const GpuSpec& gpu,
-                                               const TrainMemoryOptions& options);
 
 // ---------------------------------------------------------------- paged-kv
 struct PagedKvResult {

@@ -122,20 +122,28 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
                             max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier)
 
 
-def train_plan(model, *, tokens, days, gpu=None, price=None, mfu=0.4, max_gpus=4096, seq=4096, micro_batch=1,
-               max_tp=8, max_pp=16, optimizer="adamw"):
-    """The cheapest GPU kind, count and split to train on `tokens` within `days` (`modelcalc train-plan`).
+def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),
+               global_batch=None, max_batch_tokens=None, max_tp=8, max_pp=16, max_ep=64, optimizer="adamw",
+               bf16_grads=False, flash=True, rank_by="cost", top=10):
+    """The cheapest (or fastest) GPU kind, whole-node count and layout (TP x PP x DP x EP, ZeRO, recomputation,
+    micro-batch, global batch) that trains `model` on `tokens` within `days` (`modelcalc train-plan`), every
+    layout evaluated by the training engine.
 
-    tokens: training tokens D (a count or "15T"). days: the deadline. gpu, price: as plan. mfu: model FLOPs
-    utilization reached without recomputation, in (0, 1]. max_gpus: most GPUs in the run. seq: training
-    sequence length in tokens; micro_batch: sequences per micro-batch. max_tp, max_pp: largest splits
-    searched. optimizer: adamw (mixed precision), adamw-fp32, sgd, adam8bit.
+    tokens: training tokens D (a count or "15T"). days: the deadline. gpu, price: as plan. max_gpus: most GPUs
+    in the run (whole nodes within it). seq: training sequence length in tokens. micro_batch: the micro-batch
+    sizes searched (a list, or "1,2,4,8"). global_batch: sequences per optimizer step, exactly (default:
+    searched up to max_batch_tokens, 4,194,304 tokens). max_tp, max_pp, max_ep: largest splits searched.
+    optimizer: adamw (mixed precision), adamw-fp32, sgd, adam8bit. bf16_grads: 16-bit gradients (default fp32,
+    as Megatron keeps them). flash: FlashAttention (False: eager attention, s x s scores kept). rank_by: "cost"
+    or "time". top: layouts listed.
 
-    Returns a TrainPlanResult: feasible, the document's sections as attributes (best, ranked, ...),
-    to_dict() = `modelcalc train-plan --json`, text(), explain().
+    Returns a TrainPlanResult: feasible (False: nothing meets the deadline; the document has each GPU kind's
+    fastest miss, as the CLI prints it with exit status 1), the document's sections as attributes,
+    to_dict() = `modelcalc train-plan --json`, text(), explain(), strings().
     """
-    return _modelcalc._train_plan(model, tokens, days, gpu, _price_text(price), mfu, max_gpus, seq, micro_batch,
-                                  max_tp, max_pp, optimizer)
+    return _modelcalc._train_plan(model, tokens, days, gpu, _price_text(price), max_gpus, seq, micro_batch,
+                                  global_batch, max_batch_tokens, max_tp, max_pp, max_ep, optimizer, bf16_grads,
+                                  flash, rank_by, top)
 
 
 def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, layers=None, hidden=None, heads=None,

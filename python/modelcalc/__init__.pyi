@@ -145,9 +145,6 @@ class PlanResult(_Document):
 
 class TrainPlanResult(_Document):
     feasible: bool
-    best: Doc
-    ranked: list[Doc]
-    misses: list[Doc]
 
 class DiagnoseResult(_Document):
     regime: str
@@ -260,8 +257,10 @@ def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, Non
          efficiency: Union[float, str] = 1.0, top: Count = 10, frontier: bool = False) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
-               mfu: Union[float, str] = 0.4, max_gpus: Count = 4096, seq: Count = 4096, micro_batch: Count = 1,
-               max_tp: Count = 8, max_pp: Count = 16, optimizer: str = "adamw") -> TrainPlanResult: ...
+               max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),
+               global_batch: Count | None = None, max_batch_tokens: Count | None = None, max_tp: Count = 8,
+               max_pp: Count = 16, max_ep: Count = 64, optimizer: str = "adamw", bf16_grads: bool = False,
+               flash: bool = True, rank_by: str = "cost", top: Count = 10) -> TrainPlanResult: ...
 def diagnose(evidence: Union[str, os.PathLike[str], Mapping[str, Any], None] = None, *, model: ModelLike | None = None,
              gpu: GpuLike | None = None, phase: str | None = None, params: Count | None = None,
              layers: Count | None = None, hidden: Count | None = None, heads: Count | None = None,

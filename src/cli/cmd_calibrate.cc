@@ -9,6 +9,7 @@
 #include "format.h"
 #include "inputs.h"
 #include "modelcalc/calibrate.h"
+#include "train_calibrate_cli.h"
 
 namespace modelcalc {
 
@@ -65,8 +66,13 @@ Status run_calibrate(const OutputFlags& o, std::ostream& out) {
 
 CommandRun setup_calibrate(FlagSet& flags) {
   auto o = std::make_shared<OutputFlags>();
+  auto training = std::make_shared<TrainingCalibrateFlags>();
+  add_training_calibrate_flags(flags, training.get());
   add_output_flags(flags, o.get());
-  return [o](std::ostream& out) { return run_calibrate(*o, out); };
+  return [o, training](std::ostream& out) {
+    if (training->training || training->fit) return run_training_calibrate(*training, *o, out);
+    return run_calibrate(*o, out);
+  };
 }
 
 }  // namespace modelcalc

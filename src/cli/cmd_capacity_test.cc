@@ -1,4 +1,4 @@
-// kv-budget, train-memory and paged-kv driven through the CLI: JSON numbers
+// kv-budget and paged-kv driven through the CLI (train-memory: cmd_train_memory_test.cc): JSON numbers
 // derived by hand, and bad inputs that must exit 2 with one line naming the flag.
 #include <gtest/gtest.h>
 
@@ -22,13 +22,6 @@ Args Llama3_8B(Args extra) {
   return a;
 }
 
-// Llama-2-7B-like: L 32, d 4096, h 32 (MHA), SwiGLU 11008, V 32000, untied.
-// Params: 32 × (4·4096² + 3·4096·11008) + 2·32000·4096 = 32 × 202,375,168 + 262,144,000 = 6,738,149,376.
-Args Llama2_7B(Args extra) {
-  Args a = {"-L", "32", "-d", "4096", "--heads", "32", "--ffn", "11008", "--glu", "--vocab", "32000"};
-  a.insert(a.end(), extra.begin(), extra.end());
-  return a;
-}
 
 Args cmd(const std::string& name, Args rest) {
   rest.insert(rest.begin(), name);
@@ -113,62 +106,6 @@ TEST(KvBudgetCli, BadInputs) {
   ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--reserve", "1.5"})), "--reserve");
   ExpectBadInput(cmd("kv-budget", Llama3_8B({})), "--gpu");
   ExpectBadInput(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--context", "0"})), "--context");
-}
-
-TEST(TrainMemoryCli, SevenBAdamWIs16BytesPerParamBeforeActivations) {
-  const CliRun r = run_args(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--seq", "4096", "--flash", "--json"})));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  const double n = 6'738'149'376.0;
-  EXPECT_EQ(j["weights"].get<double>(), 2 * n);
-  EXPECT_EQ(j["gradients"].get<double>(), 2 * n);
-  EXPECT_EQ(j["optimizer"].get<double>(), 12 * n);
-  EXPECT_EQ(j["weights"].get<double>() + j["gradients"].get<double>() + j["optimizer"].get<double>(), 16 * n);
-  // FlashAttention: per layer s b h · 34 = 4096 · 1 · 4096 · 34 = 570,425,344 B; × 32 layers.
-  EXPECT_EQ(j["activations"].get<double>(), 570'425'344.0 * 32);
-  EXPECT_EQ(j["total"].get<double>(), 16 * n + 570'425'344.0 * 32);
-  EXPECT_EQ(j["fits"], false);  // 126 GB > 80 GB
-}
-
-TEST(TrainMemoryCli, BareSevenBNeedsZero) {
-  const CliRun r = run_args(cmd("train-memory", {"--params", "7B", "--gpu", "h100", "--json"}));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  EXPECT_EQ(j["total"].get<double>(), 112e9);  // 7e9 × 16 B
-  EXPECT_EQ(j["fits"], false);
-  EXPECT_EQ(j["min_dp"]["zero0"], "never");
-  EXPECT_EQ(j["min_dp"]["zero3"], 2);  // 112e9 / dp <= 80e9 → dp >= 1.4
-  const CliRun z = run_args(cmd("train-memory", {"--params", "7B", "--gpu", "h100", "--zero", "3", "--dp", "2", "--json"}));
-  ASSERT_EQ(z.status, 0) << z.err;
-  EXPECT_EQ(z.json()["total"].get<double>(), 56e9);  // 112e9 / 2
-  EXPECT_EQ(z.json()["fits"], true);
-}
-
-TEST(TrainMemoryCli, TensorAndSequenceParallelActivations) {
-  // t 2 with SP, s 2048, b 1, h 4096, a 32: s b h / t · (34 + 5·32·2048/4096) = 4,194,304 · 114 per layer.
-  const CliRun r = run_args(
-      cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "2", "--sequence-parallel", "--json"})));
-  ASSERT_EQ(r.status, 0) << r.err;
-  const auto j = r.json();
-  EXPECT_EQ(j["activations"].get<double>(), 4'194'304.0 * 114 * 32);
-  EXPECT_EQ(j["weights"].get<double>(), 6'738'149'376.0);  // 2 B × N / tp 2
-  // Selective recomputation without SP: s b h (10 + 24/t) = 8,388,608 · 22 per layer.
-  const CliRun s = run_args(
-      cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "2", "--recompute", "selective", "--json"})));
-  ASSERT_EQ(s.status, 0) << s.err;
-  EXPECT_EQ(s.json()["activations"].get<double>(), 8'388'608.0 * 22 * 32);
-  // Full recomputation: 2 s b h = 16,777,216 per layer.
-  const CliRun f = run_args(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--recompute", "full", "--json"})));
-  ASSERT_EQ(f.status, 0) << f.err;
-  EXPECT_EQ(f.json()["activations"].get<double>(), 16'777'216.0 * 32);
-}
-
-TEST(TrainMemoryCli, BadInputs) {
-  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--zero", "4"})), "--zero");
-  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--tp", "3"})), "--tp");
-  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--optimizer", "lion"})), "--optimizer");
-  ExpectBadInput(cmd("train-memory", Llama2_7B({"--gpu", "h100", "--recompute", "some"})), "--recompute");
-  ExpectBadInput(cmd("train-memory", Llama2_7B({})), "--gpu");
 }
 
 TEST(PagedKvCli, ListOfLengths) {

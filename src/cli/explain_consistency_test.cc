@@ -121,6 +121,9 @@ TEST(ExplainConsistencyTest, TrainMemoryAndPagedKv) {
   checked += CheckExplain({"train-memory", "--model", "llama-2-7b", "--gpu", "a100", "--recompute", "full", "--zero", "1",
                            "--dp", "4"});
   checked += CheckExplain({"train-memory", "--model", "gpt2", "--gpu", "h100", "--flash", "--tp", "2"});
+  checked += CheckExplain({"train-memory", "--model", "mixtral-8x7b-v0.1", "--gpu", "h100", "--tp", "2", "--pp", "4",
+                           "--virtual-stages", "2", "--dp", "4", "--ep", "2", "--zero", "1", "--flash",
+                           "--sequence-parallel", "--recompute", "selective", "--global-batch", "32"});
   checked += CheckExplain({"paged-kv", "--lens", "100,2000,517", "--max-len", "4096", "--kv-bytes-per-token",
                            "131072"});
   checked += CheckExplain({"paged-kv", "--lens", "100,2000,517", "--max-len", "4096", "--model", "llama-3.1-8b",
@@ -152,6 +155,11 @@ TEST(ExplainConsistencyTest, DiagnoseCasesAndModels) {
 TEST(ExplainConsistencyTest, LabCommands) {
   int checked = 0;
   checked += CheckExplain({"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "2048"});
+  checked += CheckExplain({"train", "--model", "llama-3.1-8b", "--tokens", "2T", "--gpu", "h100", "--tp", "2", "--pp",
+                           "2", "--dp", "4", "--global-batch", "64", "--flash", "--recompute", "full"});
+  checked += CheckExplain({"mfu", "--model", "llama-3.1-8b", "--tokens-per-s", "20000", "--gpu", "h100", "--gpus",
+                           "8", "--train", "--recompute", "selective"});
+  checked += CheckExplain({"calibrate", "--training"});
   checked += CheckExplain({"train-plan", "--model", "llama-3.1-8b", "--tokens", "15T", "--days", "30"});
   checked += CheckExplain({"train-plan", "--model", "llama-3.1-70b", "--tokens", "2T", "--days", "1000", "--gpu",
                            "h100", "--seq", "32768"});

@@ -141,14 +141,6 @@ Result<double> parse_reserve(std::string_view text, std::string_view flag) {
   return v;
 }
 
-Result<Optimizer> parse_optimizer(std::string_view text, std::string_view flag) {
-  if (text == "adamw" || text == "adam") return Optimizer::kAdamW;
-  if (text == "adamw-fp32") return Optimizer::kAdamWFp32;
-  if (text == "sgd") return Optimizer::kSgd;
-  if (text == "adam8bit") return Optimizer::kAdam8bit;
-  return Status::InvalidArgument(flag, "expected adamw, adamw-fp32, sgd or adam8bit, got " + quote_input(text));
-}
-
 Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
   std::vector<std::string> items;
   size_t start = 0;
@@ -381,6 +373,21 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
+      {"cp", "--cp"},
+      {"virtual_stages", "--virtual-stages"},
+      {"microbatch_group", "--microbatch-group"},
+      {"first_stage_layers", "--first-stage-layers"},
+      {"last_stage_layers", "--last-stage-layers"},
+      {"global_batch", "--global-batch"},
+      {"capacity_factor", "--capacity-factor"},
+      {"overhead_bytes", "--overhead"},
+      {"micro_batches", "--micro-batch"},
+      {"max_batch_tokens", "--max-batch-tokens"},
+      {"max_tp", "--max-tp"},
+      {"max_pp", "--max-pp"},
+      {"max_ep", "--max-ep"},
+      {"max_gpus", "--max-gpus"},
+      {"deadline_days", "--days"},
   };
   const std::string& msg = s.message();
   const size_t colon = msg.find(": ");

@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "modelcalc/capacity.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/prices.h"
@@ -74,8 +73,6 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
 // --reserve's fraction in [0, 1) ("0.1", "10%"). Errors name `flag`.
 Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max);
 Result<double> parse_reserve(std::string_view text, std::string_view flag);
-// --optimizer: adamw (or adam), adamw-fp32, sgd, adam8bit (train-memory, train-plan).
-Result<Optimizer> parse_optimizer(std::string_view text, std::string_view flag);
 
 // Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
 // kMaxListItems values (memory stays bounded whatever is typed).

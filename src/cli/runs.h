@@ -35,6 +35,7 @@
 #include "modelcalc/status.h"
 #include "modelcalc/sweep.h"
 #include "modelcalc/train_plan.h"
+#include "modelcalc/training.h"
 #include "report.h"
 
 namespace modelcalc {
@@ -113,25 +114,29 @@ Report plan_explain(const PlanRun& r);
 // ---------------------------------------------------------------- train-plan
 
 struct TrainPlanInputs {
-  double tokens = 0, days = 0, mfu = 0.4;
-  std::string gpu, price;
-  int64_t max_gpus = 4096, seq = 4096, micro_batch = 1, max_tp = 8, max_pp = 16;
-  std::string optimizer = "adamw";
+  double tokens = 0, days = 0;
+  std::string gpu, price, micro_batch = "1,2,4,8", rank_by = "cost";
+  int64_t max_gpus = 4096, seq = 4096, max_tp = 8, max_pp = 16, max_ep = 64, top = 10;
+  std::optional<int64_t> global_batch;
+  std::optional<double> max_batch_tokens;
+  Optimizer optimizer = Optimizer::kAdamW;
+  bool bf16_grads = false, no_flash = false;
 };
 // The ranges of train-plan's counts (--help states them).
 inline constexpr int64_t kTrainPlanMaxGpus = int64_t{1} << 20;
 inline constexpr int64_t kTrainPlanMaxSeq = int64_t{1} << 30;
-inline constexpr int64_t kTrainPlanMaxMicroBatch = int64_t{1} << 20;
-inline constexpr int64_t kTrainPlanMaxSplit = 1024;  // --max-tp, --max-pp
+inline constexpr int64_t kTrainPlanMaxGlobalBatch = int64_t{1} << 30;
+inline constexpr int64_t kTrainPlanMaxSplit = 1024;  // --max-tp, --max-pp, --max-ep
+inline constexpr int64_t kTrainPlanMaxTop = 1000;
 // The parsers of train-plan's flags (their ranges are --help's).
-Result<double> parse_train_days(std::string_view text, std::string_view flag);    // (0, 1e6]
-Result<double> parse_train_mfu(std::string_view text, std::string_view flag);     // (0, 1], "0.4" or "40%"
+Result<double> parse_train_days(std::string_view text, std::string_view flag);        // (0, 1e6]
+Result<double> parse_max_batch_tokens(std::string_view text, std::string_view flag);  // (0, 1e12]
 Result<int64_t> parse_capped_count(std::string_view text, std::string_view flag, int64_t max);  // [1, max]
 
 struct TrainPlanRun {
   SharedModel model;
   TrainPlanQuery query;  // query.model points into *model
-  TrainPlanResult result;
+  TrainPlanResult result;  // result.layouts empty: nothing meets the deadline (the CLI exits 1)
 };
 
 Status run_train_plan(SharedModel m, const TrainPlanInputs& in, TrainPlanRun* out);

@@ -1,160 +1,127 @@
+// The training plan: whole nodes, the deadline, the fewest nodes that meet
+// it, the deciding constraint, and agreement with one evaluation of the
+// chosen layout.
 #include "modelcalc/train_plan.h"
 
 #include <gtest/gtest.h>
 
-#include <cmath>
-
-#include "drills.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/hf_config.h"
 
 namespace modelcalc {
 namespace {
 
-// Drill 1's model: N = N_active = 19,509,805,056 (48 layers of 390,070,272 + 786,432,000 embeddings).
-constexpr double kN = 19'509'805'056.0;
-
-TrainPlanGpu Gpu(const char* name, double capacity, double peak, double usd) {
-  TrainPlanGpu g;
-  g.gpu.name = g.gpu.key = name;
-  g.gpu.capacity_bytes = capacity;
-  g.gpu.bandwidth_bytes_per_s = 1e12;
-  g.gpu.peak_bf16_flops = peak;
-  g.usd_per_gpu_hour = usd;
-  return g;
-}
-
-TrainPlanQuery Query(const ModelSpec* m) {
+TrainPlanQuery Query(const ModelSpec* m, double tokens, double days) {
   TrainPlanQuery q;
   q.model = m;
-  q.tokens = 1e12;
-  q.deadline_days = 10;
-  q.mfu = 0.5;
-  q.seq = 128;  // activations ~1.3 GB at TP 1 (128 x 6144 x 34 B x 48 layers): small next to the states
+  q.tokens = tokens;
+  q.deadline_days = days;
+  q.gpus = {{*find_gpu("h100"), 3.0}, {*find_gpu("a100"), 1.5}};
   return q;
 }
 
-TEST(TrainPlanTest, TheDeadlineSetsTheCountWhenMemoryIsNoObject) {
-  const ModelSpec m = drill1_model();
-  TrainPlanQuery q = Query(&m);
-  q.gpus = {Gpu("big", 1e15, 1e15, 2.0)};  // 1 PB: every state fits on one GPU
-  auto r = plan_training(q);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->params, 19'509'805'056);
-  EXPECT_DOUBLE_EQ(r->model_flops, 6 * kN * 1e12);  // 6 N D = 1.1706e23 FLOP
-  ASSERT_EQ(r->ranked.size(), 1u);                  // one per GPU kind
-  const TrainPlanConfig& c = r->ranked[0];
-  // GPU-hours = 6 N D / (peak x mfu) / 3600 = 1.1706e23 / 5e14 / 3600 = 65,032.68;
-  // the deadline needs ceil(65,032.68 / (24 x 10)) = ceil(270.97) = 271 GPUs.
-  const double gpu_hours = 6 * kN * 1e12 / (1e15 * 0.5) / 3600;
-  EXPECT_NEAR(gpu_hours, 65'032.68, 0.01);
-  EXPECT_EQ(c.recompute, Recompute::kNone);
-  EXPECT_EQ(c.deadline_gpus, 271);
-  EXPECT_EQ(c.gpus, 271);
-  EXPECT_EQ(c.dp, 271);
-  EXPECT_EQ(c.tp * c.pp, 1);
-  EXPECT_EQ(c.zero, 0);
-  EXPECT_EQ(c.bound, TrainPlanBound::kDeadline);
-  EXPECT_DOUBLE_EQ(c.gpu_hours, gpu_hours);
-  EXPECT_DOUBLE_EQ(c.days, gpu_hours / 271 / 24);  // 9.999 days
-  EXPECT_DOUBLE_EQ(c.usd, gpu_hours * 2.0);         // $130,065
-  EXPECT_TRUE(r->misses.empty());
+// The layout the plan chose, evaluated once by the engine.
+Result<TrainStepResult> Evaluate(const ModelSpec& m, const TrainPlanQuery& q, const TrainPlanLayout& l) {
+  TrainOptions o;
+  o.layout.tp = l.tp;
+  o.layout.pp = l.pp;
+  o.layout.dp = l.dp;
+  o.layout.ep = l.ep;
+  o.seq = q.seq;
+  o.micro_batch = l.micro_batch;
+  o.global_batch = l.global_batch;
+  o.zero = l.zero;
+  o.recompute = l.recompute;
+  o.flash = q.flash;
+  o.sequence_parallel = q.sequence_parallel && l.tp > 1;
+  return analyze_train_step(m, q.gpus[l.gpu_index].gpu, o, q.profile);
 }
 
-TEST(TrainPlanTest, MemoryRaisesTheCountAndTheSplitIsTheSimplestThatFits) {
-  const ModelSpec m = drill1_model();
-  TrainPlanQuery q = Query(&m);
-  q.deadline_days = 1e6;  // the deadline alone needs one GPU
-  q.gpus = {Gpu("small", 100e9, 1e15, 2.0)};
+TEST(TrainPlan, WholeNodesWithinTheDeadlineAndTheFewestThatMeetIt) {
+  const ModelSpec m = *find_preset("llama-3.1-8b");
+  const TrainPlanQuery q = Query(&m, 2e12, 10);
   auto r = plan_training(q);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const TrainPlanConfig& c = r->ranked[0];
-  // AdamW in mixed precision keeps 16 B a parameter: 16 N = 312.2 GB of states.
-  // 3 GPUs cannot hold them: 312.2 / 3 = 104.1 GB > 100 GB even fully sharded (ZeRO-3, TP or PP).
-  // 4 can, and without ZeRO only when TP x PP = 4 splits the states: 78.04 GB + activations
-  // (TP 4 with sequence parallelism: 1.28 / 4 = 0.32 GB; PP 4: 12 layers x 4 in flight = 1.28 GB) < 100 GB.
-  // Among the ZeRO-0 splits of 4 GPUs, less PP first: TP 4 x PP 1.
-  EXPECT_EQ(c.gpus, 4);
-  EXPECT_EQ(c.zero, 0);
-  EXPECT_EQ(c.tp, 4);
-  EXPECT_EQ(c.pp, 1);
-  EXPECT_EQ(c.dp, 1);
-  EXPECT_EQ(c.deadline_gpus, 1);
-  EXPECT_EQ(c.bound, TrainPlanBound::kMemory);
-  EXPECT_TRUE(c.memory.fits);
-  EXPECT_NEAR(c.memory.weights + c.memory.gradients + c.memory.optimizer, 16 * kN / 4, 1.0);
+  ASSERT_FALSE(r->layouts.empty());
+  EXPECT_GT(r->searched, r->prepared);
+  for (const TrainPlanLayout& l : r->layouts) {
+    EXPECT_EQ(l.gpus % 8, 0);  // whole HGX nodes
+    EXPECT_EQ(l.gpus, l.tp * l.pp * l.dp);
+    EXPECT_LE(l.days, q.deadline_days);
+    EXPECT_TRUE(l.eval.fits);
+    EXPECT_LE(l.global_batch * q.seq, static_cast<int64_t>(q.max_batch_tokens));
+    EXPECT_EQ(l.global_batch % (l.dp * l.micro_batch), 0);
+    // One engine: the plan's step is the engine's for the same layout.
+    auto e = Evaluate(m, q, l);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    EXPECT_DOUBLE_EQ(e->eval.seconds, l.eval.seconds);
+    EXPECT_DOUBLE_EQ(e->eval.peak_memory, l.eval.peak_memory);
+    // days = ceil(D / tokens per step) x step / 86400; usd = days x 24 x GPUs x price.
+    EXPECT_DOUBLE_EQ(l.days, std::ceil(2e12 / (static_cast<double>(l.global_batch) * 4096)) * l.eval.seconds / 86400);
+    EXPECT_DOUBLE_EQ(l.usd, l.days * 24 * static_cast<double>(l.gpus) * q.gpus[l.gpu_index].usd_per_gpu_hour);
+  }
+  // Ranked by cost.
+  for (size_t i = 1; i < r->layouts.size(); ++i) EXPECT_LE(r->layouts[i - 1].usd, r->layouts[i].usd);
+  // The cheapest is the cheapest of its split: one node fewer misses the deadline or costs more.
+  const TrainPlanLayout& best = r->layouts.front();
+  const int64_t node_dp = 8 / (best.tp * best.pp);  // TP x PP within a node here
+  ASSERT_GT(best.dp, node_dp);
+  TrainPlanLayout fewer = best;
+  fewer.dp = best.dp - node_dp;
+  fewer.global_batch = static_cast<int64_t>(q.max_batch_tokens / 4096) / (fewer.dp * best.micro_batch) *
+                       (fewer.dp * best.micro_batch);
+  auto e = Evaluate(m, q, fewer);
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const double days = std::ceil(2e12 / (static_cast<double>(fewer.global_batch) * 4096)) * e->eval.seconds / 86400;
+  const double usd = days * 24 * static_cast<double>(fewer.dp * best.tp * best.pp) * 3.0;
+  EXPECT_TRUE(days > q.deadline_days || !e->eval.fits || usd >= best.usd) << days << " days, $" << usd;
+  EXPECT_EQ(best.bound, TrainPlanBound::kDeadline);  // a cheaper, slower layout fits
 }
 
-TEST(TrainPlanTest, FullRecomputationWhenOnlyItFits) {
-  const ModelSpec m = drill1_model();
-  TrainPlanQuery q = Query(&m);
-  q.deadline_days = 1e6;
-  q.seq = 131072;
-  q.max_tp = q.max_pp = 1;
-  q.gpus = {Gpu("mid", 500e9, 1e15, 2.0)};
-  // s b h = 131,072 x 6,144 = 805,306,368. Activations (FlashAttention, TP 1): 34 s b h x 48 layers = 1.314 TB,
-  // more than the 500 GB even with every state sharded away, and selective recomputation drops only the scores
-  // FlashAttention already drops. Full recomputation keeps 2 s b h a layer: 77.31 GB, + 16 N = 312.16 GB of
-  // states = 389.5 GB: one GPU, at 8 N D.
+TEST(TrainPlan, MemoryDecidesWhenTheDeadlineIsNoObject) {
+  // 70B on H100s with all the time in the world: the cheapest layouts (fewest GPUs) cannot hold the states.
+  const ModelSpec m = *find_preset("llama-3.1-70b");
+  TrainPlanQuery q = Query(&m, 1e11, 1e5);
+  q.gpus.resize(1);
   auto r = plan_training(q);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->ranked.size(), 1u);
-  const TrainPlanConfig& c = r->ranked[0];
-  EXPECT_EQ(c.recompute, Recompute::kFull);
-  EXPECT_EQ(c.gpus, 1);
-  EXPECT_EQ(c.zero, 0);
-  EXPECT_DOUBLE_EQ(c.hardware_flops, 8 * kN * 1e12);
-  EXPECT_NEAR(c.memory.activations, 2.0 * 805'306'368 * 48, 1.0);
-  EXPECT_NEAR(c.memory.total, 2.0 * 805'306'368 * 48 + 16 * kN, 1e3);
+  ASSERT_TRUE(r->kinds[0].found);
+  EXPECT_EQ(r->kinds[0].best.bound, TrainPlanBound::kMemory);
+  EXPECT_GE(r->kinds[0].best.gpus, 16);  // 70.6e9 x 18 B = 1.27 TB of states
 }
 
-TEST(TrainPlanTest, TheCheapestFlopWinsAcrossKinds) {
-  const ModelSpec m = drill1_model();
-  TrainPlanQuery q = Query(&m);
-  // $ per GPU-hour / peak: a = 2 / 1e15, b = 3.3 / 2e15 = 1.65 / 1e15: b is cheaper per FLOP.
-  q.gpus = {Gpu("a", 1e15, 1e15, 2.0), Gpu("b", 1e15, 2e15, 3.3)};
+TEST(TrainPlan, NothingMeetsAnImpossibleDeadline) {
+  const ModelSpec m = *find_preset("llama-3.1-8b");
+  TrainPlanQuery q = Query(&m, 15e12, 0.5);
+  q.max_gpus = 64;
   auto r = plan_training(q);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  ASSERT_EQ(r->ranked.size(), 2u);
-  EXPECT_EQ(r->ranked[0].gpu_index, 1u);
-  // b: 6 N D / (2e15 x 0.5) / 3600 = 32,516.34 GPU-hours x $3.3 = $107,304; ceil(32,516.34 / 240) = 136 GPUs.
-  EXPECT_DOUBLE_EQ(r->ranked[0].usd, 6 * kN * 1e12 / (2e15 * 0.5) / 3600 * 3.3);
-  EXPECT_EQ(r->ranked[0].gpus, 136);
-  EXPECT_EQ(r->ranked[0].recompute, Recompute::kNone);
-  EXPECT_EQ(r->ranked[1].gpu_index, 0u);  // a: $130,065
-  EXPECT_DOUBLE_EQ(r->ranked[1].usd, 6 * kN * 1e12 / (1e15 * 0.5) / 3600 * 2.0);
+  EXPECT_TRUE(r->layouts.empty());
+  for (const TrainPlanKind& k : r->kinds) {
+    EXPECT_FALSE(k.found);
+    ASSERT_TRUE(k.any_fits);
+    EXPECT_GT(k.fastest.days, 0.5);  // its fastest layout that fits still takes longer
+  }
 }
 
-TEST(TrainPlanTest, AKindThatCannotMeetTheDeadlineIsAMissWithItsNumbers) {
-  const ModelSpec m = drill1_model();
-  TrainPlanQuery q = Query(&m);
-  q.max_gpus = 256;  // the deadline needs 271 (first test)
-  q.gpus = {Gpu("big", 1e15, 1e15, 2.0)};
-  auto r = plan_training(q);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_TRUE(r->ranked.empty());
-  ASSERT_EQ(r->misses.size(), 1u);
-  EXPECT_EQ(r->misses[0].deadline_gpus, 271);
-  EXPECT_EQ(r->misses[0].memory_gpus, 1);
-}
-
-TEST(TrainPlanTest, ErrorsNameTheField) {
-  const ModelSpec m = drill1_model();
-  const auto field = [&](auto edit) {
-    TrainPlanQuery q = Query(&m);
-    q.gpus = {Gpu("big", 1e15, 1e15, 2.0)};
-    edit(q);
+TEST(TrainPlan, BadQueriesNameTheirField) {
+  const ModelSpec m = *find_preset("llama-3.1-8b");
+  auto field = [](const TrainPlanQuery& q) {
     auto r = plan_training(q);
     return r.ok() ? std::string("ok") : r.status().message().substr(0, r.status().message().find(':'));
   };
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.model = nullptr; }), "model");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.tokens = 0; }), "tokens");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.tokens = NAN; }), "tokens");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.deadline_days = -1; }), "deadline_days");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.mfu = 1.5; }), "mfu");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.max_gpus = 0; }), "max_gpus");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.gpus.clear(); }), "gpus");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.gpus[0].usd_per_gpu_hour = 0; }), "gpus");
-  EXPECT_EQ(field([](TrainPlanQuery& q) { q.seq = 0; }), "seq");
-  EXPECT_EQ(field([](TrainPlanQuery&) {}), "ok");
+  TrainPlanQuery q = Query(&m, 1e12, 10);
+  q.tokens = 0;
+  EXPECT_EQ(field(q), "tokens");
+  q = Query(&m, 1e12, 10);
+  q.micro_batches = {};
+  EXPECT_EQ(field(q), "micro_batches");
+  q = Query(&m, 1e12, 10);
+  q.max_batch_tokens = 100;  // below one sequence of 4096
+  EXPECT_EQ(field(q), "max_batch_tokens");
+  q = Query(&m, 1e12, 10);
+  q.gpus.clear();
+  EXPECT_EQ(field(q), "gpus");
 }
 
 }  // namespace

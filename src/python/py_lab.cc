@@ -17,10 +17,12 @@
 #include "modelcalc/formulas.h"
 #include "modelcalc/lab.h"
 #include "modelcalc/tradeoff.h"
+#include "modelcalc/training.h"
 #include "py_specs.h"
 #include "py_util.h"
 #include "quantity.h"
 #include "tradeoff_text.h"
+#include "train_flags.h"
 
 namespace modelcalc::py_bind {
 

@@ -20,6 +20,7 @@
 #include "quantity.h"
 #include "runs.h"
 #include "sweep_table.h"
+#include "train_flags.h"
 
 namespace modelcalc::py_bind {
 
@@ -248,25 +249,38 @@ PlanHolder run_plan_py(py::handle model, py::handle isl, py::handle osl, py::han
 using TrainPlanHolder = PyRun<TrainPlanRun>;
 
 TrainPlanHolder run_train_plan_py(py::handle model, py::handle tokens, py::handle days, py::handle gpu,
-                                  py::handle price, py::handle mfu, py::handle max_gpus, py::handle seq,
-                                  py::handle micro_batch, py::handle max_tp, py::handle max_pp,
-                                  py::handle optimizer) {
+                                  py::handle price, py::handle max_gpus, py::handle seq, py::handle micro_batch,
+                                  py::handle global_batch, py::handle max_batch_tokens, py::handle max_tp,
+                                  py::handle max_pp, py::handle max_ep, py::handle optimizer, py::handle bf16_grads,
+                                  py::handle flash, py::handle rank_by, py::handle top) {
   const PyModel& m = as_model(model);
   TrainPlanInputs in;
   in.tokens = take_kw(parse_positive_count(value_text(tokens, "tokens"), "tokens"));
   in.days = take_kw(parse_train_days(value_text(days, "days"), "days"));
   in.gpu = search_gpu_text(gpu, "gpu");
   if (!price.is_none()) in.price = comma_text(price, "price");
-  if (!mfu.is_none()) in.mfu = take_kw(parse_train_mfu(value_text(mfu, "mfu"), "mfu"));
   auto capped = [](py::handle v, const char* kw, int64_t max, int64_t* out) {
     if (!v.is_none()) *out = take_kw(parse_capped_count(value_text(v, kw), kw, max));
   };
   capped(max_gpus, "max_gpus", kTrainPlanMaxGpus, &in.max_gpus);
   capped(seq, "seq", kTrainPlanMaxSeq, &in.seq);
-  capped(micro_batch, "micro_batch", kTrainPlanMaxMicroBatch, &in.micro_batch);
+  if (!micro_batch.is_none()) in.micro_batch = comma_text(micro_batch, "micro_batch");
+  if (!global_batch.is_none()) {
+    in.global_batch = take_kw(parse_capped_count(value_text(global_batch, "global_batch"), "global_batch",
+                                                 kTrainPlanMaxGlobalBatch));
+  }
+  if (!max_batch_tokens.is_none()) {
+    in.max_batch_tokens =
+        take_kw(parse_max_batch_tokens(value_text(max_batch_tokens, "max_batch_tokens"), "max_batch_tokens"));
+  }
   capped(max_tp, "max_tp", kTrainPlanMaxSplit, &in.max_tp);
   capped(max_pp, "max_pp", kTrainPlanMaxSplit, &in.max_pp);
-  if (auto o = opt_str(optimizer, "optimizer")) in.optimizer = *o;
+  capped(max_ep, "max_ep", kTrainPlanMaxSplit, &in.max_ep);
+  capped(top, "top", kTrainPlanMaxTop, &in.top);
+  if (auto o = opt_str(optimizer, "optimizer")) in.optimizer = take_kw(parse_optimizer(*o, "optimizer"));
+  in.bf16_grads = truth(bf16_grads, "bf16_grads");
+  in.no_flash = !truth(flash, "flash");
+  if (auto r = opt_str(rank_by, "rank_by")) in.rank_by = *r;
   TrainPlanHolder h;
   Status s;
   {
@@ -523,7 +537,8 @@ void init_runs(py::module_& m) {
       [](const TrainPlanRun& r) { return render_text(train_plan_report(r)); },
       [](const TrainPlanRun& r) { return render_explain(train_plan_report(r)); });
   bind_strings<TrainPlanRun>(tp_cls, [](const TrainPlanRun& r) { return train_plan_report(r); });
-  tp_cls.def_property_readonly("feasible", [](const TrainPlanHolder& h) { return !h.run.result.ranked.empty(); });
+  tp_cls.def_property_readonly("feasible", [](const TrainPlanHolder& h) { return !h.run.result.layouts.empty(); },
+                                "True when a layout meets the deadline (else each GPU kind's fastest miss)");
   m.def("_train_plan", &run_train_plan_py);
 
   py::class_<DiagnoseHolder> dx_cls(m, "DiagnoseResult", "What `modelcalc diagnose` concludes.");

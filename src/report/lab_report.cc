@@ -7,6 +7,7 @@
 #include "format.h"
 #include "modelcalc/lab.h"
 #include "tradeoff_text.h"
+#include "train_memory_report.h"
 
 namespace modelcalc {
 
@@ -20,16 +21,17 @@ std::string gpus_label(int64_t gpus, const std::string& name) {
 
 // ---------------------------------------------------------------- train
 
-Report build_train_report(const TrainQuery& q, const TrainResult& r) {
+Report build_train_report(const TrainQuery& q, const TrainResult& r, const TrainEngineView* engine) {
   Report rep;
   rep.title = fmt::format("modelcalc train — N = {} parameters, D = {} tokens", format_brief(q.params, Unit::kParams),
                           format_brief(q.tokens, Unit::kTokens));
   const double flops = r.flops;
-  Section c{"Compute", {}, {}};
-  c.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
+  Section c{"Compute (the lab's view: 6 × N × D)", {}, {}};
+  c.lines.push_back(given("params", engine ? "Parameters N (active per token)" : "Parameters N", q.params,
+                          Unit::kParams));
   c.lines.push_back(given("tokens", "Training tokens D", q.tokens, Unit::kTokens));
   c.lines.push_back(
-      computed("flops", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
+      computed("flops.six_nd", "Training FLOPs", flops, Unit::kFlop, fx::kTrain,
                {term("N", format_brief(q.params, Unit::kParams)), term("D", format_brief(q.tokens, Unit::kTokens))},
                "(forward 2 + backward 4 per parameter per token)"));
   c.lines.push_back(
@@ -37,28 +39,68 @@ Report build_train_report(const TrainQuery& q, const TrainResult& r) {
                {term("D", format_brief(q.tokens, Unit::kTokens)), term("N", format_brief(q.params, Unit::kParams))},
                "(Chinchilla-optimal ≈ 20)"));
   rep.sections.push_back(std::move(c));
+  if (engine != nullptr && engine->model != nullptr) {
+    const TrainFlopsPerToken& f = engine->per_token;
+    Section e{fmt::format("The engine's FLOPs ({} at s = {})", train_model_label(*engine->model),
+                          group_digits(engine->seq)),
+              {},
+              {}};
+    for (Line& l : train_flops_lines("flops", *engine->model, engine->seq, engine->recompute, engine->count, f)) {
+      e.lines.push_back(std::move(l));
+    }
+    e.lines.push_back(computed("flops.total", "Model FLOPs", f.model * q.tokens, Unit::kFlop, fx::kTfTotal,
+                               {term("F_token", fmt_sig(f.model)), term("D", format_brief(q.tokens, Unit::kTokens))}));
+    e.lines.push_back(computed("flops.hardware_total", "Hardware FLOPs", f.hardware * q.tokens, Unit::kFlop,
+                               fx::kTfTotal,
+                               {term("F_token", fmt_sig(f.hardware)), term("D", format_brief(q.tokens, Unit::kTokens))}));
+    e.notes.push_back(fmt::format("Beside 6 × N: the attention adds {} and the lm_head is counted as a matmul "
+                                  "(the input embedding is a lookup).",
+                                  format_brief(f.attention / f.six_n, Unit::kFraction)));
+    rep.sections.push_back(std::move(e));
+  }
   if (q.gpu && r.time) {
     const double peak = r.time->peak_flops_per_gpu;
     const double hours = r.time->gpu_hours;
     const double days = r.time->days;
-    Section t{"Time on " + gpus_label(q.gpus, q.gpu->name), {}, {}};
+    Section t{"Time on " + gpus_label(q.gpus, q.gpu->name) + " at an assumed MFU (the lab's view)", {}, {}};
     t.lines.push_back(given("gpu.peak_flops", "Peak per GPU", peak, Unit::kFlopPerS, "(dense bf16)"));
-    t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction));
+    t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction, "(--mfu)"));
     t.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
     t.lines.push_back(computed("gpu_hours", "GPU-hours", hours, Unit::kHours, fx::kTrainGpuHours,
                                {term("F", fmt_sig(flops)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)}));
     t.lines.push_back(computed("days", "Wall-clock", days, Unit::kDays, fx::kTrainDays,
                                {term("H", fmt_sig(hours)), term("gpus", q.gpus)}));
+    if (engine != nullptr && engine->model != nullptr) {
+      const double F = engine->per_token.model * q.tokens;
+      const double h = F / (peak * q.mfu) / 3600.0;
+      t.lines.push_back(computed("engine_gpu_hours", "GPU-hours with the engine's model FLOPs", h, Unit::kHours,
+                                 fx::kTfHours, {term("F", fmt_sig(F)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)},
+                                 "(MFU counts the model FLOPs, as PaLM defines it)"));
+    }
     t.notes.push_back("MFU is the sustained fraction of dense peak over the whole run; large, well-tuned dense "
                       "runs report roughly 0.35–0.5.");
     rep.sections.push_back(std::move(t));
   } else {
     rep.sections.back().notes.push_back("Give --gpu (with --gpus and --mfu) for GPU-hours and days.");
   }
-  rep.ignored = {
-      "The attention T² term: 6·N·D counts the matmuls only, so long-context training undercounts.",
-      "Activation recomputation: a full recompute adds another forward pass (8·N·D).",
-      "Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock."};
+  if (engine != nullptr && engine->step != nullptr && engine->options != nullptr && engine->gpu != nullptr) {
+    rep.sections.push_back(train_step_section("The engine's prediction for this layout (calibrated)", "engine",
+                                              *engine->gpu, *engine->options, *engine->step, q.tokens));
+  }
+  if (engine != nullptr && engine->model != nullptr) {
+    rep.ignored = {"Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock.",
+                   "Embedding lookups, norms, softmax and other elementwise work: no matmul FLOPs counted."};
+    if (engine->step == nullptr) {
+      rep.ignored.push_back("Communication and the pipeline bubble at the assumed MFU; give a layout (--tp, --pp, "
+                            "--dp, --global-batch, ...) for the engine's step time.");
+    }
+  } else {
+    rep.ignored = {
+        "The attention T² term and the lm_head: 6·N·D counts the parameters' matmuls only (give --model and --seq "
+        "for the engine's count).",
+        "Activation recomputation: a full recompute adds another forward pass (8·N·D).",
+        "Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock."};
+  }
   return rep;
 }
 
@@ -186,7 +228,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
 
 // ---------------------------------------------------------------- mfu
 
-Report build_mfu_report(const MfuQuery& q, const MfuResult& r) {
+Report build_mfu_report(const MfuQuery& q, const MfuResult& r, const MfuEngineView* engine) {
   const bool train = q.mode == MfuMode::kTraining;
   const double k = r.flops_per_token_factor;
   const double peak = r.peak_flops;
@@ -214,7 +256,29 @@ Report build_mfu_report(const MfuQuery& q, const MfuResult& r) {
                       "not FLOPs, limits it until the batch is large.");
   }
   rep.sections.push_back(std::move(s));
-  rep.ignored = {"Attention FLOPs (k·N counts the matmul weights only), so MFU reads slightly low at long context."};
+  if (engine != nullptr && engine->model != nullptr) {
+    Section e{fmt::format("The engine's utilization ({} at s = {})", train_model_label(*engine->model),
+                          group_digits(engine->seq)),
+              {},
+              {}};
+    for (Line& l : train_flops_lines("flops", *engine->model, engine->seq, engine->recompute, engine->count,
+                                     engine->per_token)) {
+      e.lines.push_back(std::move(l));
+    }
+    e.lines.push_back(computed("engine.mfu", "MFU (model FLOPs)", engine->mfu, Unit::kFraction, fx::kTfUtilization,
+                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.model)),
+                                term("peak", peak, Unit::kFlopPerS)},
+                               "(PaLM app. B: recomputation not counted)"));
+    e.lines.push_back(computed("engine.hfu", "HFU (hardware FLOPs)", engine->hfu, Unit::kFraction, fx::kTfUtilization,
+                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.hardware)),
+                                term("peak", peak, Unit::kFlopPerS)},
+                               "(recomputation counted: what Megatron's \"achieved TFLOP/s\" reports)"));
+    rep.sections.push_back(std::move(e));
+    rep.ignored = {"Embedding lookups, norms, softmax and other elementwise work: no matmul FLOPs counted."};
+  } else {
+    rep.ignored = {"Attention FLOPs and the lm_head (k·N counts the parameters' matmuls only), so MFU reads low at "
+                   "long context: give --model and --seq for the engine's count."};
+  }
   if (u > 1) {
     rep.warnings.push_back(
         fmt::format("An MFU of {} exceeds the peak: check --tokens-per-s (aggregate over all "

@@ -28,7 +28,7 @@ std::string format_double(double v, Unit unit) {
     case Unit::kSequences: return std::isinf(v) ? "never" : fmt_fixed(v, 1) + " sequences";
     case Unit::kFraction: return fmt_sig(v * 100, 3) + " %";
     case Unit::kFactor: return "×" + fmt_sig(v, 4);
-    case Unit::kUsd: return "$" + fmt_sig(v, 4);
+    case Unit::kUsd: return "$" + (std::fabs(v) >= 1e4 ? fmt_fixed(v, 0) : fmt_sig(v, 4));
     case Unit::kHours: return (std::fabs(v) >= 1e4 ? fmt_fixed(v, 0) : fmt_sig(v, 4)) + " h";
     case Unit::kDays: return (std::fabs(v) >= 1e4 ? fmt_fixed(v, 0) : fmt_sig(v, 4)) + " days";
     case Unit::kSeconds: return std::fabs(v) < 0.1 ? fmt_sig(v * 1e3, 4) + " ms" : fmt_sig(v, 4) + " s";
@@ -45,6 +45,7 @@ std::string format_int(int64_t v, Unit unit) {
     case Unit::kBytes: return d >= 1e4 ? g + " B (" + fmt_si(d, "B") + ")" : g + " B";
     case Unit::kTokens: return g + " tokens";
     case Unit::kSequences: return g + " sequences";
+    case Unit::kNone: return g;  // an exact count, grouped like every other
     default: return format_double(d, unit);
   }
 }

@@ -94,10 +94,11 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //   kSequences   grouped, 1 decimal ("never" for ∞)         "187.0 sequences"
 //   kFraction    3 significant digits as a percentage       "78.5 %"
 //   kFactor      4 significant digits after "×"             "×1.962"
-//   kUsd         4 significant digits after "$"             "$1.125"
+//   kUsd         4 significant digits after "$" (whole       "$1.125", "$1,698,335"
+//                dollars grouped from $10,000)
 //   kHours/kDays 4 significant digits (grouped from 1e4)    "5,109 h"
 //   kSeconds     4 significant digits, ms below 0.1 s       "4.906 ms"
-//   kNone        4 significant digits                       "0.4"
+//   kNone        4 significant digits; an exact count grouped "0.4", "3,633,046"
 // A table whose header names the unit prints bare numbers in it (the `gpus`
 // table, plan's and roofline's columns); JSON and sweep files print base
 // units at full precision.

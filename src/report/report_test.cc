@@ -91,6 +91,7 @@ TEST(FormatTest, LineFormOneRulePerUnit) {
   EXPECT_EQ(format_quantity(0.785, Unit::kFraction), "78.5 %");
   EXPECT_EQ(format_quantity(1.9617, Unit::kFactor), "×1.962");
   EXPECT_EQ(format_quantity(1.125, Unit::kUsd), "$1.125");
+  EXPECT_EQ(format_quantity(1698335.4, Unit::kUsd), "$1,698,335");  // whole dollars, grouped, from $10,000
   EXPECT_EQ(format_quantity(0.004906, Unit::kSeconds), "4.906 ms");  // ms below 0.1 s
   EXPECT_EQ(format_quantity(0.25, Unit::kSeconds), "0.25 s");
 }

@@ -2,94 +2,129 @@
 
 #include <fmt/format.h>
 
-#include "capacity_report.h"
 #include "format.h"
+#include "train_memory_report.h"
 
 namespace modelcalc {
 
 namespace {
 
-const char* recompute_phrase(Recompute r) {
-  switch (r) {
-    case Recompute::kNone: return "no recomputation";
-    case Recompute::kSelective: return "selective recomputation";
-    case Recompute::kFull: return "full recomputation";
+std::string split_text(const TrainPlanLayout& l) {
+  std::string s = fmt::format("TP {} × PP {} × DP {}", l.tp, l.pp, l.dp);
+  if (l.ep > 1) s += fmt::format(" (EP {})", l.ep);
+  return s + fmt::format(", ZeRO-{}, recompute {}", l.zero, recompute_name(l.recompute));
+}
+
+const char* bound_name(TrainPlanBound b) {
+  switch (b) {
+    case TrainPlanBound::kNone: return "none";
+    case TrainPlanBound::kDeadline: return "deadline";
+    case TrainPlanBound::kMemory: return "memory";
+    case TrainPlanBound::kGpuLimit: return "max_gpus";
   }
   return "";
 }
 
-std::string split_text(const TrainPlanConfig& c) {
-  return fmt::format("TP {} × PP {} × DP {}, ZeRO-{}", c.tp, c.pp, c.dp, c.zero);
+std::string bound_text(TrainPlanBound b, const TrainPlanQuery& q) {
+  switch (b) {
+    case TrainPlanBound::kNone:
+      return "Nothing binds: this is the most efficient layout searched, and it meets the deadline.";
+    case TrainPlanBound::kDeadline:
+      return "The deadline decides: a cheaper layout (fewer GPUs, less parallel overhead) fits in memory but takes "
+             "longer than " + format_quantity(q.deadline_days, Unit::kDays) + ".";
+    case TrainPlanBound::kMemory:
+      return "Memory decides: every layout searched that would be cheaper (or faster) runs out of memory.";
+    case TrainPlanBound::kGpuLimit:
+      return "--max-gpus decides: a faster layout needs more GPUs than allowed.";
+  }
+  return "";
 }
 
-// One ranked configuration in a sentence.
-std::string config_text(const TrainPlanQuery& q, const TrainPlanConfig& c) {
-  return fmt::format("{} × {}, {}, {}: {}, {}", c.gpus, q.gpus[c.gpu_index].gpu.name, split_text(c),
-                     recompute_phrase(c.recompute), format_quantity(c.days, Unit::kDays),
-                     format_brief(c.usd, Unit::kUsd));
+// One layout in a sentence, every number through the renderer.
+std::string layout_sentence(const TrainPlanQuery& q, const TrainPlanLayout& l) {
+  return fmt::format("{} × {} ({} nodes), {}, b {} / {} seq: step {}, MFU {}, {}, {}", l.gpus,
+                     q.gpus[l.gpu_index].gpu.name, l.nodes, split_text(l), l.micro_batch, group_digits(l.global_batch),
+                     format_brief(l.eval.seconds, Unit::kSeconds), format_brief(l.eval.mfu, Unit::kFraction),
+                     format_quantity(l.days, Unit::kDays), format_quantity(l.usd, Unit::kUsd));
 }
 
-nlohmann::json config_json(const TrainPlanQuery& q, const TrainPlanConfig& c) {
-  const TrainPlanGpu& g = q.gpus[c.gpu_index];
+nlohmann::json breakdown_json(const StepBreakdown& b) {
+  return {{"compute", b.compute}, {"memory", b.memory}, {"tp_comm", b.tp_comm}, {"cp_comm", b.cp_comm},
+          {"ep_comm", b.ep_comm}, {"pp_comm", b.pp_comm}, {"bubble", b.bubble},   {"dp_comm", b.dp_comm},
+          {"optimizer", b.optimizer}};
+}
+
+nlohmann::json layout_json(const TrainPlanQuery& q, const TrainPlanLayout& l) {
+  const TrainPlanGpu& g = q.gpus[l.gpu_index];
   return {{"gpu", g.gpu.key},
           {"usd_per_gpu_hour", g.usd_per_gpu_hour},
-          {"gpus", c.gpus},
-          {"tp", c.tp},
-          {"pp", c.pp},
-          {"dp", c.dp},
-          {"zero", c.zero},
-          {"recompute", recompute_name(c.recompute)},
-          {"bound", c.bound == TrainPlanBound::kMemory ? "memory" : "deadline"},
-          {"deadline_gpus", c.deadline_gpus},
-          {"hardware_flops", c.hardware_flops},
-          {"gpu_hours", c.gpu_hours},
-          {"days", c.days},
-          {"usd", c.usd},
-          {"memory_bytes_per_gpu", c.memory.total},
-          {"capacity_bytes", c.memory.capacity}};
+          {"gpus", l.gpus},
+          {"nodes", l.nodes},
+          {"tp", l.tp},
+          {"pp", l.pp},
+          {"dp", l.dp},
+          {"ep", l.ep},
+          {"zero", l.zero},
+          {"recompute", recompute_name(l.recompute)},
+          {"microbatch", l.micro_batch},
+          {"global_batch", l.global_batch},
+          {"memory_per_gpu", l.eval.peak_memory},
+          {"capacity_bytes", g.gpu.capacity_bytes},
+          {"step_seconds", l.eval.seconds},
+          {"ceiling_step_seconds", l.eval.ceiling_seconds},
+          {"step_breakdown", breakdown_json(l.eval.step)},
+          {"mfu", l.eval.mfu},
+          {"hfu", l.eval.hfu},
+          {"steps", l.steps},
+          {"days", l.days},
+          {"gpu_hours", l.gpu_hours},
+          {"usd", l.usd},
+          {"deciding", bound_name(l.bound)}};
 }
 
-Section best_section(const TrainPlanQuery& q, const TrainPlanResult& r, const TrainPlanConfig& c) {
-  const TrainPlanGpu& g = q.gpus[c.gpu_index];
-  Section s{fmt::format("Cheapest: {} × {}", c.gpus, g.gpu.name), {}, {}};
-  const double factor = c.hardware_flops / r.model_flops;
-  s.lines.push_back(given("best.gpu_name", "GPU", g.gpu.name, Unit::kNone));  // ranked[].gpu is the key
-  s.lines.push_back(given("best.gpus", "GPUs", c.gpus, Unit::kNone));
-  s.lines.push_back(given("best.split", "Split", split_text(c), Unit::kNone));
-  s.lines.push_back(given("best.recompute", "Activation recomputation", std::string(recompute_name(c.recompute)),
-                          Unit::kNone));
-  s.lines.push_back(computed("best.hardware_flops", "FLOPs executed", c.hardware_flops, Unit::kFlop, fx::kTrainPlanFlops,
-                             {term("N_active", format_brief(static_cast<double>(r.active_params), Unit::kParams)),
-                              term("D", format_brief(q.tokens, Unit::kTokens)), term("r", fmt_sig(factor, 6))},
-                             c.recompute == Recompute::kFull ? "(r = 4/3: every forward pass twice)" : "(r = 1)"));
-  s.lines.push_back(computed("best.gpu_hours", "GPU-hours", c.gpu_hours, Unit::kHours, fx::kTrainGpuHours,
-                             {term("F", fmt_sig(c.hardware_flops)),
-                              term("peak", g.gpu.peak_bf16_flops, Unit::kFlopPerS), term("mfu", q.mfu)}));
-  s.lines.push_back(computed("best.deadline_gpus", "GPUs the deadline needs", c.deadline_gpus, Unit::kNone,
-                             fx::kTrainPlanDeadlineGpus,
-                             {term("H", fmt_sig(c.gpu_hours)), term("deadline", q.deadline_days)}));
-  s.lines.push_back(computed("best.days", "Wall-clock", c.days, Unit::kDays, fx::kTrainDays,
-                             {term("H", fmt_sig(c.gpu_hours)), term("gpus", c.gpus)}));
-  s.lines.push_back(computed("best.usd", "Cost", c.usd, Unit::kUsd, fx::kTrainCost,
-                             {term("H", fmt_sig(c.gpu_hours)), term("price", g.usd_per_gpu_hour)},
+Section best_section(const TrainPlanQuery& q, const TrainPlanResult& r, const TrainPlanLayout& l) {
+  const TrainPlanGpu& g = q.gpus[l.gpu_index];
+  Section s{fmt::format("{}: {} × {}", q.rank_by == TrainPlanRank::kCost ? "Cheapest" : "Fastest", l.gpus, g.gpu.name),
+            {},
+            {}};
+  auto S = [](double v) { return format_quantity(v, Unit::kSeconds); };
+  s.lines.push_back(given("best.gpu_name", "GPU", g.gpu.name, Unit::kNone));  // layouts[].gpu is the key
+  s.lines.push_back(given("best.gpus", "GPUs", l.gpus, Unit::kNone,
+                          fmt::format("({} nodes of {})", l.nodes, std::max<int64_t>(1, g.gpu.domain_gpus))));
+  s.lines.push_back(given("best.split", "Split", split_text(l), Unit::kNone));
+  s.lines.push_back(given("best.global_batch", "Global batch", l.global_batch, Unit::kSequences,
+                          fmt::format("({} micro-batches of {} per replica, {} tokens)", l.eval.micro_batches,
+                                      l.micro_batch, format_brief(l.eval.tokens, Unit::kTokens))));
+  const StepBreakdown& b = l.eval.step;
+  s.lines.push_back(given("best.step.compute", "Compute", b.compute, Unit::kSeconds));
+  s.lines.push_back(given("best.step.memory", "Elementwise kernels (HBM)", b.memory, Unit::kSeconds));
+  s.lines.push_back(given("best.step.tp_comm", "TP collectives", b.tp_comm, Unit::kSeconds));
+  if (b.ep_comm > 0) s.lines.push_back(given("best.step.ep_comm", "EP all-to-alls", b.ep_comm, Unit::kSeconds));
+  s.lines.push_back(given("best.step.pp_comm", "PP sends", b.pp_comm, Unit::kSeconds));
+  s.lines.push_back(given("best.step.bubble", "Pipeline bubble", b.bubble, Unit::kSeconds));
+  s.lines.push_back(given("best.step.dp_comm", "DP reduction and gathers (exposed)", b.dp_comm, Unit::kSeconds));
+  s.lines.push_back(given("best.step.optimizer", "Optimizer update", b.optimizer, Unit::kSeconds));
+  s.lines.push_back(computed("best.step_seconds", "Step (predicted)", l.eval.seconds, Unit::kSeconds, fx::kStepTotal,
+                             {term("compute", S(b.compute)), term("memory", S(b.memory)), term("tp", S(b.tp_comm)),
+                              term("cp", S(b.cp_comm)), term("ep", S(b.ep_comm)), term("pp", S(b.pp_comm)),
+                              term("bubble", S(b.bubble)), term("dp", S(b.dp_comm)), term("optimizer", S(b.optimizer))}));
+  s.lines.push_back(given("best.mfu", "MFU (predicted)", l.eval.mfu, Unit::kFraction,
+                          fmt::format("(HFU {})", format_brief(l.eval.hfu, Unit::kFraction))));
+  s.lines.push_back(given("best.memory_per_gpu", "Memory per GPU (worst stage)", l.eval.peak_memory, Unit::kBytes,
+                          fmt::format("(of {})", format_brief(g.gpu.capacity_bytes, Unit::kBytes))));
+  s.lines.push_back(computed("best.steps", "Steps", static_cast<int64_t>(l.steps), Unit::kNone, fx::kSteps,
+                             {term("D", format_brief(q.tokens, Unit::kTokens)), term("global_batch", l.global_batch),
+                              term("s", q.seq)}));
+  s.lines.push_back(computed("best.days", "Wall-clock", l.days, Unit::kDays, fx::kTrainRunDays,
+                             {term("steps", fmt_sig(l.steps)), term("t_step", S(l.eval.seconds))}));
+  s.lines.push_back(computed("best.gpu_hours", "GPU-hours", l.gpu_hours, Unit::kHours, fx::kTrainRunHours,
+                             {term("days", fmt_sig(l.days)), term("gpus", l.gpus)}));
+  s.lines.push_back(computed("best.usd", "Cost", l.usd, Unit::kUsd, fx::kTrainCost,
+                             {term("H", fmt_sig(l.gpu_hours)), term("price", g.usd_per_gpu_hour)},
                              "(price per GPU-hour: " + format_brief(g.usd_per_gpu_hour, Unit::kUsd) + ")"));
-  const TrainMemoryResult& mem = c.memory;
-  s.lines.push_back(given("best.memory.weights", "Weights per GPU", mem.weights, Unit::kBytes));
-  s.lines.push_back(given("best.memory.gradients", "Gradients per GPU", mem.gradients, Unit::kBytes));
-  s.lines.push_back(given("best.memory.optimizer", "Optimizer states per GPU", mem.optimizer, Unit::kBytes));
-  s.lines.push_back(given("best.memory.activations", "Activations per GPU", mem.activations, Unit::kBytes,
-                          "(first pipeline stage, 1F1B)"));
-  s.lines.push_back(given("best.memory.total", "Memory per GPU", mem.total, Unit::kBytes,
-                          "(of " + format_brief(mem.capacity, Unit::kBytes) + ")"));
-  s.notes.push_back(c.bound == TrainPlanBound::kMemory
-                        ? fmt::format("Memory sets the count: the deadline alone needs {} GPUs, but the states and "
-                                      "activations need {} at this split.",
-                                      c.deadline_gpus, c.gpus)
-                        : fmt::format("The deadline sets the count: {} GPUs finish in {} of the {} allowed. On one "
-                                      "GPU kind every count costs the same GPU-hours, so fewer would only take "
-                                      "longer.",
-                                      c.gpus, format_quantity(c.days, Unit::kDays),
-                                      format_quantity(q.deadline_days, Unit::kDays)));
+  s.lines.push_back(given("best.deciding", "Deciding constraint", std::string(bound_name(l.bound)), Unit::kNone));
+  s.notes.push_back(bound_text(l.bound, q));
+  (void)r;
   return s;
 }
 
@@ -103,55 +138,86 @@ Report build_train_plan_report(const std::string& model, const TrainPlanQuery& q
   w.lines.push_back(given("params", "Parameters N", r.params, Unit::kParams, "(all of them carry training states)"));
   w.lines.push_back(given("active_params", "Active per token N_active", r.active_params, Unit::kParams));
   w.lines.push_back(given("tokens", "Training tokens D", q.tokens, Unit::kTokens));
-  w.lines.push_back(computed("model_flops", "Model FLOPs", r.model_flops, Unit::kFlop, fx::kTrain,
-                             {term("N", format_brief(static_cast<double>(r.active_params), Unit::kParams)),
+  for (Line& l : train_flops_lines("flops", *q.model, q.seq, Recompute::kNone, AttentionCount::kFull,
+                                   r.flops_per_token)) {
+    w.lines.push_back(std::move(l));
+  }
+  w.lines.push_back(computed("model_flops", "Model FLOPs", r.model_flops, Unit::kFlop, fx::kTfTotal,
+                             {term("F_token", fmt_sig(r.flops_per_token.model)),
                               term("D", format_brief(q.tokens, Unit::kTokens))}));
-  w.lines.push_back(given("mfu", "Sustained MFU (assumed)", q.mfu, Unit::kFraction, "(without recomputation)"));
   w.lines.push_back(given("deadline_days", "Deadline", q.deadline_days, Unit::kDays));
   w.lines.push_back(given("seq", "Sequence length", q.seq, Unit::kTokens));
-  w.lines.push_back(given("micro_batch", "Micro-batch", q.micro_batch, Unit::kSequences));
-  w.lines.push_back(given("optimizer", "Optimizer", std::string(optimizer_name(q.optimizer)), Unit::kNone));
+  w.lines.push_back(given("max_batch_tokens", q.global_batch > 0 ? "Global batch (given)" : "Largest global batch",
+                          q.global_batch > 0 ? static_cast<double>(q.global_batch) * static_cast<double>(q.seq)
+                                             : q.max_batch_tokens,
+                          Unit::kTokens));
+  w.lines.push_back(given("optimizer", "Optimizer", std::string(optimizer_name(q.optimizer)), Unit::kNone,
+                          q.fp32_grads ? "(fp32 gradients, as Megatron keeps them)" : "(16-bit gradients)"));
+  w.lines.push_back(given("profile.gemm_efficiency", "Profile: matmuls at", q.profile.gemm_efficiency, Unit::kFraction,
+                          "(of the dense peak; calibrate --training)"));
+  w.lines.push_back(given("profile.attention_efficiency", "Profile: attention at", q.profile.attention_efficiency,
+                          Unit::kFraction));
+  w.lines.push_back(given("profile.hbm_traffic", "Profile: elementwise HBM bytes per activation byte",
+                          q.profile.hbm_traffic, Unit::kNone));
+  w.lines.push_back(given("profile.link_efficiency", "Profile: links at", q.profile.link_efficiency, Unit::kFraction));
   rep.sections.push_back(std::move(w));
 
-  if (!r.ranked.empty()) rep.sections.push_back(best_section(q, r, r.ranked.front()));
-
-  Section ranked{"Ranked (the best per GPU kind: cost, then GPUs, then the simpler split)", {}, {}};
-  nlohmann::json ranked_json = nlohmann::json::array();
-  for (size_t i = 0; i < r.ranked.size(); ++i) {
-    if (i < 10) ranked.lines.push_back(given("", fmt::format("{}.", i + 1), config_text(q, r.ranked[i]), Unit::kNone));
-    ranked_json.push_back(config_json(q, r.ranked[i]));
+  if (!r.layouts.empty()) {
+    // The ranking's first is its kind's best (the deciding constraint is computed per kind).
+    for (const TrainPlanKind& k : r.kinds) {
+      if (k.found && k.gpu_index == r.layouts.front().gpu_index) rep.sections.push_back(best_section(q, r, k.best));
+    }
   }
-  if (r.ranked.size() > 10) ranked.notes.push_back(fmt::format("{} more in --json.", r.ranked.size() - 10));
-  if (r.ranked.empty()) ranked.notes.push_back("Nothing meets the deadline within --max-gpus (below).");
+  Section ranked{fmt::format("Ranked by {} (at most {}; one per structural choice: its cheapest node count meeting "
+                             "the deadline{})",
+                             q.rank_by == TrainPlanRank::kCost ? "cost" : "time", q.top,
+                             q.rank_by == TrainPlanRank::kCost ? "" : ", or its most within --max-gpus"),
+                 {},
+                 {}};
+  nlohmann::json layouts = nlohmann::json::array();
+  for (size_t i = 0; i < r.layouts.size(); ++i) {
+    ranked.lines.push_back(given("", fmt::format("{}.", i + 1), layout_sentence(q, r.layouts[i]), Unit::kNone));
+    layouts.push_back(layout_json(q, r.layouts[i]));
+  }
+  if (r.layouts.empty()) ranked.notes.push_back("Nothing meets the deadline within --max-gpus (below).");
   rep.sections.push_back(std::move(ranked));
 
-  nlohmann::json misses_json = nlohmann::json::array();
-  if (!r.misses.empty()) {
-    Section m{"Cannot make it", {}, {}};
-    for (const TrainPlanMiss& miss : r.misses) {
-      const std::string& name = q.gpus[miss.gpu_index].gpu.name;
-      std::string why = miss.deadline_gpus > q.max_gpus
-                            ? fmt::format("the deadline needs {} GPUs, more than --max-gpus {}",
-                                          group_digits(miss.deadline_gpus), q.max_gpus)
-                            : fmt::format("no split, ZeRO stage or recomputation fits its {} within {} GPUs",
-                                          format_brief(q.gpus[miss.gpu_index].gpu.capacity_bytes, Unit::kBytes),
-                                          q.max_gpus);
-      m.notes.push_back(name + ": " + why + ".");
-      misses_json.push_back({{"gpu", q.gpus[miss.gpu_index].gpu.key},
-                             {"deadline_gpus", miss.deadline_gpus},
-                             {"memory_gpus", miss.memory_gpus}});
+  Section kinds{"Per GPU kind", {}, {}};
+  nlohmann::json kinds_json = nlohmann::json::array();
+  for (const TrainPlanKind& k : r.kinds) {
+    const TrainPlanGpu& g = q.gpus[k.gpu_index];
+    nlohmann::json kj = {{"gpu", g.gpu.key}, {"found", k.found}};
+    if (k.found) {
+      kinds.notes.push_back(fmt::format("{}: {} (deciding: {}).", g.gpu.name, layout_sentence(q, k.best),
+                                        bound_name(k.best.bound)));
+      kj["best"] = layout_json(q, k.best);
+    } else if (k.any_fits) {
+      kinds.notes.push_back(fmt::format("{}: misses the deadline; its fastest layout that fits takes {} ({}).",
+                                        g.gpu.name, format_quantity(k.fastest.days, Unit::kDays),
+                                        layout_sentence(q, k.fastest)));
+      kj["fastest"] = layout_json(q, k.fastest);
+      kj["reason"] = "deadline";
+    } else {
+      kinds.notes.push_back(fmt::format("{}: no layout searched fits its {} within {} GPUs.", g.gpu.name,
+                                        format_brief(g.gpu.capacity_bytes, Unit::kBytes), group_digits(q.max_gpus)));
+      kj["reason"] = "memory";
     }
-    rep.sections.push_back(std::move(m));
+    kinds_json.push_back(std::move(kj));
   }
-  rep.extra_json["ranked"] = std::move(ranked_json);
-  rep.extra_json["misses"] = std::move(misses_json);
+  rep.sections.push_back(std::move(kinds));
+  rep.extra_json["layouts"] = std::move(layouts);
+  rep.extra_json["kinds"] = std::move(kinds_json);
+  rep.extra_json["searched"] = r.searched;
+  rep.extra_json["prepared"] = r.prepared;
+  rep.extra_json["seconds"] = r.seconds;
   rep.ignored = {
-      "Communication (TP all-reduces, DP gradient reduction, ZeRO gathers) and the pipeline bubble: not modelled; "
-      "the MFU must absorb them, and ties go to less PP, then less TP.",
-      "The global batch: DP × micro-batch × gradient accumulation is not constrained.",
-      "The attention T² term: 6·N·D counts the matmuls only.",
       "Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock.",
-      "Selective recomputation's extra attention FLOPs (small); full recomputation counts one more forward pass."};
+      "Context parallelism and the interleaved schedule are not searched (train and train-memory evaluate them: "
+      "--cp, --virtual-stages); uneven pipeline splits neither: PP divides the layers.",
+      "TP beyond one node (the fast domain) is not searched.",
+      "The global batch's effect on convergence: the largest within --max-batch-tokens is taken as free.",
+      fmt::format("Searched {} layouts ({} structural choices prepared) in {}.", group_digits(r.searched),
+                  group_digits(r.prepared), format_brief(r.seconds, Unit::kSeconds))};
   return rep;
 }
 
