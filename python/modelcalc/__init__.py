@@ -51,13 +51,23 @@ for _cls in (SizeResult, KvBudgetResult, PlanResult, TrainPlanResult, DiagnoseRe
 del _cls
 
 
-def size(model, gpu=None, *, context=None, batch=1, dtype="fp16", kv_dtype=None, gpus=None, tp=None, pp=None,
+def _context(context, seq):
+    """context= or its CLI spelling seq= (the CLI's --context / --seq): one of them."""
+    if seq is None:
+        return context
+    if context is not None:
+        raise InputError("seq: is the same keyword as context; give one of them")
+    return seq
+
+
+def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, gpus=None, tp=None, pp=None,
          ep=None, dp=None, prompt=None, compute_dtype=None, reserve=0.1, train_tokens=None):
     """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
     the regime, and beside them the deployment engine's modeled figures.
 
     model: a preset name or a Model. gpu: a catalog name or a Gpu (None: the sections that need hardware are
-    left out). context: tokens T per sequence (default: the model's max positions, else 4096). batch:
+    left out). context: tokens T per sequence (default: the model's max positions, else 4096); seq= is the
+    same keyword under the CLI's other spelling (as in every function here). batch:
     concurrent sequences B. dtype: the weights' (fp32, fp16, bf16, fp8, int8, int4, nvfp4, mxfp4); kv_dtype:
     the cache's (default 16-bit: bf16, or fp16/fp32 with such weights). gpus: GPUs pooled by the textbook
     sections and split tp x pp x dp by the engine (default tp x pp x dp, else 1); ep: expert-parallel ranks
@@ -70,18 +80,18 @@ def size(model, gpu=None, *, context=None, batch=1, dtype="fp16", kv_dtype=None,
     (r.params.total, r.decode_step.seconds), to_dict() = `modelcalc size --json`, text(), explain(), strings()
     (each figure as the text prints it: `--json --strings`).
     """
-    return _modelcalc._size(model, gpu, context, batch, gpus, tp, pp, ep, dp, prompt, dtype, compute_dtype,
-                            kv_dtype, reserve, train_tokens)
+    return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
+                            compute_dtype, kv_dtype, reserve, train_tokens)
 
 
-def kv_budget(model, gpu=None, *, budget=None, context=8192, gpus=None, reserve=0.1, dtype="fp16", kv_dtype=None,
+def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=0.1, dtype="fp16", kv_dtype=None,
               workspace=None, mean_len=None, block_size=16, batch=1, prompt=None, tp=None, pp=None, ep=None,
               dp=None, compute_dtype=None):
     """Drill 2 (`modelcalc kv-budget`): an HBM budget turned into concurrent sequences, MHA against the
     model's attention, and the changes that double it (ranked by effort).
 
     budget: the KV budget in bytes, given directly (then gpu may be None). context: tokens reserved per
-    sequence. gpus: the tensor-parallel group sharing weights and KV (default 1). reserve: fraction of
+    sequence (default 8192). gpus: the tensor-parallel group sharing weights and KV (default 1). reserve: fraction of
     capacity kept back. workspace: the activation allowance in bytes (default 2048 x (FFN width + vocab) x 2 B).
     mean_len: mean sequence length for the paged-allocation proposal (default context / 2); block_size: the
     paged block in tokens. batch, prompt and the split: the modeled deployment's (as size).
@@ -89,7 +99,8 @@ def kv_budget(model, gpu=None, *, budget=None, context=8192, gpus=None, reserve=
     Returns a KvBudgetResult: max_sequences, budget_bytes, kv_bytes_per_sequence (ints), the document's
     sections as attributes, to_dict() = `modelcalc kv-budget --json`, text(), explain().
     """
-    return _modelcalc._kv_budget(model, gpu, budget, context, gpus, reserve, dtype, kv_dtype, workspace, mean_len,
+    return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
+                                 mean_len,
                                  block_size, batch, prompt, tp, pp, ep, dp, compute_dtype)
 
 
@@ -147,7 +158,7 @@ def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=
 
 
 def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, layers=None, hidden=None, heads=None,
-             kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, prompt=None,
+             kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, seq=None, prompt=None,
              tokens_per_s=None, aggregate_tokens_per_s=None, ttft=None, itl=None, flop_util=None, bw_util=None,
              kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None):
     """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
@@ -167,11 +178,11 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
     if evidence is not None and not isinstance(evidence, dict):
         evidence = str(evidence)
     return _modelcalc._diagnose(evidence, model, gpu, phase, params, layers, hidden, heads, kv_heads, head_dim,
-                                dtype, gpus, batch, context, prompt, tokens_per_s, aggregate_tokens_per_s, ttft, itl,
-                                flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient)
+                                dtype, gpus, batch, _context(context, seq), prompt, tokens_per_s, aggregate_tokens_per_s,
+                                ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient)
 
 
-def deployment(model, gpu, *, context=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None, dp=None,
+def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None, dp=None,
                dtype="fp16", compute_dtype=None, kv_dtype=None, reserve=0.1, workspace=None):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
     sequences of `context` tokens (the modeled half of size, with size's defaults).
@@ -183,11 +194,11 @@ def deployment(model, gpu, *, context=None, batch=1, prompt=None, gpus=None, tp=
     prefill (TTFT), compute_bound_batch, evaluate(batch=, context=, prompt=) for any other workload (the
     engine's hot path), and to_dict() = the deployment sections of `size --json`.
     """
-    return _modelcalc._deployment(model, gpu, context, batch, prompt, gpus, tp, pp, ep, dp, dtype, compute_dtype,
-                                  kv_dtype, reserve, workspace)
+    return _modelcalc._deployment(model, gpu, _context(context, seq), batch, prompt, gpus, tp, pp, ep, dp, dtype,
+                                  compute_dtype, kv_dtype, reserve, workspace)
 
 
-def sweep(model, gpu, *, context=None, batch=1, dtype="fp16", kv_dtype=None, fields=None, on_chunk=None,
+def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, fields=None, on_chunk=None,
           chunk_rows=1 << 20):
     """`size` over every combination of the lists (`modelcalc sweep`), as columns.
 
@@ -205,9 +216,9 @@ def sweep(model, gpu, *, context=None, batch=1, dtype="fp16", kv_dtype=None, fie
     if fields == "all":
         fields = [name for name, _, _, _ in _modelcalc._sweep_columns_help()]
     if on_chunk is None:
-        rows, raw = _modelcalc._sweep(model, gpu, context, batch, dtype, kv_dtype, fields, None, None)
+        rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None)
         return Columns(raw)
-    return _modelcalc._sweep(model, gpu, context, batch, dtype, kv_dtype, fields, chunk_rows,
+    return _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, chunk_rows,
                              lambda raw: on_chunk(Columns(raw)))
 
 

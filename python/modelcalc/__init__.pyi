@@ -237,12 +237,14 @@ class Deployment:
                  prompt: Count | None = None) -> DeploymentPoint: ...
     def to_dict(self) -> dict[str, Any]: ...
 
-def size(model: ModelLike, gpu: GpuLike | None = None, *, context: Count | None = None, batch: Count = 1,
+def size(model: ModelLike, gpu: GpuLike | None = None, *, context: Count | None = None, seq: Count | None = None,
+         batch: Count = 1,
          dtype: Dtype = "fp16", kv_dtype: Dtype | None = None, gpus: Count | None = None, tp: Count | None = None,
          pp: Count | None = None, ep: Count | None = None, dp: Count | None = None, prompt: Count | None = None,
          compute_dtype: Dtype | None = None, reserve: Union[float, str] = 0.1,
          train_tokens: Count | None = None) -> SizeResult: ...
-def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | None = None, context: Count = 8192,
+def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | None = None, context: Count | None = None,
+              seq: Count | None = None,
               gpus: Count | None = None, reserve: Union[float, str] = 0.1, dtype: Dtype = "fp16",
               kv_dtype: Dtype | None = None, workspace: Bytes | None = None, mean_len: Count | None = None,
               block_size: Count = 16, batch: Count = 1, prompt: Count | None = None, tp: Count | None = None,
@@ -266,19 +268,20 @@ def diagnose(evidence: Union[str, os.PathLike[str], Mapping[str, Any], None] = N
              layers: Count | None = None, hidden: Count | None = None, heads: Count | None = None,
              kv_heads: Count | None = None, head_dim: Count | None = None, dtype: Dtype | None = None,
              gpus: Count | None = None, batch: Count | None = None, context: Count | None = None,
-             prompt: Count | None = None, tokens_per_s: float | None = None,
+             seq: Count | None = None, prompt: Count | None = None, tokens_per_s: float | None = None,
              aggregate_tokens_per_s: float | None = None, ttft: Seconds | None = None, itl: Seconds | None = None,
              flop_util: Union[float, str, None] = None, bw_util: Union[float, str, None] = None,
              kernels_per_step: Count | None = None, kernel_us: Union[tuple[float, float], float, str, None] = None,
              gap_us: Union[tuple[float, float], float, str, None] = None,
              peak_transient: Bytes | None = None) -> DiagnoseResult: ...
-def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, batch: Count = 1,
+def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, seq: Count | None = None,
+               batch: Count = 1,
                prompt: Count | None = None, gpus: Count | None = None, tp: Count | None = None,
                pp: Count | None = None, ep: Count | None = None, dp: Count | None = None, dtype: Dtype = "fp16",
                compute_dtype: Dtype | None = None, kv_dtype: Dtype | None = None,
                reserve: Union[float, str] = 0.1, workspace: Bytes | None = None) -> Deployment: ...
 def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iterable[GpuLike]], *,
-          context: CountList | None = None, batch: CountList = 1, dtype: Union[Dtype, Iterable[Dtype]] = "fp16",
+          context: CountList | None = None, seq: CountList | None = None, batch: CountList = 1, dtype: Union[Dtype, Iterable[Dtype]] = "fp16",
           kv_dtype: Union[Dtype, Iterable[Dtype], None] = None, fields: Union[str, Iterable[str], None] = None,
           on_chunk: Callable[[Columns], Any] | None = None, chunk_rows: int = ...) -> Any: ...
 def sweep_columns() -> list[tuple[str, bool, str, str]]: ...

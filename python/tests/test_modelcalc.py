@@ -282,6 +282,14 @@ class Inputs(unittest.TestCase):
         self.assertEqual(modelcalc.size("llama-3.1-8b", "h100", context="8K", batch="4").to_dict(), a)  # K = 1,000
         self.assertEqual(modelcalc.size("llama-3.1-8b", "h100", context=8e3, batch=4.0).to_dict(), a)
 
+    def test_seq_is_contexts_cli_spelling(self):
+        # The README's call: keywords, seq= as the CLI's --seq, the document by item.
+        r = modelcalc.size(model="llama-3.1-8b", gpu="h100", seq=8192, batch=32)
+        self.assertEqual(r["decode"]["tokens_per_s_aggregate"],
+                         modelcalc.size("llama-3.1-8b", "h100", context=8192, batch=32).tokens_per_s_aggregate)
+        with self.assertRaises(modelcalc.InputError):
+            modelcalc.size("llama-3.1-8b", "h100", seq=8192, context=4096)
+
     def test_models_and_gpus_as_objects_or_names(self):
         a = modelcalc.size("llama-3.1-8b", "h100").to_dict()
         self.assertEqual(modelcalc.size(modelcalc.Model("llama-3.1-8b"), modelcalc.Gpu("h100")).to_dict(), a)
