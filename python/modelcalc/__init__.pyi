@@ -281,7 +281,8 @@ def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, 
                compute_dtype: Dtype | None = None, kv_dtype: Dtype | None = None,
                reserve: Union[float, str] = 0.1, workspace: Bytes | None = None) -> Deployment: ...
 def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iterable[GpuLike]], *,
-          context: CountList | None = None, seq: CountList | None = None, batch: CountList = 1, dtype: Union[Dtype, Iterable[Dtype]] = "fp16",
+          context: CountList | None = None, seq: CountList | None = None, batch: CountList = 1,
+          dtype: Union[Dtype, Iterable[Dtype]] = "fp16",
           kv_dtype: Union[Dtype, Iterable[Dtype], None] = None, fields: Union[str, Iterable[str], None] = None,
           on_chunk: Callable[[Columns], Any] | None = None, chunk_rows: int = ...) -> Any: ...
 def sweep_columns() -> list[tuple[str, bool, str, str]]: ...

@@ -66,7 +66,9 @@ Kind kind_of(const Cell& c) {
 
 size_t itemsize(Kind k) { return k == Kind::kText ? 2 : k == Kind::kFlag ? 1 : 8; }
 const char* format_of(Kind k) { return k == Kind::kInt ? "q" : k == Kind::kReal ? "d" : k == Kind::kFlag ? "?" : "H"; }
-const char* kind_name(Kind k) { return k == Kind::kInt ? "int" : k == Kind::kReal ? "real" : k == Kind::kFlag ? "flag" : "text"; }
+const char* kind_name(Kind k) {
+  return k == Kind::kInt ? "int" : k == Kind::kReal ? "real" : k == Kind::kFlag ? "flag" : "text";
+}
 
 double as_double(const Cell& c) {
   switch (c.index()) {
@@ -185,7 +187,7 @@ class Filler {
         break;
       }
       case Kind::kFlag:
-        *p = v.index() == 2 ? static_cast<unsigned char>(std::get<bool>(v)) : static_cast<unsigned char>(as_double(v) != 0);
+        *p = static_cast<unsigned char>(v.index() == 2 ? std::get<bool>(v) : as_double(v) != 0);
         break;
       case Kind::kText: {
         const uint16_t x = v.index() == 3 ? code(c, std::get<std::string_view>(v)) : 0;
