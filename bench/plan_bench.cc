@@ -1,6 +1,6 @@
-// How fast plan searches: one candidate evaluation (the engine's allocation-free
-// evaluate_deployment reduced to a PlanPoint, then costed), and a default
-// search for a 70B model over every priced catalog GPU.
+// How fast plan searches: one candidate evaluation (both figure sets of the
+// serving model at one batch, then costed), and a default search for a 70B
+// model over every priced catalog GPU.
 // Run: ./build/release/modelcalc_bench --benchmark_filter=Plan --benchmark_min_time=0.1s
 #include <benchmark/benchmark.h>
 
@@ -48,13 +48,15 @@ void BM_PlanCandidateEvaluation(benchmark::State& state) {
   }
   c.tp = 4;
   c.weight_dtype = Dtype::kFp8;
-  const PreparedDeployment d = prepare_deployment(m, s.gpus[c.gpu].gpu, plan_deployment_options(r, c)).value();
-  PlanConfig cfg;
+  const PlanPrepared d = prepare_plan_candidate(m, r, s.gpus[c.gpu].gpu, c).value();
+  PlanConfig cfg, other;
   int64_t b = 1;
   for (auto _ : state) {
-    const PlanPoint p = plan_point(d, b, r.isl + r.osl, r.isl);
-    cost_plan_point(r, s, c, b, p, &cfg);
+    const PlanPoints p = plan_points(d, b, r.isl, r.osl);
+    cost_plan_point(r, s, c, b, p.predicted, &cfg);
+    cost_plan_point(r, s, c, b, p.ceiling, &other);
     benchmark::DoNotOptimize(cfg);
+    benchmark::DoNotOptimize(other);
     b = b % 512 + 1;
   }
   state.SetItemsProcessed(state.iterations());
@@ -62,7 +64,7 @@ void BM_PlanCandidateEvaluation(benchmark::State& state) {
 BENCHMARK(BM_PlanCandidateEvaluation);
 
 // The default search: llama-3.1-70b, every priced catalog GPU, bf16 and fp8
-// weights, TP up to the fast domain, PP up to 8, batches 1..1024, 64 GPUs.
+// weights, 16-bit and fp8 KV, TP up to the fast domain, PP up to 8, batches 1..65536, 64 GPUs.
 void BM_PlanDefaultSearch70b(benchmark::State& state) {
   const ModelSpec m = find_preset("llama-3.1-70b").value();
   const PlanRequest r = Request();

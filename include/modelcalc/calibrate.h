@@ -1,49 +1,155 @@
-// The reality check: published measured throughputs (data/measured.tsv,
-// compiled in, each with its source) against the deployment engine's ceiling
-// for the same setup. No measured figure may exceed its modelled ceiling; a
-// row that does is flagged with its explanation.
+// Calibration: published serving measurements against the prediction and the
+// ceiling of the same setup, and the fit of the step model's parameters.
+//
+// Rows are in the shared schema (shared/reference/README.md; docs/prediction.md
+// repeats it): one measurement of one (model, GPU, split, dtypes, request
+// shape, load, metric). The compiled-in default is data/serving-measured.tsv
+// (NVIDIA's TensorRT-LLM performance overview); users bring their own files.
+// A row the engine cannot express (an architecture without a preset, a dtype
+// or GPU the catalog lacks, a load or metric without a model) is skipped with
+// the reason, never guessed.
 #ifndef MODELCALC_CALIBRATE_H_
 #define MODELCALC_CALIBRATE_H_
 
+#include <array>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/deployment.h"
+#include "modelcalc/engine_profile.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
 
-struct MeasuredRow {
-  // As published (the reference file's columns).
-  std::string model, gpu, gpu_count, parallelism, weight_dtype, batch, input_len, output_len, metric;
-  double measured = 0;
-  std::string engine, source, notes;
-  // modelcalc's reading of the setup ("-" = not applicable).
-  std::string mc_model, mc_gpu, mc_weight_dtype, mc_kv_dtype, mc_mode, mc_note;
-  int64_t mc_tp = 0, mc_isl = 0, mc_osl = 0;
+enum class MeasuredMetric { kUnknown, kOutputTokensPerS, kItl, kTtft, kTokensPerSPerUser };
+enum class MeasuredLoad { kUnknown, kOffline, kRequestsPerS, kUnboundedRate, kConcurrency };
+
+// One row of the schema, as written (numbers parsed; text kept).
+struct ServingRow {
+  std::string id, model, checkpoint, gpu;
+  int64_t gpus = 0, tp = 0, pp = 0, ep = 0;
+  std::string weight_dtype, kv_dtype;  // kv_dtype empty: the source does not say
+  int64_t isl = 0, osl = 0;            // 0: not a fixed length (the row is skipped)
+  std::string load_text;
+  MeasuredLoad load = MeasuredLoad::kUnknown;
+  double load_value = 0;               // requests/s or users
+  std::string metric_text;
+  MeasuredMetric metric = MeasuredMetric::kUnknown;
+  double value = 0;                    // in the metric's base unit
+  std::string engine, engine_version, source, notes;
+  int64_t line = 0;                    // in its file
 };
 
-// Strict parse of the data/measured.tsv format.
-Result<std::vector<MeasuredRow>> parse_measured(std::string_view tsv);
-// The compiled-in rows (a malformed file aborts: a programming error).
-std::span<const MeasuredRow> measured_catalog();
+// Strict parse: the header names the schema's 19 columns in order; every row
+// has all of them, a unique non-empty id, a non-empty source, whole numbers
+// for gpus/tp/pp/ep (>= 1, tp x pp dividing gpus) and isl/osl (>= 1, or empty
+// for "not fixed"), a positive value. Unknown loads and metrics parse (the
+// row is then skipped). Lines starting with '#' are comments. Errors name
+// `file`, the line and the column.
+Result<std::vector<ServingRow>> parse_serving_tsv(std::string_view text, std::string_view file);
+// data/serving-measured.tsv, compiled in (a malformed file aborts).
+std::span<const ServingRow> shared_serving_rows();
 
-struct CalibrationRow {
-  const MeasuredRow* row = nullptr;
+// Regimes a row belongs to (a row may be in several; decode-heavy = none of
+// the others): latency (itl_s, ttft_s, tokens_per_s_per_user rows),
+// prefill-heavy (osl <= 128 or isl / osl >= 4), long context (isl + osl >=
+// 5,000), MoE (routed experts).
+enum class DataRegime { kLatency, kPrefillHeavy, kLongContext, kMoe, kDecodeHeavy };
+inline constexpr std::array<DataRegime, 5> kAllDataRegimes = {DataRegime::kLatency, DataRegime::kPrefillHeavy, DataRegime::kLongContext,
+                                                     DataRegime::kMoe, DataRegime::kDecodeHeavy};
+// "latency", "prefill-heavy", "long-context", "moe", "decode-heavy".
+std::string_view data_regime_name(DataRegime r);
+
+// A row made ready to evaluate: everything but the time parameters hoisted.
+struct PreparedRow {
+  const ServingRow* row = nullptr;
+  std::string skipped;             // non-empty: why the row is not evaluated
+  std::string note;                // how the row was read (kv dtype not stated, engine without a profile)
+  Engine engine = kDefaultEngine;  // the profile it is evaluated with
+  std::string model;               // the preset it resolved to
+  bool moe = false;
+  std::array<bool, 5> regimes{};   // by DataRegime
+  PreparedDeployment d;            // the ceiling's
+  PreparedDeployment engine_d;     // as the engine runs it (engine_view)
+  DeploymentMemory ceiling_memory;
+  EngineSettings settings;
+  EngineMemory engine_memory;
+  ServingRequest request;
+  ServingCapacity ceiling_cap, engine_cap;
+};
+std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows);
+
+// The measured figure's counterparts in the model, for one row.
+struct RowFigures {
+  double predicted = 0, ceiling = 0;
+  ServingFigures prediction, bound;  // the steady states behind them
+};
+// REQUIRES: r.skipped.empty(). `p` applies to rows of r.engine.
+RowFigures evaluate_row(const PreparedRow& r, const StepTimeParams& p);
+
+struct CalibratedRow {
+  const PreparedRow* prepared = nullptr;
   bool evaluated = false;
-  int64_t batch = 0;           // the batch the ceiling is taken at
-  int64_t context = 0;         // tokens of KV each sequence holds (isl + osl / 2)
-  double ceiling = 0;          // tokens/s, the engine's
-  double ratio = 0;            // measured / ceiling
-  std::string explanation;     // why not evaluated, or why over 1
+  double measured = 0, predicted = 0, ceiling = 0;
+  double error = 0;           // predicted / measured - 1
+  bool over_ceiling = false;  // the measurement beats the ceiling (a rate above it, a time below it)
+  RowFigures figures;
 };
 
-// Evaluates every row with the deployment engine: mode "throughput" takes the
-// aggregate decode rate at the largest batch HBM holds with each sequence at
-// the request's mean context (isl + osl / 2; prefill time not charged, so it
-// stays a ceiling); "batch1" the single-stream decode rate at that context.
-std::vector<CalibrationRow> calibrate();
+struct ErrorSummary {
+  int64_t rows = 0;            // rows considered
+  int64_t predicted_rows = 0;  // of which evaluated
+  double median_abs_error = 0, mean_abs_error = 0, p90_abs_error = 0, max_abs_error = 0;
+  int64_t over_ceiling = 0;
+};
+// Summary of |error| over `errors` (p90: the value below which 90 % lie, by
+// the nearest-rank rule on the sorted list). `rows` and `over` as given.
+ErrorSummary summarize_errors(std::vector<double> abs_errors, int64_t rows, int64_t over);
+
+struct Calibration {
+  std::vector<CalibratedRow> rows;
+  ErrorSummary summary;
+  std::array<ErrorSummary, 5> by_regime;  // by DataRegime
+};
+// Every row evaluated with its engine's parameters (`params[engine]`).
+Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<StepTimeParams, 3>& params);
+// The compiled-in profiles' parameters, by Engine.
+std::array<StepTimeParams, 3> profile_params();
+
+// ---------------------------------------------------------------- fitting
+// The fit: the mean squared log error, mean over rows of ln(predicted /
+// measured)^2, of the trtllm profile's rows in `use` (true = in), minimized
+// by Nelder-Mead (fixed start, fixed steps, restarted from its best point
+// until it stops improving: deterministic) with every fraction kept in
+// [0.02, 1] and the overheads in [0, 0.1] s.
+struct FitResult {
+  StepTimeParams params;
+  double loss = 0;   // at params
+  int64_t rows = 0;  // rows fitted
+  int64_t evaluations = 0;
+};
+FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use);
+
+// Cross-validation: for each seed, the (model, GPU) groups of the evaluated
+// trtllm rows are shuffled (std::mt19937_64 seeded with the seed) and split in
+// half; the parameters fitted on one half predict the other.
+struct CvFold {
+  uint64_t seed = 0;
+  int64_t train_groups = 0, test_groups = 0;
+  StepTimeParams params;
+  ErrorSummary test;
+  std::array<ErrorSummary, 5> test_by_regime;
+};
+struct CrossValidation {
+  std::vector<CvFold> folds;
+  ErrorSummary pooled;                        // every fold's test errors together
+  std::array<ErrorSummary, 5> pooled_by_regime;
+};
+CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const uint64_t> seeds);
 
 }  // namespace modelcalc
 

@@ -63,11 +63,18 @@ struct Parallelism {
 };
 
 // Defaults, stated once.
-inline constexpr double kDefaultReserveFraction = 0.10;  // vLLM gpu_memory_utilization = 0.9
-// The default activation/workspace allowance per GPU is kv-budget's formula
-// (capacity.h workspace_allowance_bytes) on this GPU's share: one prefill chunk
-// of kWorkspaceChunkTokens (2048) tokens x (widest FFN intermediate / tp +
-// vocabulary / tp) x 2 B. Give workspace_bytes to override.
+// The drills' nominal view (kv-budget's textbook figures) keeps 10 % of HBM
+// back, as vLLM's gpu_memory_utilization = 0.9 does.
+inline constexpr double kDefaultReserveFraction = 0.10;
+// The deployment engine is the CEILING: its memory is the driver-exposed
+// capacity (GpuSpec::usable_capacity_bytes) less the weights and nothing else,
+// so it bounds every engine; --reserve / workspace_bytes narrow it on request.
+// What an engine keeps back is the prediction's (engine_profile.h).
+inline constexpr double kCeilingReserveFraction = 0.0;
+// kv-budget's activation/workspace allowance (capacity.h
+// workspace_allowance_bytes): one prefill chunk of kWorkspaceChunkTokens (2048)
+// tokens x (widest FFN intermediate / tp + vocabulary / tp) x 2 B per GPU;
+// the deployment engine charges it only when asked (workspace_allowance).
 inline constexpr int64_t kDefaultQuantGroupSize = 128;   // GPTQ/AWQ default group
 inline constexpr int64_t kDefaultDeploymentContext = 4096;
 
@@ -87,8 +94,9 @@ struct DeploymentOptions {
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   bool fp8_block_scales = false;  // fp8: one fp32 scale per 128 x 128 block (DeepSeek-V3 checkpoints)
-  double reserve_fraction = kDefaultReserveFraction;  // of capacity kept back, in [0, 1)
-  std::optional<double> workspace_bytes;     // default: the chunk allowance above, per GPU
+  double reserve_fraction = kCeilingReserveFraction;  // of capacity kept back, in [0, 1)
+  std::optional<double> workspace_bytes;     // per GPU; default 0 (the ceiling), or the allowance below
+  bool workspace_allowance = false;          // no workspace_bytes: charge kv-budget's chunk allowance
   int64_t context = kDefaultDeploymentContext;  // tokens of KV each sequence holds (T)
   int64_t batch = 1;                         // sequences per replica decoding together (B)
   int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
@@ -116,11 +124,11 @@ struct PreparedDeployment {
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
   int64_t quant_group_size = kDefaultQuantGroupSize;
   bool fp8_block_scales = false;
-  double reserve_fraction = kDefaultReserveFraction;
+  double reserve_fraction = kCeilingReserveFraction;
   double workspace_bytes = 0;
 
   // Hardware (one GPU) and the links the split uses.
-  double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // peak of compute_dtype
+  double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // usable capacity; peak of compute_dtype
   double tp_link_bytes_per_s = 0, tp_latency_s = 0;  // inside the domain if tp fits in it
   double pp_link_bytes_per_s = 0, pp_latency_s = 0;  // inside the domain if tp x pp fits in it
   bool tp_crosses_domain = false, pp_crosses_domain = false;
@@ -147,6 +155,11 @@ struct PreparedDeployment {
   double attn_flops_per_key_decode = 0;   // per layer per key per rank (GQA, or MLA absorbed)
   double attn_flops_per_key_prefill = 0;  // per layer per key per rank (MLA not absorbed)
   double act_bytes = 2;             // bytes per activation element sent over links (16-bit)
+  // Activation bytes the non-GEMM kernels move per token through HBM, all layers of one rank
+  // column: two norms and the residual read and written (6 d, replicated on every TP rank) and the
+  // gated FFN's activation (reads gate and up, writes their product: 1.5 x the widest FFN
+  // intermediate / tp), x act_bytes. The ceiling assumes them fused away; the prediction reads them.
+  double elementwise_bytes_per_token = 0;
   double allreduces_per_layer = 0;  // 2 when tp > 1 (attention + MLP), else 0
   double ring_factor = 0;           // 2 (tp - 1) / tp
 };
@@ -168,7 +181,7 @@ struct DecodeFlops {
 };
 
 struct DeploymentMemory {   // per GPU, worst pipeline stage
-  double capacity = 0;
+  double capacity = 0;       // usable: the driver-exposed memory when catalogued, else nominal
   double reserve = 0;        // capacity x reserve_fraction
   double workspace = 0;
   WeightShard weights;

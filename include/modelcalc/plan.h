@@ -8,25 +8,28 @@
 // batch loop only evaluates (no allocation). Each evaluation is either
 // rejected with a reason (memory, ttft, tpot, communication, gpus) or costed.
 //
-// The serving model (README "plan: the serving model" says the same in prose):
+// The serving model (docs/prediction.md and docs/planning.md say the same in prose):
 // * One replica = tp x pp GPUs holding the model, serving `batch` sequences by
-//   continuous batching. Every sequence holds the KV of its whole request
-//   (context = isl + osl) and TPOT is the decode step at that context (the
-//   last, slowest token): the engine's decode step, exactly as `size` reports it.
-// * TTFT = the engine's prefill of one isl-token prompt (no queueing: replicas
-//   are added until the load is below capacity; queueing delay is not modelled).
-// * Prefill is not overlapped with decode: each request's prefill takes the
-//   replica for `ttft` seconds, so a replica completes `batch` requests every
-//   osl x tpot + batch x ttft seconds. Throughput charges that time; the TPOT
-//   SLO is checked on the decode step alone (chunked prefill spreads the
-//   stall, batch x ttft / osl per token, over the steps -- reported, not checked).
-// * --efficiency e in (0, 1] divides every modelled time by e (1 = ceilings).
+//   continuous batching in steady state (serving.h): each engine step decodes
+//   the batch at its mean context (isl + osl / 2) and prefills, beside it, the
+//   prompts of the requests that replace the finishing ones (batch x isl / osl
+//   tokens, chunked, weights read once per step). TPOT is that step; a
+//   replica serves batch / TPOT output tokens per second.
+// * Two figure sets from the one step model: the CEILING (the ideal machine,
+//   the driver-exposed memory less the weights, no engine limit) and the
+//   PREDICTION (the engine profile: its memory accounting, admission at the
+//   last token's context, its batch and token caps, its fitted efficiencies).
+//   The search ranks by the prediction (rank_by_ceiling: by the ceiling).
+// * TTFT: ceiling = the prompt's prefill alone; prediction = half a step of
+//   residual, an M/D/1 wait for the step's prompt budget, and the steps that
+//   carry the prompt's chunks beside the batch.
+// * --efficiency e in (0, 1] divides the ranked figures' times by e (1 = as modelled).
 // * Replicas (= dp) are added to carry the load: requests/s, output tokens/s,
 //   or concurrent sequences. gpus = tp x pp x replicas, at most max_gpus.
 // * Cost: usd_per_hour = gpus x price. $/1M output tokens = usd_per_hour over
 //   the output tokens served per hour (the load when one is given, else the
-//   replicas' capacity); $/1M input tokens charges the prefill share of the GPU
-//   time to input tokens; blended = usd_per_hour over input + output tokens.
+//   replicas' capacity); $/1M input tokens charges the prefill tokens' share
+//   of each step to input tokens; blended = usd_per_hour over input + output tokens.
 #ifndef MODELCALC_PLAN_H_
 #define MODELCALC_PLAN_H_
 
@@ -38,9 +41,11 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "modelcalc/dtype.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/status.h"
 
@@ -54,7 +59,10 @@ struct PlanRequest {
   PlanLoadKind load_kind = PlanLoadKind::kNone;
   double load = 0;  // requests/s, output tokens/s or sequences, by load_kind
   std::optional<double> ttft_s, tpot_s;  // SLOs; absent = not checked
-  double efficiency = 1.0;               // (0, 1]: fraction of the modelled ceiling reached
+  double efficiency = 1.0;               // (0, 1]: times of the ranked figures divided by it
+  bool rank_by_ceiling = false;          // rank by the ceiling's figures instead of the prediction's
+  Engine engine = kDefaultEngine;        // the profile the prediction uses
+  EngineFlags engine_flags;              // its flags
 };
 
 struct PlanGpu {
@@ -64,13 +72,17 @@ struct PlanGpu {
   int64_t domain_gpus = 8;  // largest TP group searched (the fast-domain size)
 };
 
-inline constexpr std::array<int64_t, 11> kDefaultPlanBatches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+// Powers of two up to 65,536: past what memory or an engine's batch cap allows, a batch is rejected
+// for memory (the largest that fits is searched too).
+inline constexpr std::array<int64_t, 17> kDefaultPlanBatches = {1,    2,    4,    8,     16,    32,    64,    128,  256,
+                                                                512,  1024, 2048, 4096, 8192, 16384, 32768, 65536};
 
 struct PlanSpace {
   std::vector<PlanGpu> gpus;
   int64_t max_gpus = 64;                                    // total, all replicas
   std::vector<Dtype> weight_dtypes = {Dtype::kBf16, Dtype::kFp8};
-  std::vector<Dtype> kv_dtypes = {Dtype::kBf16};
+  std::vector<Dtype> kv_dtypes = {Dtype::kBf16, Dtype::kFp8};
+  bool fp8_kv_needs_fp8 = true;  // skip an fp8 KV cache on GPUs without an fp8 peak (the default list)
   std::vector<int64_t> batches{kDefaultPlanBatches.begin(), kDefaultPlanBatches.end()};
   int64_t max_pp = 8;       // pipeline stages searched: 1, 2, 4, ... up to this
   int64_t n_head = 0;       // the model's: TP must divide heads,
@@ -86,12 +98,20 @@ struct PlanCandidate {
   Dtype weight_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
 };
 
-// What the search needs from one evaluation (the deployment engine's numbers).
+// What the search needs from one evaluation.
 struct PlanPoint {
-  int64_t max_sequences = 0;  // per replica at the request's context; 0 = weights do not fit
-  double ttft_s = 0;          // prefill of one isl-token prompt
-  double tpot_s = 0;          // decode step at `batch`, context isl + osl
+  int64_t max_sequences = 0;  // per replica (memory and engine caps); 0 = weights do not fit
+  double ttft_s = 0;          // time to first token
+  double tpot_s = 0;          // the step at `batch`
   double comm_s = 0;          // communication inside that step
+  // Output tokens/s of one replica at `batch`; 0: from the cycle of a replica
+  // that prefills in series, B x osl / (osl x TPOT + B x TTFT) (stand-ins).
+  double tokens_per_s = 0;
+  double prefill_share = -1;  // share of the replica's time on prefill; < 0: B x TTFT / cycle
+};
+// Both figure sets of one evaluation (the engine-backed search's).
+struct PlanPoints {
+  PlanPoint ceiling, predicted;
 };
 
 enum class PlanReason { kOk, kMemory, kTtft, kTpot, kCommunication, kGpus };
@@ -137,6 +157,16 @@ struct PlanChange {
   bool faster_interconnect = false;  // kTpotTarget: communication is over half the step
 };
 
+// One figure set of a configuration, costed.
+struct PlanFigures {
+  int64_t max_sequences = 0, replicas = 0, gpus = 0;
+  double ttft_s = 0, tpot_s = 0, comm_s = 0, prefill_stall_per_token_s = 0;
+  double tokens_per_s_per_user = 0, tokens_per_s_per_replica = 0, tokens_per_s_per_gpu = 0;
+  double served_output_tokens_per_s = 0, usd_per_hour = 0;
+  double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+  PlanReason reason = PlanReason::kOk;
+};
+
 // One evaluated configuration, costed.
 struct PlanConfig {
   PlanCandidate c;
@@ -144,7 +174,8 @@ struct PlanConfig {
   int64_t batch = 0, max_sequences = 0;
   int64_t replicas = 0, gpus = 0;  // gpus = tp x pp x replicas
   double ttft_s = 0, tpot_s = 0, comm_s = 0;      // after efficiency
-  double prefill_stall_per_token_s = 0;           // batch x ttft / osl
+  double prefill_stall_per_token_s = 0;           // batch x ttft / osl (prefill in series; 0 when chunked into steps)
+  double prefill_share = 0;                       // share of the replica's time charged to input tokens
   double tokens_per_s_per_user = 0;               // 1 / tpot
   double tokens_per_s_per_replica = 0;            // output, prefill time charged
   double tokens_per_s_per_gpu = 0;                // output
@@ -153,7 +184,13 @@ struct PlanConfig {
   double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
   PlanReason reason = PlanReason::kOk;
   PlanDeciding deciding;  // what stops the cheaper neighbour
+  // The fields above are the ranked figures. An engine-backed search fills
+  // both sets here too (has_figures): the ceiling's and the prediction's.
+  bool has_figures = false;
+  PlanFigures ceiling, predicted;
 };
+// The fields of `c` as a figure set.
+PlanFigures plan_figures(const PlanConfig& c);
 
 struct PlanFrontierPoint {
   std::string gpu;
@@ -244,16 +281,30 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   std::array<double, 3> miss_d{};
   size_t n_misses = 0;
   const int64_t context = r.isl + r.osl;
-  PlanConfig cfg;
+  PlanConfig cfg, other;
   for (size_t i = 0; i < cands.size(); ++i) {
     if (!prepared[i]) continue;
     const PlanCandidate& c = cands[i];
     const int64_t group = c.tp * c.pp;
     // Evaluates one batch and records it everywhere; returns the engine's max_sequences.
     auto visit = [&](int64_t batch) -> int64_t {
-      const PlanPoint p = evaluate(*prepared[i], batch, context, r.isl);
+      const auto points = evaluate(*prepared[i], batch, context, r.isl);
+      PlanPoint p;
+      if constexpr (std::is_same_v<std::decay_t<decltype(points)>, PlanPoints>) {
+        p = r.rank_by_ceiling ? points.ceiling : points.predicted;
+        // The other set, as modelled (efficiency 1), beside the ranked one.
+        PlanRequest plain = r;
+        plain.efficiency = 1;
+        cost_plan_point(plain, s, c, batch, r.rank_by_ceiling ? points.predicted : points.ceiling, &other);
+        cost_plan_point(r, s, c, batch, p, &cfg);
+        cfg.has_figures = true;
+        (r.rank_by_ceiling ? cfg.ceiling : cfg.predicted) = plan_figures(cfg);
+        (r.rank_by_ceiling ? cfg.predicted : cfg.ceiling) = plan_figures(other);
+      } else {
+        p = points;
+        cost_plan_point(r, s, c, batch, p, &cfg);
+      }
       ++out.searched;
-      cost_plan_point(r, s, c, batch, p, &cfg);
       if (batch <= p.max_sequences) {
         frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /
                                                                              static_cast<double>(group)});

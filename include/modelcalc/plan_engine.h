@@ -1,12 +1,16 @@
-// plan over the deployment engine: the search of plan.h with every candidate
-// prepared by prepare_deployment and evaluated by evaluate_deployment, so each
-// configuration's TTFT and TPOT are exactly what `size` reports for it.
+// plan over the deployment engine and the serving model: the search of plan.h
+// with every candidate prepared once (prepare_deployment, the engine profile's
+// settings and memory, both capacities) and every batch evaluated by serve()
+// for both figure sets, so each configuration's numbers are the serving
+// model's for that deployment and batch.
 #ifndef MODELCALC_PLAN_ENGINE_H_
 #define MODELCALC_PLAN_ENGINE_H_
 
 #include "modelcalc/deployment.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/model.h"
 #include "modelcalc/plan.h"
+#include "modelcalc/serving.h"
 
 namespace modelcalc {
 
@@ -14,8 +18,21 @@ namespace modelcalc {
 // isl + osl, prompt = isl, dp = 1: replicas are the search's).
 DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandidate& c);
 
-// The numbers the search needs from one engine evaluation. Pure, no allocation.
-PlanPoint plan_point(const PreparedDeployment& d, int64_t batch, int64_t context, int64_t prompt);
+// One candidate, prepared: everything but the batch.
+struct PlanPrepared {
+  PreparedDeployment d;          // the ceiling's
+  PreparedDeployment engine_d;   // as the engine runs it
+  DeploymentMemory ceiling_memory;
+  EngineSettings settings;
+  EngineMemory engine_memory;
+  ServingCapacity ceiling_cap, engine_cap;
+  StepTimeParams params;         // the profile's
+};
+Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
+                                            const PlanCandidate& c);
+
+// Both figure sets at `batch` (serve() with ServingLoad::kBatch). Pure, no allocation.
+PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl);
 
 // Fills the model's divisibility facts (heads, layers, experts) into `s`.
 void set_plan_model(const ModelSpec& m, PlanSpace* s);

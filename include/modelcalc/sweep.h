@@ -12,8 +12,10 @@
 
 #include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/size.h"
 #include "modelcalc/status.h"
 
@@ -28,6 +30,8 @@ struct SweepSpec {
   std::vector<int64_t> batches = {1};    // sequences, > 0
   std::vector<Dtype> dtypes = {Dtype::kFp16};  // weight dtypes
   std::vector<Dtype> kv_dtypes;          // empty = default_kv_dtype(weights): 16-bit, not following int4/fp8
+  Engine engine = kDefaultEngine;        // the profile each row's prediction uses
+  EngineFlags engine_flags;              // its flags (checked once, as check_engine_flags)
 };
 
 // One combination and its result. Valid only during the callback.
@@ -44,6 +48,11 @@ struct SweepRow {
   // (has_deployment false) when the engine refuses the setup.
   bool has_deployment = false;
   DeploymentResult deployment;
+  // The prediction beside it: the engine profile's decode step at the same batch
+  // and context (== predict_deployment(...).decode for the row). Unset
+  // (has_prediction false) when there is no deployment or the engine refuses it.
+  bool has_prediction = false;
+  PredictedDecode prediction;
 };
 
 

@@ -61,7 +61,9 @@ def _context(context, seq):
 
 
 def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, gpus=None, tp=None, pp=None,
-         ep=None, dp=None, prompt=None, compute_dtype=None, reserve=0.1, train_tokens=None):
+         ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+         mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+         allow_long_max_model_len=False):
     """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
     the regime, and beside them the deployment engine's modeled figures.
 
@@ -72,8 +74,15 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_d
     the cache's (default 16-bit: bf16, or fp16/fp32 with such weights). gpus: GPUs pooled by the textbook
     sections and split tp x pp x dp by the engine (default tp x pp x dp, else 1); ep: expert-parallel ranks
     inside the TP group. prompt: prefill tokens (default the context). compute_dtype: the dtype the matmuls
-    run in (default: fp8 weights -> fp8, int8/int4 -> bf16, else the weights'). reserve: fraction of HBM kept
-    back (vLLM's 1 - gpu_memory_utilization). train_tokens: D for 6 N D (a count, or "15T").
+    run in (default: fp8 weights -> fp8, int8/int4 -> bf16, else the weights'). reserve: fraction of memory
+    kept back (default: none for the ceiling, the driver-exposed memory less the weights; given, it also sets
+    the engine's fraction, 1 - reserve, unless an engine keyword does). train_tokens: D for 6 N D (a count, or
+    "15T"). A prompt shorter than the context is a request shape: the serving section's steady state.
+    The prediction beside the ceiling (the `predicted` siblings of memory_per_gpu, decode_step and prefill, and
+    the engine section): engine (trtllm, vllm or sglang; default trtllm, the one the published runs fit) and its
+    flags as the CLI spells them: gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm),
+    mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
+    (tokens, sequences); block_size (tokens per KV block); allow_long_max_model_len.
 
     Returns a SizeResult: every sweep column as an attribute (weight_bytes in bytes, tokens_per_s_aggregate
     in tokens/s, ...: modelcalc.sweep_columns() lists them), the document's sections as attributes
@@ -81,27 +90,35 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_d
     (each figure as the text prints it: `--json --strings`).
     """
     return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
-                            compute_dtype, kv_dtype, reserve, train_tokens)
+                            compute_dtype, kv_dtype, reserve, train_tokens,
+                            (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+                            max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
-def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=0.1, dtype="fp16", kv_dtype=None,
-              workspace=None, mean_len=None, block_size=16, batch=1, prompt=None, tp=None, pp=None, ep=None,
-              dp=None, compute_dtype=None):
+def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype="fp16",
+              kv_dtype=None, workspace=None, mean_len=None, block_size=None, batch=1, prompt=None, tp=None, pp=None,
+              ep=None, dp=None, compute_dtype=None, engine=None, gpu_memory_utilization=None,
+              kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+              max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False):
     """Drill 2 (`modelcalc kv-budget`): an HBM budget turned into concurrent sequences, MHA against the
     model's attention, and the changes that double it (ranked by effort).
 
     budget: the KV budget in bytes, given directly (then gpu may be None). context: tokens reserved per
-    sequence (default 8192). gpus: the tensor-parallel group sharing weights and KV (default 1). reserve: fraction of
-    capacity kept back. workspace: the activation allowance in bytes (default 2048 x (FFN width + vocab) x 2 B).
+    sequence (default 8192). gpus: the tensor-parallel group sharing weights and KV (default 1). reserve:
+    fraction of capacity kept back (default 10 % for the budget). workspace: the activation allowance in bytes
+    (default 2048 x (FFN width + vocab) x 2 B).
     mean_len: mean sequence length for the paged-allocation proposal (default context / 2); block_size: the
-    paged block in tokens. batch, prompt and the split: the modeled deployment's (as size).
+    paged block in tokens, for the proposal and the engine (default 16; the engine's own when not given).
+    batch, prompt and the split: the modeled deployment's (as size); the engine keywords as size's.
 
     Returns a KvBudgetResult: max_sequences, budget_bytes, kv_bytes_per_sequence (ints), the document's
     sections as attributes, to_dict() = `modelcalc kv-budget --json`, text(), explain().
     """
     return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
-                                 mean_len,
-                                 block_size, batch, prompt, tp, pp, ep, dp, compute_dtype)
+                                 mean_len, block_size, batch, prompt, tp, pp, ep, dp, compute_dtype,
+                                 (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static,
+                                  max_model_len, max_num_batched_tokens, max_num_seqs, None,
+                                  allow_long_max_model_len))
 
 
 def _price_text(price):
@@ -111,8 +128,10 @@ def _price_text(price):
 
 
 def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, tpot=None,
-         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=("bf16", "fp8"), kv_dtype="bf16", batch=None,
-         max_pp=8, price=None, efficiency=1.0, top=10, frontier=False):
+         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=("bf16", "fp8"), kv_dtype=None, batch=None,
+         max_pp=8, price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+         mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+         allow_long_max_model_len=False):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -120,17 +139,20 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     tokens/s), concurrency (sequences). ttft, tpot: targets in seconds (0.05 = 50 ms; or "50ms");
     tokens_per_s_per_user: instead of tpot (= 1 / tpot). gpu: kinds to search, catalog names or Gpu
     objects (default every catalog GPU with a price). max_gpus: in total over all replicas. dtype, kv_dtype:
-    the dtypes searched. batch: batch sizes searched (default 1, 2, 4, ..., 1024). max_pp: most pipeline
-    stages. price: USD per GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the
-    fraction of the modelled ceiling reached, in (0, 1]. top: configurations listed. frontier: also the
-    Pareto table in text().
+    the dtypes searched (kv_dtype default bf16, and fp8 on GPUs with an fp8 peak). batch: batch sizes searched
+    (default 1, 2, 4, ..., 65536 and the largest that fits). max_pp: most pipeline stages. price: USD per
+    GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the fraction of the ranked
+    figures reached on top of the model, in (0, 1]. top: configurations listed. frontier: also the Pareto
+    table in text(). rank_by: "predicted" (default) or "ceiling". The engine keywords as size's.
 
     Returns a PlanResult: feasible (False: nothing meets the targets, the document lists the closest misses,
     as the CLI does with exit status 1), the document's sections as attributes, to_dict() = `modelcalc plan
     --json`, text(), explain().
     """
     return _modelcalc._plan(model, isl, osl, qps, rate, concurrency, ttft, tpot, tokens_per_s_per_user, gpu,
-                            max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier)
+                            max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier,
+                            rank_by, (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+                            max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
 def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),
@@ -160,7 +182,9 @@ def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=
 def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, layers=None, hidden=None, heads=None,
              kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, seq=None, prompt=None,
              tokens_per_s=None, aggregate_tokens_per_s=None, ttft=None, itl=None, flop_util=None, bw_util=None,
-             kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None):
+             kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+             mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+             allow_long_max_model_len=False):
     """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
     reject and what to measure first.
 
@@ -170,7 +194,8 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
     or training (default inferred). tokens_per_s: measured decode tokens/s per sequence;
     aggregate_tokens_per_s: over all sequences. ttft, itl: seconds (or "80ms"). flop_util, bw_util:
     fractions (0.61 or "61%"). kernels_per_step: from a timeline. kernel_us, gap_us: (lo, hi) microseconds
-    or "6-30". peak_transient: bytes above the weights.
+    or "6-30". peak_transient: bytes above the weights. The engine keywords (the prediction beside the modeled
+    ceiling) as size's.
 
     Returns a DiagnoseResult: regime, confirmed, the document's sections as attributes, to_dict() =
     `modelcalc diagnose --json`, text(), explain().
@@ -179,34 +204,44 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
         evidence = str(evidence)
     return _modelcalc._diagnose(evidence, model, gpu, phase, params, layers, hidden, heads, kv_heads, head_dim,
                                 dtype, gpus, batch, _context(context, seq), prompt, tokens_per_s, aggregate_tokens_per_s,
-                                ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient)
+                                ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient,
+                                (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+                                max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
-def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None, dp=None,
-               dtype="fp16", compute_dtype=None, kv_dtype=None, reserve=0.1, workspace=None):
+def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
+               dp=None, dtype="fp16", compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+               mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+               allow_long_max_model_len=False):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
     sequences of `context` tokens (the modeled half of size, with size's defaults).
 
-    workspace: the activation allowance per GPU in bytes (default kv-budget's formula on the GPU's share).
-    The others as size.
+    workspace: the activation allowance per GPU in bytes (default none for the ceiling). The others, and the
+    engine keywords, as size's.
 
     Returns a Deployment: memory (per GPU, bytes), decode (the step: seconds, tokens/s, bytes, FLOP, regime),
     prefill (TTFT), compute_bound_batch, evaluate(batch=, context=, prompt=) for any other workload (the
-    engine's hot path), and to_dict() = the deployment sections of `size --json`.
+    engine's hot path), and to_dict() = the deployment sections of `size --json` (with their `predicted`
+    siblings and the engine section).
     """
     return _modelcalc._deployment(model, gpu, _context(context, seq), batch, prompt, gpus, tp, pp, ep, dp, dtype,
-                                  compute_dtype, kv_dtype, reserve, workspace)
+                                  compute_dtype, kv_dtype, reserve, workspace,
+                                  (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+                                  max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
 def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, fields=None, on_chunk=None,
-          chunk_rows=1 << 20):
+          chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+          allow_long_max_model_len=False):
     """`size` over every combination of the lists (`modelcalc sweep`), as columns.
 
     model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max
     positions), batch: sequences, dtype, kv_dtype: dtypes (default a 16-bit cache per row). Each is one value
     or a list, range or NumPy array ("1:64" and "1k:128k:x2" as the CLI reads them). Rows go models
     outermost, then gpu, context, batch, dtype, kv_dtype innermost. fields: the columns (default the CLI's
-    default columns; modelcalc.sweep_columns() lists all, "all" takes every one).
+    default columns; modelcalc.sweep_columns() lists all, "all" takes every one). The engine keywords (the
+    predicted_* columns' profile) as size's.
 
     Returns Columns (NumPy arrays when NumPy is installed; to_pandas() with pandas), filled by the core's
     sweep with the GIL released: 8 B a number, 2 B a text value, nothing per row in Python. With on_chunk,
@@ -215,11 +250,14 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype
     """
     if fields == "all":
         fields = [name for name, _, _, _ in _modelcalc._sweep_columns_help()]
+    engine_args = (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+                   max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len)
     if on_chunk is None:
-        rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None)
+        rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None,
+                                      engine_args)
         return Columns(raw)
     return _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, chunk_rows,
-                             lambda raw: on_chunk(Columns(raw)))
+                             lambda raw: on_chunk(Columns(raw)), engine_args)
 
 
 def sweep_columns():
@@ -236,5 +274,13 @@ def models():
     """The compiled-in presets (`modelcalc models`) as (name, Hugging Face repo), sorted by name."""
     return _modelcalc._preset_names()
 
+
+# The commands without a direct binding are the CLI bridge's functions (modelcalc.roofline(...) is
+# modelcalc.cli.roofline(...): flags as keywords, the --json document as dicts).
+for _name in cli.__all__:
+    if _name not in globals() and _name not in ("run", "text", "commands"):
+        globals()[_name] = getattr(cli, _name)
+        __all__.append(_name)
+del _name
 
 __version__ = _modelcalc.run(["--version"])[1].split()[-1]

@@ -102,6 +102,10 @@ class SizeResult(_Document):
     modeled_tokens_per_s_per_sequence: float
     modeled_tokens_per_s_aggregate: float
     modeled_intensity: float
+    predicted_max_sequences: int
+    predicted_batch_fits: bool
+    predicted_tokens_per_s_per_sequence: float
+    predicted_tokens_per_s_aggregate: float
     params_blocks: int
     kv_bytes_per_token: int
     kv_room_bytes: float
@@ -241,22 +245,36 @@ def size(model: ModelLike, gpu: GpuLike | None = None, *, context: Count | None 
          batch: Count = 1,
          dtype: Dtype = "fp16", kv_dtype: Dtype | None = None, gpus: Count | None = None, tp: Count | None = None,
          pp: Count | None = None, ep: Count | None = None, dp: Count | None = None, prompt: Count | None = None,
-         compute_dtype: Dtype | None = None, reserve: Union[float, str] = 0.1,
-         train_tokens: Count | None = None) -> SizeResult: ...
+         compute_dtype: Dtype | None = None, reserve: Union[float, str, None] = None,
+         train_tokens: Count | None = None, engine: str | None = None, gpu_memory_utilization: Union[float, str, None] = None,
+         kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+         mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+         max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+         block_size: Count | None = None, allow_long_max_model_len: bool = False) -> SizeResult: ...
 def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | None = None, context: Count | None = None,
               seq: Count | None = None,
-              gpus: Count | None = None, reserve: Union[float, str] = 0.1, dtype: Dtype = "fp16",
+              gpus: Count | None = None, reserve: Union[float, str, None] = None, dtype: Dtype = "fp16",
               kv_dtype: Dtype | None = None, workspace: Bytes | None = None, mean_len: Count | None = None,
-              block_size: Count = 16, batch: Count = 1, prompt: Count | None = None, tp: Count | None = None,
+              block_size: Count | None = None, batch: Count = 1, prompt: Count | None = None, tp: Count | None = None,
               pp: Count | None = None, ep: Count | None = None, dp: Count | None = None,
-              compute_dtype: Dtype | None = None) -> KvBudgetResult: ...
+              compute_dtype: Dtype | None = None, engine: str | None = None,
+              gpu_memory_utilization: Union[float, str, None] = None,
+              kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+              mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+              max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+              allow_long_max_model_len: bool = False) -> KvBudgetResult: ...
 def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, None] = None,
          rate: Union[float, str, None] = None, concurrency: Count | None = None, ttft: Seconds | None = None,
          tpot: Seconds | None = None, tokens_per_s_per_user: Union[float, str, None] = None,
          gpu: Union[GpuLike, Sequence[GpuLike], None] = None, max_gpus: Count = 64,
-         dtype: Union[Dtype, Sequence[Dtype]] = ("bf16", "fp8"), kv_dtype: Union[Dtype, Sequence[Dtype]] = "bf16",
+         dtype: Union[Dtype, Sequence[Dtype]] = ("bf16", "fp8"), kv_dtype: Union[Dtype, Sequence[Dtype], None] = None,
          batch: CountList | None = None, max_pp: Count = 8, price: Union[Mapping[str, float], str, None] = None,
-         efficiency: Union[float, str] = 1.0, top: Count = 10, frontier: bool = False) -> PlanResult: ...
+         efficiency: Union[float, str] = 1.0, top: Count = 10, frontier: bool = False, rank_by: str | None = None,
+         engine: str | None = None, gpu_memory_utilization: Union[float, str, None] = None,
+         kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+         mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+         max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+         block_size: Count | None = None, allow_long_max_model_len: bool = False) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
                max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),
@@ -273,21 +291,47 @@ def diagnose(evidence: Union[str, os.PathLike[str], Mapping[str, Any], None] = N
              flop_util: Union[float, str, None] = None, bw_util: Union[float, str, None] = None,
              kernels_per_step: Count | None = None, kernel_us: Union[tuple[float, float], float, str, None] = None,
              gap_us: Union[tuple[float, float], float, str, None] = None,
-             peak_transient: Bytes | None = None) -> DiagnoseResult: ...
+             peak_transient: Bytes | None = None, engine: str | None = None, gpu_memory_utilization: Union[float, str, None] = None,
+             kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+             mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+             max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+             block_size: Count | None = None, allow_long_max_model_len: bool = False) -> DiagnoseResult: ...
 def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, seq: Count | None = None,
                batch: Count = 1,
                prompt: Count | None = None, gpus: Count | None = None, tp: Count | None = None,
                pp: Count | None = None, ep: Count | None = None, dp: Count | None = None, dtype: Dtype = "fp16",
                compute_dtype: Dtype | None = None, kv_dtype: Dtype | None = None,
-               reserve: Union[float, str] = 0.1, workspace: Bytes | None = None) -> Deployment: ...
+               reserve: Union[float, str, None] = None, workspace: Bytes | None = None,
+               engine: str | None = None, gpu_memory_utilization: Union[float, str, None] = None,
+               kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+               mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+               max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+               block_size: Count | None = None, allow_long_max_model_len: bool = False) -> Deployment: ...
 def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iterable[GpuLike]], *,
           context: CountList | None = None, seq: CountList | None = None, batch: CountList = 1,
           dtype: Union[Dtype, Iterable[Dtype]] = "fp16",
           kv_dtype: Union[Dtype, Iterable[Dtype], None] = None, fields: Union[str, Iterable[str], None] = None,
-          on_chunk: Callable[[Columns], Any] | None = None, chunk_rows: int = ...) -> Any: ...
+          on_chunk: Callable[[Columns], Any] | None = None, chunk_rows: int = ...,
+          engine: str | None = None, gpu_memory_utilization: Union[float, str, None] = None,
+          kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
+          mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
+          max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
+          block_size: Count | None = None, allow_long_max_model_len: bool = False) -> Any: ...
 def sweep_columns() -> list[tuple[str, bool, str, str]]: ...
 def gpus() -> list[Gpu]: ...
 def models() -> list[tuple[str, str]]: ...
 def run(args: Sequence[Any]) -> tuple[int, str, str]: ...
+# The commands without a direct binding: the CLI bridge's functions (flags as keywords, --json as dicts).
+def calibrate(**flags: Any) -> Any: ...
+def exercises(**flags: Any) -> Any: ...
+def train_memory(**flags: Any) -> Any: ...
+def paged_kv(**flags: Any) -> Any: ...
+def roofline(**flags: Any) -> Any: ...
+def train(**flags: Any) -> Any: ...
+def chinchilla(**flags: Any) -> Any: ...
+def cost(**flags: Any) -> Any: ...
+def mfu(**flags: Any) -> Any: ...
+def tradeoff(**flags: Any) -> Any: ...
+def example(**flags: Any) -> Any: ...
 def text(command: str, **flags: Any) -> str: ...
 def commands() -> list[tuple[str, str]]: ...

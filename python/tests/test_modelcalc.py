@@ -120,6 +120,59 @@ class HandDerived(unittest.TestCase):
         self.assertAlmostEqual(b16.decode.tokens_per_s_aggregate, 16 / b16.decode.seconds)
 
 
+class Prediction(unittest.TestCase):
+    """The prediction beside the ceiling, through the engine keywords (engine=, gpu_memory_utilization=, ...)."""
+
+    def test_engine_keywords_and_the_predicted_siblings(self):
+        r = modelcalc.kv_budget(model="llama-3.1-8b", gpu="h100", engine="vllm", gpu_memory_utilization=0.8)
+        e = r["engine"]
+        self.assertEqual(e["profile"], "vllm")
+        self.assertEqual(e["memory_fraction"], 0.8)
+        self.assertEqual(e["kv_cache_tokens"], e["gpu_blocks"] * e["block_size"])
+        s = modelcalc.size(model="llama-3.1-8b", gpu="h100", batch=32, engine="sglang")
+        self.assertGreaterEqual(s["decode_step"]["predicted"]["seconds"], s["decode_step"]["seconds"])
+        self.assertIn("TensorRT-LLM's", s["engine"]["time_parameters"])  # SGLang inherits them, and says so
+
+    def test_bad_engine_input_names_the_keyword(self):
+        with self.assertRaises(modelcalc.InputError) as ctx:
+            modelcalc.size(model="llama-3.1-8b", gpu="h100", engine="vllm", gpu_memory_utilization=0)
+        self.assertTrue(str(ctx.exception).startswith("gpu_memory_utilization:"), str(ctx.exception))
+        with self.assertRaises(modelcalc.InputError) as ctx:
+            modelcalc.size("llama-3.1-8b", "h100", engine="vllm", kv_cache_free_gpu_mem_fraction=0.9)
+        self.assertTrue(str(ctx.exception).startswith("kv_cache_free_gpu_mem_fraction:"), str(ctx.exception))
+        self.assertNotIn("--", str(ctx.exception))
+
+    def test_the_engine_keywords_are_the_clis_flags(self):
+        ours = modelcalc.size("llama-3.1-8b", "h100", context=8192, batch=16, prompt=2048, engine="vllm",
+                              gpu_memory_utilization=0.85, max_num_seqs=128, block_size=32, reserve=0.05)
+        theirs = cli_json(["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "8192", "--batch", "16",
+                           "--prompt", "2048", "--engine", "vllm", "--gpu-memory-utilization", "0.85",
+                           "--max-num-seqs", "128", "--block-size", "32", "--reserve", "0.05", "--json"])
+        self.assertEqual(ours.to_dict(), theirs)
+        self.assertIn("serving", theirs)  # a prompt shorter than the context: the steady state
+        d = modelcalc.deployment("llama-3.1-8b", "h100", context=8192, batch=16, prompt=2048, engine="vllm",
+                                 gpu_memory_utilization=0.85, max_num_seqs=128, block_size=32, reserve=0.05)
+        for key in ("deployment", "memory_per_gpu", "decode_step", "prefill", "engine"):
+            self.assertEqual(d.to_dict()[key], theirs[key], key)
+        self.assertEqual(ours.predicted_tokens_per_s_aggregate, theirs["decode_step"]["predicted"]["tokens_per_s_aggregate"])
+
+    def test_kv_budget_and_sweep_with_an_engine(self):
+        self.assertEqual(modelcalc.kv_budget("llama-3.1-8b", "h100", engine="sglang", block_size=8).to_dict(),
+                         cli_json(["kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang",
+                                   "--block-size", "8", "--json"]))
+        names = [name for name, _, _, _ in modelcalc.sweep_columns()]
+        self.assertEqual(
+            modelcalc.sweep("llama-3.1-8b", "h100", batch="1:8", engine="vllm", fields="all").to_rows(),
+            cli_json(["sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "1:8", "--engine", "vllm",
+                      "--fields", ",".join(names), "--format", "json"]))
+
+    def test_calibrate_rows_and_summary(self):
+        c = modelcalc.calibrate()  # a command without a direct binding: the CLI bridge's function
+        self.assertEqual(len(c["rows"]), 395)
+        self.assertEqual(c["summary"]["over_ceiling"], 0)
+        self.assertEqual(c, cli_json(["calibrate", "--json"]))
+
+
 class SameAsTheCli(unittest.TestCase):
     """to_dict() is the CLI's --json document for the same call."""
 

@@ -14,8 +14,8 @@ std::vector<Command> all_commands() {
       {"plan", "The cheapest deployment (GPU kind and count, split, dtypes, batch) meeting TTFT/TPOT at a load; "
                "ranked $/1M tokens, frontier, closest misses",
        setup_plan},
-      {"calibrate", "Published measured throughputs against the engine's ceiling for the same setup (measured ÷ "
-                    "ceiling: the efficiency real engines reach)",
+      {"calibrate", "Published serving measurements against the prediction and the ceiling of the same setup "
+                    "(error by regime); --fit refits the engine profile and cross-validates it",
        setup_calibrate},
       {"exercises", "Drill 1's model, calculated (the seed's `make run-exercises`)", setup_exercises},
       {"models", "The compiled-in model presets and the architectures config.json may use", setup_models},

@@ -1,77 +1,108 @@
-// modelcalc calibrate: published measured throughputs against the deployment
-// engine's ceiling for the same setup (the reality check behind --efficiency).
-#include <fmt/format.h>
-
+// modelcalc calibrate: published serving measurements (the shared schema)
+// against the engine profile's prediction and the ceiling for the same setup;
+// --fit refits the profile's step parameters and cross-validates them.
 #include <memory>
 
+#include "calibrate_report.h"
 #include "commands.h"
 #include "flags.h"
-#include "format.h"
 #include "inputs.h"
+#include "input_file.h"
 #include "modelcalc/calibrate.h"
+#include "output_file.h"
 #include "train_calibrate_cli.h"
 
 namespace modelcalc {
 
 namespace {
 
-Status run_calibrate(const OutputFlags& o, std::ostream& out) {
-  const std::vector<CalibrationRow> rows = calibrate();
-  if (o.json) {
-    nlohmann::json j = nlohmann::json::array();
-    for (const CalibrationRow& c : rows) {
-      const MeasuredRow& r = *c.row;
-      j.push_back({{"model", r.model}, {"gpu", r.gpu}, {"gpu_count", r.gpu_count}, {"parallelism", r.parallelism},
-                   {"weight_dtype", r.weight_dtype}, {"input_len", r.input_len}, {"output_len", r.output_len},
-                   {"metric", r.metric}, {"measured", r.measured}, {"engine", r.engine}, {"source", r.source},
-                   {"evaluated", c.evaluated},
-                   {"modelled_ceiling", c.evaluated ? nlohmann::json(c.ceiling) : nlohmann::json()},
-                   {"measured_over_ceiling", c.evaluated ? nlohmann::json(c.ratio) : nlohmann::json()},
-                   {"batch", c.batch}, {"context", c.context}, {"explanation", c.explanation}});
+struct CalibrateFlags {
+  std::string data;   // a TSV in the shared schema; empty = the compiled-in rows
+  bool fit = false;
+  std::string write;  // --fit --write FILE
+  std::string seeds = "1:10";
+  OutputFlags output;
+};
+
+Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
+  if (!f.write.empty() && !f.fit) return Status::InvalidArgument("--write", "needs --fit (it writes the fitted parameters)");
+  MC_ASSIGN_OR_RETURN(const std::vector<int64_t> seed_list, parse_count_list(f.seeds, "--seeds", 1'000'000));
+  if (seed_list.size() > 1000) return Status::InvalidArgument("--seeds", "lists at most 1000 seeds");
+  std::vector<ServingRow> owned;
+  std::span<const ServingRow> rows;
+  std::string name;
+  if (f.data.empty()) {
+    rows = shared_serving_rows();
+    name = "data/serving-measured.tsv, compiled in";
+  } else {
+    auto text = read_input_file(f.data);
+    if (!text.ok()) return Status::InvalidArgument("--data", text.status().message());
+    auto parsed = parse_serving_tsv(*text, f.data);
+    if (!parsed.ok()) return Status::InvalidArgument("--data", parsed.status().message());
+    owned = std::move(parsed).value();
+    rows = owned;
+    name = f.data;
+  }
+  const std::vector<PreparedRow> prepared = prepare_rows(rows);
+  std::array<StepTimeParams, 3> params = profile_params();
+  FitResult fit;
+  CrossValidation cv;
+  CalibrateView v;
+  v.data = name;
+  if (f.fit) {
+    fit = fit_step_params(prepared, std::vector<bool>(prepared.size(), true));
+    if (fit.rows == 0) return Status::InvalidArgument("--fit", "no TensorRT-LLM row of the data could be evaluated");
+    std::vector<uint64_t> seeds(seed_list.begin(), seed_list.end());
+    cv = cross_validate(prepared, seeds);
+    params[static_cast<size_t>(Engine::kTrtllm)] = fit.params;
+    v.fit = &fit;
+    v.cv = &cv;
+    if (!f.write.empty()) {
+      const std::pair<Engine, StepTimeParams> table[] = {{Engine::kTrtllm, fit.params}};
+      const std::string header =
+          "# The step model's fitted parameters per engine profile (docs/prediction.md), compiled into the binary.\n"
+          "# Written by `modelcalc calibrate --fit --write FILE` on " + name + "\n"
+          "# (" + std::to_string(fit.rows) + " rows); a test refits and checks these values. Engines not listed "
+          "inherit trtllm's.\n";
+      MC_RETURN_IF_ERROR(write_output_file(f.write, format_engine_params(table, header), "--write"));
+      v.written = f.write;
     }
-    out << nlohmann::json{{"rows", j}}.dump(2) << "\n";
-    return Status::Ok();
   }
-  out << "Measured throughputs against the deployment engine's ceiling (data/measured.tsv)\n";
-  out << "ceiling: throughput rows = aggregate decode tokens/s at the largest batch HBM holds, each sequence at\n"
-         "isl + osl/2 tokens of KV, prefill not charged; batch-1 rows = single-stream decode tokens/s.\n\n";
-  out << fmt::format("  {:<24} {:<10} {:>3} {:<6} {:>11} {:>6} {:>12} {:>12} {:>8}\n", "model", "gpu", "tp",
-                     "w/kv", "isl/osl", "batch", "measured", "ceiling", "ratio");
-  double lo = 1e9, hi = 0;
-  for (const CalibrationRow& c : rows) {
-    const MeasuredRow& r = *c.row;
-    if (!c.evaluated) {
-      out << fmt::format("  {:<24} {:<10} {}: {}\n", r.model.substr(0, 24), r.gpu.substr(0, 10),
-                         fmt_sig(r.measured, 5), c.explanation);
-      continue;
-    }
-    lo = std::min(lo, c.ratio);
-    hi = std::max(hi, c.ratio);
-    out << fmt::format("  {:<24} {:<10} {:>3} {:<6} {:>11} {:>6} {:>12} {:>12} {:>7.0f}%\n", r.mc_model, r.mc_gpu,
-                       r.mc_tp, r.mc_weight_dtype + "/" + r.mc_kv_dtype,
-                       std::to_string(r.mc_isl) + "/" + std::to_string(r.mc_osl), group_digits(c.batch),
-                       fmt_fixed(r.measured, 0), fmt_fixed(c.ceiling, 0), c.ratio * 100);
-    if (!c.explanation.empty()) out << "      " << c.explanation << "\n";
+  const Calibration cal = calibrate_rows(prepared, params);
+  v.calibration = &cal;
+  v.evaluated_with = &params[static_cast<size_t>(Engine::kTrtllm)];
+  if (f.output.json) {
+    out << calibrate_json(v).dump(2) << "\n";
+  } else {
+    out << calibrate_text(v);
   }
-  if (hi > 0) {
-    out << fmt::format("\nMeasured engines reach {:.0f}% to {:.0f}% of the modelled ceiling; `plan --efficiency F` "
-                       "applies such a factor.\n",
-                       lo * 100, hi * 100);
-  }
-  out << "Sources: `modelcalc calibrate --json` lists each row's source.\n";
   return Status::Ok();
 }
 
 }  // namespace
 
 CommandRun setup_calibrate(FlagSet& flags) {
-  auto o = std::make_shared<OutputFlags>();
+  auto f = std::make_shared<CalibrateFlags>();
   auto training = std::make_shared<TrainingCalibrateFlags>();
+  // --training and --fit (one --fit for both branches: the serving engine's, or with --training the
+  // training profile's).
   add_training_calibrate_flags(flags, training.get());
-  add_output_flags(flags, o.get());
-  return [o, training](std::ostream& out) {
-    if (training->training || training->fit) return run_training_calibrate(*training, *o, out);
-    return run_calibrate(*o, out);
+  flags.text("--data", "A TSV of measurements in the shared schema (docs/prediction.md; default: the compiled-in "
+                       "data/serving-measured.tsv)", &f->data)
+      .text("--write", "With --fit: write the fitted parameters as data/engine_profiles.tsv is written", &f->write)
+      .text("--seeds", "With --fit: cross-validation seeds, a count list, e.g. 1:10 (default) or 7", &f->seeds);
+  add_output_flags(flags, &f->output);
+  return [f, training](std::ostream& out) {
+    if (training->training) {
+      if (!f->data.empty() || !f->write.empty()) {
+        return Status::InvalidArgument(f->data.empty() ? "--write" : "--data",
+                                       "applies to the serving measurements, not --training");
+      }
+      return run_training_calibrate(*training, f->output, out);
+    }
+    CalibrateFlags g = *f;
+    g.fit = training->fit;
+    return run_calibrate(g, out);
   };
 }
 

@@ -11,8 +11,8 @@ void add_training_calibrate_flags(FlagSet& flags, TrainingCalibrateFlags* f) {
   flags
       .toggle("--training", "Published training runs (compiled in, each with its source) against the training engine",
               &f->training)
-      .toggle("--fit", "With --training: refit the engine's calibrated parameters on them, with leave-one-source-out error",
-              &f->fit);
+      .toggle("--fit", "Refit the serving engine's step parameters on the data and cross-validate them; with "
+                       "--training: the training engine's, with leave-one-source-out error", &f->fit);
 }
 
 Status run_training_calibrate(const TrainingCalibrateFlags& f, const OutputFlags& o, std::ostream& out) {

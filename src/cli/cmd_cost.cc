@@ -21,6 +21,7 @@ struct CostFlags {
   ModelFlags model;
   GpuFlags gpu;
   DeploymentFlags dep;  // --gpus; ceiling mode only: --seq --batch --dtype --kv-dtype
+  EngineCliFlags engine;
   OutputFlags output;
 };
 
@@ -71,7 +72,8 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
   rep.sections.push_back(modeled_cost_section(modeled_cost(a, price)));
-  for (Section& s : deployment_sections(**gpu, a)) rep.sections.push_back(std::move(s));
+  MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, **gpu, a, f.engine, f.dep));
+  for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
   emit(rep, f.output, out);
   return Status::Ok();
 }
@@ -112,6 +114,7 @@ CommandRun setup_cost(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, "fp16"}});
   add_engine_flags(flags, &f->dep);
+  add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_cost(*f, out); };
 }

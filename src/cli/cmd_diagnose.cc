@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "deployment_report.h"
 #include "diagnose_report.h"
 #include "input_file.h"
@@ -187,13 +188,16 @@ Status run_diagnose(const DiagnoseInputs& f, const Evidence* given, std::string_
   }
   out->diagnosis = diagnose(e, gpu, out->has_modeled ? &out->modeled.result : nullptr);
   out->source = source.empty() ? "evidence from flags" : source;
+  if (out->has_modeled) {
+    MC_ASSIGN_OR_RETURN(out->prediction, predict_flags_deployment(*e.model.spec, gpu, out->modeled, f.engine, f.dep));
+  }
   return Status::Ok();
 }
 
 Report diagnose_report(const DiagnoseRun& r) {
   Report rep = build_diagnose_report(r.evidence, r.gpu, r.diagnosis, r.source);
   if (r.has_modeled) {
-    for (Section& s : deployment_sections(r.gpu, r.modeled)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections(r.gpu, r.modeled, &r.prediction)) rep.sections.push_back(std::move(s));
   }
   return rep;
 }
@@ -212,6 +216,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
                         {Dep::kBatch, "1; training: the microbatch"},
                         {Dep::kSeq, "the evidence's; training: the sequence length"},
                         {Dep::kPrompt, "the evidence's; the prefill prompt"}});
+  add_engine_profile_flags(flags, &f->engine);
   flags.alias("--prompt-tokens", "--prompt")
       .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, parse_positive_real)
       .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tps_aggregate, parse_positive_real)

@@ -50,7 +50,7 @@ Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvB
     o.workspace = *in.workspace;
   }
   if (in.mean_len) o.mean_len = *in.mean_len;
-  o.block_size = in.block_size;
+  o.block_size = in.block_size.value_or(16);
 
   const GpuSpec* g = gpu.get();
   auto r = analyze_kv_budget(*m, g, o);
@@ -61,9 +61,11 @@ Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvB
     // The modeled deployment: per-GPU shards and replication, the same engine as size.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, o.weight_dtype, o.kv_dtype, o.context,
                                                                 in.dep.batch.value_or(1)));
-    d.reserve_fraction = o.reserve;
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
     MC_ASSIGN_OR_RETURN(out->deployment, analyze_flags_deployment(*m, *g, d, "--context"));
+    EngineCliFlags e = in.engine;
+    e.flags.block_size = in.block_size;
+    MC_ASSIGN_OR_RETURN(out->prediction, predict_flags_deployment(*m, *g, out->deployment, e, in.dep));
     out->has_deployment = true;
   }
   out->model = std::move(m);
@@ -74,7 +76,7 @@ Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvB
 Report kv_budget_report(const KvBudgetRun& r) {
   Report rep = build_kv_budget_report(*r.model, r.gpu.get(), r.options, r.result);
   if (r.has_deployment) {
-    for (Section& s : deployment_sections(*r.gpu, r.deployment)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections(*r.gpu, r.deployment, &r.prediction)) rep.sections.push_back(std::move(s));
   }
   return rep;
 }
@@ -98,7 +100,10 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                    &f->workspace, parse_bytes)
       .add<int64_t>("--mean-len", "Mean sequence length for the paged-allocation proposal (default: context / 2)",
                     &f->mean_len, parse_count)
-      .add<int64_t>("--block-size", "Paged-allocation block, tokens (default: 16)", &f->block_size, parse_count);
+      .add<int64_t>("--block-size", "Paged-allocation block, tokens, for the paged proposal and the engine (default: 16; "
+                                    "the engine's own when not given: vllm 16, trtllm 64, sglang 1)",
+                    &f->block_size, parse_count);
+  add_engine_profile_flags(flags, &f->engine, false);
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_kv_budget_command(*f, out); };
 }

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "flags.h"
 #include "inputs.h"
 #include "modelcalc/plan_engine.h"
@@ -79,6 +80,12 @@ Result<PlanRequest> read_request(const PlanInputs& f) {
     r.tpot_s = 1 / tps;
   }
   MC_ASSIGN_OR_RETURN(r.efficiency, parse_efficiency(f.efficiency));
+  if (!f.rank_by.empty() && f.rank_by != "predicted" && f.rank_by != "ceiling") {
+    return Status::InvalidArgument("--rank-by", "expected predicted or ceiling, got '" + f.rank_by + "'");
+  }
+  r.rank_by_ceiling = f.rank_by == "ceiling";
+  MC_ASSIGN_OR_RETURN(r.engine, cli_engine(f.engine));
+  r.engine_flags = f.engine.flags;
   return r;
 }
 
@@ -112,7 +119,10 @@ Result<PlanSpace> read_space(const PlanInputs& f) {
     return out;
   };
   MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype", parse_dtype));
-  MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+  if (!f.kv_dtype.empty()) {  // else the default: 16-bit and fp8 where the GPU has fp8
+    MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+    s.fp8_kv_needs_fp8 = false;
+  }
   if (!f.batch.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
@@ -163,7 +173,9 @@ Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
   if (out->space.gpus.empty()) {
     return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
   }
-  MC_ASSIGN_OR_RETURN(out->result, plan_deployments(*m, out->request, out->space));
+  auto planned = plan_deployments(*m, out->request, out->space);
+  if (!planned.ok()) return as_flag_error(planned.status());
+  out->result = std::move(planned).value();
   set_plan_model(*m, &out->space);
   out->frontier = in.frontier;
   out->model = std::move(m);
@@ -189,17 +201,21 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
       .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
-      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) + " (default: bf16)",
+      .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) +
+                              " (default: bf16,fp8, fp8 only on GPUs with an fp8 peak)",
             &f->kv_dtype)
-      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,1024)", &f->batch)
+      .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
+                       "largest that fits)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
-      .text("--efficiency", "Fraction of the modelled ceiling reached, 0.6 or 60% (default: 1.0 = ceilings)",
-            &f->efficiency)
+      .text("--efficiency", "Fraction of the ranked figures reached on top of the model, 0.6 or 60% (default: 1.0: the "
+                            "prediction as fitted)", &f->efficiency)
+      .text("--rank-by", "Rank by the predicted figures or by the ceiling's (default: predicted)", &f->rank_by)
       .text("--top", "Configurations listed, 1 to 1000 (default: 10)", &f->top)
       .toggle("--frontier", "Also print the Pareto frontier (tokens/s/user vs tokens/s/GPU)", &f->frontier)
       .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
             &f->plot);
+  add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {

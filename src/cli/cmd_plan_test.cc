@@ -20,7 +20,7 @@ TEST(CmdPlanTest, RanksAndExplains) {
   EXPECT_NE(r.out.find("efficiency 1.0"), std::string::npos);
   auto e = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100", "--explain"}));
   ASSERT_EQ(e.status, 0) << e.err;
-  EXPECT_NE(e.out.find("osl × TPOT + B × TTFT"), std::string::npos);
+  EXPECT_NE(e.out.find("B / TPOT"), std::string::npos);
 }
 
 TEST(CmdPlanTest, JsonKeysAndTargetsMet) {
@@ -33,15 +33,19 @@ TEST(CmdPlanTest, JsonKeysAndTargetsMet) {
   EXPECT_TRUE(j.contains("seconds"));
   EXPECT_TRUE(j["rejected"].contains("memory"));
   ASSERT_FALSE(j["configs"].empty());
+  EXPECT_EQ(j["rank_by"], "predicted");
+  EXPECT_EQ(j["engine"]["profile"], "trtllm");
   for (const auto& c : j["configs"]) {
-    EXPECT_LE(c["ttft_s"].get<double>(), 1.0);
-    EXPECT_LE(c["tpot_s"].get<double>(), 0.05);
+    // Ranked by the prediction (times / 0.6), the ceiling's keys beside it at the top level.
+    EXPECT_LE(c["predicted"]["ttft_s"].get<double>(), 1.0);
+    EXPECT_LE(c["predicted"]["tpot_s"].get<double>(), 0.05);
+    EXPECT_LE(c["tpot_s"].get<double>(), c["predicted"]["tpot_s"].get<double>());
     EXPECT_FALSE(c["deciding"].get<std::string>().empty());
   }
 }
 
-// One engine: each configuration's TTFT and TPOT are what `size` reports for
-// that deployment at that batch (context isl + osl, prompt isl).
+// One engine: each configuration's figures are what `size` reports for that deployment at that
+// batch and request shape (context isl + osl, prompt isl: size's serving section), both sets.
 TEST(CmdPlanTest, EachConfigAgreesWithSize) {
   auto r = run_args(with({"--ttft", "1s", "--tpot", "50ms", "--qps", "20", "--gpu", "h100,mi300x", "--json",
                           "--top", "6"}));
@@ -56,10 +60,13 @@ TEST(CmdPlanTest, EachConfigAgreesWithSize) {
                        c["kv_dtype"].get<std::string>(), "--seq", "2560", "--prompt", "2048", "--batch",
                        std::to_string(batch), "--json"});
     ASSERT_EQ(s.status, 0) << s.err;
-    const auto sj = s.json();
-    EXPECT_DOUBLE_EQ(c["tpot_s"].get<double>(), sj["decode_step"]["seconds"].get<double>());
-    EXPECT_DOUBLE_EQ(c["ttft_s"].get<double>(), sj["prefill"]["seconds"].get<double>());
-    EXPECT_EQ(c["max_sequences"].get<int64_t>(), sj["memory_per_gpu"]["max_sequences"].get<int64_t>());
+    const auto sv = s.json()["serving"];
+    EXPECT_DOUBLE_EQ(c["tpot_s"].get<double>(), sv["tpot_s"].get<double>());
+    EXPECT_DOUBLE_EQ(c["ttft_s"].get<double>(), sv["ttft_s"].get<double>());
+    EXPECT_EQ(c["max_sequences"].get<int64_t>(), sv["max_sequences"].get<int64_t>());
+    EXPECT_DOUBLE_EQ(c["predicted"]["tpot_s"].get<double>(), sv["predicted"]["tpot_s"].get<double>());
+    EXPECT_DOUBLE_EQ(c["predicted"]["ttft_s"].get<double>(), sv["predicted"]["ttft_s"].get<double>());
+    EXPECT_EQ(c["predicted"]["max_sequences"].get<int64_t>(), sv["predicted"]["max_sequences"].get<int64_t>());
   }
 }
 
@@ -103,6 +110,12 @@ TEST(CmdPlanTest, BadInputIsExitTwoOneLineNamingTheFlag) {
       {with({"--batch", "0"}), "--batch"},
       {with({"--max-gpus", "0"}), "--max-gpus"},
       {with({"--tpot", "50ms", "--tokens-per-s-per-user", "20"}), "--tokens-per-s-per-user"},
+      {with({"--rank-by", "cost"}), "--rank-by"},
+      {with({"--engine", "tgi"}), "--engine"},
+      {with({"--engine", "vllm", "--gpu-memory-utilization", "0"}), "--gpu-memory-utilization"},
+      {with({"--engine", "vllm", "--block-size", "0"}), "--block-size"},
+      {with({"--engine", "vllm", "--max-model-len", "200000"}), "--max-model-len"},
+      {with({"--mem-fraction-static", "0.8"}), "--mem-fraction-static"},  // SGLang's flag under trtllm
   };
   for (const auto& [args, flag] : cases) {
     auto r = run_args(args);

@@ -76,11 +76,25 @@ Status run_size(SharedModel m, SharedGpu gpu, const SizeInputs& in, SizeRun* out
   if (!r.ok()) return r.status();
   out->result = *r;
   out->has_deployment = false;
+  out->has_serving = false;
   if (o.has_gpu) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
     MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, o.weight_dtype, o.kv_dtype, o.seq, o.batch));
     MC_ASSIGN_OR_RETURN(out->deployment, analyze_flags_deployment(model, *gpu, d));
-    out->deployment_batch1 = evaluate_deployment(out->deployment.prepared, 1, d.context, d.prompt_tokens);
+    const DeploymentAnalysis& a = out->deployment;
+    // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
+    out->has_serving = d.prompt_tokens > 0 && d.prompt_tokens < d.context;
+    const EngineWorkload w =
+        out->has_serving ? EngineWorkload{d.prompt_tokens, d.context - d.prompt_tokens} : EngineWorkload{};
+    MC_ASSIGN_OR_RETURN(out->prediction, predict_flags_deployment(model, *gpu, a, in.engine, in.dep, w));
+    out->deployment_batch1 = evaluate_deployment(a.prepared, 1, d.context, d.prompt_tokens);
+    if (out->has_serving) {
+      const DeploymentPrediction& pred = out->prediction;
+      out->isl = w.isl;
+      out->osl = w.osl;
+      const ServingRequest req{w.isl, w.osl, ServingLoad::kBatch, static_cast<double>(d.batch)};
+      out->serving = serve_both(a.prepared, a.result.memory, pred.memory, pred.settings, pred.profile->time, req);
+    }
     out->has_deployment = true;
   }
   out->model = std::move(m);
@@ -92,7 +106,8 @@ Report size_report(const SizeRun& r) {
   Report rep = build_size_report(*r.model, r.pooled, r.options, r.result);
   if (r.has_deployment) {
     rep.sections.push_back(textbook_vs_modeled(r.result, r.deployment, r.deployment_batch1));
-    for (Section& s : deployment_sections(*r.gpu, r.deployment)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections(*r.gpu, r.deployment, &r.prediction)) rep.sections.push_back(std::move(s));
+    if (r.has_serving) rep.sections.push_back(serving_section(r.serving, r.isl, r.osl, *r.prediction.profile));
   }
   return rep;
 }
@@ -110,6 +125,7 @@ CommandRun setup_size(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kDtype, "fp16"}});
   add_engine_flags(flags, &f->dep);
+  add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)
       .text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file; - prints the "
             "page to stdout instead of the report", &f->report);

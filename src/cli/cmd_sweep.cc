@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "format.h"
 #include "inputs.h"
 #include "modelcalc/sweep.h"
@@ -28,6 +29,7 @@ struct SweepFlags {
   std::string fields;     // default: the default columns
   std::string format;    // default: text
   bool json = false;     // --json = --format json
+  EngineCliFlags engine; // the profile of the predicted_* columns
 };
 
 // A lookup error that does not name its flag gets `flag` in front.
@@ -119,6 +121,8 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
   SweepSpec spec = sweep_spec(f.lists);
+  MC_ASSIGN_OR_RETURN(spec.engine, cli_engine(f.engine));
+  spec.engine_flags = f.engine.flags;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
   MC_ASSIGN_OR_RETURN(const auto gpus, gpu_items(f));
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
@@ -127,7 +131,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).
-  MC_RETURN_IF_ERROR(validate_sweep(spec));
+  if (Status v = validate_sweep(spec); !v.ok()) return as_flag_error(v);
   MC_ASSIGN_OR_RETURN(auto writer, make_sweep_writer(format, columns, out));
   MC_RETURN_IF_ERROR(sweep(spec, [&writer](const SweepRow& row) { writer->row(row); }));
   writer->end();
@@ -167,6 +171,7 @@ CommandRun setup_sweep(FlagSet& flags) {
              &f->fields)
       .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)
       .toggle("--json", "Same as --format json", &f->json);
+  add_engine_profile_flags(flags, &f->engine);
   flags.footer(footer());
   flags.stream_output();
   return [f](std::ostream& out) { return run_sweep(*f, out); };

@@ -8,6 +8,8 @@
 
 #include "inputs.h"
 #include "modelcalc/deployment.h"
+#include "modelcalc/engine_profile.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -19,7 +21,9 @@ inline constexpr const char* kEpDefault = "1; experts spread inside the TP group
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
 inline constexpr const char* kKvDtypeDefault = "16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
-inline constexpr const char* kReserveDefault = "10% of HBM, as vLLM's gpu_memory_utilization 0.9";
+inline constexpr const char* kReserveDefault =
+    "0 for the ceiling (driver-exposed memory less the weights); given, it also sets the engine's fraction "
+    "(1 - reserve) unless an engine flag does";
 inline constexpr const char* kPromptDefault = "the context";
 
 // The split and engine flags every deployment command shares, with the same
@@ -32,6 +36,26 @@ void add_engine_flags(FlagSet& flags, DeploymentFlags* d);
 // command resolved them. Errors name the flag.
 Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype weights, Dtype kv, int64_t context,
                                              int64_t batch);
+
+// The engine flags: --engine and each engine's own spellings.
+struct EngineCliFlags {
+  std::string engine;  // empty: trtllm
+  EngineFlags flags;
+};
+// The engines' memory fractions: in (0, 1], "0.9" or "90%"; errors name `flag`.
+Result<double> engine_fraction(std::string_view text, std::string_view flag);
+// --engine --gpu-memory-utilization --kv-cache-free-gpu-mem-fraction
+// --mem-fraction-static --max-model-len --max-num-batched-tokens --max-num-seqs
+// --allow-long-max-model-len, and --block-size unless the command declares its own.
+void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size = true);
+// The engine --engine names (default trtllm); the error names --engine.
+Result<Engine> cli_engine(const EngineCliFlags& e);
+// The flags with --reserve folded in (it sets the engine's fraction when no engine flag does).
+EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d);
+// The prediction beside `a` through the flags; errors name the flag.
+Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
+                                                      const DeploymentAnalysis& a, const EngineCliFlags& e,
+                                                      const DeploymentFlags& d, const EngineWorkload& w = {});
 
 // prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

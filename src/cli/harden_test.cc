@@ -49,19 +49,37 @@ Args cat(std::initializer_list<Args> parts) {
   return out;
 }
 
+// `base` with each engine's own flags given: one invocation per engine.
+std::vector<Args> with_engines(const Args& base) {
+  return {cat({base, {"--engine", "vllm", "--gpu-memory-utilization", "0.9", "--max-model-len", "8192",
+                      "--max-num-batched-tokens", "4096", "--max-num-seqs", "128", "--block-size", "16"}}),
+          cat({base, {"--engine", "trtllm", "--kv-cache-free-gpu-mem-fraction", "0.9"}}),
+          cat({base, {"--engine", "sglang", "--mem-fraction-static", "0.85"}})};
+}
+std::vector<Args> plus(std::vector<Args> a, const std::vector<Args>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 // Invocations that succeed, together giving every numeric flag a valid value.
 // A flag is tested on the first invocation that contains it.
 const std::map<std::string, std::vector<Args>>& bases() {
   static const std::map<std::string, std::vector<Args>> kBases = {
       {"size",
-       {cat({{"size"}, kShape, {"--gpu", "h100", "--seq", "4096", "--batch", "8", "--gpus", "2", "--train-tokens", "1T"}}),
-        cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--reserve", "0.1"}})}},
+       plus({cat({{"size"}, kShape, {"--gpu", "h100", "--seq", "4096", "--batch", "8", "--gpus", "2", "--train-tokens", "1T"}}),
+             cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--reserve", "0.1"}})},
+            with_engines({"size", "--model", "llama-3.1-8b", "--gpu", "h100"}))},
       {"kv-budget",
        {cat({{"kv-budget"}, kShape,
              {"--gpu", "h100", "--gpus", "2", "--context", "8192", "--reserve", "0.1", "--workspace", "2GB",
               "--mean-len", "1000", "--block-size", "16"}}),
         cat({{"kv-budget", "--model", "llama-3.1-8b", "--budget", "40GB"}, kCustomGpu}),
-        cat({{"kv-budget", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--batch", "8"}})}},
+        cat({{"kv-budget", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--batch", "8"}}),
+        cat({{"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm", "--gpu-memory-utilization",
+              "0.9", "--max-model-len", "8192", "--max-num-batched-tokens", "4096", "--max-num-seqs", "128"}}),
+        {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm",
+         "--kv-cache-free-gpu-mem-fraction", "0.9"},
+        {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--mem-fraction-static", "0.85"}}},
       {"train-memory",
        {cat({{"train-memory"}, kShape,
              {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096",
@@ -79,10 +97,19 @@ const std::map<std::string, std::vector<Args>>& bases() {
          "--context", "2048", "--prompt-tokens", "512", "--tokens-per-s", "160", "--aggregate-tokens-per-s", "160",
          "--ttft", "0.5", "--itl", "0.006", "--flop-util", "4%", "--bw-util", "78%", "--kernels-per-step", "300",
          "--kernel-us", "6-30", "--gap-us", "8-15", "--peak-transient", "1GB"},
-        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kShape, kCustomGpu})}},
+        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kShape, kCustomGpu}),
+        with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
+                      "h100"})[0],
+        with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
+                      "h100"})[1],
+        with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
+                      "h100"})[2]}},
       {"sweep",
        {cat({{"sweep"}, kShape, {"--gpu", "h100", "--seq", "2048,4096", "--batch", "1,8"}}),
-        cat({{"sweep", "--model", "llama-3.1-8b"}, kCustomGpu})}},
+        cat({{"sweep", "--model", "llama-3.1-8b"}, kCustomGpu}),
+        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[0],
+        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[1],
+        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[2]}},
       {"train", {{"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4",
                   "--peak", "900TFLOPS"},
                  {"train", "--model", "mixtral-8x7b-v0.1", "--tokens", "1T", "--gpu", "h100", "--gpus", "16", "--tp",
@@ -105,17 +132,27 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"cost",
        {{"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"},
         cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu, kSplit,
-             {"--reserve", "0.1"}})}},
+             {"--reserve", "0.1"}}),
+        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[0],
+        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[1],
+        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[2]}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"},
                cat({{"mfu", "--tokens-per-s", "3000", "--gpu", "a100", "--train", "--seq", "2048"}, kShape})}},
+      {"calibrate", {{"calibrate", "--fit", "--seeds", "2"}}},
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
          "--top", "3"},
         {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--rate", "1000",
          "--tokens-per-s-per-user", "20", "--gpu", "h100", "--max-gpus", "8"},
-        cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}})}},
+        cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}}),
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8", "--rank-by", "ceiling"})[0],
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8"})[1],
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8"})[2]}},
   };
   return kBases;
 }
@@ -182,6 +219,14 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--tokens-per-s-per-user", {Kind::kRate, false, "1000001"}},
       {"--ttft", {Kind::kDuration}},      {"--tpot", {Kind::kDuration}},
       {"--efficiency", {Kind::kFraction}},
+      {"--seeds", {Kind::kCount, false, "1000001"}},  // calibrate's cross-validation seeds, at most 1e6
+      // The engines' own flags: fractions in (0, 1], counts up to 2^30.
+      {"--gpu-memory-utilization", {Kind::kFraction}},
+      {"--kv-cache-free-gpu-mem-fraction", {Kind::kFraction}},
+      {"--mem-fraction-static", {Kind::kFraction}},
+      {"--max-model-len", {Kind::kCount}},
+      {"--max-num-batched-tokens", {Kind::kCount}},
+      {"--max-num-seqs", {Kind::kCount}},
   };
   return kFlags;
 }
@@ -192,10 +237,12 @@ const std::set<std::string> kNotNumeric = {
     "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
     "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
-    "--host", "--port",
+    "--host", "--port",  // serve's: a valid base would start a server; serve_test.cc checks their bad values
     // The training run's switches and names (train_flags.cc, cmd_train_plan.cc, calibrate --training).
     "--embedding-in-split", "--loss-in-split", "--dropout", "--no-overlap", "--causal", "--grads", "--bf16-grads",
-    "--no-flash", "--rank-by", "--training", "--fit"};  // serve's: a valid base would start a server; serve_test.cc checks their bad values
+    "--no-flash", "--rank-by", "--training", "--fit",
+    "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
+    "--engine", "--allow-long-max-model-len"};  // a name and a switch (cmd_engine_test.cc checks them)
 
 std::string format_over(double max) {
   char buf[64];

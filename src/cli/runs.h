@@ -24,6 +24,7 @@
 #include <string>
 #include <string_view>
 
+#include "deployment_options.h"
 #include "inputs.h"
 #include "modelcalc/capacity.h"
 #include "modelcalc/deployment.h"
@@ -31,6 +32,7 @@
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/plan.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/size.h"
 #include "modelcalc/status.h"
 #include "modelcalc/sweep.h"
@@ -47,6 +49,7 @@ using SharedGpu = std::shared_ptr<const GpuSpec>;  // null: no GPU given
 
 struct SizeInputs {
   DeploymentFlags dep;                 // --gpus --seq --batch --dtype --kv-dtype --prompt --reserve, engine flags
+  EngineCliFlags engine;               // --engine and the engines' own flags (the prediction)
   std::optional<double> train_tokens;  // --train-tokens
 };
 
@@ -59,6 +62,10 @@ struct SizeRun {
   bool has_deployment = false;         // with a GPU: the deployment engine beside the textbook
   DeploymentAnalysis deployment;       // at options.batch
   DeploymentResult deployment_batch1;  // the same deployment at batch 1
+  DeploymentPrediction prediction;     // the engine profile's figures beside the ceiling's
+  bool has_serving = false;            // --prompt shorter than the context: a request of isl + osl tokens
+  int64_t isl = 0, osl = 0;
+  ServingPair serving;                 // its steady state, ceiling and predicted
 };
 
 // Overwrites *out. REQUIRES: m non-null, out non-null.
@@ -71,8 +78,9 @@ struct KvBudgetInputs {
   DeploymentFlags dep;  // --gpus --seq/--context --reserve --dtype --kv-dtype --batch --prompt, engine flags
   std::optional<double> budget;
   std::optional<double> workspace;
-  std::optional<int64_t> mean_len;  // default: context / 2
-  int64_t block_size = 16;
+  std::optional<int64_t> mean_len;    // default: context / 2
+  std::optional<int64_t> block_size;  // the paged proposal's and the engine's; default 16 here
+  EngineCliFlags engine;              // --engine and the engines' own flags (the prediction)
 };
 
 struct KvBudgetRun {
@@ -82,6 +90,7 @@ struct KvBudgetRun {
   KvBudgetResult result;
   bool has_deployment = false;  // with a GPU and no --budget
   DeploymentAnalysis deployment;
+  DeploymentPrediction prediction;
 };
 
 Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvBudgetRun* out);
@@ -92,8 +101,9 @@ Report kv_budget_report(const KvBudgetRun& r);
 // plan's flags as typed (text, parsed by run_plan), with the defaults --help states.
 struct PlanInputs {
   std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype = "bf16", batch, max_pp = "8";
-  std::string price, efficiency = "1.0", top = "10";
+  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype, batch, max_pp = "8";  // kv_dtype "": bf16, and fp8 where the GPU has it
+  std::string price, efficiency = "1.0", top = "10", rank_by;  // rank_by "": predicted
+  EngineCliFlags engine;  // --engine and the engines' own flags
   bool frontier = false;
 };
 
@@ -151,6 +161,7 @@ struct DiagnoseInputs {
   std::optional<Phase> phase;
   std::optional<double> params;
   DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt
+  EngineCliFlags engine;  // the prediction beside the modeled ceiling
   std::optional<double> tps, tps_aggregate, ttft, itl;
   std::optional<double> flop_util, bw_util;
   std::optional<int64_t> kernels;
@@ -164,6 +175,7 @@ struct DiagnoseRun {
   Diagnosis diagnosis;
   bool has_modeled = false;  // the deployment engine's ceiling, for a decode with a whole model and a GPU
   DeploymentAnalysis modeled;
+  DeploymentPrediction prediction;  // beside it, when has_modeled
   std::string source;  // the file, or "evidence from flags"
 };
 

@@ -16,6 +16,7 @@ using K = ServeFlagKind;
 // what the commands declare). A file flag is kFile whatever else it does.
 constexpr ServeFlagRule kRules[] = {
     {"aggregate-tokens-per-s", 0, K::kValue},
+    {"allow-long-max-model-len", 0, K::kSwitch},
     {"bandwidth", 0, K::kValue},
     {"batch", 0, K::kValue},
     {"bf16-grads", 0, K::kSwitch},
@@ -31,12 +32,14 @@ constexpr ServeFlagRule kRules[] = {
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
     {"cp", 0, K::kValue},
+    {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},
     {"dp", 0, K::kValue},
     {"dropout", 0, K::kSwitch},
     {"dtype", 0, K::kValue},
     {"efficiency", 0, K::kValue},
     {"embedding-in-split", 0, K::kSwitch},
+    {"engine", 0, K::kValue},
     {"ep", 0, K::kValue},
     {"explain", 0, K::kSwitch},
     {"ffn", 0, K::kValue},
@@ -52,6 +55,7 @@ constexpr ServeFlagRule kRules[] = {
     {"global-batch", 0, K::kValue},
     {"glu", 0, K::kSwitch},
     {"gpu", 0, K::kValue},
+    {"gpu-memory-utilization", 0, K::kValue},
     {"gpus", 0, K::kValue},
     {"grads", 0, K::kValue},
     {"head-dim", 0, K::kValue},
@@ -65,6 +69,7 @@ constexpr ServeFlagRule kRules[] = {
     {"kernel-us", 0, K::kValue},
     {"kernels-per-step", 0, K::kValue},
     {"kv-bytes-per-token", 0, K::kValue},
+    {"kv-cache-free-gpu-mem-fraction", 0, K::kValue},
     {"kv-dtype", 0, K::kValue},
     {"kv-heads", 0, K::kValue},
     {"last-stage-layers", 0, K::kValue},
@@ -76,9 +81,13 @@ constexpr ServeFlagRule kRules[] = {
     {"max-ep", 0, K::kValue},
     {"max-gpus", 0, K::kValue},
     {"max-len", 0, K::kValue},
+    {"max-model-len", 0, K::kValue},
+    {"max-num-batched-tokens", 0, K::kValue},
+    {"max-num-seqs", 0, K::kValue},
     {"max-pp", 0, K::kValue},
     {"max-tp", 0, K::kValue},
     {"mean-len", 0, K::kValue},
+    {"mem-fraction-static", 0, K::kValue},
     {"mfu", 0, K::kValue},
     {"micro-batch", 0, K::kValue},
     {"microbatch-group", 0, K::kValue},
@@ -104,6 +113,7 @@ constexpr ServeFlagRule kRules[] = {
     {"recompute", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
     {"reserve", 0, K::kValue},
+    {"seeds", 0, K::kValue},
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
@@ -123,6 +133,7 @@ constexpr ServeFlagRule kRules[] = {
     {"vocab", 0, K::kValue},
     {"weights", 0, K::kValue},
     {"workspace", 0, K::kValue},
+    {"write", 0, K::kFile},  // writes the fitted parameters
     {"zero", 0, K::kValue},
 };
 

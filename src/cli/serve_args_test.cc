@@ -92,8 +92,8 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
       }
     }
   }
-  // --config, --lens-file, --plot, --report (the table's comments say what each reads or writes).
-  EXPECT_EQ(files, 4);
+  // --config, --data, --lens-file, --plot, --report, --write (the table's comments say what each reads or writes).
+  EXPECT_EQ(files, 6);
 }
 
 TEST(ServeArgsTest, RefusesWhatTheApiDoesNotPass) {

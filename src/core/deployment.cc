@@ -107,7 +107,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   double workspace = 0;
   if (o.workspace_bytes) {
     workspace = *o.workspace_bytes;
-  } else {
+  } else if (o.workspace_allowance) {
     // kv-budget's allowance on this GPU's share: chunk x (w_ffn / tp + V / tp) x 2 B, where
     // w_ffn is the widest FFN intermediate (d_ff, or top-k + shared experts; x2 when gated).
     const int64_t k = m.ffn_gated ? 2 : 1;
@@ -145,7 +145,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   if ((tp > 1 || pp > 1) && !(gpu.link_bytes_per_s > 0 && gpu.scaleout_bytes_per_s > 0)) {
     return Status::InvalidArgument("gpu", "'" + gpu.name + "' has no interconnect figures; a split needs them");
   }
-  d.capacity_bytes = gpu.capacity_bytes;
+  d.capacity_bytes = gpu.usable_capacity_bytes();
   d.bandwidth = gpu.bandwidth_bytes_per_s;
   const int64_t domain = std::max<int64_t>(1, gpu.domain_gpus);
   d.tp_crosses_domain = tp > domain;
@@ -154,7 +154,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.tp_latency_s = d.tp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
   d.pp_link_bytes_per_s = d.pp_crosses_domain ? gpu.scaleout_bytes_per_s : gpu.link_bytes_per_s;
   d.pp_latency_s = d.pp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
-  d.memory_budget = gpu.capacity_bytes * (1 - o.reserve_fraction) - workspace;
+  d.memory_budget = d.capacity_bytes * (1 - o.reserve_fraction) - workspace;
 
   auto pr = param_breakdown(m);
   if (!pr.ok()) return pr.status();
@@ -275,6 +275,12 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     d.attn_flops_per_key_prefill = d.attn_flops_per_key_decode;
   }
   d.act_bytes = dtype_bits(q) >= 32 ? 4.0 : 2.0;
+  {
+    const int64_t gk = m.ffn_gated ? 2 : 1;
+    const int64_t moe_w = m.n_expert > 0 ? (m.n_expert_used * m.n_ff_exp + m.n_expert_shared * m.n_ff_shexp) * gk : 0;
+    const double w_ffn = static_cast<double>(std::max(m.n_ff * gk, moe_w)) / static_cast<double>(tp);
+    d.elementwise_bytes_per_token = Ld * (6.0 * static_cast<double>(d_model) + 1.5 * w_ffn) * d.act_bytes;
+  }
   d.allreduces_per_layer = tp > 1 ? 2.0 : 0.0;
   d.ring_factor = 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
   return d;

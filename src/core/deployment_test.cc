@@ -140,18 +140,43 @@ TEST(DeploymentTest, Llama70bOn16H100At8kFitCount) {
   // = 8,388,608, plus one KV head's k, v = 2 x 8192 x 128 = 2,097,152 -> 10,485,760 x 80 layers
   // = 838,860,800 params; MLP 3 x 8192 x 28672 / 16 x 80 = 3,523,215,360; embedding and lm_head
   // 128,256 x 8192 / 16 = 65,667,072 each. Bytes: 2 x (838,860,800 + 3,523,215,360 + 2 x 65,667,072)
-  // = 8,986,820,608. Workspace: 2048 tokens x (2 x 28672 / 16 + 128,256 / 16) x 2 B
-  // = 2048 x (3584 + 8016) x 2 = 47,513,600. Room: 80e9 x 0.9 - 47,513,600 - 8,986,820,608
-  // = 62,965,665,792 B; KV per sequence 40,960 x 8192 = 335,544,320 -> floor(187.65) = 187.
+  // = 8,986,820,608. The ceiling keeps nothing back: room = 80e9 - 8,986,820,608 = 71,013,179,392 B;
+  // KV per sequence 40,960 x 8192 = 335,544,320 -> floor(211.64) = 211.
   DeploymentOptions o = Split(16);
   o.context = 8192;
   auto r = analyze_deployment(Llama70b(), H100(), o);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->memory.weights.total(), 8'986'820'608);
   EXPECT_EQ(r->memory.kv_per_sequence, 335'544'320);
-  EXPECT_DOUBLE_EQ(r->memory.workspace, 47'513'600.0);
-  EXPECT_DOUBLE_EQ(r->memory.free_for_kv, 62'965'665'792.0);
-  EXPECT_EQ(r->memory.max_sequences, 187);
+  EXPECT_DOUBLE_EQ(r->memory.reserve, 0.0);
+  EXPECT_DOUBLE_EQ(r->memory.workspace, 0.0);
+  EXPECT_DOUBLE_EQ(r->memory.free_for_kv, 71'013'179'392.0);
+  EXPECT_EQ(r->memory.max_sequences, 211);
+  // The nominal view on request: a 10 % reserve and kv-budget's workspace allowance, 2048 tokens x
+  // (2 x 28672 / 16 + 128,256 / 16) x 2 B = 2048 x (3584 + 8016) x 2 = 47,513,600. Room: 80e9 x 0.9
+  // - 47,513,600 - 8,986,820,608 = 62,965,665,792 B -> floor(187.65) = 187.
+  o.reserve_fraction = 0.1;
+  o.workspace_allowance = true;
+  auto n = analyze_deployment(Llama70b(), H100(), o);
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_DOUBLE_EQ(n->memory.workspace, 47'513'600.0);
+  EXPECT_DOUBLE_EQ(n->memory.free_for_kv, 62'965'665'792.0);
+  EXPECT_EQ(n->memory.max_sequences, 187);
+}
+
+TEST(DeploymentTest, CapacityIsTheDriverExposedMemoryWhenCatalogued) {
+  // An H100 whose driver exposes 81,559 MiB = 85,520,809,984 B (nvidia-smi): the ceiling's room is that
+  // less the same 8,986,820,608 B of weights = 76,533,989,376 B -> floor(76,533,989,376 / 335,544,320)
+  // = floor(228.09) = 228 sequences, where the nominal 80 GB gave 211.
+  GpuSpec g = H100();
+  g.exposed_bytes = 81559.0 * 1048576.0;
+  DeploymentOptions o = Split(16);
+  o.context = 8192;
+  auto r = analyze_deployment(Llama70b(), g, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->memory.capacity, 85'520'809'984.0);
+  EXPECT_DOUBLE_EQ(r->memory.free_for_kv, 76'533'989'376.0);
+  EXPECT_EQ(r->memory.max_sequences, 228);
 }
 
 TEST(DeploymentTest, MlaLatentHeldWholeOnEveryTensorRank) {

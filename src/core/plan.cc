@@ -5,6 +5,27 @@
 
 namespace modelcalc {
 
+PlanFigures plan_figures(const PlanConfig& c) {
+  PlanFigures f;
+  f.max_sequences = c.max_sequences;
+  f.replicas = c.replicas;
+  f.gpus = c.gpus;
+  f.ttft_s = c.ttft_s;
+  f.tpot_s = c.tpot_s;
+  f.comm_s = c.comm_s;
+  f.prefill_stall_per_token_s = c.prefill_stall_per_token_s;
+  f.tokens_per_s_per_user = c.tokens_per_s_per_user;
+  f.tokens_per_s_per_replica = c.tokens_per_s_per_replica;
+  f.tokens_per_s_per_gpu = c.tokens_per_s_per_gpu;
+  f.served_output_tokens_per_s = c.served_output_tokens_per_s;
+  f.usd_per_hour = c.usd_per_hour;
+  f.usd_per_million_output = c.usd_per_million_output;
+  f.usd_per_million_input = c.usd_per_million_input;
+  f.usd_per_million_blended = c.usd_per_million_blended;
+  f.reason = c.reason;
+  return f;
+}
+
 const char* plan_reason_name(PlanReason r) {
   switch (r) {
     case PlanReason::kOk: return "ok";
@@ -75,7 +96,10 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
         for (int64_t ep : eps) {
           if (ep == 0) continue;
           for (Dtype w : s.weight_dtypes) {
-            for (Dtype kv : s.kv_dtypes) out.push_back({g, tp, pp, ep, w, kv});
+            for (Dtype kv : s.kv_dtypes) {
+              if (kv == Dtype::kFp8 && s.fp8_kv_needs_fp8 && !(s.gpus[g].gpu.peak_fp8_flops > 0)) continue;
+              out.push_back({g, tp, pp, ep, w, kv});
+            }
           }
         }
       }
@@ -113,9 +137,11 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   o->comm_s = p.comm_s / eff;
   o->prefill_stall_per_token_s = b * o->ttft_s / osl;
   o->tokens_per_s_per_user = 1 / o->tpot_s;
-  // A replica completes `batch` requests every osl x tpot + batch x ttft seconds.
+  // The engine's steady state (prefill batched into the steps), or a replica that completes `batch`
+  // requests every osl x tpot + batch x ttft seconds (prefill in series).
   const double cycle = osl * o->tpot_s + b * o->ttft_s;
-  const double requests_per_s = b / cycle;
+  const double requests_per_s = p.tokens_per_s > 0 ? p.tokens_per_s * eff / osl : b / cycle;
+  if (p.tokens_per_s > 0) o->prefill_stall_per_token_s = 0;  // chunks inside the steps: TPOT holds them
   o->tokens_per_s_per_replica = requests_per_s * osl;
   const int64_t group = c.tp * c.pp;
   o->replicas = plan_replicas(r, batch, requests_per_s);
@@ -128,13 +154,16 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
       break;
     case PlanLoadKind::kRequestsPerS: o->served_output_tokens_per_s = r.load * osl; break;
     case PlanLoadKind::kOutputTokensPerS: o->served_output_tokens_per_s = r.load; break;
-    case PlanLoadKind::kConcurrency: o->served_output_tokens_per_s = r.load * osl / cycle; break;
+    case PlanLoadKind::kConcurrency:
+      o->served_output_tokens_per_s = r.load / b * o->tokens_per_s_per_replica;
+      break;
   }
   const double price = s.gpus[c.gpu].usd_per_hour;
   o->usd_per_hour = static_cast<double>(o->gpus) * price;
   const double out_per_h = o->served_output_tokens_per_s * 3600;
   const double in_per_h = out_per_h * isl / osl;
-  const double prefill_share = b * o->ttft_s / cycle;
+  const double prefill_share = p.prefill_share >= 0 ? p.prefill_share : b * o->ttft_s / cycle;
+  o->prefill_share = prefill_share;
   o->usd_per_million_output = o->usd_per_hour / out_per_h * 1e6;
   o->usd_per_million_input = o->usd_per_hour * prefill_share / in_per_h * 1e6;
   o->usd_per_million_blended = o->usd_per_hour / (out_per_h + in_per_h) * 1e6;

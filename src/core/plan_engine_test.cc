@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "modelcalc/hf_config.h"
 #include "modelcalc/prices.h"
 
@@ -34,7 +36,7 @@ PlanRequest request_70b() {
   return r;
 }
 
-TEST(PlanEngineTest, EveryConfigIsTheEnginesDeployment) {
+TEST(PlanEngineTest, EveryConfigIsTheServingModelsSteadyState) {
   const ModelSpec m = find_preset("llama-3.1-70b").value();
   const PlanRequest r = request_70b();
   PlanSpace s = space_of({"h100", "h200"});
@@ -43,16 +45,61 @@ TEST(PlanEngineTest, EveryConfigIsTheEnginesDeployment) {
   ASSERT_TRUE(res.ok()) << res.status().message();
   ASSERT_FALSE(res->configs.empty());
   for (const PlanConfig& c : res->configs) {
-    DeploymentOptions o = plan_deployment_options(r, c.c);
-    o.batch = c.batch;
-    auto e = analyze_deployment(m, find_gpu(c.gpu).value(), o);
-    ASSERT_TRUE(e.ok()) << e.status().message();
-    // The same function on the same inputs: equal to the last bit.
-    EXPECT_EQ(c.tpot_s, e->decode.seconds) << c.gpu << " tp" << c.c.tp << " batch " << c.batch;
-    EXPECT_EQ(c.ttft_s, e->prefill.seconds);
-    EXPECT_EQ(c.max_sequences, e->memory.max_sequences);
-    EXPECT_LE(c.batch, e->memory.max_sequences);
+    ASSERT_TRUE(c.has_figures);
+    auto p = prepare_plan_candidate(m, r, find_gpu(c.gpu).value(), c.c);
+    ASSERT_TRUE(p.ok()) << p.status().message();
+    // The same function on the same inputs: equal to the last bit, both figure sets.
+    const ServingRequest req{r.isl, r.osl, ServingLoad::kBatch, static_cast<double>(c.batch)};
+    const ServingFigures ceil = serve(p->d, p->ceiling_cap, p->params, true, req);
+    const ServingFigures pred = serve(p->engine_d, p->engine_cap, p->params, false, req);
+    EXPECT_EQ(c.ceiling.tpot_s, ceil.tpot_s) << c.gpu << " tp" << c.c.tp << " batch " << c.batch;
+    EXPECT_EQ(c.ceiling.ttft_s, ceil.ttft_s);
+    EXPECT_EQ(c.predicted.tpot_s, pred.tpot_s);
+    EXPECT_EQ(c.predicted.ttft_s, pred.ttft_s);
+    EXPECT_EQ(c.tpot_s, c.predicted.tpot_s);  // ranked by the prediction
+    EXPECT_EQ(c.predicted.max_sequences, static_cast<int64_t>(std::floor(pred.capacity_sequences)));
+    EXPECT_LE(c.batch, c.predicted.max_sequences);
+    // The ceiling bounds the prediction at the same batch: never slower, never fewer sequences.
+    EXPECT_LE(c.ceiling.tpot_s, c.predicted.tpot_s);
+    EXPECT_LE(c.ceiling.ttft_s, c.predicted.ttft_s);
+    EXPECT_GE(c.ceiling.max_sequences, c.predicted.max_sequences);
+    EXPECT_GE(c.ceiling.tokens_per_s_per_gpu, c.predicted.tokens_per_s_per_gpu);
   }
+}
+
+TEST(PlanEngineTest, SearchesBatchesBeyond1024AndFp8Kv) {
+  // An 8B model on an H200 holds thousands of sequences: with no targets the cheapest per token runs
+  // past 1,024 (the old search's last batch), and the default KV list has fp8 on a GPU with an fp8 peak.
+  const ModelSpec m = find_preset("llama-3.1-8b").value();
+  PlanRequest r;
+  r.isl = 128;
+  r.osl = 1024;
+  PlanSpace s = space_of({"h200"});
+  s.weight_dtypes = {Dtype::kFp8};
+  auto res = plan_deployments(m, r, s);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_FALSE(res->configs.empty());
+  EXPECT_GT(res->configs[0].batch, 1024);
+  EXPECT_EQ(res->configs[0].c.kv_dtype, Dtype::kFp8);
+  // A100s have no fp8 peak: no fp8 KV candidate.
+  PlanSpace a = space_of({"a100"});
+  for (const PlanCandidate& c : enumerate_plan_candidates(a)) EXPECT_NE(c.kv_dtype, Dtype::kFp8);
+}
+
+TEST(PlanEngineTest, RankByCeilingKeepsTheBound) {
+  const ModelSpec m = find_preset("llama-3.1-70b").value();
+  PlanRequest r = request_70b();
+  r.rank_by_ceiling = true;
+  auto res = plan_deployments(m, r, space_of({"h100"}));
+  ASSERT_TRUE(res.ok());
+  ASSERT_FALSE(res->configs.empty());
+  for (const PlanConfig& c : res->configs) EXPECT_EQ(c.tpot_s, c.ceiling.tpot_s);
+  // The ceiling needs no more GPUs than the prediction for the same load.
+  PlanRequest q = request_70b();
+  auto pred = plan_deployments(m, q, space_of({"h100"}));
+  ASSERT_TRUE(pred.ok());
+  ASSERT_FALSE(pred->configs.empty());
+  EXPECT_LE(res->configs[0].gpus, pred->configs[0].gpus);
 }
 
 TEST(PlanEngineTest, EveryReturnedConfigMeetsItsTargets) {

@@ -29,6 +29,7 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
+  for (const ModelSpec& m : s.models) MC_RETURN_IF_ERROR(check_engine_flags(s.engine, s.engine_flags, m));
   if (auto n = sweep_row_count(s); !n.ok()) return n.status();
   for (int64_t b : s.batches) {
     if (b <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
@@ -81,6 +82,14 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
   // One SweepRow per dtype pair keeps its pair's state across the batch loop.
   std::vector<SweepRow> rows(n_combo);
   std::vector<std::optional<PreparedDeployment>> prepared(n_combo);
+  // The prediction's constants per dtype pair: the deployment as the engine runs it, its settings, its memory.
+  struct Engineered {
+    PreparedDeployment d;
+    EngineSettings settings;
+    EngineMemory memory;
+  };
+  std::vector<std::optional<Engineered>> engineered(n_combo);
+  const StepTimeParams& time = engine_profile(s.engine).time;
   std::vector<double> touched(s.batches.size());
   std::vector<DecodeWeightTerms> weight_terms(n_combo);  // per dtype pair, for the current model
   int64_t index = 0;
@@ -114,6 +123,17 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
         auto pd = prepare_deployment(m, g, o);
         prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
         rows[c].has_deployment = pd.ok();
+        engineered[c].reset();
+        if (pd.ok()) {
+          if (auto st = resolve_engine_settings(s.engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
+            Engineered e;
+            e.d = engine_view(*pd, *st);
+            e.settings = *st;
+            e.memory = engine_memory(e.d, e.settings);
+            engineered[c] = e;
+          }
+        }
+        rows[c].has_prediction = engineered[c].has_value();
       }
       for (size_t si = 0; si < n_seq; ++si) {
         const int64_t seq = s.seqs.empty() ? default_context(m) : s.seqs[si];
@@ -132,6 +152,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
               compute_size_batch_part(g, row.options, weight_terms[c], touched[bi], &row.result);
               if (pd) evaluate_decode_step(*pd, batch, touched[bi], &row.deployment);
             }
+            if (const auto& e = engineered[c]) row.prediction = predict_decode(e->d, e->memory, e->settings, time, batch, seq);
             on_row(row);
           }
         }

@@ -96,6 +96,8 @@ struct SizeHolder : PyRun<SizeRun> {
       r.result = run.result;
       r.has_deployment = run.has_deployment;
       if (run.has_deployment) r.deployment = run.deployment.result;
+      r.has_prediction = run.has_deployment;
+      if (run.has_deployment) r.prediction = run.prediction.decode;
     }
     return *row;
   }
@@ -116,10 +118,12 @@ void fill_engine_flags(DeploymentFlags& d, py::handle gpus, py::handle tp, py::h
 
 SizeHolder run_size_py(py::handle model, py::handle gpu, py::handle context, py::handle batch, py::handle gpus,
                        py::handle tp, py::handle pp, py::handle ep, py::handle dp, py::handle prompt, py::handle dtype,
-                       py::handle compute_dtype, py::handle kv_dtype, py::handle reserve, py::handle train_tokens) {
+                       py::handle compute_dtype, py::handle kv_dtype, py::handle reserve, py::handle train_tokens,
+                       const py::tuple& engine) {
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
   SizeInputs in;
+  in.engine = engine_flags(engine);
   in.dep.seq = opt_count(context, "context", kMaxTokens);
   in.dep.batch = opt_count(batch, "batch", kMaxBatch);
   in.dep.dtype = opt_dtype(dtype, "dtype");
@@ -145,10 +149,11 @@ KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, py::handle bud
                                 py::handle gpus, py::handle reserve, py::handle dtype, py::handle kv_dtype,
                                 py::handle workspace, py::handle mean_len, py::handle block_size, py::handle batch,
                                 py::handle prompt, py::handle tp, py::handle pp, py::handle ep, py::handle dp,
-                                py::handle compute_dtype) {
+                                py::handle compute_dtype, const py::tuple& engine) {
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
   KvBudgetInputs in;
+  in.engine = engine_flags(engine);
   in.dep.seq = opt_count(context, "context", kMaxTokens);
   in.dep.batch = opt_count(batch, "batch", kMaxBatch);
   in.dep.dtype = opt_dtype(dtype, "dtype");
@@ -156,7 +161,7 @@ KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, py::handle bud
   in.budget = opt_real(budget, "budget", parse_bytes);
   in.workspace = opt_real(workspace, "workspace", parse_bytes);
   in.mean_len = opt_count(mean_len, "mean_len", kMaxCount);
-  if (auto b = opt_count(block_size, "block_size", kMaxCount)) in.block_size = *b;
+  in.block_size = opt_count(block_size, "block_size", kMaxCount);
   KvBudgetHolder h;
   Status s;
   {
@@ -212,9 +217,11 @@ PlanHolder run_plan_py(py::handle model, py::handle isl, py::handle osl, py::han
                        py::handle concurrency, py::handle ttft, py::handle tpot, py::handle tps_per_user,
                        py::handle gpu, py::handle max_gpus, py::handle dtype, py::handle kv_dtype, py::handle batch,
                        py::handle max_pp, py::handle price, py::handle efficiency, py::handle top,
-                       py::handle frontier) {
+                       py::handle frontier, py::handle rank_by, const py::tuple& engine) {
   const PyModel& m = as_model(model);
   PlanInputs in;
+  in.engine = engine_flags(engine);
+  if (auto r = opt_str(rank_by, "rank_by")) in.rank_by = *r;
   in.isl = text_or(isl, "isl", "");
   in.osl = text_or(osl, "osl", "");
   in.qps = text_or(qps, "qps", "");
@@ -320,8 +327,9 @@ DiagnoseHolder run_diagnose_py(py::handle evidence, py::handle model, py::handle
                                py::handle batch, py::handle context, py::handle prompt, py::handle tps,
                                py::handle tps_aggregate, py::handle ttft, py::handle itl, py::handle flop_util,
                                py::handle bw_util, py::handle kernels, py::handle kernel_us, py::handle gap_us,
-                               py::handle transient) {
+                               py::handle transient, const py::tuple& engine) {
   DiagnoseInputs in;
+  in.engine = engine_flags(engine);
   std::optional<Evidence> given;
   if (PyDict_Check(evidence.ptr())) {
     given = take_kw(parse_evidence_json(to_json(evidence, "evidence").dump(), "evidence"));
@@ -375,14 +383,16 @@ struct PyDeployment {
   SharedGpu gpu;
   DeploymentOptions options;
   DeploymentAnalysis analysis;
+  DeploymentPrediction prediction;  // the engine profile's figures beside the ceiling's
 };
 
 PyDeployment run_deployment_py(py::handle model, py::handle gpu, py::handle context, py::handle batch,
                                py::handle prompt, py::handle gpus, py::handle tp, py::handle pp, py::handle ep,
                                py::handle dp, py::handle dtype, py::handle compute_dtype, py::handle kv_dtype,
-                               py::handle reserve, py::handle workspace) {
+                               py::handle reserve, py::handle workspace, const py::tuple& engine) {
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
+  const EngineCliFlags e = engine_flags(engine);
   if (g == nullptr) raise_verbatim(Status::InvalidArgument("gpu", "is required: a catalog name or a modelcalc.Gpu"));
   DeploymentFlags d;
   d.seq = opt_count(context, "context", kMaxTokens);
@@ -392,7 +402,7 @@ PyDeployment run_deployment_py(py::handle model, py::handle gpu, py::handle cont
   const std::optional<double> ws = opt_real(workspace, "workspace", parse_bytes);
   // The defaults `size` gives its modeled deployment: fp16 weights, a 16-bit cache, the model's context.
   const Dtypes dtypes = resolve_dtypes(d);
-  PyDeployment out{m.spec, g->spec, {}, {}};
+  PyDeployment out{m.spec, g->spec, {}, {}, {}};
   out.options = take(deployment_options(d, dtypes.weights, dtypes.kv, resolve_seq(d.seq, *m.spec), d.batch.value_or(1)),
                      kContextRenames);
   if (ws) out.options.workspace_bytes = *ws;
@@ -402,6 +412,12 @@ PyDeployment run_deployment_py(py::handle model, py::handle gpu, py::handle cont
     auto a = analyze_flags_deployment(*out.model, *out.gpu, out.options);
     if (a.ok()) {
       out.analysis = *std::move(a);
+      auto p = predict_flags_deployment(*out.model, *out.gpu, out.analysis, e, d);
+      if (p.ok()) {
+        out.prediction = *std::move(p);
+      } else {
+        s = p.status();
+      }
     } else {
       s = a.status();
     }
@@ -583,11 +599,11 @@ void init_runs(py::module_& m) {
       .def("to_dict",
            [](const PyDeployment& d) {
              Report rep;
-             rep.sections = deployment_sections(*d.gpu, d.analysis);
+             rep.sections = deployment_sections(*d.gpu, d.analysis, &d.prediction);
              return to_py(render_json(rep));
            },
            "to_dict($self)\n--\n\nThe engine's sections as `size --json` prints them: deployment, memory_per_gpu, "
-           "decode_step, prefill.");
+           "decode_step, prefill (each with its `predicted` sibling), engine.");
   m.def("_deployment", &run_deployment_py);
 }
 

@@ -284,7 +284,8 @@ void init_sweep(py::module_& m) {
   });
 
   m.def("_sweep", [](py::handle models, py::handle gpus, py::handle contexts, py::handle batches, py::handle dtypes,
-                     py::handle kv_dtypes, py::handle fields, py::handle chunk_rows, py::handle on_chunk) {
+                     py::handle kv_dtypes, py::handle fields, py::handle chunk_rows, py::handle on_chunk,
+                     const py::tuple& engine) {
     DeploymentLists lists;
     if (!contexts.is_none()) lists.seqs = count_list(contexts, "context", kMaxTokens);
     if (!batches.is_none()) lists.batches = count_list(batches, "batch", kMaxBatch);
@@ -293,6 +294,9 @@ void init_sweep(py::module_& m) {
     const std::string fields_text = fields.is_none() ? "" : comma_text(fields, "fields");
     const std::vector<const SweepColumn*> cols = take(parse_fields(fields_text), kSweepRenames);
     SweepSpec spec = sweep_spec(lists);
+    const EngineCliFlags e = engine_flags(engine);
+    spec.engine = take(cli_engine(e), kSweepRenames);
+    spec.engine_flags = e.flags;
     spec.gpus = sweep_gpus(gpus);
     spec.models = sweep_models(models);
     check(validate_sweep(spec), kSweepRenames);
@@ -320,9 +324,9 @@ void init_sweep(py::module_& m) {
     }
     if (stopped) {
       if (filler.error()) {
-        py::error_already_set e = std::move(*filler.error());
+        py::error_already_set error = std::move(*filler.error());
         filler.error().reset();
-        throw e;
+        throw error;
       }
       throw std::runtime_error("sweep stopped");
     }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "deployment_options.h"
 #include "inputs.h"
 #include "quantity.h"
 
@@ -303,5 +304,38 @@ nlohmann::json to_json(py::handle v, std::string_view keyword) {
   if (PyNumber_Check(o)) return py::float_(py::reinterpret_borrow<py::object>(v)).cast<double>();
   raise_type_error(keyword, "JSON-like values (dict, list, str, number, bool, None)", v);
 }
+
+namespace {
+
+// The engine keywords (engine, gpu_memory_utilization, ...): the CLI's engine flags.
+struct EngineArgs {
+  py::handle engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+      max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len;
+};
+
+EngineArgs engine_args(const py::tuple& t) {
+  if (t.size() != 9) throw py::type_error("engine arguments: expected 9");
+  return EngineArgs{t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8]};
+}
+
+EngineCliFlags engine_flags_of(const EngineArgs& a) {
+  EngineCliFlags e;
+  if (auto name = opt_str(a.engine, "engine")) e.engine = *name;
+  EngineFlags& f = e.flags;
+  f.gpu_memory_utilization = opt_real(a.gpu_memory_utilization, "gpu_memory_utilization", engine_fraction);
+  f.kv_cache_free_gpu_mem_fraction =
+      opt_real(a.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction", engine_fraction);
+  f.mem_fraction_static = opt_real(a.mem_fraction_static, "mem_fraction_static", engine_fraction);
+  f.max_model_len = opt_count(a.max_model_len, "max_model_len", kMaxCount);
+  f.max_num_batched_tokens = opt_count(a.max_num_batched_tokens, "max_num_batched_tokens", kMaxCount);
+  f.max_num_seqs = opt_count(a.max_num_seqs, "max_num_seqs", kMaxCount);
+  f.block_size = opt_count(a.block_size, "block_size", kMaxCount);
+  f.allow_long_max_model_len = truth(a.allow_long_max_model_len, "allow_long_max_model_len");
+  return e;
+}
+
+}  // namespace
+
+EngineCliFlags engine_flags(const py::tuple& args) { return engine_flags_of(engine_args(args)); }
 
 }  // namespace modelcalc::py_bind

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "deployment_options.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/status.h"
 
@@ -97,6 +98,12 @@ std::vector<Dtype> dtype_list(py::handle v, std::string_view keyword, bool kv = 
 // A comma list as the CLI reads it, from a string or an iterable of strings
 // (each item through `item_text`, e.g. a Gpu object's key).
 std::string comma_text(py::handle v, std::string_view keyword);
+
+// The engine keywords, in this order: engine, gpu_memory_utilization,
+// kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
+// max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len
+// (the CLI's engine flags, with their parsers).
+EngineCliFlags engine_flags(const py::tuple& args);
 
 // nlohmann::json -> dict, list, str, int, float, bool, None.
 py::object to_py(const nlohmann::json& j);

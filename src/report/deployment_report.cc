@@ -1,8 +1,10 @@
 #include "deployment_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "format.h"
 #include "formula_text.h"
 #include "modelcalc/sweep.h"
 
@@ -132,7 +134,151 @@ Section prefill_section(const PreparedDeployment& d, const DeploymentResult& r) 
   return s;
 }
 
+const char* fraction_flag(Engine e) {
+  switch (e) {
+    case Engine::kTrtllm: return "kv_cache_free_gpu_mem_fraction";
+    case Engine::kVllm: return "gpu_memory_utilization";
+    case Engine::kSglang: return "mem_fraction_static";
+  }
+  return "?";
+}
+
+std::string regime_of(const StepTime& t, bool fits) {
+  if (!fits) return std::string(regime_name(DeploymentRegime::kCapacityBound));
+  if (t.comm_s > t.compute_s && t.comm_s > t.memory_s) return std::string(regime_name(DeploymentRegime::kCommunicationBound));
+  return std::string(regime_name(t.compute_s >= t.memory_s ? DeploymentRegime::kComputeBound
+                                                          : DeploymentRegime::kBandwidthBound));
+}
+
+void add_predicted_memory(const DeploymentPrediction& p, Section* s) {
+  const EngineMemory& m = p.memory;
+  const std::string tag = " (predicted, " + std::string(p.profile->display) + ")";
+  s->lines.push_back(given("memory_per_gpu.predicted.capacity", "Capacity" + tag, m.total_bytes, Unit::kBytes));
+  s->lines.push_back(given("memory_per_gpu.predicted.reserve", "Kept back" + tag, p.reserve_bytes, Unit::kBytes,
+                           "(" + std::string(fraction_flag(p.settings.engine)) + " " +
+                               fmt_sig(p.settings.memory_fraction, 3) + ")"));
+  s->lines.push_back(given("memory_per_gpu.predicted.workspace", "Non-torch + activation peak" + tag,
+                           m.non_torch_bytes + m.activation_peak_bytes, Unit::kBytes));
+  s->lines.push_back(given("memory_per_gpu.predicted.weights", "Weight shard" + tag, m.weights_bytes, Unit::kBytes));
+  s->lines.push_back(given("memory_per_gpu.predicted.kv_per_token", "KV per token" + tag, m.kv_bytes_per_token,
+                           Unit::kBytes));
+  s->lines.push_back(given("memory_per_gpu.predicted.kv_per_sequence", "KV per sequence, whole blocks" + tag,
+                           p.kv_bytes_per_sequence, Unit::kBytes,
+                           "(blocks of " + std::to_string(p.settings.block_size) + " tokens)"));
+  s->lines.push_back(given("memory_per_gpu.predicted.free_for_kv", "KV cache" + tag, m.kv_cache_bytes_per_gpu,
+                           Unit::kBytes));
+  s->lines.push_back(given("memory_per_gpu.predicted.max_sequences", "Sequences that fit" + tag,
+                           p.decode.max_sequences, Unit::kSequences,
+                           p.settings.reserve_whole_request ? "(each reserves its whole context when admitted)"
+                                                            : "(blocks allocated as sequences grow)"));
+}
+
+void add_step_lines(const std::string& prefix, const StepTime& t, Section* s) {
+  s->lines.push_back(given(prefix + "bytes_per_gpu", "Bytes read (predicted)", t.bytes_per_gpu, Unit::kBytes,
+                           "(with the non-GEMM kernels' activation traffic)"));
+  s->lines.push_back(given(prefix + "flops_per_gpu", "FLOPs (predicted)", t.flops_per_gpu, Unit::kFlop));
+  s->lines.push_back(given(prefix + "compute_seconds", "Compute time at the achieved rates (predicted)", t.compute_s,
+                           Unit::kSeconds));
+  s->lines.push_back(given(prefix + "memory_seconds", "Memory time at the achieved rates (predicted)", t.memory_s,
+                           Unit::kSeconds));
+  s->lines.push_back(given(prefix + "comm_seconds", "Communication (predicted)", t.comm_s, Unit::kSeconds));
+  s->lines.push_back(given(prefix + "overhead_seconds", "Engine overhead (predicted)", t.overhead_s, Unit::kSeconds));
+}
+
+Section engine_section_impl(const DeploymentPrediction& p) {
+  const EngineProfile& pr = *p.profile;
+  const EngineSettings& st = p.settings;
+  const EngineMemory& m = p.memory;
+  Section s{"Engine (predicted): " + std::string(pr.display), {}, {}};
+  s.lines.push_back(given("engine.profile", "Profile", std::string(pr.name), Unit::kNone));
+  s.lines.push_back(given("engine.name", "Engine", std::string(pr.display), Unit::kNone));
+  s.lines.push_back(given("engine.time_parameters", "Step-time parameters",
+                          pr.time_inherited ? std::string("TensorRT-LLM's (no published ") + std::string(pr.display) +
+                                                  " measurements were fitted)"
+                                            : std::string("fitted on published TensorRT-LLM runs (calibrate --fit)"),
+                          Unit::kNone));
+  s.lines.push_back(given("engine.memory_fraction", fraction_flag(st.engine), st.memory_fraction, Unit::kNone,
+                          st.fraction_from_reserve ? "(1 - --reserve)" : ""));
+  s.lines.push_back(given("engine.block_size", "block_size", st.block_size, Unit::kTokens));
+  s.lines.push_back(given("engine.max_model_len", "max_model_len", st.max_model_len, Unit::kTokens));
+  s.lines.push_back(given("engine.max_num_batched_tokens",
+                          st.engine == Engine::kTrtllm ? "max_num_tokens" : "max_num_batched_tokens",
+                          st.max_num_batched_tokens, Unit::kTokens,
+                          st.limits_from_workload ? "(trtllm-bench's heuristic for the request shape)" : ""));
+  s.lines.push_back(given("engine.max_num_seqs", st.engine == Engine::kTrtllm ? "max_batch_size" : "max_num_seqs",
+                          st.max_num_seqs, Unit::kSequences));
+  s.lines.push_back(given("engine.total_bytes", "Total GPU memory the engine sees", m.total_bytes, Unit::kBytes));
+  if (st.engine == Engine::kTrtllm) {
+    s.lines.push_back(given("engine.usable_bytes", "Usable", m.usable_bytes, Unit::kBytes));
+  } else {
+    s.lines.push_back(computed("engine.usable_bytes", "Usable", m.usable_bytes, Unit::kBytes, fx::kPredUsable,
+                               {term("f", st.memory_fraction), term("total", m.total_bytes, Unit::kBytes)}));
+  }
+  s.lines.push_back(given("engine.weights_bytes", "Model weights take", m.weights_bytes, Unit::kBytes));
+  s.lines.push_back(given("engine.non_torch_bytes", "Non-torch memory (estimate)", m.non_torch_bytes, Unit::kBytes));
+  s.lines.push_back(computed("engine.activation_peak_bytes", "Activation peak (estimate)", m.activation_peak_bytes,
+                             Unit::kBytes, fx::kPredActivation,
+                             {term("C", st.max_num_batched_tokens),
+                              term("a_tok", st.activation_bytes_per_token, Unit::kBytes),
+                              term("S", st.max_num_seqs),
+                              term("logits_seq", st.logits_bytes_per_sequence, Unit::kBytes)}));
+  const std::vector<Term> kv_terms = {term("f", st.memory_fraction), term("total", m.total_bytes, Unit::kBytes),
+                                      term("W", m.weights_bytes, Unit::kBytes),
+                                      term("non_torch", m.non_torch_bytes, Unit::kBytes),
+                                      term("activation", m.activation_peak_bytes, Unit::kBytes)};
+  const FormulaText& kvf = st.engine == Engine::kTrtllm ? fx::kPredKvTrt
+                           : st.engine == Engine::kVllm ? fx::kPredKvVllm
+                                                        : fx::kPredKvSgl;
+  s.lines.push_back(computed("engine.kv_cache_bytes_per_gpu", "KV cache memory per GPU", m.kv_cache_bytes_per_gpu,
+                             Unit::kBytes, kvf, kv_terms));
+  s.lines.push_back(given("engine.kv_bytes_per_token", "KV per token per GPU", m.kv_bytes_per_token, Unit::kBytes));
+  s.lines.push_back(computed("engine.gpu_blocks", "# GPU blocks", m.gpu_blocks, Unit::kNone, fx::kPredBlocks,
+                             {term("KV", std::max(0.0, m.kv_cache_bytes_per_gpu), Unit::kBytes),
+                              term("block", st.block_size), term("KV_tok", static_cast<double>(m.kv_bytes_per_token), Unit::kBytes)}));
+  s.lines.push_back(computed("engine.kv_cache_tokens", "GPU KV cache size", m.kv_cache_tokens, Unit::kTokens,
+                             fx::kPredTokens, {term("blocks", m.gpu_blocks), term("block", st.block_size)}));
+  s.lines.push_back(computed("engine.max_concurrency",
+                             "Maximum concurrency for " + group_digits(st.max_model_len) + " tokens per request",
+                             m.max_concurrency, Unit::kFactor, fx::kPredConcurrency,
+                             {term("tokens", m.kv_cache_tokens), term("max_model_len", st.max_model_len)}));
+  s.notes.push_back(std::string(pr.memory_rule) + ". Sources: " + std::string(pr.memory_source) + ".");
+  if (p.windows_dropped) {
+    s.notes.push_back("Sliding windows: TensorRT-LLM keeps every layer's whole context unless its "
+                      "max_attention_window_size is set, so the prediction caches and reads the whole context.");
+  }
+  return s;
+}
+
 }  // namespace
+
+Section engine_section(const DeploymentPrediction& p) { return engine_section_impl(p); }
+
+Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const EngineProfile& profile) {
+  Section s{"Serving at the batch (steady state: input " + group_digits(isl) + ", output " + group_digits(osl) +
+                " tokens per request)",
+            {}, {}};
+  auto add = [&](const std::string& prefix, const ServingFigures& f, const std::string& tag) {
+    const double cap = std::floor(f.capacity_sequences);
+    s.lines.push_back(given(prefix + "max_sequences", "Sequences a replica runs at once" + tag,
+                            f.fits && cap < 9e18 ? static_cast<int64_t>(cap) : int64_t{0}, Unit::kSequences,
+                            std::string("(limit: ") + batch_limit_name(f.limit) + ")"));
+    s.lines.push_back(given(prefix + "batch", "Decoding batch" + tag, f.batch, Unit::kSequences));
+    s.lines.push_back(given(prefix + "prefill_tokens_per_step", "Prompt tokens per step" + tag,
+                            f.prefill_tokens_per_step, Unit::kTokens));
+    s.lines.push_back(given(prefix + "tpot_s", "TPOT (mean step, chunks included)" + tag, f.tpot_s, Unit::kSeconds));
+    s.lines.push_back(given(prefix + "ttft_s", "TTFT" + tag, f.ttft_s, Unit::kSeconds));
+    s.lines.push_back(given(prefix + "tokens_per_s_per_user", "Tokens/s per user" + tag, f.tokens_per_s_per_user,
+                            Unit::kTokensPerS));
+    s.lines.push_back(given(prefix + "output_tokens_per_s", "Output tokens/s, all replicas" + tag,
+                            f.output_tokens_per_s, Unit::kTokensPerS));
+  };
+  add("serving.", pair.ceiling, " (ceiling)");
+  add("serving.predicted.", pair.predicted, " (predicted, " + std::string(profile.display) + ")");
+  s.notes.push_back("Each step decodes the batch at the mean context isl + osl / 2 and prefills the prompts of the "
+                    "requests replacing the finishing ones beside it; the ceiling's TTFT is the prompt's prefill "
+                    "alone. `plan` evaluates exactly this for each configuration and batch.");
+  return s;
+}
 
 Section modeled_cost_section(const ModeledCost& c) {
   Section s{"Cost at the modeled deployment", {}, {}};
@@ -143,7 +289,8 @@ Section modeled_cost_section(const ModeledCost& c) {
   return s;
 }
 
-std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a) {
+std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                         const DeploymentPrediction* p) {
   Section dec = decode_section(a.prepared, a.result);
   dec.lines.push_back(given("decode_step.compute_bound_batch", "Decode turns compute-bound at batch",
                             a.compute_bound_batch, Unit::kSequences,
@@ -151,19 +298,70 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
                             : a.compute_bound_batch > a.result.memory.max_sequences
                                 ? "(more than fit: capacity-bound first)"
                                 : "(fits in memory)"));
+  Section mem = memory_section(a.prepared, a.result);
+  Section pre = prefill_section(a.prepared, a.result);
+  if (p != nullptr) {
+    add_predicted_memory(*p, &mem);
+    const PredictedDecode& d = p->decode;
+    const StepTime& t = d.step;
+    dec.lines.push_back(given("decode_step.predicted.batch", "Batch B (predicted)", a.result.decode.batch,
+                              Unit::kSequences));
+    dec.lines.push_back(given("decode_step.predicted.context", "Context T (predicted)", a.result.decode.context,
+                              Unit::kTokens));
+    add_step_lines("decode_step.predicted.", t, &dec);
+    dec.lines.push_back(computed("decode_step.predicted.seconds", "Step time (TPOT), predicted", t.seconds,
+                                 Unit::kSeconds, fx::kPredStep,
+                                 {term("t_dense", t.dense_s, Unit::kSeconds), term("t_experts", t.experts_s, Unit::kSeconds),
+                                  term("t_lm_head", t.lm_head_s, Unit::kSeconds), term("t_kv", t.kv_read_s, Unit::kSeconds),
+                                  term("t_prefill_attn", t.prefill_attention_s, Unit::kSeconds),
+                                  term("t_elementwise", t.elementwise_s, Unit::kSeconds),
+                                  term("t_comm", t.comm_s, Unit::kSeconds), term("t_overhead", t.overhead_s, Unit::kSeconds)},
+                                 "(" + std::string(p->profile->display) + ")"));
+    dec.lines.push_back(computed("decode_step.predicted.tokens_per_s_per_sequence", "Tokens/s per sequence, predicted",
+                                 d.tokens_per_s_per_sequence, Unit::kTokensPerS, fx::kPredTpsSeq,
+                                 {term("t_step", t.seconds, Unit::kSeconds)}));
+    dec.lines.push_back(computed("decode_step.predicted.tokens_per_s_aggregate", "Tokens/s aggregate, predicted",
+                                 d.tokens_per_s_aggregate, Unit::kTokensPerS, fx::kPredTpsAgg,
+                                 {term("B", a.result.decode.batch), term("dp", a.prepared.split.dp),
+                                  term("t_step", t.seconds, Unit::kSeconds)}));
+    dec.lines.push_back(given("decode_step.predicted.fits", "Batch fits the engine's KV cache", d.fits, Unit::kNone));
+    dec.lines.push_back(given("decode_step.predicted.regime", "Regime (predicted)", regime_of(t, d.fits), Unit::kNone));
+    const StepTime& f = p->prefill;
+    pre.lines.push_back(given("prefill.predicted.prompt_tokens", "Prompt P (predicted)", p->prompt_tokens,
+                              Unit::kTokens, "(in chunks of " + group_digits(p->settings.max_num_batched_tokens) +
+                                                 " tokens)"));
+    pre.lines.push_back(given("prefill.predicted.flops", "FLOPs (predicted)", f.flops_per_gpu, Unit::kFlop));
+    pre.lines.push_back(given("prefill.predicted.bytes", "Bytes (predicted)", f.bytes_per_gpu, Unit::kBytes));
+    pre.lines.push_back(given("prefill.predicted.compute_seconds", "Compute time (predicted)", f.compute_s,
+                              Unit::kSeconds));
+    pre.lines.push_back(given("prefill.predicted.memory_seconds", "Memory time (predicted)", f.memory_s,
+                              Unit::kSeconds));
+    pre.lines.push_back(given("prefill.predicted.comm_seconds", "Communication (predicted)", f.comm_s, Unit::kSeconds));
+    pre.lines.push_back(given("prefill.predicted.overhead_seconds", "Engine overhead (predicted)", f.overhead_s,
+                              Unit::kSeconds));
+    pre.lines.push_back(computed("prefill.predicted.seconds", "Time to first token, predicted", f.seconds,
+                                 Unit::kSeconds, fx::kPredStep,
+                                 {term("t_dense", f.dense_s, Unit::kSeconds), term("t_experts", f.experts_s, Unit::kSeconds),
+                                  term("t_lm_head", f.lm_head_s, Unit::kSeconds), term("t_kv", f.kv_read_s, Unit::kSeconds),
+                                  term("t_prefill_attn", f.prefill_attention_s, Unit::kSeconds),
+                                  term("t_elementwise", f.elementwise_s, Unit::kSeconds),
+                                  term("t_comm", f.comm_s, Unit::kSeconds), term("t_overhead", f.overhead_s, Unit::kSeconds)},
+                                 "(alone: no queue, no batch beside it)"));
+  }
   // Moved in, not listed: a braced list would copy every section, line and term.
   std::vector<Section> out;
-  out.reserve(4);
+  out.reserve(5);
   out.push_back(deployment_section(gpu, a.prepared));
-  out.push_back(memory_section(a.prepared, a.result));
+  out.push_back(std::move(mem));
   out.push_back(std::move(dec));
-  out.push_back(prefill_section(a.prepared, a.result));
+  out.push_back(std::move(pre));
+  if (p != nullptr) out.push_back(engine_section_impl(*p));
   return out;
 }
 
-nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a) {
+nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a, const DeploymentPrediction* p) {
   Report rep;
-  rep.sections = deployment_sections(gpu, a);
+  rep.sections = deployment_sections(gpu, a, p);
   return render_json(rep);
 }
 

@@ -119,6 +119,20 @@ inline constexpr FormulaText kDepStep{"evaluate_deployment", "max(t_compute, t_m
 inline constexpr FormulaText kDepTpsSeq{"tokens_per_s_per_sequence", "1 / t_step"};
 inline constexpr FormulaText kDepTpsAgg{"tokens_per_s_aggregate", "B × dp / t_step"};
 inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_memory) + t_comm"};
+// The prediction (serving.h step_time, engine_profile.h engine_memory).
+inline constexpr FormulaText kPredStep{"step_time", "t_dense + t_experts + t_lm_head + t_kv + t_prefill_attn + "
+                                                    "t_elementwise + t_comm + t_overhead"};
+inline constexpr FormulaText kPredTpsSeq{"predict_decode", "1 / t_step"};
+inline constexpr FormulaText kPredTpsAgg{"predict_decode", "B × dp / t_step"};
+inline constexpr FormulaText kPredKvTrt{"engine_memory", "f × (total − W − non_torch − activation)"};
+inline constexpr FormulaText kPredKvVllm{"engine_memory", "f × total − W − non_torch − activation"};
+inline constexpr FormulaText kPredKvSgl{"engine_memory", "f × total − W"};
+inline constexpr FormulaText kPredUsable{"engine_memory", "f × total"};
+inline constexpr FormulaText kPredBlocks{"engine_memory", "floor(KV / (block × KV_tok))"};
+inline constexpr FormulaText kPredTokens{"engine_memory", "blocks × block"};
+inline constexpr FormulaText kPredConcurrency{"engine_memory", "tokens / max_model_len"};
+inline constexpr FormulaText kPredActivation{"resolve_engine_settings",
+                                             "C × a_tok + min(S, C) × logits_seq"};
 // Diagnosis (drill 3; modelcalc/diagnose.h).
 inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv × b × T"};
 inline constexpr FormulaText kDxKvPerSeqMla{"kv_bytes_per_sequence", "L × d_c × b × T"};

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "format.h"
+#include "modelcalc/engine_profile.h"
 #include "plan_text.h"
 #include "svg.h"
 
@@ -28,6 +29,10 @@ inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × replicas"};
 inline constexpr FormulaText kUsdHour{"cost_plan_point", "gpus × price"};
 inline constexpr FormulaText kUsdOut{"cost_plan_point", "usd_per_hour / (served × 3600) × 1e6"};
 inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TTFT / cycle) / (served × isl / osl × 3600) × 1e6"};
+inline constexpr FormulaText kPerReplicaSteady{"cost_plan_point", "B / TPOT"};
+inline constexpr FormulaText kReplicasQpsSteady{"plan_replicas", "ceil(qps × osl / tokens_per_s_per_replica)"};
+inline constexpr FormulaText kUsdInShare{"cost_plan_point",
+                                         "usd_per_hour × share / (served × isl / osl × 3600) × 1e6"};
 inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (served × (1 + isl / osl) × 3600) × 1e6"};
 }  // namespace pfx
 
@@ -59,9 +64,9 @@ const char* load_key(PlanLoadKind k) {
 }
 
 std::string efficiency_text(const PlanRequest& r) {
-  if (r.efficiency == 1) return "efficiency 1.0: every time is the modelled ceiling (no engine reaches it)";
-  return fmt::format("efficiency {}: every modelled time divided by {} (measured engines reach a fraction of the "
-                     "ceiling; `modelcalc calibrate` shows how much)",
+  if (r.efficiency == 1) return "efficiency 1.0: the ranked figures as modelled";
+  return fmt::format("efficiency {}: the ranked figures' times divided by {} (on top of the model; `modelcalc "
+                     "calibrate` shows how far the prediction is from published runs)",
                      fmt_sig(r.efficiency, 3), fmt_sig(r.efficiency, 3));
 }
 
@@ -85,38 +90,61 @@ PlanCells plan_cells(const PlanConfig& c) {
           format_brief(c.usd_per_million_input, Unit::kUsd)};
 }
 
-nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
-  const PlanCells t = plan_cells(c);
+// The figure keys of one set (the ceiling's at the top level, the prediction's under "predicted").
+nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
   return {
-      {"text", {{"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
-                {"tokens_per_s_per_user", t.per_user}, {"tokens_per_s_per_gpu", t.per_gpu},
-                {"usd_per_hour", t.usd_per_hour}, {"usd_per_million_output_tokens", t.usd_out},
-                {"usd_per_million_input_tokens", t.usd_in}}},
-      {"gpu", c.gpu},
-      {"gpus", c.gpus},
-      {"tp", c.c.tp},
-      {"pp", c.c.pp},
-      {"ep", c.c.ep},
-      {"dp", c.replicas},
-      {"weight_dtype", std::string(dtype_name(c.c.weight_dtype))},
-      {"kv_dtype", std::string(dtype_name(c.c.kv_dtype))},
-      {"batch", c.batch},
-      {"max_sequences", c.max_sequences},
-      {"ttft_s", num(c.ttft_s)},
-      {"tpot_s", num(c.tpot_s)},
-      {"comm_s", num(c.comm_s)},
-      {"prefill_stall_per_token_s", num(c.prefill_stall_per_token_s)},
-      {"tokens_per_s_per_user", num(c.tokens_per_s_per_user)},
-      {"tokens_per_s_per_gpu", num(c.tokens_per_s_per_gpu)},
-      {"tokens_per_s_per_replica", num(c.tokens_per_s_per_replica)},
-      {"served_output_tokens_per_s", num(c.served_output_tokens_per_s)},
-      {"replicas", c.replicas},
-      {"usd_per_hour", num(c.usd_per_hour)},
-      {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
-      {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
-      {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)},
-      {"deciding", plan_deciding_text(*v.request, *v.space, c)},
+      {"gpus", f.gpus},
+      {"dp", f.replicas},
+      {"batch", batch},
+      {"max_sequences", f.max_sequences},
+      {"ttft_s", num(f.ttft_s)},
+      {"tpot_s", num(f.tpot_s)},
+      {"comm_s", num(f.comm_s)},
+      {"prefill_stall_per_token_s", num(f.prefill_stall_per_token_s)},
+      {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
+      {"tokens_per_s_per_gpu", num(f.tokens_per_s_per_gpu)},
+      {"tokens_per_s_per_replica", num(f.tokens_per_s_per_replica)},
+      {"served_output_tokens_per_s", num(f.served_output_tokens_per_s)},
+      {"replicas", f.replicas},
+      {"usd_per_hour", num(f.usd_per_hour)},
+      {"usd_per_million_output_tokens", num(f.usd_per_million_output)},
+      {"usd_per_million_input_tokens", num(f.usd_per_million_input)},
+      {"usd_per_million_blended_tokens", num(f.usd_per_million_blended)},
+      {"meets_targets", f.reason == PlanReason::kOk},
+      {"reason", plan_reason_name(f.reason)},
   };
+}
+
+nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
+  nlohmann::json j = figures_json(c.has_figures ? c.ceiling : plan_figures(c), c.batch);
+  j["gpu"] = c.gpu;
+  j["tp"] = c.c.tp;
+  j["pp"] = c.c.pp;
+  j["ep"] = c.c.ep;
+  j["weight_dtype"] = std::string(dtype_name(c.c.weight_dtype));
+  j["kv_dtype"] = std::string(dtype_name(c.c.kv_dtype));
+  j["deciding"] = plan_deciding_text(*v.request, *v.space, c);
+  // The text table's cells (the ranked figures), so a page shows the CLI's strings.
+  const PlanCells t = plan_cells(c);
+  j["text"] = {{"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
+               {"tokens_per_s_per_user", t.per_user}, {"tokens_per_s_per_gpu", t.per_gpu},
+               {"usd_per_hour", t.usd_per_hour}, {"usd_per_million_output_tokens", t.usd_out},
+               {"usd_per_million_input_tokens", t.usd_in}};
+  if (c.has_figures) j["predicted"] = figures_json(c.predicted, c.batch);
+  return j;
+}
+
+std::string ranking_text(const PlanRequest& r) {
+  const EngineProfile& p = engine_profile(r.engine);
+  if (r.rank_by_ceiling) {
+    return "ranked by the ceiling (--rank-by ceiling: the ideal machine, a bound no engine beats); the "
+           "prediction (" + std::string(p.display) + ") in --json configs[].predicted";
+  }
+  return "ranked by the prediction for " + std::string(p.display) +
+         (p.time_inherited ? " (its step times are TensorRT-LLM's: no published " + std::string(p.display) +
+                                 " data fitted)"
+                           : " (fitted on published TensorRT-LLM runs)") +
+         "; the ceiling beside it (--rank-by ceiling ranks by it)";
 }
 
 }  // namespace
@@ -131,6 +159,7 @@ std::string render_plan_text(const PlanView& v) {
   out += fmt::format("  targets: TTFT {}, TPOT {}\n",
                      r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none"),
                      r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none"));
+  out += "  " + ranking_text(r) + "\n";
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
   for (const PlanGpu& g : s.gpus) {
@@ -142,15 +171,25 @@ std::string render_plan_text(const PlanView& v) {
   if (!res.configs.empty()) {
     out += fmt::format("\nBest configurations, cheapest per 1M output tokens first ({} of {} feasible):\n",
                        res.configs.size(), res.feasible);
-    out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+    const char* ranked = r.rank_by_ceiling ? "ceiling" : "predicted";
+    const char* beside = r.rank_by_ceiling ? "pred" : "ceil";
+    out += fmt::format("  ({} figures; '{} tok/s/GPU' and '{} TPOT' are the {}'s for the same configuration)\n",
+                       ranked, beside, beside, r.rank_by_ceiling ? "prediction" : "ceiling");
+    out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} {:>9} "
+                       "{:>10}\n",
                        "#", "gpu", "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
-                       "$/h", "$/1M out", "$/1M in");
+                       "$/h", "$/1M out", "$/1M in", fmt::format("{} TPOT", beside),
+                       fmt::format("{} t/s/GPU", beside));
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const PlanConfig& c = res.configs[i];
+      const PlanFigures& o = r.rank_by_ceiling ? c.predicted : c.ceiling;
       const PlanCells t = plan_cells(c);
-      out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+      out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} {:>9} "
+                         "{:>10}\n",
                          i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
-                         c.replicas, t.usd_per_hour, t.usd_out, t.usd_in);
+                         c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
+                         c.has_figures ? format_brief(o.tpot_s, Unit::kSeconds) : std::string("-"),
+                         c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
     for (size_t i = 0; i < res.configs.size(); ++i) {
@@ -190,9 +229,11 @@ std::string render_plan_text(const PlanView& v) {
                          fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0));
     }
   }
-  out += "\nServing model: continuous batching, one request's KV held for isl + osl tokens; TPOT is the engine's "
-         "decode step at that context (as `size` reports it); TTFT is one prompt's prefill, no queueing; prefill "
-         "is not overlapped with decode (throughput charges it). docs/planning.md has the details.\n";
+  out += "\nServing model: continuous batching in steady state; each step decodes the batch at its mean context "
+         "(isl + osl/2) and prefills the replacing requests' prompts beside it (weights read once per step); "
+         "TPOT is that step; TTFT adds half a step, an M/D/1 wait for the step's prompt budget and the prompt's "
+         "chunk steps (the ceiling's: the prefill alone); the prediction admits a sequence with its last token's "
+         "context reserved where the engine does. docs/prediction.md has the details.\n";
   return out;
 }
 
@@ -208,6 +249,10 @@ nlohmann::json plan_json(const PlanView& v) {
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
   j["efficiency"] = r.efficiency;
   j["efficiency_note"] = efficiency_text(r);
+  j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
+  j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
+                 {"name", std::string(engine_profile(r.engine).display)},
+                 {"time_parameters_inherited", engine_profile(r.engine).time_inherited}};
   nlohmann::json prices = nlohmann::json::array();
   for (const PlanGpu& g : s.gpus) {
     prices.push_back({{"gpu", g.gpu.key}, {"usd_per_hour", g.usd_per_hour}, {"source", g.price_source},
@@ -255,24 +300,37 @@ Report build_plan_explain(const PlanView& v) {
   rep.title = fmt::format("Plan: {} — the chosen configuration, {} {} {}/{} batch {}", v.model, c.gpu,
                           split_text(c.c), dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch);
   const double eff = r.efficiency;
+  const bool steady = c.has_figures;  // the serving model's steady state (else a stand-in's cycle)
   const double cycle = static_cast<double>(r.osl) * c.tpot_s + static_cast<double>(c.batch) * c.ttft_s;
-  Section t{"Times (the deployment engine's prefill and decode step, as `size` reports them)", {}, {}};
+  Section t{steady ? std::string("Times (the serving model's step and TTFT at the batch, as `size --seq isl+osl "
+                                 "--prompt isl` reports them; ") + (r.rank_by_ceiling ? "the ceiling" : "predicted") + ")"
+                   : std::string("Times (the evaluator's prefill and step)"),
+            {}, {}};
   t.lines.push_back(computed("ttft_s", "TTFT", c.ttft_s, Unit::kSeconds, pfx::kEffTime,
                              {term("t_engine", fmt_sig(c.ttft_s * eff, 6) + " s"), term("efficiency", eff)}));
   t.lines.push_back(computed("tpot_s", "TPOT", c.tpot_s, Unit::kSeconds, pfx::kEffTime,
                              {term("t_engine", fmt_sig(c.tpot_s * eff, 6) + " s"), term("efficiency", eff)}));
-  t.lines.push_back(computed("cycle_s", "time for a replica to finish B requests", cycle, Unit::kSeconds, pfx::kCycle,
-                             {term("osl", r.osl), term("TPOT", fmt_sig(c.tpot_s, 6) + " s"), term("B", c.batch),
-                              term("TTFT", fmt_sig(c.ttft_s, 6) + " s")}));
+  if (!steady) {
+    t.lines.push_back(computed("cycle_s", "time for a replica to finish B requests", cycle, Unit::kSeconds, pfx::kCycle,
+                               {term("osl", r.osl), term("TPOT", fmt_sig(c.tpot_s, 6) + " s"), term("B", c.batch),
+                                term("TTFT", fmt_sig(c.ttft_s, 6) + " s")}));
+  }
   t.notes.push_back(efficiency_text(r));
   rep.sections.push_back(std::move(t));
 
   Section th{"Throughput", {}, {}};
   th.lines.push_back(computed("tokens_per_s_per_user", "tokens/s per user", c.tokens_per_s_per_user,
                               Unit::kTokensPerS, pfx::kPerUser, {term("TPOT", fmt_sig(c.tpot_s, 6) + " s")}));
-  th.lines.push_back(computed("tokens_per_s_per_replica", "output tokens/s per replica", c.tokens_per_s_per_replica,
-                              Unit::kTokensPerS, pfx::kPerReplica,
-                              {term("B", c.batch), term("osl", r.osl), term("cycle", fmt_sig(cycle, 6) + " s")}));
+  if (steady) {
+    th.lines.push_back(computed("tokens_per_s_per_replica", "output tokens/s per replica", c.tokens_per_s_per_replica,
+                                Unit::kTokensPerS, pfx::kPerReplicaSteady,
+                                {term("B", c.batch), term("TPOT", fmt_sig(c.tpot_s, 6) + " s")},
+                                "(prompts prefilled inside the steps)"));
+  } else {
+    th.lines.push_back(computed("tokens_per_s_per_replica", "output tokens/s per replica", c.tokens_per_s_per_replica,
+                                Unit::kTokensPerS, pfx::kPerReplica,
+                                {term("B", c.batch), term("osl", r.osl), term("cycle", fmt_sig(cycle, 6) + " s")}));
+  }
   th.lines.push_back(computed("tokens_per_s_per_gpu", "output tokens/s per GPU", c.tokens_per_s_per_gpu,
                               Unit::kTokensPerS, pfx::kPerGpu,
                               {term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6)),
@@ -285,8 +343,14 @@ Report build_plan_explain(const PlanView& v) {
       co.lines.push_back(given("replicas", "replicas", c.replicas, Unit::kNone, "no load given"));
       break;
     case PlanLoadKind::kRequestsPerS:
-      co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasQps,
-                                  {term("qps", r.load), term("B", c.batch), term("cycle", fmt_sig(cycle, 6) + " s")}));
+      if (steady) {
+        co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasQpsSteady,
+                                    {term("qps", r.load), term("osl", r.osl),
+                                     term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6))}));
+      } else {
+        co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasQps,
+                                    {term("qps", r.load), term("B", c.batch), term("cycle", fmt_sig(cycle, 6) + " s")}));
+      }
       break;
     case PlanLoadKind::kOutputTokensPerS:
       co.lines.push_back(computed("replicas", "replicas", c.replicas, Unit::kNone, pfx::kReplicasRate,
@@ -309,11 +373,19 @@ Report build_plan_explain(const PlanView& v) {
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served},
                               r.load_kind == PlanLoadKind::kNone ? "served = the replicas' capacity"
                                                                  : "served = the load, in output tokens/s"));
-  co.lines.push_back(computed("usd_per_million_input_tokens", "US$ per 1M input tokens", c.usd_per_million_input,
-                              Unit::kUsd, pfx::kUsdIn,
-                              {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), term("B", c.batch),
-                               term("TTFT", fmt_sig(c.ttft_s, 6)), term("cycle", fmt_sig(cycle, 6)), served,
-                               term("isl", r.isl), term("osl", r.osl)}));
+  if (steady) {
+    co.lines.push_back(computed("usd_per_million_input_tokens", "US$ per 1M input tokens", c.usd_per_million_input,
+                                Unit::kUsd, pfx::kUsdInShare,
+                                {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), term("share", c.prefill_share),
+                                 served, term("isl", r.isl), term("osl", r.osl)},
+                                "share = the prompt tokens' share of each step's tokens"));
+  } else {
+    co.lines.push_back(computed("usd_per_million_input_tokens", "US$ per 1M input tokens", c.usd_per_million_input,
+                                Unit::kUsd, pfx::kUsdIn,
+                                {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), term("B", c.batch),
+                                 term("TTFT", fmt_sig(c.ttft_s, 6)), term("cycle", fmt_sig(cycle, 6)), served,
+                                 term("isl", r.isl), term("osl", r.osl)}));
+  }
   co.lines.push_back(computed("usd_per_million_blended_tokens", "US$ per 1M tokens, input and output",
                               c.usd_per_million_blended, Unit::kUsd, pfx::kUsdBlend,
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served, term("isl", r.isl),

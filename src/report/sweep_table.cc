@@ -71,6 +71,18 @@ constexpr SweepColumn kColumns[] = {
     {"modeled_intensity", "/decode_step/intensity", Unit::kFlopPerByte, false,
      "the engine's decode-step arithmetic intensity, FLOP/byte",
      [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.intensity : 0.0; }},
+    {"predicted_max_sequences", "/memory_per_gpu/predicted/max_sequences", Unit::kSequences, false,
+     "sequences at T the engine profile admits on one GPU (its KV cache in whole blocks)",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.max_sequences : int64_t{0}; }},
+    {"predicted_batch_fits", "/decode_step/predicted/fits", Unit::kNone, false,
+     "the engine profile admits batch B at T on one GPU",
+     [](const SweepRow& r) -> Cell { return r.has_prediction && r.prediction.fits; }},
+    {"predicted_tokens_per_s_per_sequence", "/decode_step/predicted/tokens_per_s_per_sequence", Unit::kTokensPerS,
+     false, "the engine profile's predicted decode tokens/s per sequence at batch B",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_per_sequence : 0.0; }},
+    {"predicted_tokens_per_s_aggregate", "/decode_step/predicted/tokens_per_s_aggregate", Unit::kTokensPerS, false,
+     "the engine profile's predicted aggregate decode tokens/s at batch B",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_aggregate : 0.0; }},
     // Not shown by default.
     {"params_blocks", "/params/blocks", Unit::kParams, false, "parameters in the transformer blocks",
      [](const SweepRow& r) -> Cell { return r.result.blocks; }},
@@ -103,7 +115,8 @@ constexpr SweepColumn kColumns[] = {
 constexpr std::string_view kVaryWithBatch[] = {
     "batch",          "tokens_per_s_aggregate",            "batch_fits",
     "modeled_regime", "modeled_tokens_per_s_per_sequence", "modeled_tokens_per_s_aggregate",
-    "modeled_intensity", "step_bytes",
+    "modeled_intensity", "step_bytes", "predicted_batch_fits", "predicted_tokens_per_s_per_sequence",
+    "predicted_tokens_per_s_aggregate",
 };
 
 std::string trim_right(std::string s) {

@@ -1,0 +1,191 @@
+// Engine profiles: what a real serving engine does with a deployment that the
+// ideal machine of deployment.h does not -- how it accounts memory before it
+// sizes its KV cache, how many sequences and tokens it admits per step, and
+// what a step costs on real kernels (a few global, physically named
+// efficiencies fitted on published measurements; docs/prediction.md).
+//
+// Three engines, named as their flags name them:
+//   trtllm  TensorRT-LLM: KV = kv_cache_free_gpu_mem_fraction x (the memory
+//           free after the weights, the runtime's own memory and the engine's
+//           activation buffers); sequences admitted with their whole length
+//           reserved (scheduler "guaranteed no evict"); max_batch_size and
+//           max_num_tokens as trtllm-bench's build heuristic sets them from
+//           the workload.
+//   vllm    vLLM (V1): KV = gpu_memory_utilization x total - weights -
+//           non-torch memory (CUDA context, NCCL buffers growing with TP) -
+//           the activation peak of its profiling run (grows with
+//           max_num_batched_tokens and max_num_seqs); paged in blocks.
+//   sglang  SGLang: KV pool = mem_fraction_static x total - weights.
+// The time parameters of vllm and sglang are TensorRT-LLM's (no published
+// measurements of theirs were fitted): every report that shows them says so.
+#ifndef MODELCALC_ENGINE_PROFILE_H_
+#define MODELCALC_ENGINE_PROFILE_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "modelcalc/status.h"
+
+namespace modelcalc {
+
+struct PreparedDeployment;
+struct ModelSpec;
+struct GpuSpec;
+
+enum class Engine { kTrtllm, kVllm, kSglang };
+inline constexpr std::array<Engine, 3> kAllEngines = {Engine::kTrtllm, Engine::kVllm, Engine::kSglang};
+inline constexpr Engine kDefaultEngine = Engine::kTrtllm;  // the profile the shared data fits
+// "trtllm", "vllm", "sglang".
+std::string_view engine_name(Engine e);
+// Parses an engine name (case-insensitive; also "tensorrt-llm", "trt-llm").
+// Fails with InvalidArgument naming `field` and listing the engines.
+Result<Engine> parse_engine(std::string_view text, std::string_view field = "engine");
+
+// The fitted time parameters of the step model (serving.h). Each is global:
+// one value per engine, never per model, GPU or row. The ceiling is the same
+// step model with every fraction 1 and no overhead (and compute overlapped
+// with memory), so a prediction is never faster than its ceiling.
+struct StepTimeParams {
+  double gemm_fraction = 1;        // achieved fraction of the compute dtype's dense peak, dense GEMMs
+  double moe_gemm_fraction = 1;    // the same for the routed experts' grouped GEMMs
+  double hbm_fraction = 1;         // achieved fraction of HBM bandwidth streaming weights
+  double kv_read_fraction = 1;     // achieved fraction of HBM bandwidth reading KV in decode attention
+  double attention_fraction = 1;   // achieved fraction of the dense peak in prefill attention
+  double allreduce_efficiency = 1; // achieved fraction of the link bandwidth in TP all-reduces
+  double overlap_loss = 0;         // fraction of a GEMM's shorter roof (compute or memory) not hidden
+                                   // behind the longer one: max(c, m) + overlap_loss x min(c, m)
+  double step_overhead_s = 0;      // fixed time per engine step (scheduling, launches), seconds
+  double sequence_overhead_s = 0;  // time per sequence in a step (sampling, bookkeeping), seconds
+  double allreduce_latency_s = 0;  // time per TP all-reduce beyond the catalog's link latency, seconds
+};
+inline constexpr int kStepTimeParamCount = 10;
+// The parameters by index 0..9, in the order above (the fit walks them).
+double step_param(const StepTimeParams& p, int i);
+void set_step_param(StepTimeParams* p, int i, double v);
+// "gemm_fraction", ... as the struct names them.
+std::string_view step_param_name(int i);
+// True for the overheads and the latency (seconds, >= 0); overlap_loss is in [0, 1]; the
+// others are fractions in (0, 1].
+bool step_param_is_seconds(int i);
+// Whether v is in parameter i's range (as above; the overheads below 1 s).
+bool step_param_in_range(int i, double v);
+// The ideal parameters: the ceiling's.
+StepTimeParams ideal_step_params();
+
+// Parses data/engine_profiles.tsv: "engine<TAB>parameter<TAB>value" rows
+// (comments start with '#'); every parameter of every engine listed once, each
+// in its range. Errors name the line.
+Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::string_view tsv);
+// The same table as text (what `calibrate --fit --write FILE` writes).
+std::string format_engine_params(std::span<const std::pair<Engine, StepTimeParams>> rows, std::string_view header);
+
+// An engine's compiled-in profile: its memory-accounting defaults and its
+// fitted time parameters (data/engine_profiles.tsv).
+struct EngineProfile {
+  Engine engine = kDefaultEngine;
+  std::string_view name;          // engine_name(engine)
+  std::string_view display;       // "TensorRT-LLM", "vLLM", "SGLang"
+  StepTimeParams time;            // fitted (trtllm) or inherited (vllm, sglang)
+  bool time_inherited = false;    // true: `time` is TensorRT-LLM's; no data of this engine was fitted
+  std::string_view memory_rule;   // one sentence: how the KV cache is sized
+  std::string_view memory_source; // where that rule and its defaults come from
+};
+const EngineProfile& engine_profile(Engine e);
+
+// The engine flags a user may give; unset = the profile's default. Names as
+// the engines spell them (--gpu-memory-utilization, --max-model-len, ...).
+struct EngineFlags {
+  std::optional<double> gpu_memory_utilization;         // vllm, in (0, 1]
+  std::optional<double> kv_cache_free_gpu_mem_fraction; // trtllm, in (0, 1]
+  std::optional<double> mem_fraction_static;            // sglang, in (0, 1]
+  std::optional<int64_t> max_model_len;                 // tokens; <= the model's limit
+  std::optional<int64_t> max_num_batched_tokens;        // tokens per step (trtllm: max_num_tokens)
+  std::optional<int64_t> max_num_seqs;                  // sequences per step (trtllm: max_batch_size)
+  std::optional<int64_t> block_size;                    // tokens per KV block, >= 1
+  std::optional<double> reserve;                        // --reserve when no engine fraction is given:
+                                                        // fraction = 1 - reserve
+  bool allow_long_max_model_len = false;                // max_model_len may exceed the model's limit
+                                                        // (vLLM's VLLM_ALLOW_LONG_MAX_MODEL_LEN)
+  bool any_memory_fraction() const {
+    return gpu_memory_utilization || kv_cache_free_gpu_mem_fraction || mem_fraction_static;
+  }
+};
+
+// A request shape, when the command knows one: trtllm-bench sizes the
+// engine's batch and token limits from it (isl = osl = 0: unknown).
+struct EngineWorkload {
+  int64_t isl = 0, osl = 0;
+};
+
+// Every setting resolved: the flags over the profile's defaults.
+struct EngineSettings {
+  Engine engine = kDefaultEngine;
+  double memory_fraction = 0;       // the engine's fraction (utilization / free fraction / static fraction)
+  bool fraction_from_reserve = false;  // set as 1 - --reserve (no engine flag given)
+  int64_t block_size = 0;           // tokens per KV block
+  int64_t max_num_batched_tokens = 0;  // tokens one step carries (decode + prefill chunk)
+  int64_t max_num_seqs = 0;         // sequences one step carries
+  int64_t max_model_len = 0;        // tokens one sequence may hold
+  bool limits_from_workload = false;  // trtllm: max_num_seqs / tokens from trtllm-bench's heuristic
+  // Admission: trtllm reserves each sequence's whole length when it admits it
+  // ("guaranteed no evict"); vllm and sglang allocate blocks as sequences grow.
+  bool reserve_whole_request = false;
+  // Sliding windows: vllm and sglang keep a window layer's last n_swa tokens;
+  // TensorRT-LLM keeps the whole context unless its max_attention_window_size
+  // is set (its default is the sequence length), so trtllm does not.
+  bool sliding_window = true;
+  // What the memory estimates depend on (from the model and the GPU).
+  double total_bytes = 0;                  // the GPU's memory as the engine sees it
+  double activation_bytes_per_token = 0;   // per GPU, per token of the step budget
+  double logits_bytes_per_sequence = 0;    // per GPU, per sequence of the step
+  double non_torch_bytes = 0;              // per GPU
+};
+
+// The checks resolve_engine_settings makes on the flags alone (ranges, a flag
+// of another engine, max_model_len against the model's limit): a search runs
+// them once before it resolves any candidate. Errors as resolve's.
+Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m);
+
+// Resolves the settings for one prepared deployment of `m` on `gpu` (the
+// memory the engine sees is gpu.usable_capacity_bytes()). `w` is the request
+// shape when the command knows one. Errors name the field the flag sets
+// (gpu_memory_utilization, kv_cache_free_gpu_mem_fraction,
+// mem_fraction_static, max_model_len, max_num_batched_tokens, max_num_seqs,
+// block_size) and what is allowed; a flag of another engine is refused.
+Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
+                                               const GpuSpec& gpu, const PreparedDeployment& d,
+                                               const EngineWorkload& w);
+
+// The engine's memory, per GPU (worst pipeline stage), as its startup log
+// states it. Bytes are real numbers (the engines print GiB with 2 decimals).
+struct EngineMemory {
+  double total_bytes = 0;            // what the engine sees as the GPU's memory
+  double usable_bytes = 0;           // vllm: utilization x total; trtllm: total; sglang: fraction x total
+  double weights_bytes = 0;
+  double non_torch_bytes = 0;        // CUDA context, library workspaces, NCCL buffers (estimate)
+  double activation_peak_bytes = 0;  // the forward pass's peak at the step limits (estimate)
+  double kv_cache_bytes_per_gpu = 0; // may be <= 0: nothing left for KV
+  int64_t kv_bytes_per_token = 0;    // on this GPU (all of its layers)
+  int64_t gpu_blocks = 0;            // KV blocks of block_size tokens
+  int64_t kv_cache_tokens = 0;       // gpu_blocks x block_size (per replica: every rank holds its share)
+  double max_concurrency = 0;        // kv_cache_tokens / max_model_len
+};
+
+// REQUIRES: s from resolve_engine_settings for `d`. Pure, allocation-free.
+EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s);
+
+// Sequences the engine holds at once when each ends at `last_context` tokens
+// and holds `mean_context` on average: whole blocks of the last context per
+// sequence when it reserves whole requests (trtllm), else of the mean; at most
+// max_num_seqs; 0 when none fits. Pure.
+int64_t engine_admitted_sequences(const EngineMemory& m, const EngineSettings& s, double last_context,
+                                  double mean_context);
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_ENGINE_PROFILE_H_

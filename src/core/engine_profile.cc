@@ -1,0 +1,454 @@
+#include "modelcalc/engine_profile.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <string>
+#include <system_error>
+
+#include "embedded_data.h"
+#include "modelcalc/deployment.h"
+#include "modelcalc/gpu.h"
+#include "modelcalc/model.h"
+
+namespace modelcalc {
+
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+constexpr int64_t kMaxLimit = int64_t{1} << 30;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string fixed(double v) { return fmt::format("{}", v); }
+
+}  // namespace
+
+std::string_view engine_name(Engine e) {
+  switch (e) {
+    case Engine::kTrtllm: return "trtllm";
+    case Engine::kVllm: return "vllm";
+    case Engine::kSglang: return "sglang";
+  }
+  return "?";
+}
+
+Result<Engine> parse_engine(std::string_view text, std::string_view field) {
+  const std::string t = lower(text);
+  if (t == "trtllm" || t == "tensorrt-llm" || t == "trt-llm" || t == "tensorrtllm") return Engine::kTrtllm;
+  if (t == "vllm") return Engine::kVllm;
+  if (t == "sglang") return Engine::kSglang;
+  return Status::InvalidArgument(field, "unknown engine '" + std::string(text) + "'; choose trtllm, vllm or sglang");
+}
+
+// ---------------------------------------------------------------- time parameters
+
+double step_param(const StepTimeParams& p, int i) {
+  switch (i) {
+    case 0: return p.gemm_fraction;
+    case 1: return p.moe_gemm_fraction;
+    case 2: return p.hbm_fraction;
+    case 3: return p.kv_read_fraction;
+    case 4: return p.attention_fraction;
+    case 5: return p.allreduce_efficiency;
+    case 6: return p.overlap_loss;
+    case 7: return p.step_overhead_s;
+    case 8: return p.sequence_overhead_s;
+    case 9: return p.allreduce_latency_s;
+    default: return 0;
+  }
+}
+
+void set_step_param(StepTimeParams* p, int i, double v) {
+  switch (i) {
+    case 0: p->gemm_fraction = v; break;
+    case 1: p->moe_gemm_fraction = v; break;
+    case 2: p->hbm_fraction = v; break;
+    case 3: p->kv_read_fraction = v; break;
+    case 4: p->attention_fraction = v; break;
+    case 5: p->allreduce_efficiency = v; break;
+    case 6: p->overlap_loss = v; break;
+    case 7: p->step_overhead_s = v; break;
+    case 8: p->sequence_overhead_s = v; break;
+    case 9: p->allreduce_latency_s = v; break;
+    default: break;
+  }
+}
+
+std::string_view step_param_name(int i) {
+  static constexpr std::string_view kNames[kStepTimeParamCount] = {
+      "gemm_fraction",        "moe_gemm_fraction", "hbm_fraction",    "kv_read_fraction",
+      "attention_fraction",   "allreduce_efficiency", "overlap_loss", "step_overhead_s",
+      "sequence_overhead_s",  "allreduce_latency_s"};
+  return i >= 0 && i < kStepTimeParamCount ? kNames[i] : "?";
+}
+
+bool step_param_is_seconds(int i) { return i >= 7 && i < kStepTimeParamCount; }
+
+bool step_param_in_range(int i, double v) {
+  if (step_param_is_seconds(i)) return v >= 0 && v < 1;
+  if (i == 6) return v >= 0 && v <= 1;
+  return v > 0 && v <= 1;
+}
+
+StepTimeParams ideal_step_params() { return StepTimeParams{}; }
+
+Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::string_view tsv) {
+  std::vector<std::pair<Engine, StepTimeParams>> out;
+  std::vector<std::array<bool, kStepTimeParamCount>> seen;
+  bool header = false;
+  size_t line_no = 0;
+  while (!tsv.empty()) {
+    const size_t nl = tsv.find('\n');
+    const std::string_view line = tsv.substr(0, nl);
+    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    const std::string where = "engine_profiles.tsv line " + std::to_string(line_no);
+    std::vector<std::string_view> cols;
+    for (size_t start = 0;;) {
+      const size_t tab = line.find('\t', start);
+      cols.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
+      if (tab == std::string_view::npos) break;
+      start = tab + 1;
+    }
+    if (cols.size() != 3) {
+      return Status::InvalidArgument(where, "expected 3 tab-separated columns: engine, parameter, value");
+    }
+    if (!header) {
+      if (cols[0] != "engine" || cols[1] != "parameter" || cols[2] != "value") {
+        return Status::InvalidArgument(where, "header must be: engine, parameter, value");
+      }
+      header = true;
+      continue;
+    }
+    auto e = parse_engine(cols[0], where);
+    if (!e.ok()) return e.status();
+    int idx = -1;
+    for (int i = 0; i < kStepTimeParamCount; ++i) {
+      if (step_param_name(i) == cols[1]) idx = i;
+    }
+    if (idx < 0) return Status::InvalidArgument(where, "unknown parameter '" + std::string(cols[1]) + "'");
+    double v = 0;
+    const auto [p, ec] = std::from_chars(cols[2].data(), cols[2].data() + cols[2].size(), v);
+    if (ec != std::errc() || p != cols[2].data() + cols[2].size() || !std::isfinite(v)) {
+      return Status::InvalidArgument(where, "value is not a number");
+    }
+    if (!step_param_in_range(idx, v)) {
+      return Status::InvalidArgument(where, std::string(step_param_name(idx)) +
+                                                (step_param_is_seconds(idx) ? " must be in [0, 1) seconds"
+                                                 : idx == 6                 ? " must be a fraction in [0, 1]"
+                                                                            : " must be a fraction in (0, 1]"));
+    }
+    size_t k = 0;
+    while (k < out.size() && out[k].first != *e) ++k;
+    if (k == out.size()) {
+      out.push_back({*e, StepTimeParams{}});
+      seen.push_back({});
+    }
+    if (seen[k][static_cast<size_t>(idx)]) return Status::InvalidArgument(where, "parameter listed twice");
+    seen[k][static_cast<size_t>(idx)] = true;
+    set_step_param(&out[k].second, idx, v);
+  }
+  if (!header) return Status::InvalidArgument("engine_profiles.tsv", "no header line");
+  for (size_t k = 0; k < out.size(); ++k) {
+    for (int i = 0; i < kStepTimeParamCount; ++i) {
+      if (!seen[k][static_cast<size_t>(i)]) {
+        return Status::InvalidArgument("engine_profiles.tsv", std::string(engine_name(out[k].first)) + " lacks " +
+                                                                  std::string(step_param_name(i)));
+      }
+    }
+  }
+  return out;
+}
+
+std::string format_engine_params(std::span<const std::pair<Engine, StepTimeParams>> rows, std::string_view header) {
+  std::string out(header);
+  out += "engine\tparameter\tvalue\n";
+  for (const auto& [e, p] : rows) {
+    for (int i = 0; i < kStepTimeParamCount; ++i) {
+      // 6 significant digits: the fit's own precision is far coarser.
+      out += fmt::format("{}\t{}\t{:.6g}\n", engine_name(e), step_param_name(i), step_param(p, i));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- profiles
+
+const EngineProfile& engine_profile(Engine e) {
+  static const std::array<EngineProfile, 3> profiles = [] {
+    const auto rows = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
+    const StepTimeParams* trt = nullptr;
+    for (const auto& [eng, p] : rows) {
+      if (eng == Engine::kTrtllm) trt = &p;
+    }
+    if (trt == nullptr) embedded_data_defect("engine_profiles.tsv", "no trtllm parameters");
+    std::array<EngineProfile, 3> out;
+    for (Engine k : kAllEngines) {
+      EngineProfile& pr = out[static_cast<size_t>(k)];
+      pr.engine = k;
+      pr.name = engine_name(k);
+      pr.time = *trt;
+      pr.time_inherited = k != Engine::kTrtllm;
+      for (const auto& [eng, p] : rows) {
+        if (eng == k) {
+          pr.time = p;
+          pr.time_inherited = false;
+        }
+      }
+    }
+    out[0].display = "TensorRT-LLM";
+    out[0].memory_rule =
+        "KV = kv_cache_free_gpu_mem_fraction x (total - weights - runtime memory - activation buffers); each "
+        "sequence reserves its whole length when admitted (guaranteed no evict); max_batch_size and max_num_tokens "
+        "as trtllm-bench's build heuristic sets them from the request shape (else trtllm-build's 2048 and 8192)";
+    out[0].memory_source =
+        "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @258c7540 (kv_cache_free_gpu_mem_fraction "
+        "0.95 in most published runs, default 0.90; Guaranteed No Evict); tensorrt_llm/bench/build/tuning.py "
+        "(calc_engine_setting, finetune_setting)";
+    out[1].display = "vLLM";
+    out[1].memory_rule =
+        "KV = gpu_memory_utilization x total - weights - non-torch memory - activation peak of the profiling run; "
+        "blocks of block_size tokens allocated as sequences grow";
+    out[1].memory_source =
+        "vllm-project/vllm PR #10511 (memory profiling: total x utilization - weights - non_torch - activation "
+        "peak); vllm/engine/arg_utils.py (max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs of >= 70 GiB "
+        "other than the A100, else 2048 and 256); block_size 16";
+    out[2].display = "SGLang";
+    out[2].memory_rule = "KV pool = mem_fraction_static x total - weights (the rest holds activations and graphs)";
+    out[2].memory_source =
+        "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 "
+        "at 4, 0.81 at 8, 0.79 at 16; chunked_prefill_size 8192, 2048 below 25,000 MiB); page size 1";
+    return out;
+  }();
+  return profiles[static_cast<size_t>(e)];
+}
+
+// ---------------------------------------------------------------- settings
+
+namespace {
+
+Status check_fraction(const std::optional<double>& v, const char* field) {
+  if (v && !(*v > 0 && *v <= 1)) {
+    return Status::InvalidArgument(field, "must be a fraction in (0, 1], got " + fixed(*v));
+  }
+  return Status::Ok();
+}
+
+Status check_limit(const std::optional<int64_t>& v, const char* field) {
+  if (v && (*v < 1 || *v > kMaxLimit)) {
+    return Status::InvalidArgument(field, "must be a whole number from 1 to 2^30, got " + std::to_string(*v));
+  }
+  return Status::Ok();
+}
+
+Status refuse(const char* field, Engine given, const char* owner) {
+  return Status::InvalidArgument(field, std::string("applies to --engine ") + owner + ", not " +
+                                            std::string(engine_name(given)));
+}
+
+// trtllm-bench's build heuristic (tensorrt_llm/bench/build/tuning.py,
+// calc_engine_setting + finetune_setting): the engine's max batch size and
+// max_num_tokens from the request shape. Memory in GiB over all tp x pp GPUs;
+// KV requests at the whole request length; batch capped at 4096 / pp, tokens
+// at B x (1 + isl / osl) capped at 32768, both rounded up as it rounds them.
+void trtllm_bench_limits(double total_bytes, double weights_all, double kv_token_bytes_all, int64_t pp,
+                         int64_t gpus, int64_t isl, int64_t osl, double fraction, int64_t* max_bs,
+                         int64_t* max_tokens) {
+  const double avail = total_bytes * static_cast<double>(gpus) - weights_all;
+  const double requests = avail * fraction / kv_token_bytes_all / static_cast<double>(isl + osl);
+  const double raw_bs = std::max(0.0, std::min(requests, 4096.0)) / static_cast<double>(pp);
+  const double raw_tok = std::min(raw_bs * (1.0 + static_cast<double>(isl) / static_cast<double>(osl)), 32768.0);
+  auto up = [](double v, double step) { return step * std::ceil(v / step); };
+  double bs = 0, tok = 0;
+  if (raw_bs < 256) {
+    bs = std::max(64.0, up(raw_bs, 32));
+  } else if (raw_bs < 1024) {
+    bs = up(raw_bs, 128);
+  } else {
+    bs = up(raw_bs, 256);
+  }
+  if (raw_tok < 4096) {
+    tok = std::max(2048.0, up(raw_tok, 256));
+  } else if (raw_tok < 8192) {
+    tok = up(raw_tok, 512);
+  } else {
+    tok = up(raw_tok, 1024);
+  }
+  *max_bs = static_cast<int64_t>(bs);
+  *max_tokens = static_cast<int64_t>(tok);
+}
+
+}  // namespace
+
+Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m) {
+  MC_RETURN_IF_ERROR(check_fraction(f.gpu_memory_utilization, "gpu_memory_utilization"));
+  MC_RETURN_IF_ERROR(check_fraction(f.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction"));
+  MC_RETURN_IF_ERROR(check_fraction(f.mem_fraction_static, "mem_fraction_static"));
+  MC_RETURN_IF_ERROR(check_limit(f.max_model_len, "max_model_len"));
+  MC_RETURN_IF_ERROR(check_limit(f.max_num_batched_tokens, "max_num_batched_tokens"));
+  MC_RETURN_IF_ERROR(check_limit(f.max_num_seqs, "max_num_seqs"));
+  if (f.block_size && (*f.block_size < 1 || *f.block_size > (int64_t{1} << 20))) {
+    return Status::InvalidArgument("block_size", "must be a whole number of tokens from 1 to 2^20, got " +
+                                                     std::to_string(*f.block_size));
+  }
+  if (f.reserve && !(*f.reserve >= 0 && *f.reserve < 1)) {
+    return Status::InvalidArgument("reserve_fraction", "must be a fraction in [0, 1) of memory kept back");
+  }
+  if (f.gpu_memory_utilization && e != Engine::kVllm) return refuse("gpu_memory_utilization", e, "vllm");
+  if (f.kv_cache_free_gpu_mem_fraction && e != Engine::kTrtllm) {
+    return refuse("kv_cache_free_gpu_mem_fraction", e, "trtllm");
+  }
+  if (f.mem_fraction_static && e != Engine::kSglang) return refuse("mem_fraction_static", e, "sglang");
+  if (f.max_model_len && m.n_ctx_train > 0 && *f.max_model_len > m.n_ctx_train && !f.allow_long_max_model_len) {
+    return Status::InvalidArgument("max_model_len", "must be at most the model's " + std::to_string(m.n_ctx_train) +
+                                                        " tokens (max_position_embeddings), got " +
+                                                        std::to_string(*f.max_model_len) +
+                                                        " (--allow-long-max-model-len overrides, as vLLM's "
+                                                        "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)");
+  }
+  return Status::Ok();
+}
+
+Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
+                                               const GpuSpec& gpu, const PreparedDeployment& d,
+                                               const EngineWorkload& w) {
+  MC_RETURN_IF_ERROR(check_engine_flags(e, f, m));
+  EngineSettings s;
+  s.engine = e;
+  s.total_bytes = gpu.usable_capacity_bytes();
+  const int64_t tp = d.split.tp, pp = d.split.pp;
+  const double from_reserve = f.reserve ? 1.0 - *f.reserve : 0.0;
+  s.fraction_from_reserve = f.reserve.has_value() && !f.any_memory_fraction();
+  switch (e) {
+    case Engine::kTrtllm:
+      s.memory_fraction = f.kv_cache_free_gpu_mem_fraction.value_or(f.reserve ? from_reserve : 0.95);
+      s.block_size = f.block_size.value_or(64);
+      s.reserve_whole_request = true;
+      s.sliding_window = false;
+      break;
+    case Engine::kVllm:
+      s.memory_fraction = f.gpu_memory_utilization.value_or(f.reserve ? from_reserve : 0.90);
+      s.block_size = f.block_size.value_or(16);
+      break;
+    case Engine::kSglang: {
+      const double by_tp = tp >= 16 ? 0.79 : tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88;
+      s.memory_fraction = f.mem_fraction_static.value_or(f.reserve ? from_reserve : by_tp);
+      s.block_size = f.block_size.value_or(1);
+      break;
+    }
+  }
+  if (!(s.memory_fraction > 0)) {
+    return Status::InvalidArgument("reserve_fraction", "leaves the engine no memory");
+  }
+  s.max_model_len = f.max_model_len.value_or(m.n_ctx_train > 0 ? m.n_ctx_train : kMaxLimit);
+
+  // The step limits.
+  const double weights_all = static_cast<double>(d.weights.total()) * static_cast<double>(tp * pp);
+  const double kv_token_all =
+      static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(tp) * static_cast<double>(d.n_layer) *
+      static_cast<double>(d.kv_bits) / 8.0;
+  int64_t seqs = 0, tokens = 0;
+  switch (e) {
+    case Engine::kTrtllm:
+      if (w.isl > 0 && w.osl > 0) {
+        trtllm_bench_limits(s.total_bytes, weights_all, kv_token_all, pp, tp * pp, w.isl, w.osl, s.memory_fraction,
+                            &seqs, &tokens);
+        s.limits_from_workload = true;
+      } else {
+        seqs = 2048;  // trtllm-build's defaults (max_batch_size, max_num_tokens)
+        tokens = 8192;
+      }
+      break;
+    case Engine::kVllm: {
+      const bool large = s.total_bytes >= 70 * kGiB && lower(gpu.key).find("a100") == std::string::npos;
+      seqs = large ? 1024 : 256;
+      tokens = large ? 8192 : 2048;
+      break;
+    }
+    case Engine::kSglang:
+      seqs = kMaxLimit;  // max_running_requests: bounded by the pool
+      tokens = s.total_bytes < 25000.0 * 1048576.0 ? 2048 : 8192;
+      break;
+  }
+  s.max_num_seqs = f.max_num_seqs.value_or(seqs);
+  s.max_num_batched_tokens = f.max_num_batched_tokens.value_or(tokens);
+
+  // Memory estimates (docs/prediction.md): the forward pass over a step of C
+  // tokens holds, per token, the residual stream and attention input (3 d) and
+  // the FFN's gate/up outputs with the activation (1.5 x its widest
+  // intermediate on this rank), 16-bit; per sequence, fp32 logits and
+  // probabilities over the whole vocabulary (gathered on every rank).
+  const int64_t k = m.ffn_gated ? 2 : 1;
+  const int64_t moe_w = m.n_expert > 0 ? (m.n_expert_used * m.n_ff_exp + m.n_expert_shared * m.n_ff_shexp) * k : 0;
+  const double w_ffn = static_cast<double>(std::max(m.n_ff * k, moe_w)) / static_cast<double>(tp);
+  s.activation_bytes_per_token = (3.0 * static_cast<double>(m.n_embd) + 1.5 * w_ffn) * 2.0;
+  s.logits_bytes_per_sequence = static_cast<double>(m.n_vocab) * 4.0 * 2.0;
+  // CUDA context and library workspaces, 1 GiB, plus NCCL / custom all-reduce
+  // buffers growing with TP, 1 GiB x 2 (tp - 1) / tp (vLLM logs 1.79 GiB more
+  // at TP 2 than at TP 1 on H100, PR #10511). SGLang keeps them in its
+  // 1 - mem_fraction_static.
+  s.non_torch_bytes = e == Engine::kSglang
+                          ? 0.0
+                          : kGiB * (1.0 + 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp));
+  return s;
+}
+
+EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s) {
+  EngineMemory m;
+  m.total_bytes = s.total_bytes;
+  m.weights_bytes = static_cast<double>(d.weights.total());
+  const int64_t layers = d.stage_full_layers + d.stage_swa_layers;
+  m.kv_bytes_per_token = (d.kv_elems_per_layer * layers * d.kv_bits + 7) / 8;
+  const double act = static_cast<double>(s.max_num_batched_tokens) * s.activation_bytes_per_token +
+                     static_cast<double>(std::min<int64_t>(s.max_num_seqs, s.max_num_batched_tokens)) *
+                         s.logits_bytes_per_sequence;
+  switch (s.engine) {
+    case Engine::kTrtllm:
+      m.usable_bytes = s.total_bytes;
+      m.non_torch_bytes = s.non_torch_bytes;
+      m.activation_peak_bytes = act;
+      m.kv_cache_bytes_per_gpu =
+          s.memory_fraction * (s.total_bytes - m.weights_bytes - m.non_torch_bytes - m.activation_peak_bytes);
+      break;
+    case Engine::kVllm:
+      m.usable_bytes = s.memory_fraction * s.total_bytes;
+      m.non_torch_bytes = s.non_torch_bytes;
+      m.activation_peak_bytes = act;
+      m.kv_cache_bytes_per_gpu = m.usable_bytes - m.weights_bytes - m.non_torch_bytes - m.activation_peak_bytes;
+      break;
+    case Engine::kSglang:
+      m.usable_bytes = s.memory_fraction * s.total_bytes;
+      m.kv_cache_bytes_per_gpu = m.usable_bytes - m.weights_bytes;
+      break;
+  }
+  const double block_bytes = static_cast<double>(s.block_size) * static_cast<double>(m.kv_bytes_per_token);
+  if (m.kv_cache_bytes_per_gpu > 0 && block_bytes > 0) {
+    const double blocks = std::floor(m.kv_cache_bytes_per_gpu / block_bytes);
+    m.gpu_blocks = blocks < 1e15 ? static_cast<int64_t>(blocks) : int64_t{1} << 50;
+  }
+  m.kv_cache_tokens = m.gpu_blocks * s.block_size;
+  m.max_concurrency = s.max_model_len > 0 ? static_cast<double>(m.kv_cache_tokens) / static_cast<double>(s.max_model_len)
+                                          : 0.0;
+  return m;
+}
+
+int64_t engine_admitted_sequences(const EngineMemory& m, const EngineSettings& s, double last_context,
+                                  double mean_context) {
+  if (m.gpu_blocks <= 0) return 0;
+  const double bs = static_cast<double>(s.block_size);
+  // On demand, a sequence's last block is half full on average.
+  const double per_seq = s.reserve_whole_request ? std::ceil(last_context / bs) : mean_context / bs + 0.5;
+  const double n = std::floor(static_cast<double>(m.gpu_blocks) / per_seq);
+  const double capped = std::min(n, static_cast<double>(s.max_num_seqs));
+  return capped >= 1 ? static_cast<int64_t>(capped) : 0;
+}
+
+}  // namespace modelcalc
