@@ -121,6 +121,10 @@ struct KvBudgetResult {
   double kv_bytes_per_sequence_one_copy = 0;  // at context, before replication over GPUs
   int64_t kv_bytes_per_sequence_mha = 0;
   double kv_ratio = 0;                  // MHA / actual
+  // Recurrent state one sequence holds over all GPUs, whatever its length (16-bit,
+  // as the deployment engine's default state dtype); 0 without recurrent layers.
+  // Every sequence count below reserves it beside the KV.
+  int64_t state_bytes_per_sequence = 0;
   int64_t max_sequences = 0;
   int64_t max_sequences_mha = 0;
   double gqa_sequence_gain = 0;         // max_sequences / max_sequences_mha; 0 when no MHA sequence fits

@@ -26,6 +26,9 @@
 //   replicas, and its all-to-all, is not modelled.)
 // * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
 //   aggregate rates multiply by dp.
+// * A quantized checkpoint (ModelSpec::quant): weight_dtype applies to the parts it
+//   quantizes, the parts it keeps in 16 bits stay bf16 (gpt-oss: MXFP4 experts, bf16
+//   attention); its fp8 block scales and group size apply to its own dtype.
 // * Quantized weights (int8/int4/fp8/nvfp4/mxfp4): block matrices in weight_dtype;
 //   embeddings, lm_head, norms, routers, biases and position tables stay 16-bit
 //   (fp32 if the weights are fp32); the shard's `scales` hold the group scales the
@@ -36,6 +39,13 @@
 // * Time of one step: max(compute, memory) per stage (compute and memory overlap
 //   perfectly), stages run one after another (no micro-batching), communication
 //   is NOT overlapped: seconds = pp x max(flops/peak, bytes/bw) + comm.
+// * Per-layer kinds: KV only for layers with attention; a sliding layer holds
+//   and reads min(T, window) tokens, a chunked layer min(T, chunk) (its largest
+//   chunk); a recurrent layer holds a fixed state per sequence (any length),
+//   reads and writes it back each decode step and spends O(state) FLOPs a
+//   token; a DSA layer holds every token's latent and indexer key, scores all
+//   indexer keys and attends to at most top-k latents. max_sequences divides
+//   the free memory by KV + state per sequence.
 // * Regime: capacity-bound if the batch cannot be held (or the weights do not
 //   fit); else communication-bound if comm exceeds the compute/memory time; else
 //   compute- or bandwidth-bound by which of flops/peak and bytes/bw is larger,
@@ -86,12 +96,18 @@ Dtype default_compute_dtype(Dtype weight, const GpuSpec& gpu);
 // The KV cache dtype when none is given: 16-bit, NOT following quantized
 // weights (fp16 weights -> fp16, fp32 -> fp32, everything else -> bf16).
 Dtype default_kv_dtype(Dtype weight);
+// A model's defaults: the dtype its checkpoint stores its quantized parts in
+// (ModelSpec::quant), else `fallback`; the KV dtype its checkpoint states, else
+// default_kv_dtype(weight). Every command takes its defaults from these.
+Dtype default_weight_dtype(const ModelSpec& m, Dtype fallback);
+Dtype default_kv_dtype(const ModelSpec& m, Dtype weight);
 
 struct DeploymentOptions {
   Parallelism split;                         // default: one GPU
   Dtype weight_dtype = Dtype::kBf16;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
-  std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(weight_dtype)
+  std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(model, weight_dtype)
+  std::optional<Dtype> state_dtype;          // recurrent state; default: default_kv_dtype(weight_dtype)
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   bool fp8_block_scales = false;  // fp8: one fp32 scale per 128 x 128 block (DeepSeek-V3 checkpoints)
   double reserve_fraction = kCeilingReserveFraction;  // of capacity kept back, in [0, 1)
@@ -115,17 +131,25 @@ struct WeightShard {
   int64_t experts = 0;     // routed experts
   int64_t other = 0;       // norms, routers, biases (16-bit, replicated or sharded as they are)
   int64_t scales = 0;      // group scales of the block matrices (dtype table: int8/int4, nvfp4, mxfp4, fp8 blocks)
-  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales; }
+  int64_t recurrent = 0;   // recurrent mixers (Mamba, Gated DeltaNet), sharded by heads
+  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent; }
 };
 
 // Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
 struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
+  Dtype state_dtype = Dtype::kBf16;  // recurrent state
   int64_t quant_group_size = kDefaultQuantGroupSize;
   bool fp8_block_scales = false;
   double reserve_fraction = kCeilingReserveFraction;
   double workspace_bytes = 0;
+  // A quantized checkpoint (ModelSpec::quant): weight_dtype is what its quantized
+  // parts are served in; the parts it keeps in 16 bits are bf16 (or weight_dtype
+  // when that is 16 or 32 bits). Without one every part is weight_dtype.
+  bool checkpoint_quant = false;
+  Dtype attention_dtype = Dtype::kBf16, mlp_dtype = Dtype::kBf16, experts_dtype = Dtype::kBf16,
+        recurrent_dtype = Dtype::kBf16;
 
   // Hardware (one GPU) and the links the split uses.
   double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // usable capacity; peak of compute_dtype
@@ -141,9 +165,21 @@ struct PreparedDeployment {
   int64_t stage_swa_layers = 0;         // worst stage: sliding-window layers
   int64_t n_swa = 0;                    // window length (tokens)
   double memory_budget = 0;             // capacity x (1 - reserve) - workspace
+  // Per-layer kinds beyond full/sliding (hybrid models; all 0 for the others).
+  int64_t stage_chunked_layers = 0;     // worst stage: chunked-attention layers
+  int64_t n_chunk = 0;                  // chunk length (tokens)
+  int64_t stage_recurrent_layers = 0;   // worst stage: layers with a recurrent mixer
+  int64_t state_bits = 16;              // bits of one recurrent-state element
+  int64_t state_elems_per_layer = 0;    // recurrent state of one sequence, one layer, one rank (elements)
+  // DeepSeek Sparse Attention: each full layer also caches index_elems_per_layer
+  // indexer-key elements per token (whole on every rank) and attends to at most
+  // index_topk keys; 0 = no indexer.
+  int64_t index_elems_per_layer = 0;
+  int64_t index_topk = 0;
 
   // Decode/prefill per rank, summed over the pp stages (one "column" of ranks).
   int64_t n_layer = 0, n_full_layers = 0, n_swa_layers = 0, n_moe_layers = 0;
+  int64_t n_chunked_layers = 0, n_recurrent_layers = 0;
   int64_t n_embd = 0;
   double dense_bytes = 0;           // non-routed block weights one rank reads per step (incl. scales)
   double expert_bytes = 0;          // bytes of ONE routed expert of ONE layer on one rank (incl. scales)
@@ -154,13 +190,16 @@ struct PreparedDeployment {
   double lm_head_flops_per_token = 0;   // 2 x V x d / tp
   double attn_flops_per_key_decode = 0;   // per layer per key per rank (GQA, or MLA absorbed)
   double attn_flops_per_key_prefill = 0;  // per layer per key per rank (MLA not absorbed)
+  double index_flops_per_key = 0;         // DSA indexer scores: per full layer per key per rank
+  double state_flops_per_token = 0;       // recurrent update + readout per recurrent layer per token per rank
   double act_bytes = 2;             // bytes per activation element sent over links (16-bit)
   // Activation bytes the non-GEMM kernels move per token through HBM, all layers of one rank
   // column: two norms and the residual read and written (6 d, replicated on every TP rank) and the
   // gated FFN's activation (reads gate and up, writes their product: 1.5 x the widest FFN
   // intermediate / tp), x act_bytes. The ceiling assumes them fused away; the prediction reads them.
   double elementwise_bytes_per_token = 0;
-  double allreduces_per_layer = 0;  // 2 when tp > 1 (attention + MLP), else 0
+  double allreduces_per_layer = 0;  // when tp > 1: sublayers per layer on average (2: attention +
+                                    // MLP; a mixer-only block 1), else 0
   double ring_factor = 0;           // 2 (tp - 1) / tp
 };
 
@@ -170,14 +209,17 @@ struct DecodeBytes {
   double experts = 0;        // routed experts expected to be touched
   double lm_head = 0;        // the lm_head shard, in full
   double embedding_rows = 0; // B rows of the input table (its share on this GPU)
-  double kv = 0;             // every sequence's KV on this GPU
-  double total() const { return weights + experts + lm_head + embedding_rows + kv; }
+  double kv = 0;             // every sequence's KV on this GPU (a DSA indexer's keys included)
+  double state = 0;          // recurrent state: read and written back once per step, every sequence
+  double total() const { return weights + experts + lm_head + embedding_rows + kv + state; }
 };
 struct DecodeFlops {
   double linear = 0;     // active block matmuls
-  double attention = 0;  // scores + weighted sum over the context, in the kernels' form
+  double attention = 0;  // scores + weighted sum over the keys each layer reads, in the kernels'
+                         // form (a DSA indexer's scores over the whole context included)
   double lm_head = 0;
-  double total() const { return linear + attention + lm_head; }
+  double recurrent = 0;  // recurrent layers' state update and readout, O(state) per token
+  double total() const { return linear + attention + lm_head + recurrent; }
 };
 
 struct DeploymentMemory {   // per GPU, worst pipeline stage
@@ -187,8 +229,9 @@ struct DeploymentMemory {   // per GPU, worst pipeline stage
   WeightShard weights;
   int64_t kv_per_token = 0;     // B of KV one token adds on this GPU (no window filled)
   int64_t kv_per_sequence = 0;  // B of KV one sequence of `context` tokens holds on this GPU
+  int64_t state_per_sequence = 0;  // B of recurrent state one sequence holds on this GPU, any length
   double free_for_kv = 0;       // capacity - reserve - workspace - weights (may be negative)
-  int64_t max_sequences = 0;    // per replica; 0 when the weights do not fit
+  int64_t max_sequences = 0;    // per replica: free / (kv + state per sequence); 0 when the weights do not fit
 };
 
 struct DecodeStep {
@@ -212,8 +255,9 @@ struct DecodeStep {
 
 struct Prefill {
   int64_t prompt_tokens = 0;
-  double flops = 0;             // per GPU, per stage: linear + causal attention + lm_head (last token)
+  double flops = 0;             // per GPU, per stage: linear + causal attention + recurrent + lm_head (last token)
   double attention_flops = 0;
+  double recurrent_flops = 0;   // per GPU, per stage: recurrent layers over the prompt
   double bytes = 0;             // per GPU, per stage: weights once, experts touched, KV written
   double compute_seconds = 0, memory_seconds = 0, comm_seconds = 0;
   double seconds = 0;           // TTFT of one prompt

@@ -118,6 +118,7 @@ struct DiagnosisNumbers {
   double batch = 1, context = 0;  // as used (defaults applied)
   double layers = 0, heads = 0, d_kv = 0, d_attn = 0;  // the shape as used; 0 = not given
   std::optional<double> params, bytes_per_param;
+  std::optional<double> kv_bytes_per_elem;  // the KV cache's bytes per element (the weights' dtype, or 16-bit)
   std::optional<double> weight_bytes;      // N × b
   std::optional<double> kv_bytes_per_seq;  // at `context` tokens
   // Sequences HBM can hold at `context`: the deployment engine's (reserve,

@@ -22,10 +22,16 @@ namespace modelcalc {
 // (e.g. num_key_value_heads, head_dim, tie_word_embeddings); the keys that
 // set the shape (hidden size, layers, heads, FFN width, vocabulary) are
 // required. Legacy remote-code spellings "RefinedWeb"/"RefinedWebModel"
-// (falcon) and "phi-msft" (phi) are read as the architecture they match.
+// (falcon) and "phi-msft" (phi) are read as the architecture they match;
+// "kimi_k2" as deepseek_v3 when its architectures name DeepseekV3ForCausalLM.
+// Multimodal wrappers (gemma3, llama4, mistral3) are read from text_config,
+// their vision tower counted into params_vision. JSON is read as Python writes
+// it (NaN, Infinity: parse_python_json). A quantization_config sets `quant`
+// (docs/models.md); an unknown quant_method is refused.
 Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source);
 
-// Reads `path`: a config.json file, or a folder holding one.
+// Reads `path`: a config.json file, or a folder holding one. A ModelOpt
+// hf_quant_config.json beside it sets `quant` (over the config's own).
 Result<ModelSpec> load_hf_config(const std::string& path);
 
 // The model_type values the reader knows, sorted.

@@ -42,6 +42,7 @@ struct SizeResult {
   int64_t total = 0, active = 0, blocks = 0, blocks_active = 0;
   int64_t embeddings = 0;           // input embedding + lm_head (once when tied) + positions
   bool exact = false;               // params from the reference architecture, not the seed formulas
+  LayerCounts layers;               // layers of each kind (attention, window, chunk, recurrent, FFN)
 
   // 2. Weight memory
   std::array<int64_t, kDtypeCount> weight_bytes_by_dtype{};  // indexed like kAllDtypes
@@ -59,8 +60,9 @@ struct SizeResult {
   double crossover_mlp_tokens = 0;  // attention FLOPs = FFN FLOPs
   int64_t d_attn = 0;               // width attention scores are computed at (h x d_head)
 
-  // 4. KV cache (bytes, exact)
+  // 4. KV cache (bytes, exact); recurrent state is not in the textbook KV
   int64_t kv_per_token = 0, kv_per_seq = 0, kv_mha_per_token = 0, kv_mha_per_seq = 0;
+  int64_t state_per_seq = 0;        // recurrent state one sequence holds (16-bit, as the engine's default), any length
   double kv_mha_ratio = 0;
 
   // 5. Decode ceiling (tokens/s); needs a GPU

@@ -60,7 +60,7 @@ def _context(context, seq):
     return seq
 
 
-def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, gpus=None, tp=None, pp=None,
+def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None, pp=None,
          ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
          allow_long_max_model_len=False):
@@ -70,8 +70,9 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_d
     model: a preset name or a Model. gpu: a catalog name or a Gpu (None: the sections that need hardware are
     left out). context: tokens T per sequence (default: the model's max positions, else 4096); seq= is the
     same keyword under the CLI's other spelling (as in every function here). batch:
-    concurrent sequences B. dtype: the weights' (fp32, fp16, bf16, fp8, int8, int4, nvfp4, mxfp4); kv_dtype:
-    the cache's (default 16-bit: bf16, or fp16/fp32 with such weights). gpus: GPUs pooled by the textbook
+    concurrent sequences B. dtype: the weights' (fp32, fp16, bf16, fp8, int8, int4, nvfp4, mxfp4; default a
+    quantized checkpoint's own, else fp16); kv_dtype: the cache's (default the KV dtype a checkpoint states,
+    else 16-bit: bf16, or fp16/fp32 with such weights). gpus: GPUs pooled by the textbook
     sections and split tp x pp x dp by the engine (default tp x pp x dp, else 1); ep: expert-parallel ranks
     inside the TP group. prompt: prefill tokens (default the context). compute_dtype: the dtype the matmuls
     run in (default: fp8 weights -> fp8, int8/int4 -> bf16, else the weights'). reserve: fraction of memory
@@ -95,7 +96,7 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype="fp16", kv_d
                             max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
-def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype="fp16",
+def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
               kv_dtype=None, workspace=None, mean_len=None, block_size=None, batch=1, prompt=None, tp=None, pp=None,
               ep=None, dp=None, compute_dtype=None, engine=None, gpu_memory_utilization=None,
               kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
@@ -128,7 +129,7 @@ def _price_text(price):
 
 
 def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, tpot=None,
-         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=("bf16", "fp8"), kv_dtype=None, batch=None,
+         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None,
          max_pp=8, price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
          allow_long_max_model_len=False):
@@ -139,7 +140,8 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     tokens/s), concurrency (sequences). ttft, tpot: targets in seconds (0.05 = 50 ms; or "50ms");
     tokens_per_s_per_user: instead of tpot (= 1 / tpot). gpu: kinds to search, catalog names or Gpu
     objects (default every catalog GPU with a price). max_gpus: in total over all replicas. dtype, kv_dtype:
-    the dtypes searched (kv_dtype default bf16, and fp8 on GPUs with an fp8 peak). batch: batch sizes searched
+    the dtypes searched (default a quantized checkpoint's own and its stated KV dtype, else bf16 and fp8
+    weights, and a bf16 cache with fp8 on GPUs with an fp8 peak). batch: batch sizes searched
     (default 1, 2, 4, ..., 65536 and the largest that fits). max_pp: most pipeline stages. price: USD per
     GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the fraction of the ranked
     figures reached on top of the model, in (0, 1]. top: configurations listed. frontier: also the Pareto
@@ -210,7 +212,7 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
 
 
 def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
-               dp=None, dtype="fp16", compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+               dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
                mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
                allow_long_max_model_len=False):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
@@ -230,7 +232,7 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
                                   max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
 
 
-def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype=None, fields=None, on_chunk=None,
+def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
           chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
           mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
           allow_long_max_model_len=False):
@@ -239,7 +241,8 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype="fp16", kv_dtype
     model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max
     positions), batch: sequences, dtype, kv_dtype: dtypes (default a 16-bit cache per row). Each is one value
     or a list, range or NumPy array ("1:64" and "1k:128k:x2" as the CLI reads them). Rows go models
-    outermost, then gpu, context, batch, dtype, kv_dtype innermost. fields: the columns (default the CLI's
+    outermost, then gpu, context, batch, dtype, kv_dtype innermost (dtype default: the models' checkpoint
+    dtype when they agree on one, else fp16). fields: the columns (default the CLI's
     default columns; modelcalc.sweep_columns() lists all, "all" takes every one). The engine keywords (the
     predicted_* columns' profile) as size's.
 

@@ -348,6 +348,48 @@ class Inputs(unittest.TestCase):
         self.assertEqual(modelcalc.size(modelcalc.Model("llama-3.1-8b"), modelcalc.Gpu("h100")).to_dict(), a)
 
 
+class TodaysFamilies(unittest.TestCase):
+    """Every config of tests/fixtures/hf-configs-2026 through Python equals the executable's answer."""
+
+    FIXTURES = os.path.join(SOURCE, "tests", "fixtures", "hf-configs-2026")
+
+    def test_size_and_kv_budget_on_every_config(self):
+        files = sorted(f for f in os.listdir(self.FIXTURES) if f.endswith(".json"))
+        self.assertEqual(len(files), 24)
+        for f in files:
+            path = os.path.join(self.FIXTURES, f)
+            with self.subTest(config=f):
+                got = modelcalc.size(modelcalc.Model(config=path), "h100", gpus=2, context=4096).to_dict()
+                self.assertEqual(got, cli_json(["size", "--config", path, "--gpu", "h100", "--gpus", "2",
+                                                "--seq", "4096", "--json"]))
+                kv = modelcalc.kv_budget(modelcalc.Model(config=path), "h100", gpus=2, context=4096)
+                self.assertEqual(kv["memory_per_gpu"], got["memory_per_gpu"])
+
+    def test_gpt_oss_is_served_as_its_mxfp4_checkpoint(self):
+        # gpt-oss-120b's quantization_config: MXFP4 experts, 16-bit attention (no dtype given).
+        r = modelcalc.size("gpt-oss-120b", "h100")
+        self.assertEqual(r.deployment.weight_dtype, "mxfp4")
+        self.assertEqual(r.deployment.attention_dtype, "bf16")
+        # 2 x 201088 x 2880 x 2 B + attention 955,517,184 x 2 B + experts 114,701,598,720 / 2 + their
+        # E8M0 scales / 32 + (norms 5840 + biases 8000 + router 368,768) x 36 x 2 B.
+        self.assertEqual(r.memory_per_gpu.weights, 65_190_340_224)
+        self.assertEqual(modelcalc.deployment("gpt-oss-120b", "h100").memory.weights.total, 65_190_340_224)
+
+    def test_hybrid_state_is_reserved_per_sequence(self):
+        # Qwen3-Next: 36 Gated DeltaNet layers x (32 x 128 x 128 + 3 x 8192) x 2 B on one GPU.
+        r = modelcalc.size("qwen3-next-80b-a3b", "h200")
+        self.assertEqual(r.memory_per_gpu.state_per_sequence, 36 * (524_288 + 24_576) * 2)
+
+    def test_the_checkpoints_dtype_is_the_default_everywhere(self):
+        # No dtype given: every function takes gpt-oss-120b's MXFP4 checkpoint, as the CLI does.
+        theirs = cli_json(["sweep", "--model", "gpt-oss-120b", "--gpu", "h100", "--batch", "1,8", "--format", "json"])
+        self.assertEqual(modelcalc.sweep("gpt-oss-120b", "h100", batch=[1, 8]).to_rows(), theirs)
+        self.assertEqual(theirs[0]["dtype"], "mxfp4")
+        self.assertEqual(without_wall_time(modelcalc.plan("gpt-oss-120b", isl=1024, osl=256, qps=5, gpu="h100").to_dict()),
+                         without_wall_time(cli_json(["plan", "--model", "gpt-oss-120b", "--isl", "1024", "--osl",
+                                                     "256", "--qps", "5", "--gpu", "h100", "--json"])))
+
+
 class BadInput(unittest.TestCase):
     def assertInputError(self, keyword, fn, *args, **kwargs):
         with self.assertRaises(modelcalc.InputError) as caught:
@@ -445,7 +487,7 @@ class Package(unittest.TestCase):
         sig = inspect.signature(modelcalc.size)
         self.assertEqual(sig.parameters["context"].default, None)
         self.assertEqual(sig.parameters["batch"].default, 1)
-        self.assertEqual(sig.parameters["dtype"].default, "fp16")
+        self.assertEqual(sig.parameters["dtype"].default, None)  # the checkpoint's own, else fp16: the command's
         self.assertEqual(list(inspect.signature(modelcalc.Model).parameters)[:2], ["name", "config"])
         for name in modelcalc.__all__:
             obj = getattr(modelcalc, name)

@@ -56,7 +56,7 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   SizeOptions o;
   o.seq = resolve_seq(f.dep.seq, *model);
   if (f.dep.batch) o.batch = *f.dep.batch;
-  const Dtypes dtypes = resolve_dtypes(f.dep);
+  const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   MC_ASSIGN_OR_RETURN(const CostCeilingResult r, analyze_cost_ceiling(*model, **gpu, gpus, o, price));
@@ -112,7 +112,7 @@ CommandRun setup_cost(FlagSet& flags) {
                         {Dep::kSeq, "the model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);

@@ -56,6 +56,8 @@ Status apply_model_flags(const DiagnoseInputs& f, Evidence* e) {
   }
   if (f.params) e->model.params = *f.params;
   if (f.dep.dtype) e->model.dtype = *f.dep.dtype;
+  // A quantized checkpoint is served in its own dtype unless --dtype says otherwise.
+  if (!e->model.dtype && e->model.spec && e->model.spec->quant) e->model.dtype = e->model.spec->quant->dtype;
   return Status::Ok();
 }
 
@@ -211,7 +213,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kDtype, "fp16"},
+                       {{Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"},
                         {Dep::kGpus, "1; GPUs the model runs on"},
                         {Dep::kBatch, "1; training: the microbatch"},
                         {Dep::kSeq, "the evidence's; training: the sequence length"},

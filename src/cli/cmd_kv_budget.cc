@@ -41,7 +41,7 @@ Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvB
   o.gpus = in.dep.gpus.value_or(1);
   o.context = in.dep.seq.value_or(8192);
   o.reserve = in.dep.reserve.value_or(0.10);
-  const Dtypes dtypes = resolve_dtypes(in.dep);
+  const Dtypes dtypes = resolve_dtypes(in.dep, *m);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   if (in.budget) o.budget = *in.budget;
@@ -91,7 +91,7 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kBatch, "1; sequences decoding together in the modeled step"},
                         {Dep::kPrompt, kPromptDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,

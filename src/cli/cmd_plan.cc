@@ -89,7 +89,7 @@ Result<PlanRequest> read_request(const PlanInputs& f) {
   return r;
 }
 
-Result<PlanSpace> read_space(const PlanInputs& f) {
+Result<PlanSpace> read_space(const PlanInputs& f, const ModelSpec& m) {
   PlanSpace s;
   MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, resolve_priced_gpus(f.gpu, f.price));
   for (const PricedGpu& g : priced) {
@@ -118,9 +118,15 @@ Result<PlanSpace> read_space(const PlanInputs& f) {
     }
     return out;
   };
-  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(f.dtype, "--dtype", parse_dtype));
-  if (!f.kv_dtype.empty()) {  // else the default: 16-bit and fp8 where the GPU has fp8
-    MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(f.kv_dtype, "--kv-dtype", parse_kv_dtype));
+  // Defaults: a quantized checkpoint in its own dtype (and its stated KV dtype), else bf16 and fp8 weights
+  // with PlanSpace's KV default (16-bit and fp8 where the GPU has fp8).
+  const std::string weight_list =
+      !f.dtype.empty() ? f.dtype : m.quant ? std::string(dtype_name(m.quant->dtype)) : std::string("bf16,fp8");
+  MC_ASSIGN_OR_RETURN(s.weight_dtypes, dtypes(weight_list, "--dtype", parse_dtype));
+  const std::string kv_list =
+      !f.kv_dtype.empty() ? f.kv_dtype : m.quant && m.quant->kv ? std::string(dtype_name(*m.quant->kv)) : "";
+  if (!kv_list.empty()) {
+    MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(kv_list, "--kv-dtype", parse_kv_dtype));
     s.fp8_kv_needs_fp8 = false;
   }
   if (!f.batch.empty()) {
@@ -169,7 +175,7 @@ Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
 
 Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
   MC_ASSIGN_OR_RETURN(out->request, read_request(in));
-  MC_ASSIGN_OR_RETURN(out->space, read_space(in));
+  MC_ASSIGN_OR_RETURN(out->space, read_space(in, *m));
   if (out->space.gpus.empty()) {
     return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
   }
@@ -200,9 +206,11 @@ CommandRun setup_plan(FlagSet& flags) {
             &f->tps_per_user)
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price)", &f->gpu)
       .text("--max-gpus", "Most GPUs in total over all replicas, 1 to 2^20 (default: 64)", &f->max_gpus)
-      .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() + " (default: bf16,fp8)", &f->dtype)
+      .text("--dtype", "Weight dtypes to search, a comma list of " + dtype_names() +
+                           " (default: a quantized checkpoint's own dtype, else bf16,fp8)", &f->dtype)
       .text("--kv-dtype", "KV-cache dtypes to search, a comma list of " + dtype_names(true) +
-                              " (default: bf16,fp8, fp8 only on GPUs with an fp8 peak)",
+                              " (default: the KV dtype a checkpoint states, else bf16,fp8, fp8 only on GPUs "
+                              "with an fp8 peak)",
             &f->kv_dtype)
       .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
                        "largest that fits)", &f->batch)

@@ -97,7 +97,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (!gpus.ok()) return gpus.status();
 
   RooflineOptions o;
-  const Dtypes dtypes = resolve_dtypes(f.dep, Dtype::kBf16);
+  const Dtypes dtypes = model ? resolve_dtypes(f.dep, *model, Dtype::kBf16) : resolve_dtypes(f.dep, Dtype::kBf16);
   o.weight_dtype = o.math_dtype = dtypes.weights;
   // Points sit under the weights' own roof where every GPU has it; a format the
   // dtype table runs at the 16-bit roof elsewhere (int4/int8 weight-only, fp4
@@ -182,7 +182,7 @@ CommandRun setup_roofline(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists, {{Dep::kBatch, "1,8,64,256; decode batch sizes"}});
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kSeq, "the model's max positions, else 4096; decode context and prefill prompt"},
-                        {Dep::kDtype, "bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
+                        {Dep::kDtype, "a quantized checkpoint's own, else bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
                         {Dep::kKvDtype, "16-bit (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags
       .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,

@@ -65,7 +65,7 @@ Status run_size(SharedModel m, SharedGpu gpu, const SizeInputs& in, SizeRun* out
   if (o.has_gpu) MC_RETURN_IF_ERROR(require_peak(*gpu));  // the regime needs the ridge point
   o.seq = resolve_seq(in.dep.seq, model);
   o.batch = in.dep.batch.value_or(1);
-  const Dtypes dtypes = resolve_dtypes(in.dep);
+  const Dtypes dtypes = resolve_dtypes(in.dep, model);
   o.weight_dtype = dtypes.weights;
   o.kv_dtype = dtypes.kv;
   if (in.train_tokens) o.train_tokens = *in.train_tokens;
@@ -123,7 +123,7 @@ CommandRun setup_size(FlagSet& flags) {
                                      "the modeled deployment splits them tp x pp x dp"},
                         {Dep::kPrompt, kPromptDefault},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "fp16"}});
+                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
   add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   flags.add<double>("--train-tokens", "Training tokens D for 6·N·D, e.g. 1.5T", &f->train_tokens, parse_positive_count)

@@ -128,6 +128,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
+  default_sweep_dtypes(f.lists, &spec);
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).
@@ -158,6 +159,16 @@ SweepSpec sweep_spec(const DeploymentLists& lists) {
   return spec;
 }
 
+void default_sweep_dtypes(const DeploymentLists& lists, SweepSpec* spec) {
+  if (!lists.dtypes.empty() || spec->models.empty()) return;
+  // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
+  // several quantized alike), else fp16.
+  const Dtype first = default_weight_dtype(spec->models.front(), Dtype::kFp16);
+  bool same = true;
+  for (const ModelSpec& m : spec->models) same = same && default_weight_dtype(m, Dtype::kFp16) == first;
+  spec->dtypes = {same ? first : Dtype::kFp16};
+}
+
 CommandRun setup_sweep(FlagSet& flags) {
   auto f = std::make_shared<SweepFlags>();
   add_model_flags(flags, &f->model);
@@ -165,7 +176,7 @@ CommandRun setup_sweep(FlagSet& flags) {
   add_deployment_lists(flags, &f->lists,
                        {{Dep::kSeq, "each model's max positions, else 4096"},
                         {Dep::kBatch, "1"},
-                        {Dep::kDtype, "fp16"},
+                        {Dep::kDtype, "the models' checkpoint dtype when they share one, else fp16"},
                         {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"}});
   flags.text("--fields", "Columns to print, comma-separated ('help' lists them; default: the default columns)",
              &f->fields)

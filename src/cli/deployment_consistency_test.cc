@@ -12,6 +12,9 @@
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
 #include "test_util.h"
+#include "web_api.h"
+
+#include <filesystem>
 
 namespace modelcalc {
 namespace {
@@ -32,6 +35,7 @@ void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::st
   EXPECT_EQ(a["decode_step"]["tokens_per_s_aggregate"], b["decode_step"]["tokens_per_s_aggregate"]) << what;
   EXPECT_EQ(a["decode_step"]["regime"], b["decode_step"]["regime"]) << what;
   EXPECT_EQ(a["prefill"]["seconds"], b["prefill"]["seconds"]) << what;
+  EXPECT_EQ(a["memory_per_gpu"]["state_per_sequence"], b["memory_per_gpu"]["state_per_sequence"]) << what;
 }
 
 std::vector<Case> setups() {
@@ -105,6 +109,148 @@ TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
     ++compared;
   }
   EXPECT_EQ(compared, 196);  // 7 models x 4 splits x 7 (dtype, GPU); every setup's heads divide by 1, 2, 8, 16
+}
+
+// Today's families, through every command that reports a deployment: a
+// hybrid with recurrent state (Qwen3-Next, Nemotron-H), a sliding/full
+// alternation (gpt-oss-20b, whose checkpoint is MXFP4: an FP4 model), chunked
+// attention (Llama 4 Scout), MLA + a sparse indexer (DeepSeek-V3.2), and an
+// explicit NVFP4. Without --dtype each command serves the checkpoint as stored.
+// size is compared with kv-budget, the library, sweep, diagnose's modeled
+// deployment, roofline and the web API (which serves presets only).
+TEST(DeploymentConsistencyTest, TodaysFamiliesAgreeAcrossCommands) {
+  const GpuSpec h100 = find_gpu("h100").value();
+  const char* models[] = {"qwen3-next-80b-a3b", "nemotron-h-56b", "gpt-oss-20b", "llama-4-scout", "deepseek-v3.2",
+                          "jamba-mini-1.6"};
+  int compared = 0;
+  for (const char* model : models) {
+    for (int64_t g : {1, 2, 8}) {
+      for (const char* dtype : {"", "bf16", "fp8", "nvfp4"}) {
+        const std::string what = std::string(model) + " x" + std::to_string(g) + " " + (*dtype ? dtype : "(checkpoint)");
+        std::vector<std::string> common = {"--model", model, "--gpu", "h100", "--gpus", std::to_string(g), "--json"};
+        if (*dtype) common.insert(common.end(), {"--dtype", dtype});
+        auto with = [&](std::vector<std::string> head) {
+          head.insert(head.end(), common.begin(), common.end());
+          return run_args(head);
+        };
+        const CliRun a = with({"size", "--seq", "8192"});
+        const CliRun b = with({"kv-budget", "--context", "8192"});
+        ASSERT_EQ(a.status, b.status) << what << "\n" << a.err << b.err;
+        if (a.status != 0) {  // a split the heads refuse: one line, both commands
+          EXPECT_EQ(line_count(a.err), 1) << what;
+          continue;
+        }
+        const nlohmann::json sj = a.json();
+        expect_same(sj, b.json(), what);
+        // The library on the model's own defaults (default_weight_dtype, default_kv_dtype).
+        const ModelSpec spec = find_preset(model).value();
+        DeploymentOptions o;
+        o.split.tp = g;
+        o.weight_dtype = *dtype ? parse_dtype(dtype, "dtype").value() : default_weight_dtype(spec, Dtype::kFp16);
+        o.context = 8192;
+        auto r = analyze_deployment(spec, h100, o);
+        ASSERT_TRUE(r.ok()) << what << r.status().message();
+        EXPECT_EQ(sj["memory_per_gpu"]["max_sequences"].get<int64_t>(), r->memory.max_sequences) << what;
+        EXPECT_EQ(sj["memory_per_gpu"]["state_per_sequence"].get<int64_t>(), r->memory.state_per_sequence) << what;
+        EXPECT_EQ(sj["deployment"]["weight_dtype"].get<std::string>(), dtype_name(o.weight_dtype)) << what;
+        // diagnose's modeled deployment for the same setup (batch 1, context 8192).
+        const CliRun dx = with({"diagnose", "--context", "8192", "--tokens-per-s", "20"});
+        ASSERT_EQ(dx.status, 0) << what << dx.err;
+        expect_same(sj, dx.json(), what + " diagnose");
+        // The web API: the same document as the CLI's.
+        HttpRequest req;
+        req.path = "/api/size";
+        req.query = {{"model", model}, {"gpu", "h100"}, {"gpus", std::to_string(g)}, {"seq", "8192"}};
+        if (*dtype) req.query.emplace_back("dtype", dtype);
+        const HttpResponse web = handle_web_request(req);
+        ASSERT_EQ(web.status, 200) << what << web.body;
+        EXPECT_EQ(nlohmann::json::parse(web.body), sj) << what;
+        if (g == 1) {
+          std::vector<std::string> sweep = {"sweep", "--model", model, "--gpu", "h100", "--batch", "1", "--seq", "8192",
+                                            "--fields",
+                                            "batch_fits,modeled_regime,modeled_max_sequences,"
+                                            "modeled_tokens_per_s_per_sequence,modeled_tokens_per_s_aggregate",
+                                            "--format", "json"};
+          if (*dtype) sweep.insert(sweep.end(), {"--dtype", dtype});
+          const CliRun sw = run_args(sweep);
+          ASSERT_EQ(sw.status, 0) << what << sw.err;
+          const nlohmann::json row = sw.json()[0];
+          EXPECT_EQ(row["modeled_max_sequences"], sj["memory_per_gpu"]["max_sequences"]) << what;
+          EXPECT_EQ(row["modeled_tokens_per_s_per_sequence"], sj["decode_step"]["tokens_per_s_per_sequence"]) << what;
+          EXPECT_EQ(row["modeled_regime"], sj["decode_step"]["regime"]) << what;
+          std::vector<std::string> roof = {"roofline", "--model", model, "--gpu", "h100", "--batch", "1",
+                                           "--seq", "8192", "--json"};
+          if (*dtype) roof.insert(roof.end(), {"--dtype", dtype});
+          const CliRun rf = run_args(roof);
+          ASSERT_EQ(rf.status, 0) << what << rf.err;
+          ASSERT_EQ(rf.json()["deployments"].size(), 1u) << what;
+          expect_same(sj, rf.json()["deployments"][0], what + " roofline");
+        }
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 60);  // most splits divide: 6 models x 3 GPU counts x 4 dtypes = 72 setups
+}
+
+// plan's chosen configurations are the engine at their split: size at the same
+// tp, pp, ep, batch, dtypes, context (isl + osl) and prompt (isl) gives the same
+// sequences that fit, step time and time to first token.
+TEST(DeploymentConsistencyTest, PlanAgreesWithSizeOnTodaysFamilies) {
+  int compared = 0;
+  for (const char* model : {"gpt-oss-20b", "qwen3-next-80b-a3b", "llama-4-scout", "nemotron-h-56b"}) {
+    const CliRun p = run_args({"plan", "--model", model, "--gpu", "h100", "--isl", "1000", "--osl", "1000",
+                               "--tpot", "60ms", "--max-gpus", "8", "--json"});
+    ASSERT_TRUE(p.status == 0 || p.status == 1) << model << p.err;
+    const nlohmann::json plan = p.json();
+    for (const nlohmann::json& c : plan["configs"]) {
+      const int64_t tp = c["tp"], pp = c["pp"];
+      const CliRun s = run_args({"size", "--model", model, "--gpu", "h100", "--gpus", std::to_string(tp * pp), "--tp",
+                                 std::to_string(tp), "--pp", std::to_string(pp), "--ep",
+                                 std::to_string(c["ep"].get<int64_t>()), "--batch",
+                                 std::to_string(c["batch"].get<int64_t>()), "--dtype", c["weight_dtype"].get<std::string>(),
+                                 "--kv-dtype", c["kv_dtype"].get<std::string>(), "--seq", "2000", "--prompt",
+                                 "1000", "--json"});
+      ASSERT_EQ(s.status, 0) << model << s.err;
+      const nlohmann::json sv = s.json()["serving"];  // size's serving section: the plan's own figures
+      EXPECT_EQ(sv["max_sequences"], c["max_sequences"]) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["tpot_s"].get<double>(), c["tpot_s"].get<double>()) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["ttft_s"].get<double>(), c["ttft_s"].get<double>()) << model << c.dump();
+      EXPECT_DOUBLE_EQ(sv["predicted"]["tpot_s"].get<double>(), c["predicted"]["tpot_s"].get<double>()) << model;
+      EXPECT_EQ(sv["predicted"]["max_sequences"], c["predicted"]["max_sequences"]) << model;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 0);
+}
+
+// Every config of today's families (tests/fixtures/hf-configs-2026) is read by
+// size, kv-budget, sweep, roofline and diagnose; their deployments agree.
+TEST(DeploymentConsistencyTest, EveryConfigOfTodaysFamiliesIsAccepted) {
+  int files = 0;
+  const std::string dir = std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".json") continue;
+    const std::string f = e.path().string();
+    ++files;
+    const CliRun a = run_args({"size", "--config", f, "--gpu", "h100", "--gpus", "2", "--seq", "4096", "--json"});
+    ASSERT_EQ(a.status, 0) << f << a.err;
+    const CliRun b = run_args({"kv-budget", "--config", f, "--gpu", "h100", "--gpus", "2", "--context", "4096", "--json"});
+    ASSERT_EQ(b.status, 0) << f << b.err;
+    expect_same(a.json(), b.json(), f);
+    const CliRun dx = run_args({"diagnose", "--config", f, "--gpu", "h100", "--gpus", "2", "--context", "4096",
+                                "--tokens-per-s", "20", "--json"});
+    ASSERT_EQ(dx.status, 0) << f << dx.err;
+    expect_same(a.json(), dx.json(), f + " diagnose");
+    const CliRun sw = run_args({"sweep", "--config", f, "--gpu", "h100", "--seq", "4096", "--format", "json"});
+    ASSERT_EQ(sw.status, 0) << f << sw.err;
+    const CliRun rf = run_args({"roofline", "--config", f, "--gpu", "h100", "--json"});
+    ASSERT_EQ(rf.status, 0) << f << rf.err;
+    const CliRun pl = run_args({"plan", "--config", f, "--gpu", "h100", "--isl", "1000", "--osl", "200",
+                                "--max-gpus", "16", "--json"});
+    EXPECT_TRUE(pl.status == 0 || pl.status == 1) << f << pl.err;
+  }
+  EXPECT_EQ(files, 24);
 }
 
 }  // namespace

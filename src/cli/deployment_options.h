@@ -20,7 +20,8 @@ inline constexpr const char* kPpDefault = "1; must divide the layers";
 inline constexpr const char* kEpDefault = "1; experts spread inside the TP group, divides --tp and the experts";
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
-inline constexpr const char* kKvDtypeDefault = "16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
+inline constexpr const char* kKvDtypeDefault =
+    "the KV dtype a quantized checkpoint states, else 16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
 inline constexpr const char* kReserveDefault =
     "0 for the ceiling (driver-exposed memory less the weights); given, it also sets the engine's fraction "
     "(1 - reserve) unless an engine flag does";

@@ -81,10 +81,14 @@ int CheckExplain(std::vector<std::string> args, bool may_refuse = false) {
 
 std::string Src(const std::string& rel) { return std::string(MODELCALC_SOURCE_DIR) + "/" + rel; }
 
+// Both fixture folders: the reference configs and today's families (hybrid,
+// sliding/full, chunked, MLA + DSA, quantized checkpoints).
 std::vector<std::string> Fixtures() {
   std::vector<std::string> paths;
-  for (const auto& e : std::filesystem::directory_iterator(Src("tests/fixtures/hf-configs"))) {
-    if (e.path().extension() == ".json") paths.push_back(e.path().string());
+  for (const char* dir : {"tests/fixtures/hf-configs", "tests/fixtures/hf-configs-2026"}) {
+    for (const auto& e : std::filesystem::directory_iterator(Src(dir))) {
+      if (e.path().extension() == ".json") paths.push_back(e.path().string());
+    }
   }
   std::sort(paths.begin(), paths.end());
   return paths;
@@ -195,6 +199,12 @@ TEST(ExplainConsistencyTest, PresetsAndShapes) {
       {"diagnose", "--model", "mixtral-8x7b-v0.1", "--gpu", "h100", "--gpus", "2", "--context", "4096",
        "--batch", "4", "--aggregate-tokens-per-s", "300"},
       {"paged-kv", "--model", "gemma-2-9b", "--lens", "8192,3000", "--max-len", "8192"},
+      {"paged-kv", "--model", "llama-4-scout", "--lens", "100,20000,9000", "--max-len", "32768"},
+      {"paged-kv", "--model", "qwen3-next-80b-a3b", "--lens", "100,20000", "--max-len", "32768"},
+      {"size", "--model", "gpt-oss-120b", "--gpu", "b200", "--seq", "8192", "--batch", "16"},
+      {"size", "--model", "nemotron-h-56b", "--gpu", "h100", "--gpus", "4", "--pp", "2", "--tp", "2"},
+      {"kv-budget", "--model", "qwen3-next-80b-a3b", "--gpu", "h200", "--gpus", "2"},
+      {"size", "--model", "deepseek-v3.2", "--gpu", "h200", "--gpus", "8"},
       {"cost", "--model", "llama-3.1-8b", "--gpu", "h100", "--price-per-hour", "3"},
   };
   int checked = 0;

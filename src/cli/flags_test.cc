@@ -116,7 +116,7 @@ TEST(FlagsTest, HelpListsEveryCommandAndEachCommandsFlags) {
   const CliRun size = run_args({"size", "--help"});
   ASSERT_EQ(size.status, 0);
   EXPECT_NE(size.out.find("--context"), std::string::npos);
-  EXPECT_NE(size.out.find("(default: fp16)"), std::string::npos);
+  EXPECT_NE(size.out.find("(default: a quantized checkpoint's own (quantization_config), else fp16)"), std::string::npos);
 }
 
 }  // namespace

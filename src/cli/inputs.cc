@@ -109,6 +109,13 @@ Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
   return t;
 }
 
+Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights) {
+  Dtypes t;
+  t.weights = d.dtype.value_or(default_weight_dtype(m, default_weights));
+  t.kv = d.kv_dtype.value_or(default_kv_dtype(m, t.weights));
+  return t;
+}
+
 namespace {
 
 // A count in [1, max]; errors name `flag` and the range.

@@ -104,6 +104,10 @@ struct Dtypes {
   Dtype kv = Dtype::kFp16;
 };
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights = Dtype::kFp16);
+// The same for a model: without --dtype its checkpoint's own dtype (quantization_config),
+// without --kv-dtype the KV dtype its checkpoint states (default_weight_dtype and
+// default_kv_dtype of modelcalc/deployment.h), else as above.
+Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights = Dtype::kFp16);
 
 struct GpuFlags {
   std::string gpu;                  // catalog name (sweep, roofline: a comma list)

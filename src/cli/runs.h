@@ -101,7 +101,9 @@ Report kv_budget_report(const KvBudgetRun& r);
 // plan's flags as typed (text, parsed by run_plan), with the defaults --help states.
 struct PlanInputs {
   std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype = "bf16,fp8", kv_dtype, batch, max_pp = "8";  // kv_dtype "": bf16, and fp8 where the GPU has it
+  // dtype "": a quantized checkpoint's own dtype, else bf16,fp8; kv_dtype "": the checkpoint's stated KV
+  // dtype, else bf16, and fp8 where the GPU has it (read_space).
+  std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8";
   std::string price, efficiency = "1.0", top = "10", rank_by;  // rank_by "": predicted
   EngineCliFlags engine;  // --engine and the engines' own flags
   bool frontier = false;
@@ -199,6 +201,9 @@ nlohmann::json gpu_row_json(const GpuSpec& g);
 // The lists sweep combines, with its defaults (batch 1, fp16 weights); the
 // models and GPUs are the caller's.
 SweepSpec sweep_spec(const DeploymentLists& lists);
+// Without a --dtype list: the models' checkpoint dtype when they agree on one
+// (one model, or several quantized alike), else fp16. Call once spec->models is set.
+void default_sweep_dtypes(const DeploymentLists& lists, SweepSpec* spec);
 
 }  // namespace modelcalc
 

@@ -116,7 +116,7 @@ TEST(CalibrateTest, NoRowOfTheProjectsOtherPublishedFileBeatsItsCeiling) {
 TEST(CalibrateTest, RowsTheEngineCannotExpressAreSkippedWithTheReason) {
   const std::string text =
       std::string(kHeader) +
-      "u1\tQwen/Qwen3-30B-A3B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t1\tx\t\ts\t\n"
+      "u1\tQwen/Qwen3-14B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t1\tx\t\ts\t\n"
       "u2\tmeta-llama/Llama-3.1-8B\t\tnope-gpu\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t1\tx\t\ts\t\n"
       "u3\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\tjoules\t1\tx\t\ts\t\n"
       "u4\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\tttft_s\t1\tx\t\ts\t\n"

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "modelcalc/deployment.h"
 #include "modelcalc/formulas.h"
 
 namespace modelcalc {
@@ -70,16 +71,18 @@ struct BudgetContext {
   const KvBudgetOptions& o;
   const KvBudgetResult& r;
   double per_gpu_usable = 0;  // capacity . (1 - reserve); 0 without a GPU
+  // What a sequence reserves besides its KV: the recurrent state (0 without recurrent layers).
+  int64_t state() const { return r.state_bytes_per_sequence; }
 };
 
-KvProposal make(KvProposalKind kind, int effort, int64_t budget, int64_t kv, int64_t base) {
+KvProposal make(const BudgetContext& c, KvProposalKind kind, int effort, int64_t budget, int64_t kv) {
   KvProposal p;
   p.kind = kind;
   p.effort = effort;
   p.budget_bytes = budget;
   p.kv_bytes_per_sequence = kv;
-  p.max_sequences = max_sequences(budget, kv);
-  p.factor = factor_of(p.max_sequences, base);
+  p.max_sequences = max_sequences(budget, kv + c.state());
+  p.factor = factor_of(p.max_sequences, c.r.max_sequences);
   return p;
 }
 
@@ -88,7 +91,7 @@ Status add_kv_dtype(const BudgetContext& c, std::vector<KvProposal>* out) {
     if (dtype_bits(t) >= dtype_bits(c.o.kv_dtype)) continue;
     auto kv = deployment_kv_bytes(c.m, c.o.context, t, c.o.gpus);
     if (!kv.ok()) return kv.status();
-    KvProposal p = make(KvProposalKind::kKvDtype, effort, c.r.budget_bytes, *kv, c.r.max_sequences);
+    KvProposal p = make(c, KvProposalKind::kKvDtype, effort, c.r.budget_bytes, *kv);
     p.dtype = t;
     out->push_back(p);
   }
@@ -101,8 +104,7 @@ Status add_weight_dtype(const BudgetContext& c, int64_t n_params, std::vector<Kv
     const Exact w = weight_memory_bytes(n_params, t);
     if (w.overflow()) return Status::Overflow("model shape");
     const int64_t budget = c.r.budget_bytes + (c.r.weight_bytes - w.value());
-    KvProposal p = make(KvProposalKind::kWeightDtype, effort, budget, c.r.kv_bytes_per_sequence,
-                        c.r.max_sequences);
+    KvProposal p = make(c, KvProposalKind::kWeightDtype, effort, budget, c.r.kv_bytes_per_sequence);
     p.dtype = t;
     out->push_back(p);
   }
@@ -114,7 +116,7 @@ Status add_paged(const BudgetContext& c, std::vector<KvProposal>* out) {
                                   paged_tokens(c.o.context, c.o.block_size));
   auto kv = deployment_kv_bytes(c.m, tokens, c.o.kv_dtype, c.o.gpus);
   if (!kv.ok()) return kv.status();
-  KvProposal p = make(KvProposalKind::kPagedAllocation, 2, c.r.budget_bytes, *kv, c.r.max_sequences);
+  KvProposal p = make(c, KvProposalKind::kPagedAllocation, 2, c.r.budget_bytes, *kv);
   p.value = c.r.mean_len;
   out->push_back(p);
   return Status::Ok();
@@ -127,7 +129,7 @@ Status add_shorter_context(const BudgetContext& c, std::vector<KvProposal>* out)
   auto fits = [&](int64_t ctx) -> Result<bool> {
     auto kv = deployment_kv_bytes(c.m, ctx, c.o.kv_dtype, c.o.gpus);
     if (!kv.ok()) return kv.status();
-    return max_sequences(c.r.budget_bytes, *kv) >= want;
+    return max_sequences(c.r.budget_bytes, *kv + c.state()) >= want;
   };
   if (c.o.context <= 1) return Status::Ok();
   auto low_ok = fits(1);
@@ -142,7 +144,7 @@ Status add_shorter_context(const BudgetContext& c, std::vector<KvProposal>* out)
   }
   auto kv = deployment_kv_bytes(c.m, lo, c.o.kv_dtype, c.o.gpus);
   if (!kv.ok()) return kv.status();
-  KvProposal p = make(KvProposalKind::kShorterContext, 4, c.r.budget_bytes, *kv, c.r.max_sequences);
+  KvProposal p = make(c, KvProposalKind::kShorterContext, 4, c.r.budget_bytes, *kv);
   p.value = lo;
   out->push_back(p);
   return Status::Ok();
@@ -160,7 +162,7 @@ Status add_more_gpus(const BudgetContext& c, std::vector<KvProposal>* out) {
   if (budget.overflow()) return Status::Overflow("gpus");
   auto kv = deployment_kv_bytes(c.m, c.o.context, c.o.kv_dtype, gpus);
   if (!kv.ok()) return kv.status();
-  KvProposal p = make(KvProposalKind::kMoreGpus, 5, budget.value(), *kv, c.r.max_sequences);
+  KvProposal p = make(c, KvProposalKind::kMoreGpus, 5, budget.value(), *kv);
   p.value = gpus;
   out->push_back(p);
   return Status::Ok();
@@ -178,12 +180,11 @@ Status add_fewer_kv_heads(const BudgetContext& c, std::vector<KvProposal>* out) 
     auto kv = deployment_kv_bytes(m2, c.o.context, c.o.kv_dtype, c.o.gpus);
     if (!kv.ok()) return kv.status();
     // K and V projections: 2 . L . d . d_head . (kv_heads - kv_heads') params fewer.
-    const Exact fewer = Exact(2) * Exact(c.m.n_layer) * Exact(c.m.n_embd) * Exact(c.m.n_embd_head) *
-                        Exact(c.m.n_head_kv - kv_heads);
+    const Exact fewer = Exact(2) * Exact(c.m.count_layers().attention()) * Exact(c.m.n_embd) *
+                        Exact(c.m.n_embd_head) * Exact(c.m.n_head_kv - kv_heads);
     const Exact freed = weight_memory_bytes(fewer, c.o.weight_dtype);
     if (freed.overflow()) return Status::Overflow("model shape");
-    KvProposal p = make(KvProposalKind::kFewerKvHeads, 6, c.r.budget_bytes + freed.value(), *kv,
-                        c.r.max_sequences);
+    KvProposal p = make(c, KvProposalKind::kFewerKvHeads, 6, c.r.budget_bytes + freed.value(), *kv);
     p.value = kv_heads;
     if (p.max_sequences >= want || kv_heads == 1) {
       out->push_back(p);
@@ -292,8 +293,11 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   if (!kv_mha.ok()) return kv_mha.status();
   r.kv_bytes_per_sequence_mha = *kv_mha;
   r.kv_ratio = dbl(r.kv_bytes_per_sequence_mha) / dbl(r.kv_bytes_per_sequence);
-  r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence);
-  r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha);
+  auto state = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype));  // split over the GPUs, not copied
+  if (!state.ok()) return state.status();
+  r.state_bytes_per_sequence = *state;
+  r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence + r.state_bytes_per_sequence);
+  r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha + r.state_bytes_per_sequence);
   r.gqa_sequence_gain = r.max_sequences_mha > 0 ? dbl(r.max_sequences) / dbl(r.max_sequences_mha) : 0;
   r.mean_len = o.mean_len > 0 ? o.mean_len : (o.context + 1) / 2;
 
@@ -354,12 +358,17 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   auto per_token = kv_bytes_per_token(m, kv_dtype);
   if (!per_token.ok()) return per_token.status();
   auto base = analyze_paged_kv(seq_lens, block_size, max_len, *per_token);
-  if (!base.ok() || m.n_swa_layers() == 0) return base;
+  const LayerCounts c = m.count_layers();
+  if (!base.ok() || (c.sliding == 0 && c.chunked == 0)) return base;
+  if (c.sliding > 0 && c.chunked > 0) {
+    return Status::InvalidArgument("model", "sliding-window and chunked layers together are not modelled by paged-kv");
+  }
+  // Windowed layers: sliding ones keep the window, chunked ones their current chunk (at most n_chunk).
   PagedKvResult r = *base;
-  r.swa_layers = m.n_swa_layers();
-  r.full_layers = m.n_layer - r.swa_layers;
-  r.window = m.n_swa;
-  const int64_t w = m.n_swa;
+  r.swa_layers = c.sliding > 0 ? c.sliding : c.chunked;
+  r.full_layers = c.full;
+  r.window = c.sliding > 0 ? m.n_swa : m.n_chunk;
+  const int64_t w = r.window;
   Exact used_w, alloc_w;
   for (int64_t len : seq_lens) {
     const int64_t held = std::min(len, w);
@@ -368,7 +377,7 @@ Result<PagedKvResult> analyze_paged_kv_model(const ModelSpec& m, Dtype kv_dtype,
   }
   const Exact reserved_w = Exact(r.paged.sequences) * Exact(std::min(max_len, w));
   // One layer's K and V for one token, exact in bits: elements x bits / 8.
-  const Exact layer_bits = Exact(m.kv_elems_per_token(0)) * Exact(dtype_bits(kv_dtype));
+  const Exact layer_bits = Exact(kv_elems(m, KvLayout::kAsConfigured)) * Exact(dtype_bits(kv_dtype));
   auto bytes = [&](Exact full_tokens, Exact window_tokens) {
     return ceil_div((Exact(r.full_layers) * full_tokens + Exact(r.swa_layers) * window_tokens) * layer_bits, 8);
   };

@@ -23,6 +23,12 @@ Dtype default_kv_dtype(Dtype weight) {
   return dtype_bits(weight) >= 16 ? weight : Dtype::kBf16;
 }
 
+Dtype default_weight_dtype(const ModelSpec& m, Dtype fallback) { return m.quant ? m.quant->dtype : fallback; }
+
+Dtype default_kv_dtype(const ModelSpec& m, Dtype weight) {
+  return m.quant && m.quant->kv ? *m.quant->kv : default_kv_dtype(weight);
+}
+
 std::string_view regime_name(DeploymentRegime r) {
   switch (r) {
     case DeploymentRegime::kBandwidthBound: return "bandwidth-bound";
@@ -42,7 +48,7 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 // Parameters of one pipeline stage held by one rank, by part.
 struct StageParams {
-  Exact emb, lm_head, attn, mlp, experts, other;  // other: norms, routers, biases, positions
+  Exact emb, lm_head, attn, rec, mlp, experts, other;  // other: norms, routers, biases, positions
 };
 
 // Bytes of the values of `params` stored in `t` (their scales are the shard's `scales`).
@@ -69,6 +75,10 @@ Status check_split(const ModelSpec& m, const Parallelism& s) {
   if (!m.is_mla() && m.n_head_kv % s.tp != 0 && s.tp % m.n_head_kv != 0) {
     return Status::InvalidArgument("tp", "must divide the " + num(m.n_head_kv) +
                                              " KV heads (n_head_kv) or be a multiple of them, got " + num(s.tp));
+  }
+  if (m.count_layers().recurrent > 0 && m.n_ssm_head % s.tp != 0) {
+    return Status::InvalidArgument("tp", "must divide the " + num(m.n_ssm_head) +
+                                             " recurrent-mixer heads (n_ssm_head), got " + num(s.tp));
   }
   if (m.n_layer % s.pp != 0) {
     return Status::InvalidArgument("pp", "must divide the " + num(m.n_layer) + " layers (n_layer), got " +
@@ -129,7 +139,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.split = o.split;
   d.weight_dtype = o.weight_dtype;
   d.compute_dtype = o.compute_dtype.value_or(default_compute_dtype(o.weight_dtype, gpu));
-  d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(o.weight_dtype));
+  d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(m, o.weight_dtype));
+  d.state_dtype = o.state_dtype.value_or(default_kv_dtype(o.weight_dtype));
   MC_RETURN_IF_ERROR(check_kv_dtype(d.kv_dtype, "kv_dtype"));
   d.quant_group_size = o.quant_group_size;
   d.fp8_block_scales = o.fp8_block_scales;
@@ -162,10 +173,11 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
 
   // ---- per-layer parameter classes, per rank
   const int64_t L = m.n_layer, d_model = m.n_embd;
-  const int64_t n_moe = m.n_moe_layers(), n_dense = L - n_moe;
+  const LayerCounts all = m.count_layers();
+  const int64_t n_moe = all.moe, n_dense = all.dense, n_attn = all.attention(), n_rec = all.recurrent;
   const int64_t dk = m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head;
   const int64_t dv = m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head;
-  const Exact attn_layer = ceil_div(Exact(p.attention), L);
+  const Exact attn_layer = n_attn > 0 ? ceil_div(Exact(p.attention), n_attn) : Exact(0);
   Exact attn_repl, attn_kv_struct;  // replicated part of a layer; the k/v projections
   int64_t kv_heads_rank = 0;
   if (m.is_mla()) {
@@ -183,10 +195,13 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     }
     d.kv_elems_per_layer = kv_heads_rank * (dk + dv);
   }
+  d.index_elems_per_layer = m.n_embd_head_index;  // one key per token, whole on every rank
+  d.index_topk = m.n_index_topk;
   const Exact sharded_struct = m.is_mla() ? attn_repl : attn_kv_struct;
   const Exact attn_sharded =
       attn_layer.value() > sharded_struct.value() ? attn_layer - sharded_struct : Exact(0);
-  const Exact attn_rank = ceil_div(attn_sharded, tp) + attn_repl;  // per layer per rank
+  const Exact attn_rank = n_attn > 0 ? ceil_div(attn_sharded, tp) + attn_repl : Exact(0);  // per attention layer
+  const Exact rec_rank = n_rec > 0 ? ceil_div(ceil_div(Exact(p.recurrent), n_rec), tp) : Exact(0);
   const Exact dense_ffn_rank = n_dense > 0 ? ceil_div(Exact(p.mlp_dense / n_dense), tp) : Exact(0);
   const Exact shared_rank = n_moe > 0 ? ceil_div(Exact(p.mlp_shared / n_moe), tp) : Exact(0);
   const Exact routed_rank = n_moe > 0 ? ceil_div(Exact(p.mlp_routed / n_moe), tp) : Exact(0);
@@ -199,64 +214,102 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // ---- the worst pipeline stage
   const Dtype q = o.weight_dtype;
   const Dtype keep = dtype_bits(q) >= 16 ? q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
+  // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
+  // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
+  const std::optional<CheckpointQuant>& cq = m.quant;
+  auto part = [&](bool quantized) { return !cq || quantized ? q : keep; };
+  const Dtype qa = part(!cq || cq->attention), qm = part(!cq || cq->mlp), qx = part(!cq || cq->experts),
+              qr = part(!cq || cq->recurrent);
+  const bool uniform = qa == q && qm == q && qx == q && qr == q;
+  const bool blocks = o.fp8_block_scales || (cq && cq->block_scales && q == Dtype::kFp8);
+  const int64_t group_size = cq && cq->group_size > 0 && q == cq->dtype ? cq->group_size : o.quant_group_size;
+  d.fp8_block_scales = blocks;
+  d.quant_group_size = group_size;
+  d.checkpoint_quant = cq.has_value();
+  d.attention_dtype = qa;
+  d.mlp_dtype = qm;
+  d.experts_dtype = qx;
+  d.recurrent_dtype = qr;
   const int64_t Ls = L / pp;
-  auto scales = [&](Exact params) { return group_scale_bytes(params, q, o.quant_group_size, o.fp8_block_scales); };
+  auto scales_in = [&](Exact params, Dtype t) { return group_scale_bytes(params, t, group_size, blocks); };
   WeightShard worst;
   bool overflow = false;
   for (int64_t s = 0; s < pp; ++s) {
-    int64_t dense_s = 0, moe_s = 0, swa_s = 0;
-    for (int64_t il = s * Ls; il < (s + 1) * Ls; ++il) {
-      (m.is_moe_layer(il) ? moe_s : dense_s) += 1;
-      swa_s += m.is_swa_layer(il) ? 1 : 0;
-    }
-    d.stage_swa_layers = std::max(d.stage_swa_layers, swa_s);
-    d.stage_full_layers = std::max(d.stage_full_layers, Ls - swa_s);
+    const LayerCounts c = m.count_layers(s * Ls, (s + 1) * Ls);
+    d.stage_swa_layers = std::max(d.stage_swa_layers, c.sliding);
+    d.stage_full_layers = std::max(d.stage_full_layers, c.full);
+    d.stage_chunked_layers = std::max(d.stage_chunked_layers, c.chunked);
+    d.stage_recurrent_layers = std::max(d.stage_recurrent_layers, c.recurrent);
     StageParams sp;
-    sp.attn = attn_rank * Exact(Ls);
-    sp.mlp = dense_ffn_rank * Exact(dense_s) + shared_rank * Exact(moe_s);
-    sp.experts = routed_rank * Exact(moe_s);
-    sp.other = (norms_layer + biases_rank) * Exact(Ls) + router_layer * Exact(moe_s);
+    sp.attn = attn_rank * Exact(c.attention());
+    sp.rec = rec_rank * Exact(c.recurrent);
+    sp.mlp = dense_ffn_rank * Exact(c.dense) + shared_rank * Exact(c.moe);
+    sp.experts = routed_rank * Exact(c.moe);
+    sp.other = (norms_layer + biases_rank) * Exact(Ls) + router_layer * Exact(c.moe);
     if (s == 0) sp.emb = emb_rank + Exact(p.position);
     if (s == pp - 1) {
       sp.lm_head = lm_rank_untied;
       if (m.tied_embeddings && pp > 1) sp.lm_head += emb_rank;  // the last stage's copy of the table
     }
     WeightShard w;
-    const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, q),
-                f = bytes_of(sp.mlp, q), x = bytes_of(sp.experts, q), ot = bytes_of(sp.other, keep),
-                sc = scales(sp.attn + sp.mlp + sp.experts);
-    if ((e + lm + a + f + x + ot + sc).overflow()) overflow = true;
-    w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value()};
+    const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, qa),
+                f = bytes_of(sp.mlp, qm), x = bytes_of(sp.experts, qx), ot = bytes_of(sp.other, keep),
+                r = bytes_of(sp.rec, qr), sc = uniform ? scales_in(sp.attn + sp.mlp + sp.experts + sp.rec, q)
+                                                      : scales_in(sp.attn, qa) + scales_in(sp.mlp, qm) +
+                                                            scales_in(sp.experts, qx) + scales_in(sp.rec, qr);
+    if ((e + lm + a + f + x + ot + r + sc).overflow()) overflow = true;
+    w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
     if (s == 0 || w.total() > worst.total()) worst = w;
   }
   if (overflow) return Status::Overflow("model shape");
   d.weights = worst;
   d.kv_bits = dtype_bits(d.kv_dtype);
   d.n_swa = m.n_swa;
+  d.n_chunk = m.n_chunk;
+  d.state_bits = dtype_bits(d.state_dtype);
+  const Exact state_rank = ceil_div(Exact(m.n_embd_s()) + Exact(m.n_embd_r()), tp);  // heads split over tp
+  if (state_rank.overflow()) return Status::Overflow("model shape");
+  d.state_elems_per_layer = n_rec > 0 ? state_rank.value() : 0;
 
   // ---- decode/prefill constants for one column of ranks (all pp stages)
   d.n_layer = L;
-  d.n_swa_layers = m.n_swa_layers();
-  d.n_full_layers = L - d.n_swa_layers;
+  d.n_swa_layers = all.sliding;
+  d.n_full_layers = all.full;
+  d.n_chunked_layers = all.chunked;
+  d.n_recurrent_layers = n_rec;
   d.n_moe_layers = n_moe;
   d.n_embd = d_model;
-  const double qb = static_cast<double>(dtype_bits(q)) / 8.0, kb = dtype_bytes(keep);
-  const int64_t group = scale_group_elements(q, o.quant_group_size, o.fp8_block_scales);
-  const double scale_per_param =  // one scale_bits scale per group (int4/int8: 16 bits per quant_group_size)
-      group > 0 ? static_cast<double>(dtype_info(q).scale_bits) / 8.0 / static_cast<double>(group) : 0.0;
+  const double kb = dtype_bytes(keep);
+  // Bytes per parameter of a part in `t`: its bits, plus one scale_bits scale per group
+  // (int4/int8: 16 bits per quant_group_size).
+  const auto per_param = [&](Dtype t) {
+    const double bits = static_cast<double>(dtype_bits(t)) / 8.0;
+    const int64_t group = scale_group_elements(t, group_size, blocks);
+    return bits + (group > 0 ? static_cast<double>(dtype_info(t).scale_bits) / 8.0 / static_cast<double>(group) : 0.0);
+  };
   const double Ld = static_cast<double>(L);
-  const double q_params = static_cast<double>(attn_rank.value()) * Ld +
+  const double q_params = static_cast<double>(attn_rank.value()) * static_cast<double>(n_attn) +
+                          static_cast<double>(rec_rank.value()) * static_cast<double>(n_rec) +
                           static_cast<double>(dense_ffn_rank.value()) * static_cast<double>(n_dense) +
                           static_cast<double>(shared_rank.value()) * static_cast<double>(n_moe);
   const double keep_params = static_cast<double>((norms_layer + biases_rank).value()) * Ld +
                              static_cast<double>(router_layer.value()) * static_cast<double>(n_moe);
-  d.dense_bytes = q_params * (qb + scale_per_param) + keep_params * kb;
+  if (uniform) {
+    d.dense_bytes = q_params * per_param(q) + keep_params * kb;
+  } else {
+    d.dense_bytes = static_cast<double>(attn_rank.value()) * static_cast<double>(n_attn) * per_param(qa) +
+                    static_cast<double>(rec_rank.value()) * static_cast<double>(n_rec) * per_param(qr) +
+                    (static_cast<double>(dense_ffn_rank.value()) * static_cast<double>(n_dense) +
+                     static_cast<double>(shared_rank.value()) * static_cast<double>(n_moe)) *
+                        per_param(qm) +
+                    keep_params * kb;
+  }
   d.n_expert = static_cast<double>(m.n_expert);
   d.n_expert_used = static_cast<double>(m.n_expert_used);
   const double expert_params_rank =
       n_moe > 0 ? static_cast<double>(p.mlp_routed) / static_cast<double>(n_moe) / d.n_expert / static_cast<double>(tp)
                 : 0.0;
-  d.expert_bytes = expert_params_rank * (qb + scale_per_param);
+  d.expert_bytes = expert_params_rank * per_param(qx);
   const double lm_matrix = static_cast<double>(m.n_vocab) * static_cast<double>(d_model);
   d.lm_head_bytes = lm_matrix / static_cast<double>(tp) * kb;
   d.embedding_row_bytes = static_cast<double>(d_model) * kb / static_cast<double>(tp);
@@ -274,6 +327,15 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     d.attn_flops_per_key_decode = 2.0 * h_rank * static_cast<double>(dk + dv);
     d.attn_flops_per_key_prefill = d.attn_flops_per_key_decode;
   }
+  // DSA: every index head scores every cached key (q.k over index_head_dim), split over tp.
+  d.index_flops_per_key = 2.0 * static_cast<double>(m.n_index_head) * static_cast<double>(m.n_embd_head_index) /
+                          static_cast<double>(tp);
+  // Recurrent: the recurrence over the state plus the causal conv (one multiply-add per tap and channel).
+  d.state_flops_per_token =
+      n_rec > 0 ? (static_cast<double>(recurrent_flops_per_state_elem(m.recurrent)) * static_cast<double>(m.n_embd_s()) +
+                   2.0 * static_cast<double>(m.n_ssm_conv) * static_cast<double>(m.n_ssm_conv_dim)) /
+                      static_cast<double>(tp)
+                : 0.0;
   d.act_bytes = dtype_bits(q) >= 32 ? 4.0 : 2.0;
   {
     const int64_t gk = m.ffn_gated ? 2 : 1;
@@ -281,16 +343,32 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     const double w_ffn = static_cast<double>(std::max(m.n_ff * gk, moe_w)) / static_cast<double>(tp);
     d.elementwise_bytes_per_token = Ld * (6.0 * static_cast<double>(d_model) + 1.5 * w_ffn) * d.act_bytes;
   }
-  d.allreduces_per_layer = tp > 1 ? 2.0 : 0.0;
+  // One all-reduce per TP-sharded sublayer: the token mixer (attention and a parallel
+  // recurrent mixer share one) and the FFN.
+  const double sublayers = static_cast<double>((L - all.no_mixer) + (L - all.no_ffn));
+  d.allreduces_per_layer = tp > 1 ? sublayers / Ld : 0.0;
   d.ring_factor = 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
   return d;
 }
 
 namespace {
 
-// KV tokens held over `full` whole-context layers and `swa` window layers.
-Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t ctx) {
-  return Exact(full) * Exact(ctx) + Exact(swa) * Exact(window > 0 && ctx > window ? window : ctx);
+// Token-layers of KV held at a context of `ctx` over full, sliding and chunked
+// layers (a window or a chunk holds at most its length).
+Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t chunked, int64_t chunk, int64_t ctx) {
+  const Exact held = Exact(full) * Exact(ctx) + Exact(swa) * Exact(window > 0 && ctx > window ? window : ctx);
+  if (chunked == 0) return held;
+  return held + Exact(chunked) * Exact(chunk > 0 && ctx > chunk ? chunk : ctx);
+}
+
+// KV bytes one sequence of `ctx` tokens holds on one rank of the worst stage:
+// the attention latents or K/V, plus a DSA indexer's keys on the full layers.
+Exact kv_stage_bytes(const PreparedDeployment& d, int64_t ctx) {
+  const Exact kv = Exact(d.kv_elems_per_layer) * kv_tokens(d.stage_full_layers, d.stage_swa_layers, d.n_swa,
+                                                           d.stage_chunked_layers, d.n_chunk, ctx);
+  if (d.index_elems_per_layer == 0) return ceil_div(kv * Exact(d.kv_bits), 8);
+  const Exact index = Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers) * Exact(ctx);
+  return ceil_div((kv + index) * Exact(d.kv_bits), 8);
 }
 
 // Keys a causal prefill of P tokens attends to in one layer: sum over t of
@@ -298,6 +376,14 @@ Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t ctx) {
 double causal_keys(double P, double window) {
   if (window <= 0 || P <= window) return P * (P + 1) / 2;
   return window * (window + 1) / 2 + (P - window) * window;
+}
+
+// The same within chunks of c tokens: token t attends to the ((t-1) mod c) + 1
+// tokens of its chunk so far. P = n c + r: n c(c+1)/2 + r(r+1)/2.
+double chunked_keys(double P, double c) {
+  if (c <= 0 || P <= c) return P * (P + 1) / 2;
+  const double n = std::floor(P / c), r = P - n * c;
+  return n * c * (c + 1) / 2 + r * (r + 1) / 2;
 }
 
 }  // namespace
@@ -314,16 +400,27 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   mem.reserve = d.capacity_bytes * d.reserve_fraction;
   mem.workspace = d.workspace_bytes;
   mem.weights = d.weights;
-  const Exact per_tok = ceil_div(Exact(d.kv_elems_per_layer) * Exact(d.stage_full_layers + d.stage_swa_layers) *
-                                     Exact(d.kv_bits), 8);
-  const Exact per_seq = ceil_div(Exact(d.kv_elems_per_layer) *
-                                     kv_tokens(d.stage_full_layers, d.stage_swa_layers, d.n_swa, context) *
-                                     Exact(d.kv_bits), 8);
-  r.overflow = per_tok.overflow() || per_seq.overflow();
+  const int64_t stage_attn = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
+  const Exact per_tok =
+      d.index_elems_per_layer == 0
+          ? ceil_div(Exact(d.kv_elems_per_layer) * Exact(stage_attn) * Exact(d.kv_bits), 8)
+          : ceil_div((Exact(d.kv_elems_per_layer) * Exact(stage_attn) +
+                      Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers)) *
+                         Exact(d.kv_bits),
+                     8);
+  const Exact per_seq = kv_stage_bytes(d, context);
+  const Exact state_seq =
+      d.stage_recurrent_layers == 0
+          ? Exact(0)
+          : ceil_div(Exact(d.state_elems_per_layer) * Exact(d.stage_recurrent_layers) * Exact(d.state_bits), 8);
+  r.overflow = per_tok.overflow() || per_seq.overflow() || state_seq.overflow();
   mem.kv_per_token = per_tok.value();
   mem.kv_per_sequence = per_seq.value();
+  mem.state_per_sequence = state_seq.value();
   mem.free_for_kv = d.memory_budget - static_cast<double>(d.weights.total());
-  const Exact fit = max_batch_by_capacity(mem.free_for_kv, 0, static_cast<double>(mem.kv_per_sequence));
+  const Exact fit = max_batch_by_capacity(mem.free_for_kv, 0,
+                                          static_cast<double>(mem.kv_per_sequence) +
+                                              static_cast<double>(mem.state_per_sequence));
   r.overflow = r.overflow || fit.overflow();  // a count beyond int64 is an error, never a wrapped number
   mem.max_sequences = fit.value();
 
@@ -338,18 +435,30 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   const double Pd = static_cast<double>(P);
   pf.prompt_tokens = P;
   const double kv_bytes_per_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
+  const double index_bytes_per_key_layer =
+      static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
   const double moe = static_cast<double>(d.n_moe_layers);
+  const double full = static_cast<double>(d.n_full_layers);
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
-  const double keys = static_cast<double>(d.n_full_layers) * causal_keys(Pd, 0) +
-                      static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa));
-  pf.attention_flops = keys * d.attn_flops_per_key_prefill / pp;
-  pf.flops = (Pd * d.linear_flops_per_token + d.lm_head_flops_per_token) / pp + pf.attention_flops;
+  double keys = full * causal_keys(Pd, static_cast<double>(d.index_topk)) +
+                static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa));
+  if (d.n_chunked_layers > 0) keys += static_cast<double>(d.n_chunked_layers) * chunked_keys(Pd, static_cast<double>(d.n_chunk));
+  const double index_keys = d.index_elems_per_layer > 0 ? full * causal_keys(Pd, 0) : 0.0;
+  pf.attention_flops = (keys * d.attn_flops_per_key_prefill + index_keys * d.index_flops_per_key) / pp;
+  pf.recurrent_flops = Pd * static_cast<double>(d.n_recurrent_layers) * d.state_flops_per_token / pp;
+  pf.flops = (Pd * d.linear_flops_per_token + d.lm_head_flops_per_token) / pp + pf.attention_flops +
+             pf.recurrent_flops;
   const double p_window = static_cast<double>(d.n_swa > 0 && P > d.n_swa ? d.n_swa : P);
+  const double p_chunk = static_cast<double>(d.n_chunk > 0 && P > d.n_chunk ? d.n_chunk : P);
   const double kv_written =
-      (static_cast<double>(d.n_full_layers) * Pd + static_cast<double>(d.n_swa_layers) * p_window) *
-      kv_bytes_per_key_layer;
+      (full * Pd + static_cast<double>(d.n_swa_layers) * p_window +
+       static_cast<double>(d.n_chunked_layers) * p_chunk) * kv_bytes_per_key_layer +
+      full * Pd * index_bytes_per_key_layer;
+  // The recurrent state is written once, after the prompt.
+  const double state_written = static_cast<double>(d.n_recurrent_layers) * static_cast<double>(d.state_elems_per_layer) *
+                               static_cast<double>(d.state_bits) / 8.0;
   pf.bytes = (d.dense_bytes + moe * expected_experts_touched(d.n_expert, d.n_expert_used, Pd) * d.expert_bytes +
-              d.lm_head_bytes + Pd * d.embedding_row_bytes + kv_written) / pp;
+              d.lm_head_bytes + Pd * d.embedding_row_bytes + kv_written + state_written) / pp;
   pf.compute_seconds = pp * pf.flops / d.peak_flops;
   pf.memory_seconds = pp * pf.bytes / d.bandwidth;
   const double pmsg = Pd * static_cast<double>(d.n_embd) * d.act_bytes;
@@ -370,9 +479,7 @@ Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t contex
     return Status::InvalidArgument("prompt_tokens", "must be between 0 (= the context) and the context (" +
                                                         num(context) + " tokens)");
   }
-  const Exact per_seq = Exact(d.kv_elems_per_layer) *
-                        kv_tokens(d.stage_full_layers, d.stage_swa_layers, d.n_swa, context) * Exact(d.kv_bits);
-  if (per_seq.overflow()) return Status::Overflow("context");
+  if (kv_stage_bytes(d, context).overflow()) return Status::Overflow("context");
   return Status::Ok();
 }
 

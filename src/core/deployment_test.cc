@@ -266,7 +266,7 @@ TEST(DeploymentTest, SlidingWindowCapsKvAndAttention) {
   m.n_ff = 64;
   m.n_vocab = 100;
   m.n_swa = 4;
-  m.n_swa_pattern = 2;
+  m.set_swa_pattern(2);
   DeploymentOptions o;
   o.context = 10;
   auto r = analyze_deployment(m, H100(), o);

@@ -421,6 +421,7 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, const DeploymentResu
   if (s.heads && s.head_dim) n.d_attn = static_cast<double>(*s.heads * *s.head_dim);
   if (s.kv_heads && s.head_dim) n.d_kv = static_cast<double>(*s.kv_heads * *s.head_dim);
   n.bytes_per_param = dtype_bytes(dt);
+  n.kv_bytes_per_elem = dtype_bytes(evidence_kv_dtype(dt));
   if (s.params) n.weight_bytes = weight_bytes_of(*s.params, dt);
   const std::optional<int64_t> ctx = e.context ? e.context : e.prompt_tokens;
   n.context = ctx ? static_cast<double>(*ctx) : 0;

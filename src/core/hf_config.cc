@@ -32,7 +32,33 @@ std::pair<std::string, const json*> Cfg::find(std::string_view key) const {
 }
 
 Status Cfg::error(std::string_view key, std::string_view what) const {
-  return Status::InvalidArgument(source_ + ": " + std::string(key), what);
+  return Status::InvalidArgument(source_ + ": " + prefix_ + std::string(key), what);
+}
+
+bool Cfg::has_object(std::string_view key) const {
+  auto [name, v] = find(key);
+  return v != nullptr && v->is_object();
+}
+
+Cfg Cfg::child(std::string_view key, std::string_view model_type) const {
+  auto [name, v] = find(key);
+  Cfg c(*v, source_, model_type);
+  c.prefix_ = prefix_ + name + ".";
+  return c;
+}
+
+Result<std::optional<std::string>> Cfg::str(std::string_view key) const {
+  auto [name, v] = find(key);
+  if (v == nullptr || v->is_null()) return std::optional<std::string>();
+  if (!v->is_string()) return error(name, std::string("expected a string, got ") + v->type_name());
+  return std::optional<std::string>(v->get<std::string>());
+}
+
+Result<double> Cfg::number(std::string_view key, double absent) const {
+  auto [name, v] = find(key);
+  if (v == nullptr || v->is_null()) return absent;
+  if (!v->is_number()) return error(name, std::string("expected a number, got ") + v->type_name());
+  return v->get<double>();
 }
 
 Result<int64_t> Cfg::as_int(const std::string& name, const json& v, int64_t min_value) const {
@@ -107,7 +133,7 @@ Result<std::vector<std::string>> Cfg::str_list(std::string_view key) const {
 }
 
 Result<ParamBreakdown> Counts::finish(std::string_view source) const {
-  const Exact total = embeddings + position + lm_head + attention + mlp_dense + mlp_routed +
+  const Exact total = embeddings + position + lm_head + attention + recurrent + mlp_dense + mlp_routed +
                       mlp_shared + router + norms + biases;
   if (total.overflow() || mlp_routed_active.overflow()) return Status::Overflow(source);
   ParamBreakdown p;
@@ -115,6 +141,7 @@ Result<ParamBreakdown> Counts::finish(std::string_view source) const {
   p.position = position.value();
   p.lm_head = lm_head.value();
   p.attention = attention.value();
+  p.recurrent = recurrent.value();
   p.mlp_dense = mlp_dense.value();
   p.mlp_routed = mlp_routed.value();
   p.mlp_shared = mlp_shared.value();
@@ -127,18 +154,47 @@ Result<ParamBreakdown> Counts::finish(std::string_view source) const {
 
 std::span<const ArchEntry> arch_table() {
   static constexpr ArchEntry kTable[] = {
-      {"bloom", build_bloom},         {"deepseek_v2", build_deepseek_v2},
-      {"deepseek_v3", build_deepseek_v3}, {"falcon", build_falcon},
-      {"gemma", build_gemma},         {"gemma2", build_gemma2},
-      {"gpt2", build_gpt2},           {"gpt_neox", build_gpt_neox},
-      {"llama", build_llama},         {"mistral", build_mistral},
-      {"mixtral", build_mixtral},     {"olmo2", build_olmo2},
-      {"opt", build_opt},             {"phi", build_phi},
-      {"phi3", build_phi3},           {"qwen2", build_qwen2},
-      {"qwen2_moe", build_qwen2_moe}, {"qwen3", build_qwen3},
+      {"bloom", build_bloom},
+      {"deepseek_v2", build_deepseek_v2},
+      {"deepseek_v3", build_deepseek_v3},
+      {"deepseek_v32", build_deepseek_v32},
+      {"falcon", build_falcon},
+      {"falcon_h1", build_falcon_h1},
+      {"gemma", build_gemma},
+      {"gemma2", build_gemma2},
+      {"gemma3", build_gemma3},
+      {"gemma3_text", build_gemma3_text},
+      {"glm4_moe", build_glm4_moe},
+      {"gpt2", build_gpt2},
+      {"gpt_neox", build_gpt_neox},
+      {"gpt_oss", build_gpt_oss},
+      {"jamba", build_jamba},
+      {"kimi_k2", build_kimi_k2},
+      {"llama", build_llama},
+      {"llama4", build_llama4},
+      {"llama4_text", build_llama4_text},
+      {"mistral", build_mistral},
+      {"mistral3", build_mistral3},
+      {"mixtral", build_mixtral},
+      {"nemotron_h", build_nemotron_h},
+      {"olmo2", build_olmo2},
+      {"opt", build_opt},
+      {"phi", build_phi},
+      {"phi3", build_phi3},
+      {"qwen2", build_qwen2},
+      {"qwen2_moe", build_qwen2_moe},
+      {"qwen3", build_qwen3},
       {"qwen3_moe", build_qwen3_moe},
+      {"qwen3_next", build_qwen3_next},
   };
   return kTable;
+}
+
+ArchBuilder find_builder(std::string_view model_type) {
+  for (const ArchEntry& e : arch_table()) {
+    if (e.model_type == model_type) return e.build;
+  }
+  return nullptr;
 }
 
 namespace {
@@ -170,7 +226,7 @@ std::span<const std::string> supported_model_types() {
 }
 
 Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_view source) {
-  MC_ASSIGN_OR_RETURN(auto j, parse_json_strict(json_text, source));
+  MC_ASSIGN_OR_RETURN(auto j, parse_python_json(json_text, source));
   if (!j.is_object()) {
     return Status::InvalidArgument(source, std::string("expected a JSON object, got ") +
                                                j.type_name());
@@ -197,6 +253,13 @@ Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_vie
   hf::Cfg cfg(j, source, type);
   MC_ASSIGN_OR_RETURN(ModelSpec m, e->build(cfg));
   m.model_type = std::string(canonical);
+  if (cfg.has_object("quantization_config")) {
+    MC_ASSIGN_OR_RETURN(m.quant,
+                        hf::read_quantization_config(cfg.child("quantization_config", type), m, &m.assumptions));
+  } else if (cfg.has("quantization_config") && !j["quantization_config"].is_null()) {
+    return cfg.error("quantization_config", std::string("expected an object, got ") +
+                                                j["quantization_config"].type_name());
+  }
   m.name = std::string(source);
   MC_RETURN_IF_ERROR(validate(m));
   return m;
@@ -216,6 +279,12 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
   }
   MC_ASSIGN_OR_RETURN(const std::string text, read_input_file(file.string()));
   MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text, file.string()));
+  // NVIDIA ModelOpt keeps its scheme beside config.json; when present it is the checkpoint's.
+  const fs::path modelopt = file.parent_path() / "hf_quant_config.json";
+  if (fs::is_regular_file(modelopt, ec)) {
+    MC_ASSIGN_OR_RETURN(const std::string q, read_input_file(modelopt.string()));
+    MC_ASSIGN_OR_RETURN(m.quant, hf::read_modelopt_quant_config(q, modelopt.string(), m, &m.assumptions));
+  }
   // Presentation name: the folder holding config.json, else the file name.
   const fs::path abs = fs::absolute(file, ec);
   const std::string folder = abs.parent_path().filename().string();

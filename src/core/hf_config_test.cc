@@ -31,7 +31,7 @@ ModelSpec Preset(const std::string& name) {
 void ExpectConsistent(const ModelSpec& m) {
   ASSERT_TRUE(m.exact.has_value()) << m.name;
   const ParamBreakdown& p = *m.exact;
-  EXPECT_EQ(p.total(), p.embeddings + p.position + p.lm_head + p.attention + p.mlp_dense +
+  EXPECT_EQ(p.total(), p.embeddings + p.position + p.lm_head + p.attention + p.recurrent + p.mlp_dense +
                            p.mlp_routed + p.mlp_shared + p.router + p.norms + p.biases);
   EXPECT_LE(p.mlp_routed_active, p.mlp_routed);
   EXPECT_TRUE(validate(m).ok()) << m.name;
@@ -177,7 +177,7 @@ TEST(HfConfigTest, Gemma2_9B) {
   const ModelSpec m = Preset("gemma-2-9b");
   EXPECT_EQ(m.exact->total(), 9'241'705'984);
   EXPECT_EQ(m.n_swa, 4096);
-  EXPECT_EQ(m.n_swa_pattern, 2);
+  EXPECT_EQ(m.n_swa_layers(), m.n_layer / 2);  // 21 of 42 layers slide
   EXPECT_TRUE(m.is_swa_layer(0));  // even layers slide (modeling_gemma2.py)
   EXPECT_FALSE(m.is_swa_layer(1));
   ExpectConsistent(m);
@@ -272,7 +272,7 @@ TEST(HfConfigTest, Phi3Mini4k) {
   EXPECT_EQ(m.exact->total(), 3'821'079'552);
   EXPECT_EQ(m.exact->biases, 0);
   EXPECT_EQ(m.n_swa, 2047);  // sliding_window passed to every layer
-  EXPECT_EQ(m.n_swa_pattern, 1);
+  EXPECT_EQ(m.n_swa_layers(), m.n_layer);  // every layer slides
   ExpectConsistent(m);
 }
 
@@ -447,7 +447,7 @@ TEST(HfConfigTest, MistralSlidingWindowKv) {
   // of 8192 tokens: 32 x 4096 x 4096 = 536,870,912 B.
   const ModelSpec m = LoadFixture("Mistral-7B-v0.1");
   EXPECT_EQ(m.n_swa, 4096);
-  EXPECT_EQ(m.n_swa_pattern, 1);
+  EXPECT_EQ(m.n_swa_layers(), m.n_layer);  // every layer slides
   auto seq = kv_bytes_per_sequence(m, 8192, Dtype::kFp16);
   ASSERT_TRUE(seq.ok());
   EXPECT_EQ(*seq, 536'870'912);

@@ -53,9 +53,23 @@ class Cfg {
   // A list of strings; absence (or null) means empty.
   Result<std::vector<std::string>> str_list(std::string_view key) const;
 
+  // A string; absence (or null) means nullopt.
+  Result<std::optional<std::string>> str(std::string_view key) const;
+  // A real number (integers accepted); absence (or null) means `absent`.
+  Result<double> number(std::string_view key, double absent) const;
+  // True when the key holds a JSON object.
+  bool has_object(std::string_view key) const;
+  // The nested object under `key` (text_config, vision_config,
+  // quantization_config), read with `model_type`; its errors name
+  // "<source>: <key>.<sub-key>". REQUIRES: has_object(key).
+  Cfg child(std::string_view key, std::string_view model_type) const;
+  // The object itself, for a reader that walks it (quantization configs).
+  const nlohmann::json& object() const { return j_; }
+
   // InvalidArgument naming "<source>: <key>".
   Status error(std::string_view key, std::string_view what) const;
   const std::string& model_type() const { return model_type_; }
+  const std::string& source() const { return source_; }
 
  private:
   // (name as spelled in the file, value) or (key, nullptr) when absent.
@@ -65,13 +79,14 @@ class Cfg {
   const nlohmann::json& j_;
   std::string source_;
   std::string model_type_;
+  std::string prefix_;  // "text_config." for a child
   std::vector<std::pair<std::string, std::string>> aliases_;
 };
 
 // Exact parameter accumulators, one per ParamBreakdown field. Products and
 // sums are Exact, so a count that does not fit in int64_t is reported.
 struct Counts {
-  Exact embeddings, position, lm_head, attention, mlp_dense, mlp_routed, mlp_shared, router,
+  Exact embeddings, position, lm_head, attention, recurrent, mlp_dense, mlp_routed, mlp_shared, router,
       norms, biases, mlp_routed_active;
   // Overflow names `source` when any accumulator overflowed.
   Result<ParamBreakdown> finish(std::string_view source) const;
@@ -109,9 +124,32 @@ Result<ModelSpec> build_falcon(Cfg& c);
 Result<ModelSpec> build_opt(Cfg& c);
 Result<ModelSpec> build_gpt_neox(Cfg& c);
 Result<ModelSpec> build_bloom(Cfg& c);
+// hf_arch_moe.cc, hf_arch_multimodal.cc, hf_arch_hybrid.cc: the families of 2025-26.
+Result<ModelSpec> build_gpt_oss(Cfg& c);
+Result<ModelSpec> build_glm4_moe(Cfg& c);
+Result<ModelSpec> build_kimi_k2(Cfg& c);
+Result<ModelSpec> build_deepseek_v32(Cfg& c);
+Result<ModelSpec> build_gemma3(Cfg& c);
+Result<ModelSpec> build_gemma3_text(Cfg& c);
+Result<ModelSpec> build_llama4(Cfg& c);
+Result<ModelSpec> build_llama4_text(Cfg& c);
+Result<ModelSpec> build_mistral3(Cfg& c);
+Result<ModelSpec> build_qwen3_next(Cfg& c);
+Result<ModelSpec> build_nemotron_h(Cfg& c);
+Result<ModelSpec> build_falcon_h1(Cfg& c);
+Result<ModelSpec> build_jamba(Cfg& c);
+
+// hf_quant.cc: a quantized checkpoint's scheme for model `m` (its layer counts
+// decide which parts layer-numbered exclusions cover); what is not modelled
+// exactly is appended to *notes.
+Result<CheckpointQuant> read_quantization_config(Cfg q, const ModelSpec& m, std::vector<std::string>* notes);
+Result<CheckpointQuant> read_modelopt_quant_config(std::string_view text, std::string_view source, const ModelSpec& m,
+                                                   std::vector<std::string>* notes);
 
 // Sorted by model_type.
 std::span<const ArchEntry> arch_table();
+// The builder of `model_type` (no legacy spellings), or nullptr.
+ArchBuilder find_builder(std::string_view model_type);
 
 }  // namespace modelcalc::hf
 

@@ -197,4 +197,59 @@ Result<json> parse_json_strict(std::string_view text, std::string_view source) {
   return std::move(b.root);
 }
 
+namespace {
+
+// The Python constant starting at text[i] when one stands there as a value, else "".
+std::string_view python_constant_at(std::string_view text, size_t i, char prev) {
+  if (prev != ':' && prev != ',' && prev != '[') return {};
+  for (std::string_view c : {std::string_view("NaN"), std::string_view("Infinity"), std::string_view("-Infinity")}) {
+    if (text.substr(i, c.size()) != c) continue;
+    const size_t end = i + c.size();
+    if (end == text.size()) return c;
+    const char next = text[end];
+    if (next == ',' || next == ']' || next == '}' || next == ' ' || next == '\n' || next == '\r' || next == '\t') {
+      return c;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<json> parse_python_json(std::string_view text, std::string_view source) {
+  std::string out;
+  bool in_string = false, escape = false, rewrote = false;
+  char prev = '\0';  // the last character outside a string that is not white space
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (escape) {
+        escape = false;
+      } else if (c == '\\') {
+        escape = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == 'N' || c == 'I' || c == '-') {
+      const std::string_view k = python_constant_at(text, i, prev);
+      if (!k.empty()) {
+        out += '"';
+        out += k;
+        out += '"';
+        i += k.size() - 1;
+        prev = '"';
+        rewrote = true;
+        continue;
+      }
+    }
+    if (c == '"') in_string = true;
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') prev = c;
+    out += c;
+  }
+  return parse_json_strict(rewrote ? std::string_view(out) : text, source);
+}
+
 }  // namespace modelcalc

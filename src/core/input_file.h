@@ -30,6 +30,16 @@ Result<std::string> read_input_file(const std::string& path);
 // "SOURCE: malformed JSON at line 3, column 5: ...". Never throws.
 Result<nlohmann::json> parse_json_strict(std::string_view text, std::string_view source);
 
+// JSON as Python's json module writes it: parse_json_strict, except that the
+// bare constants NaN, Infinity and -Infinity (json.dumps' allow_nan, as in
+// Nemotron-H's "time_step_limit": [0.0, Infinity]) are read as the strings
+// "NaN", "Infinity" and "-Infinity" where a value stands (after ':', ',' or
+// '[', before ',', ']', '}', white space or the end). Anything else outside a
+// string (inf, NaNx, +Infinity) stays malformed. A reader that needs the value
+// as a number then says it got the string. Error positions after a rewritten
+// constant on the same line are 2 columns later than in the file.
+Result<nlohmann::json> parse_python_json(std::string_view text, std::string_view source);
+
 }  // namespace modelcalc
 
 #endif  // MODELCALC_INPUT_FILE_H_

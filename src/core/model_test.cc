@@ -42,7 +42,7 @@ TEST(ModelTest, AlternatingSlidingWindowLayers) {
   ModelSpec m = drill1_model();
   m.n_layer = 3;
   m.n_swa = 4096;
-  m.n_swa_pattern = 2;
+  m.set_swa_pattern(2);
   EXPECT_TRUE(m.is_swa_layer(0));
   EXPECT_FALSE(m.is_swa_layer(1));
   EXPECT_TRUE(m.is_swa_layer(2));

@@ -18,14 +18,22 @@ inline double attention_width(const ModelSpec& m) {
 }
 
 // Attention FLOPs of q_tokens new tokens against a context of ctx tokens,
-// summed over layers; a sliding-window layer attends at most n_swa keys.
-[[gnu::always_inline]] inline double attention_flops_all_layers(const ModelSpec& m, double q_tokens, int64_t ctx,
-                                                                double d_attn) {
-  const int64_t n_swa = m.n_swa_layers();
-  const double full = static_cast<double>(m.n_layer - n_swa) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
-  if (n_swa == 0) return full;
-  const double window = static_cast<double>(ctx > m.n_swa ? m.n_swa : ctx);
-  return full + static_cast<double>(n_swa) * attention_flops(q_tokens, window, d_attn);
+// summed over the layers counted in `c`; a sliding-window layer attends at most
+// n_swa keys, a chunked layer at most n_chunk, a layer without attention none.
+[[gnu::always_inline]] inline double attention_flops_all_layers(const ModelSpec& m, const LayerCounts& c,
+                                                                double q_tokens, int64_t ctx, double d_attn) {
+  const double full = static_cast<double>(c.full) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
+  double windowed = 0;
+  if (c.sliding > 0) {
+    const double window = static_cast<double>(ctx > m.n_swa ? m.n_swa : ctx);
+    windowed += static_cast<double>(c.sliding) * attention_flops(q_tokens, window, d_attn);
+  }
+  if (c.chunked > 0) {
+    const double chunk = static_cast<double>(ctx > m.n_chunk ? m.n_chunk : ctx);
+    windowed += static_cast<double>(c.chunked) * attention_flops(q_tokens, chunk, d_attn);
+  }
+  if (c.sliding == 0 && c.chunked == 0) return full;
+  return full + windowed;
 }
 
 // The two parts' bodies, forced inline so that compute_size is one function
@@ -42,7 +50,7 @@ inline double attention_width(const ModelSpec& m) {
 
   // 1. Parameters.
   r.d_head = m.n_embd_head;
-  r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot : m.n_embd_kv();
+  r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot + m.n_embd_head_index : m.n_embd_kv();
   r.has_layer_matrices = !m.is_mla() && m.n_expert == 0;
   if (r.has_layer_matrices) {
     bool overflow = false;  // checked by the caller (analyze_size, validate_sweep)
@@ -58,6 +66,7 @@ inline double attention_width(const ModelSpec& m) {
   }
   r.params = p;
   r.exact = m.exact.has_value();
+  r.layers = m.count_layers();
   r.total = p.total();
   r.active = p.active();
   r.blocks = p.blocks();
@@ -100,21 +109,24 @@ inline double attention_width(const ModelSpec& m) {
   const double d_attn = attention_width(m);
   r.train_flops = o.train_tokens > 0 ? training_flops(static_cast<double>(r.active), o.train_tokens) : 0;
   r.prefill_linear = prefill_linear_flops(n_blocks, T);
-  r.prefill_attention = attention_flops_all_layers(m, T, o.seq, d_attn);
+  r.prefill_attention = attention_flops_all_layers(m, r.layers, T, o.seq, d_attn);
   r.prefill_total = r.prefill_linear + r.prefill_attention;
   r.attention_fraction = r.prefill_attention / r.prefill_total;
   r.prefill_per_token = r.prefill_total / T;
-  r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, 1, o.seq, d_attn);
+  r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, r.layers, 1, o.seq, d_attn);
 
   // 4. KV cache (validated by the caller: the Exact values do not overflow).
   // kv_bytes_per_{token,sequence}_exact for both layouts, their shared factors computed once.
   const Exact elems = Exact(kv_elems(m, KvLayout::kAsConfigured)), elems_mha = Exact(kv_elems(m, KvLayout::kMha));
-  const Exact layers = Exact(m.n_layer), token_layers = kv_token_layers(m, o.seq);
+  const Exact layers = Exact(r.layers.attention()), token_layers = kv_token_layers(r.layers, m.n_swa, m.n_chunk, o.seq);
   r.kv_per_token = kv_bytes(elems, layers, o.kv_dtype).value();
   r.kv_per_seq = kv_bytes(elems, token_layers, o.kv_dtype).value();
   r.kv_mha_per_token = kv_bytes(elems_mha, layers, o.kv_dtype).value();
   r.kv_mha_per_seq = kv_bytes(elems_mha, token_layers, o.kv_dtype).value();
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
+  r.state_per_seq = r.layers.recurrent == 0
+                        ? 0
+                        : state_bytes_per_sequence_exact(m, r.layers.recurrent, default_kv_dtype(o.weight_dtype)).value();
   if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
     r.decode_weight_bytes = 0;
     r.tps_weights_only = r.tps_with_kv = r.tps_aggregate = 0;
@@ -204,6 +216,7 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
     if (auto k = kv_bytes_per_token(m, o.kv_dtype, layout); !k.ok()) return k.status();
     if (auto k = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, layout); !k.ok()) return Status::Overflow("seq");
   }
+  if (auto st = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype)); !st.ok()) return st.status();
   SizeResult r = compute_size(m, *p, gpu, o);
   if (o.has_gpu && max_batch_by_capacity(gpu.capacity_bytes, static_cast<double>(r.weight_bytes),
                                          static_cast<double>(r.kv_per_seq))

@@ -142,7 +142,7 @@ TEST(SizeTest, WeightsThatDoNotFitAreSaid) {
 TEST(SizeTest, SlidingWindowCapsKvAndAttention) {
   ModelSpec m = drill1_model();
   m.n_swa = 4096;
-  m.n_swa_pattern = 1;  // every layer
+  m.set_swa_pattern(1);  // every layer
   auto r = analyze_size(m, Mi300x(), Seq8192());
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->kv_per_seq, 196'608LL * 4096);  // each layer keeps 4096 of 8192 tokens

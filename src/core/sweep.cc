@@ -42,11 +42,11 @@ Status validate_sweep(const SweepSpec& s) {
   }
   // analyze_size's model and count checks depend only on (model, seq, KV
   // dtype): the weight bytes are checked at fp32, the widest dtype.
-  // Without --kv-dtype each row's cache is default_kv_dtype(weights), as the rows compute it.
-  std::vector<Dtype> kv_follow;
-  for (Dtype w : s.dtypes) kv_follow.push_back(default_kv_dtype(w));
-  const std::vector<Dtype>& kvs = s.kv_dtypes.empty() ? kv_follow : s.kv_dtypes;
+  // Without --kv-dtype each row's cache is default_kv_dtype(model, weights), as the rows compute it.
   for (const ModelSpec& m : s.models) {
+    std::vector<Dtype> kv_follow;
+    for (Dtype w : s.dtypes) kv_follow.push_back(default_kv_dtype(m, w));
+    const std::vector<Dtype>& kvs = s.kv_dtypes.empty() ? kv_follow : s.kv_dtypes;
     const std::vector<int64_t> own = {default_context(m)};
     for (int64_t seq : s.seqs.empty() ? own : s.seqs) {
       for (Dtype kv : kvs) {
@@ -109,7 +109,8 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
       row.result = model_part;
       row.options.has_gpu = true;
       row.options.weight_dtype = s.dtypes[c / n_kv];
-      row.options.kv_dtype = s.kv_dtypes.empty() ? default_kv_dtype(row.options.weight_dtype) : s.kv_dtypes[c % n_kv];
+      row.options.kv_dtype =
+          s.kv_dtypes.empty() ? default_kv_dtype(m, row.options.weight_dtype) : s.kv_dtypes[c % n_kv];
       weight_terms[c] = decode_weight_terms(m, p, model_part.total, row.options.weight_dtype);
     }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {

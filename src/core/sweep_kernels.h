@@ -96,9 +96,20 @@ inline void evaluate_decode_step(const PreparedDeployment& d, int64_t batch, dou
   const auto per_gpu = [&](double x) { return one_stage ? x : x / pp; };
   const double B = static_cast<double>(batch);
   const double window_ctx = static_cast<double>(d.n_swa > 0 && context > d.n_swa ? d.n_swa : context);
+  const double chunk_ctx = static_cast<double>(d.n_chunk > 0 && context > d.n_chunk ? d.n_chunk : context);
   const double T = static_cast<double>(context);
-  const double key_layers = static_cast<double>(d.n_full_layers) * T + static_cast<double>(d.n_swa_layers) * window_ctx;
+  // A full layer reads every key, or a DSA layer its top-k.
+  const double full_ctx = static_cast<double>(d.index_topk > 0 && context > d.index_topk ? d.index_topk : context);
+  const double key_layers = static_cast<double>(d.n_full_layers) * full_ctx +
+                            static_cast<double>(d.n_swa_layers) * window_ctx +
+                            static_cast<double>(d.n_chunked_layers) * chunk_ctx;
   const double kv_bytes_per_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
+  // DSA: the indexer reads every cached indexer key of every full layer.
+  const double index_keys = d.index_elems_per_layer > 0 ? static_cast<double>(d.n_full_layers) * T : 0.0;
+  const double index_bytes =
+      index_keys * static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
+  const double state_bytes = static_cast<double>(d.n_recurrent_layers) * static_cast<double>(d.state_elems_per_layer) *
+                             static_cast<double>(d.state_bits) / 8.0;
   st.batch = batch;
   st.experts_touched = experts_touched;
   const double moe = static_cast<double>(d.n_moe_layers);
@@ -106,10 +117,12 @@ inline void evaluate_decode_step(const PreparedDeployment& d, int64_t batch, dou
   st.bytes.experts = per_gpu(moe * st.experts_touched * d.expert_bytes);
   st.bytes.lm_head = per_gpu(d.lm_head_bytes);
   st.bytes.embedding_rows = per_gpu(B * d.embedding_row_bytes);
-  st.bytes.kv = per_gpu(B * key_layers * kv_bytes_per_key_layer);
+  st.bytes.kv = per_gpu(B * key_layers * kv_bytes_per_key_layer + B * index_bytes);
+  st.bytes.state = per_gpu(B * 2.0 * state_bytes);  // read, then written back
   st.flops.linear = per_gpu(B * d.linear_flops_per_token);
-  st.flops.attention = per_gpu(B * key_layers * d.attn_flops_per_key_decode);
+  st.flops.attention = per_gpu(B * key_layers * d.attn_flops_per_key_decode + B * index_keys * d.index_flops_per_key);
   st.flops.lm_head = per_gpu(B * d.lm_head_flops_per_token);
+  st.flops.recurrent = per_gpu(B * static_cast<double>(d.n_recurrent_layers) * d.state_flops_per_token);
   st.bytes_per_gpu = st.bytes.total();
   st.flops_per_gpu = st.flops.total();
   st.intensity = st.flops_per_gpu / st.bytes_per_gpu;

@@ -400,8 +400,9 @@ PyDeployment run_deployment_py(py::handle model, py::handle gpu, py::handle cont
   d.dtype = opt_dtype(dtype, "dtype");
   fill_engine_flags(d, gpus, tp, pp, ep, dp, prompt, compute_dtype, kv_dtype, reserve);
   const std::optional<double> ws = opt_real(workspace, "workspace", parse_bytes);
-  // The defaults `size` gives its modeled deployment: fp16 weights, a 16-bit cache, the model's context.
-  const Dtypes dtypes = resolve_dtypes(d);
+  // The defaults `size` gives its modeled deployment: the checkpoint's dtypes (else fp16 weights, a 16-bit
+  // cache), the model's context.
+  const Dtypes dtypes = resolve_dtypes(d, *m.spec);
   PyDeployment out{m.spec, g->spec, {}, {}, {}};
   out.options = take(deployment_options(d, dtypes.weights, dtypes.kv, resolve_seq(d.seq, *m.spec), d.batch.value_or(1)),
                      kContextRenames);

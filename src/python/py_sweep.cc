@@ -299,6 +299,7 @@ void init_sweep(py::module_& m) {
     spec.engine_flags = e.flags;
     spec.gpus = sweep_gpus(gpus);
     spec.models = sweep_models(models);
+    default_sweep_dtypes(lists, &spec);
     check(validate_sweep(spec), kSweepRenames);
     const int64_t rows = take(sweep_row_count(spec), kSweepRenames);
     const bool chunked = !on_chunk.is_none();

@@ -1,5 +1,7 @@
 #include "capacity_report.h"
 
+#include "modelcalc/deployment.h"
+
 #include <cmath>
 #include <limits>
 #include <fmt/format.h>
@@ -106,11 +108,20 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
 Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& r) {
   Section s{fmt::format("2. KV cache per sequence ({}, T = {})", dtype_name(o.kv_dtype), group_digits(o.context)),
             {}, {}};
+  const LayerCounts lc = m.count_layers();
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0;
   if (m.is_mla()) {
     s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
                                fx::kKvPerTokenMla,
-                               {term("L", m.n_layer), term("d_c", m.n_lora_kv + m.n_rot),
-                                term("b_kv", dtype_bytes(o.kv_dtype))}));
+                               {term("L", lc.attention()), term("d_c", m.n_lora_kv + m.n_rot + m.n_embd_head_index),
+                                term("b_kv", dtype_bytes(o.kv_dtype))},
+                               m.is_dsa() ? "(d_c: the latent, its RoPE key and the DSA indexer's key)" : ""));
+  } else if (lc.no_attn > 0) {
+    s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
+                               fx::kKvPerTokenLayers,
+                               {term("L_attn", lc.attention()), term("d_kv", m.n_embd_kv()),
+                                term("b_kv", dtype_bytes(o.kv_dtype))},
+                               fmt::format("(only the {} attention layers of {} keep KV)", lc.attention(), m.n_layer)));
   } else {
     s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
                                fx::kKvPerToken,
@@ -118,7 +129,6 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
                                 term("b_kv", dtype_bytes(o.kv_dtype))}));
   }
   const bool replicated = m.is_mla() ? o.gpus > 1 : r.kv_heads_stored > m.n_head_kv;
-  const FormulaText& per_seq = m.n_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
   if (replicated) {
     s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence, over all GPUs", r.kv_bytes_per_sequence,
                                Unit::kBytes, fx::kKvReplicated,
@@ -126,12 +136,26 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
                                 term("stored_heads", r.kv_heads_stored), term("kv_heads", m.is_mla() ? 1 : m.n_head_kv)},
                                m.is_mla() ? "(tensor parallel keeps the whole MLA latent on every GPU)"
                                           : "(more GPUs than KV heads: each GPU keeps a whole head, replicated)"));
+  } else if (layered) {
+    s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence", r.kv_bytes_per_sequence, Unit::kBytes,
+                               fx::kKvPerSeqLayers,
+                               {term("KV_token", r.kv_bytes_per_token), term("L_attn", lc.attention()),
+                                term("L_full", lc.full), term("T", o.context), term("L_swa", lc.sliding),
+                                term("window", m.n_swa), term("L_chunk", lc.chunked), term("chunk", m.n_chunk)}));
   } else {
     s.lines.push_back(computed("kv_bytes_per_sequence", "Per sequence", r.kv_bytes_per_sequence, Unit::kBytes,
-                               per_seq, {term("KV_token", r.kv_bytes_per_token), term("T", o.context),
-                                         term("window", m.n_swa), term("L", m.n_layer),
-                                         term("L_full", m.n_layer - m.n_swa_layers()),
-                                         term("L_swa", m.n_swa_layers())}));
+                               m.n_swa > 0 ? fx::kKvPerSeqSwa : fx::kKvPerSeq,
+                               {term("KV_token", r.kv_bytes_per_token), term("T", o.context),
+                                term("window", m.n_swa), term("L", m.n_layer),
+                                term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())}));
+  }
+  if (r.state_bytes_per_sequence > 0) {
+    s.lines.push_back(computed("state_bytes_per_sequence", "Recurrent state per sequence", r.state_bytes_per_sequence,
+                               Unit::kBytes, fx::kStatePerSeq,
+                               {term("L_rec", lc.recurrent), term("n_embd_s", m.n_embd_s()),
+                                term("n_embd_r", m.n_embd_r()),
+                                term("b_state", dtype_bytes(default_kv_dtype(o.weight_dtype)))},
+                               "(fixed, whatever the context; reserved beside the KV)"));
   }
   s.lines.push_back(given("kv_bytes_per_sequence_mha", "Same model under MHA", r.kv_bytes_per_sequence_mha,
                           Unit::kBytes, fmt::format("(every one of the {} heads keeps its K and V)", m.n_head)));
@@ -144,10 +168,20 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
 
 Section concurrency_section(const KvBudgetResult& r) {
   Section s{"3. Concurrency (whole context reserved per sequence)", {}, {}};
-  s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, fx::kMaxSeq,
-                             {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence)}));
-  s.lines.push_back(computed("max_sequences_mha", "Sequences under MHA", r.max_sequences_mha, Unit::kSequences,
-                             fx::kMaxSeq, {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha)}));
+  if (r.state_bytes_per_sequence > 0) {
+    s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, fx::kMaxSeqState,
+                               {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence),
+                                term("S", r.state_bytes_per_sequence)}));
+    s.lines.push_back(computed("max_sequences_mha", "Sequences under MHA", r.max_sequences_mha, Unit::kSequences,
+                               fx::kMaxSeqState,
+                               {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha),
+                                term("S", r.state_bytes_per_sequence)}));
+  } else {
+    s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, fx::kMaxSeq,
+                               {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence)}));
+    s.lines.push_back(computed("max_sequences_mha", "Sequences under MHA", r.max_sequences_mha, Unit::kSequences,
+                               fx::kMaxSeq, {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence_mha)}));
+  }
   if (r.max_sequences_mha > 0) {
     s.notes.push_back(fmt::format("{} vs {} sequences: ×{} (the KV ratio, up to the floor of each division).",
                                   group_digits(r.max_sequences), group_digits(r.max_sequences_mha),
@@ -172,8 +206,10 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
     const bool reaches = p.max_sequences >= want;
     if (reaches && first == nullptr) first = &p;
     const std::string change = change_text(p, m, o);
-    Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences, fx::kMaxSeq,
-                      {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)},
+    std::vector<Term> terms = {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)};
+    if (r.state_bytes_per_sequence > 0) terms.push_back(term("S", r.state_bytes_per_sequence));
+    Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences,
+                      r.state_bytes_per_sequence > 0 ? fx::kMaxSeqState : fx::kMaxSeq, std::move(terms),
                       none_fit ? "" : fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
     s.lines.push_back(std::move(l));
     s.notes.push_back(fmt::format("{}: {}", i + 1, cost_text(p)));

@@ -25,8 +25,29 @@ Section deployment_section(const GpuSpec& gpu, const PreparedDeployment& d) {
   s.lines.push_back(given("deployment.ep", "Expert parallel (inside TP)", p.ep, Unit::kNone));
   s.lines.push_back(given("deployment.dp", "Data-parallel replicas", p.dp, Unit::kNone));
   s.lines.push_back(given("deployment.weight_dtype", "Weights", name(d.weight_dtype), Unit::kNone));
+  if (d.checkpoint_quant) {
+    // A quantized checkpoint: weight_dtype is what its quantized parts hold; its 16-bit parts stay so.
+    s.lines.push_back(given("deployment.attention_dtype", "  attention", name(d.attention_dtype), Unit::kNone,
+                            "(as the checkpoint stores it)"));
+    if (d.weights.mlp > 0) {
+      s.lines.push_back(given("deployment.mlp_dtype", "  dense / shared MLP", name(d.mlp_dtype), Unit::kNone));
+    }
+    if (d.n_moe_layers > 0) {
+      s.lines.push_back(given("deployment.experts_dtype", "  routed experts", name(d.experts_dtype), Unit::kNone));
+    }
+    if (d.n_recurrent_layers > 0) {
+      s.lines.push_back(
+          given("deployment.recurrent_dtype", "  recurrent mixers", name(d.recurrent_dtype), Unit::kNone));
+    }
+    if (d.fp8_block_scales) {
+      s.lines.push_back(given("deployment.fp8_block_scales", "  fp8 block scales (128 x 128)", true, Unit::kNone));
+    }
+  }
   s.lines.push_back(given("deployment.compute_dtype", "Matmuls run in", name(d.compute_dtype), Unit::kNone));
   s.lines.push_back(given("deployment.kv_dtype", "KV cache", name(d.kv_dtype), Unit::kNone));
+  if (d.n_recurrent_layers > 0) {
+    s.lines.push_back(given("deployment.state_dtype", "Recurrent state", name(d.state_dtype), Unit::kNone));
+  }
   s.lines.push_back(given("deployment.reserve_fraction", "HBM reserve", d.reserve_fraction, Unit::kFraction));
   s.lines.push_back(given("deployment.workspace_bytes", "Workspace per GPU", d.workspace_bytes, Unit::kBytes));
   if (p.tp > 1 || p.pp > 1) {
@@ -45,28 +66,65 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   s.lines.push_back(computed("memory_per_gpu.reserve", "Reserve", m.reserve, Unit::kBytes, fx::kDepReserve,
                              {term("capacity", m.capacity), term("r", d.reserve_fraction)}));
   s.lines.push_back(given("memory_per_gpu.workspace", "Workspace", m.workspace, Unit::kBytes));
-  s.lines.push_back(computed("memory_per_gpu.weights", "Weight shard", w.total(), Unit::kBytes, fx::kDepWeights,
-                             {term("emb", w.embeddings), term("lm_head", w.lm_head), term("attn", w.attention),
-                              term("mlp", w.mlp), term("experts", w.experts), term("other", w.other),
-                              term("scales", w.scales)}));
-  const int64_t layers = d.stage_full_layers + d.stage_swa_layers;
+  std::vector<Term> wt = {term("emb", w.embeddings), term("lm_head", w.lm_head), term("attn", w.attention),
+                          term("mlp", w.mlp),         term("experts", w.experts), term("other", w.other),
+                          term("scales", w.scales)};
+  if (w.recurrent > 0) wt.push_back(term("rec", w.recurrent));
+  s.lines.push_back(computed("memory_per_gpu.weights", "Weight shard", w.total(), Unit::kBytes,
+                             w.recurrent > 0 ? fx::kDepWeightsRec : fx::kDepWeights, std::move(wt)));
+  const int64_t layers = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
   const double b_kv = static_cast<double>(d.kv_bits) / 8.0;
-  s.lines.push_back(computed("memory_per_gpu.kv_per_token", "KV per token", m.kv_per_token, Unit::kBytes,
-                             fx::kDepKvTok,
-                             {term("L_stage", layers), term("e_rank", d.kv_elems_per_layer), term("b_kv", b_kv)}));
+  if (d.index_elems_per_layer > 0) {
+    s.lines.push_back(computed("memory_per_gpu.kv_per_token", "KV per token (+ indexer keys)", m.kv_per_token,
+                               Unit::kBytes, fx::kDepKvTokIndex,
+                               {term("L_stage", layers), term("e_rank", d.kv_elems_per_layer),
+                                term("L_full", d.stage_full_layers), term("e_index", d.index_elems_per_layer),
+                                term("b_kv", b_kv)}));
+  } else {
+    s.lines.push_back(computed("memory_per_gpu.kv_per_token", "KV per token", m.kv_per_token, Unit::kBytes,
+                               fx::kDepKvTok,
+                               {term("L_stage", layers), term("e_rank", d.kv_elems_per_layer), term("b_kv", b_kv)}));
+  }
   const int64_t T = r.decode.context;
   const int64_t win = d.n_swa > 0 ? std::min(T, d.n_swa) : T;
-  s.lines.push_back(computed("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
-                             fx::kDepKvSeq,
-                             {term("e_rank", d.kv_elems_per_layer), term("b_kv", b_kv),
-                              term("L_full", d.stage_full_layers), term("T", T), term("L_swa", d.stage_swa_layers),
-                              term("T_win", win)}));
+  if (d.stage_chunked_layers > 0 || d.index_elems_per_layer > 0) {
+    const int64_t chunk = d.n_chunk > 0 ? std::min(T, d.n_chunk) : T;
+    s.lines.push_back(computed("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
+                               fx::kDepKvSeqLayers,
+                               {term("e_rank", d.kv_elems_per_layer), term("L_full", d.stage_full_layers),
+                                term("T", T), term("L_swa", d.stage_swa_layers), term("T_win", win),
+                                term("L_chunk", d.stage_chunked_layers), term("T_chunk", chunk),
+                                term("e_index", d.index_elems_per_layer), term("b_kv", b_kv)}));
+  } else {
+    s.lines.push_back(computed("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
+                               fx::kDepKvSeq,
+                               {term("e_rank", d.kv_elems_per_layer), term("b_kv", b_kv),
+                                term("L_full", d.stage_full_layers), term("T", T), term("L_swa", d.stage_swa_layers),
+                                term("T_win", win)}));
+  }
+  if (d.stage_recurrent_layers > 0) {
+    s.lines.push_back(computed("memory_per_gpu.state_per_sequence", "Recurrent state per sequence",
+                               m.state_per_sequence, Unit::kBytes, fx::kDepStateSeq,
+                               {term("L_rec", d.stage_recurrent_layers), term("e_state", d.state_elems_per_layer),
+                                term("b_state", static_cast<double>(d.state_bits) / 8.0)},
+                               "(fixed, whatever the context)"));
+  } else {
+    s.lines.push_back(given("memory_per_gpu.state_per_sequence", "Recurrent state per sequence",
+                            m.state_per_sequence, Unit::kBytes, "(no recurrent layers)"));
+  }
   s.lines.push_back(computed("memory_per_gpu.free_for_kv", "Free for KV", m.free_for_kv, Unit::kBytes, fx::kDepFree,
                              {term("capacity", m.capacity), term("reserve", m.reserve),
                               term("workspace", m.workspace), term("W", static_cast<double>(w.total()))}));
-  s.lines.push_back(computed("memory_per_gpu.max_sequences", "Sequences that fit (per replica)", m.max_sequences,
-                             Unit::kSequences, fx::kDepMaxSeq,
-                             {term("free", std::max(0.0, m.free_for_kv)), term("KV_seq", m.kv_per_sequence)}));
+  if (m.state_per_sequence > 0) {
+    s.lines.push_back(computed("memory_per_gpu.max_sequences", "Sequences that fit (per replica)", m.max_sequences,
+                               Unit::kSequences, fx::kDepMaxSeqState,
+                               {term("free", std::max(0.0, m.free_for_kv)), term("KV_seq", m.kv_per_sequence),
+                                term("S_seq", m.state_per_sequence)}));
+  } else {
+    s.lines.push_back(computed("memory_per_gpu.max_sequences", "Sequences that fit (per replica)", m.max_sequences,
+                               Unit::kSequences, fx::kDepMaxSeq,
+                               {term("free", std::max(0.0, m.free_for_kv)), term("KV_seq", m.kv_per_sequence)}));
+  }
   return s;
 }
 
@@ -82,13 +140,17 @@ Section decode_section(const PreparedDeployment& d, const DeploymentResult& r) {
                                 term("B", st.batch)}));
   }
   const DecodeBytes& b = st.bytes;
+  std::vector<Term> bt = {term("W_blocks", b.weights), term("W_experts", b.experts), term("W_lm_head", b.lm_head),
+                          term("W_rows", b.embedding_rows), term("KV", b.kv)};
+  if (b.state > 0) bt.push_back(term("S", b.state));
   s.lines.push_back(computed("decode_step.bytes_per_gpu", "Bytes read", st.bytes_per_gpu, Unit::kBytes,
-                             fx::kDepStepBytes,
-                             {term("W_blocks", b.weights), term("W_experts", b.experts), term("W_lm_head", b.lm_head),
-                              term("W_rows", b.embedding_rows), term("KV", b.kv)}));
+                             b.state > 0 ? fx::kDepStepBytesState : fx::kDepStepBytes, std::move(bt),
+                             b.state > 0 ? "(S: recurrent state read and written back)" : ""));
   const DecodeFlops& f = st.flops;
-  s.lines.push_back(computed("decode_step.flops_per_gpu", "FLOPs", st.flops_per_gpu, Unit::kFlop, fx::kDepStepFlops,
-                             {term("F_linear", f.linear), term("F_attn", f.attention), term("F_lm_head", f.lm_head)}));
+  std::vector<Term> ft = {term("F_linear", f.linear), term("F_attn", f.attention), term("F_lm_head", f.lm_head)};
+  if (f.recurrent > 0) ft.push_back(term("F_rec", f.recurrent));
+  s.lines.push_back(computed("decode_step.flops_per_gpu", "FLOPs", st.flops_per_gpu, Unit::kFlop,
+                             f.recurrent > 0 ? fx::kDepStepFlopsRec : fx::kDepStepFlops, std::move(ft)));
   s.lines.push_back(computed("decode_step.intensity", "Intensity", st.intensity, Unit::kFlopPerByte, fx::kIntensity,
                              {term("F", st.flops_per_gpu), term("bytes", st.bytes_per_gpu)}));
   s.lines.push_back(computed("decode_step.ridge", "Ridge (" + name(d.compute_dtype) + ")", st.ridge,

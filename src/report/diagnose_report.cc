@@ -68,6 +68,7 @@ std::string frac_or_unknown(const std::optional<double>& f) { return f ? format_
 std::string bpp(const DiagnosisNumbers& n, double fallback) {
   return fmt_sig(n.bytes_per_param.value_or(fallback), 3) + " B";
 }
+std::string kv_b(const DiagnosisNumbers& n) { return fmt_sig(n.kv_bytes_per_elem.value_or(2), 3) + " B"; }
 std::string us(double v) { return format_brief(v * 1e-6, Unit::kSeconds); }
 Term share(const Ctx& c, const char* kind) {
   const auto it = c.e.profile.kernel_time_fraction.find(kind);
@@ -84,7 +85,15 @@ std::vector<Term> quant_terms(const Ctx& c, Term extra) {
   return {term("B", c.B), term("bw", c.bw), term("N", c.N), term("KV", c.KV), term("peak", c.peak), std::move(extra)};
 }
 bool is_mla(const Ctx& c) { return c.e.model.spec && c.e.model.spec->is_mla(); }
-bool is_swa(const Ctx& c) { return !is_mla(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0; }
+// Layers of several kinds (chunks, layers without attention): the explained form names each.
+bool is_layered(const Ctx& c) {
+  if (is_mla(c) || !c.e.model.spec) return false;
+  const LayerCounts lc = c.e.model.spec->count_layers();
+  return lc.chunked > 0 || lc.no_attn > 0;
+}
+bool is_swa(const Ctx& c) {
+  return !is_mla(c) && !is_layered(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0;
+}
 
 const EvidenceRow kEvidenceRows[] = {
     {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes, nullptr,
@@ -97,8 +106,21 @@ const EvidenceRow kEvidenceRows[] = {
      &fx::kDxKvPerSeqMla, is_mla,
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
-       return std::vector<Term>{term("L", c.n.layers), term("d_c", s.n_lora_kv + s.n_rot), term("b", bpp(c.n, 2)),
+       return std::vector<Term>{term("L", s.count_layers().attention()),
+                                term("d_c", s.n_lora_kv + s.n_rot + s.n_embd_head_index), term("b", kv_b(c.n)),
                                 term("T", c.n.context)};
+     },
+     nullptr},
+    // Hybrids: only attention layers keep KV; windows and chunks are capped.
+    {"kv_bytes_per_sequence", "KV cache per sequence (attention layers)", MC_NUM(kv_bytes_per_seq), Unit::kBytes,
+     &fx::kDxKvPerSeqLayers, is_layered,
+     [](const Ctx& c) {
+       const ModelSpec& s = *c.e.model.spec;
+       const LayerCounts lc = s.count_layers();
+       return std::vector<Term>{term("d_kv", c.n.d_kv),     term("b", kv_b(c.n)),
+                                term("L_full", lc.full),     term("T", c.n.context),
+                                term("L_swa", lc.sliding),   term("window", s.n_swa),
+                                term("L_chunk", lc.chunked), term("chunk", s.n_chunk)};
      },
      nullptr},
     // Sliding-window layers keep the window.
@@ -107,7 +129,7 @@ const EvidenceRow kEvidenceRows[] = {
      [](const Ctx& c) {
        const ModelSpec& s = *c.e.model.spec;
        return std::vector<Term>{term("d_kv", c.n.d_kv),
-                                term("b", bpp(c.n, 2)),
+                                term("b", kv_b(c.n)),
                                 term("L_full", s.n_layer - s.n_swa_layers()),
                                 term("L_swa", s.n_swa_layers()),
                                 term("T", c.n.context),
@@ -115,9 +137,9 @@ const EvidenceRow kEvidenceRows[] = {
      },
      nullptr},
     {"kv_bytes_per_sequence", "KV cache per sequence", MC_NUM(kv_bytes_per_seq), Unit::kBytes, &fx::kDxKvPerSeq,
-     [](const Ctx& c) { return !is_mla(c) && !is_swa(c); },
+     [](const Ctx& c) { return !is_mla(c) && !is_swa(c) && !is_layered(c); },
      [](const Ctx& c) {
-       return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", bpp(c.n, 2)),
+       return std::vector<Term>{term("L", c.n.layers), term("d_kv", c.n.d_kv), term("b", kv_b(c.n)),
                                 term("T", c.n.context)};
      },
      nullptr},

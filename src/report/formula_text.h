@@ -21,6 +21,7 @@ namespace fx {
 inline constexpr FormulaText kDHead{"n_embd_head", "d / h"};
 inline constexpr FormulaText kDKv{"n_embd_kv", "kv_heads × d_head"};
 inline constexpr FormulaText kDKvMla{"kv_elems_per_token", "kv_lora_rank + qk_rope_head_dim"};
+inline constexpr FormulaText kDKvDsa{"kv_elems_per_token", "kv_lora_rank + qk_rope_head_dim + index_head_dim"};
 inline constexpr FormulaText kQ{"attn_q_params", "d × h × d_head"};
 inline constexpr FormulaText kKv{"attn_kv_params", "2 × d × d_kv"};
 inline constexpr FormulaText kO{"attn_o_params", "h × d_head × d"};
@@ -43,6 +44,11 @@ inline constexpr FormulaText kKvPerSeq{"kv_bytes_per_sequence", "KV_token × T"}
 inline constexpr FormulaText kKvPerSeqSwa{"kv_bytes_per_sequence",
                                           "KV_token / L × (L_full × T + L_swa × min(T, window))"};
 inline constexpr FormulaText kKvRatio{"kv_mha_ratio", "KV_mha / KV"};
+// Per-layer kinds: attention layers only (L_attn of L), windows and chunks capped.
+inline constexpr FormulaText kKvPerTokenLayers{"kv_bytes_per_token", "2 × L_attn × d_kv × b_kv"};
+inline constexpr FormulaText kKvPerSeqLayers{
+    "kv_bytes_per_sequence", "KV_token / L_attn × (L_full × T + L_swa × min(T, window) + L_chunk × min(T, chunk))"};
+inline constexpr FormulaText kStatePerSeq{"state_bytes_per_sequence", "L_rec × (n_embd_s + n_embd_r) × b_state"};
 // FLOPs.
 inline constexpr FormulaText kForward{"forward_flops_per_token", "2 × N_blocks"};
 inline constexpr FormulaText kTrain{"training_flops", "6 × N × D"};
@@ -52,6 +58,10 @@ inline constexpr FormulaText kPrefillAttentionSwa{"prefill_attention_flops",
                                                   "4 × T × (L_full × T + L_swa × T_win) × d_attn"};
 inline constexpr FormulaText kDecodeFlopsSwa{"decode_flops_per_token",
                                              "2 × N_blocks + 4 × (L_full × T + L_swa × T_win) × d_attn"};
+inline constexpr FormulaText kPrefillAttentionLayers{"prefill_attention_flops",
+                                                     "4 × T × (L_full × T + L_swa × T_win + L_chunk × T_chunk) × d_attn"};
+inline constexpr FormulaText kDecodeFlopsLayers{
+    "decode_flops_per_token", "2 × N_blocks + 4 × (L_full × T + L_swa × T_win + L_chunk × T_chunk) × d_attn"};
 inline constexpr FormulaText kPrefillTotal{"prefill_total", "linear + attention"};
 inline constexpr FormulaText kAttentionFraction{"attention_fraction", "attention / total"};
 inline constexpr FormulaText kPerToken{"per_token", "F / T"};
@@ -85,6 +95,7 @@ inline constexpr FormulaText kWorkspace{"workspace_allowance_bytes", "C × (w_ff
 inline constexpr FormulaText kBudget{"kv_budget_bytes", "usable − W − A"};
 inline constexpr FormulaText kKvReplicated{"kv_heads_stored", "KV × stored_heads / kv_heads"};
 inline constexpr FormulaText kMaxSeq{"max_sequences", "max(0, floor(budget / KV))"};
+inline constexpr FormulaText kMaxSeqState{"max_sequences", "max(0, floor(budget / (KV + S)))"};
 inline constexpr FormulaText kMinDp{"min_dp_to_fit", "ceil(sharded / (capacity − fixed))"};
 inline constexpr FormulaText kPagedUsed{"PagedKvWaste::used_tokens", "Σ len"};
 inline constexpr FormulaText kPagedAlloc{"paged_kv_waste", "Σ ceil(len / B) × B"};
@@ -109,6 +120,17 @@ inline constexpr FormulaText kDepFree{"free_for_kv", "capacity − reserve − w
 inline constexpr FormulaText kDepKvTok{"kv_per_token", "L_stage × e_rank × b_kv"};
 inline constexpr FormulaText kDepKvSeq{"kv_per_sequence", "e_rank × b_kv × (L_full × T + L_swa × T_win)"};
 inline constexpr FormulaText kDepMaxSeq{"max_batch_by_capacity", "floor(free / KV_seq)"};
+// The engine on per-layer kinds: recurrent mixers, chunked layers, a DSA indexer.
+inline constexpr FormulaText kDepWeightsRec{"WeightShard::total",
+                                            "emb + lm_head + attn + mlp + experts + other + scales + rec"};
+inline constexpr FormulaText kDepKvTokIndex{"kv_per_token", "(L_stage × e_rank + L_full × e_index) × b_kv"};
+inline constexpr FormulaText kDepKvSeqLayers{
+    "kv_per_sequence", "(e_rank × (L_full × T + L_swa × T_win + L_chunk × T_chunk) + e_index × L_full × T) × b_kv"};
+inline constexpr FormulaText kDepStateSeq{"state_per_sequence", "L_rec × e_state × b_state"};
+inline constexpr FormulaText kDepMaxSeqState{"max_batch_by_capacity", "floor(free / (KV_seq + S_seq))"};
+inline constexpr FormulaText kDepStepBytesState{"DecodeBytes::total",
+                                                "W_blocks + W_experts + W_lm_head + W_rows + KV + S"};
+inline constexpr FormulaText kDepStepFlopsRec{"DecodeFlops::total", "F_linear + F_attn + F_lm_head + F_rec"};
 inline constexpr FormulaText kDepExperts{"expected_experts_touched", "E × (1 − (1 − k / E)^B)"};
 inline constexpr FormulaText kDepStepBytes{"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV"};
 inline constexpr FormulaText kDepStepFlops{"DecodeFlops::total", "F_linear + F_attn + F_lm_head"};
@@ -138,6 +160,8 @@ inline constexpr FormulaText kDxKvPerSeq{"kv_bytes_per_token", "2 × L × d_kv �
 inline constexpr FormulaText kDxKvPerSeqMla{"kv_bytes_per_sequence", "L × d_c × b × T"};
 inline constexpr FormulaText kDxKvPerSeqSwa{"kv_bytes_per_sequence",
                                              "2 × d_kv × b × (L_full × T + L_swa × min(T, window))"};
+inline constexpr FormulaText kDxKvPerSeqLayers{
+    "kv_bytes_per_sequence", "2 × d_kv × b × (L_full × T + L_swa × min(T, window) + L_chunk × min(T, chunk))"};
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
 inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
 inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};

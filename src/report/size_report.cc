@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "format.h"
+#include "modelcalc/deployment.h"
 
 namespace modelcalc {
 
@@ -18,7 +19,23 @@ std::string model_line(const ModelSpec& m) {
                      m.n_expert_shared, m.n_ff_exp);
   }
   if (m.is_mla()) s += fmt::format(" MLA(kv_lora_rank={}, rope={})", m.n_lora_kv, m.n_rot);
-  if (m.n_swa > 0) s += fmt::format(" window={}", m.n_swa);
+  if (m.is_dsa()) s += fmt::format(" DSA(index {}x{}, top-{})", m.n_index_head, m.n_embd_head_index, m.n_index_topk);
+  const LayerCounts c = m.count_layers();
+  if (c.sliding > 0) s += fmt::format(" window={}", m.n_swa);
+  if (c.chunked > 0) s += fmt::format(" chunk={}", m.n_chunk);
+  if (m.attn_sinks) s += " sinks";
+  if (!m.layer_kinds.empty() && (c.sliding > 0 || c.chunked > 0 || c.no_attn > 0 || c.recurrent > 0)) {
+    std::string parts;
+    auto add = [&](int64_t n, const char* what) {
+      if (n > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : " + ", n, what);
+    };
+    add(c.full, "full");
+    add(c.sliding, "sliding");
+    add(c.chunked, "chunked");
+    add(c.no_attn, "without attention");
+    s += fmt::format(" layers: {}", parts);
+    if (c.recurrent > 0) s += fmt::format("; {} with {}", c.recurrent, recurrent_name(m.recurrent));
+  }
   s += fmt::format(" V={} {}", m.n_vocab, m.tied_embeddings ? "tied" : "untied");
   return s;
 }
@@ -32,7 +49,12 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
   } else {
     s.lines.push_back(given("params.d_head", "d_head", r.d_head, Unit::kNone, "(given; ≠ d / h)"));
   }
-  if (m.is_mla()) {
+  if (m.is_mla() && m.is_dsa()) {
+    s.lines.push_back(computed("params.d_kv", "d_kv (latent + indexer key cached per layer)", r.d_kv, Unit::kNone,
+                               fx::kDKvDsa,
+                               {term("kv_lora_rank", m.n_lora_kv), term("qk_rope_head_dim", m.n_rot),
+                                term("index_head_dim", m.n_embd_head_index)}));
+  } else if (m.is_mla()) {
     s.lines.push_back(computed("params.d_kv", "d_kv (latent cached per layer)", r.d_kv, Unit::kNone,
                                fx::kDKvMla,
                                {term("kv_lora_rank", m.n_lora_kv), term("qk_rope_head_dim", m.n_rot)}));
@@ -87,6 +109,10 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
     if (p.position) s.lines.push_back(given("params.breakdown.position", "  position table", p.position, Unit::kParams));
     s.lines.push_back(given("params.breakdown.lm_head", "  lm_head", p.lm_head, Unit::kParams));
     s.lines.push_back(given("params.breakdown.attention", "  attention", p.attention, Unit::kParams));
+    if (p.recurrent > 0) {
+      s.lines.push_back(given("params.breakdown.recurrent", "  recurrent mixers (" + std::string(recurrent_name(m.recurrent)) + ")",
+                              p.recurrent, Unit::kParams));
+    }
     s.lines.push_back(given("params.breakdown.mlp_dense", "  MLP (dense)", p.mlp_dense, Unit::kParams));
     if (m.n_expert > 0) {
       s.lines.push_back(given("params.breakdown.mlp_routed", "  MLP (routed experts)", p.mlp_routed, Unit::kParams));
@@ -97,6 +123,14 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
     s.lines.push_back(given("params.breakdown.biases", "  biases", p.biases, Unit::kParams));
     s.lines.push_back(given("params.seed_convention", "Seed convention (matrices only)", p.matrices_only(),
                             Unit::kParams, "(no norms, biases or position tables)"));
+  }
+  if (m.params_vision) {
+    s.lines.push_back(given("params.vision", "Vision tower + projector (not in the total)", *m.params_vision,
+                            Unit::kParams, "(the language model alone serves text)"));
+  }
+  if (m.params_mtp) {
+    s.lines.push_back(given("params.mtp", "Multi-token-prediction layers (not in the total)", *m.params_mtp,
+                            Unit::kParams, "(in the checkpoint; transformers does not build them)"));
   }
   if (r.has_layer_matrices) {
     s.lines.push_back(computed("params.shortcut_per_layer", "12·d² shortcut per layer", r.shortcut_layer,
@@ -118,7 +152,7 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
   return s;
 }
 
-Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
+Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   Section s{"2. Weight memory", {}, {}};
   for (size_t i = 0; i < kAllDtypes.size(); ++i) {
     const Dtype t = kAllDtypes[i];
@@ -129,6 +163,11 @@ Section weights(const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
   }
   s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
                           r.weight_bytes, Unit::kBytes));
+  if (m.quant) {
+    s.notes.push_back("The checkpoint stores " + checkpoint_summary(m) +
+                      ". The drill-1 lines charge every parameter at " + std::string(dtype_name(o.weight_dtype)) +
+                      "; the modeled deployment keeps its 16-bit parts in 16 bits and counts the scales.");
+  }
   if (o.has_gpu) {
     s.lines.push_back(given("weights.fits",
                             "Fits " + gpu.name + " (" + format_quantity(gpu.capacity_bytes, Unit::kBytes) + ")", r.fits,
@@ -152,17 +191,32 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
     s.notes.push_back("6·N·D ignores the attention T² term (it grows with context) and activation "
                       "recomputation (full recompute adds another forward: 8·N·D).");
   }
-  const int64_t l_swa = m.n_swa_layers(), t_win = swa && o.seq > m.n_swa ? m.n_swa : o.seq;
-  // With sliding windows the explained form shows the windowed layers, so it evaluates to the value.
-  const std::vector<Term> attn_terms =
-      l_swa > 0 ? std::vector<Term>{term("T", o.seq), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa),
-                                    term("T_win", t_win), term("d_attn", r.d_attn)}
-                : std::vector<Term>{term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer)};
+  const LayerCounts& lc = r.layers;
+  const int64_t l_swa = lc.sliding, t_win = swa && o.seq > m.n_swa ? m.n_swa : o.seq;
+  const int64_t t_chunk = lc.chunked > 0 && o.seq > m.n_chunk ? m.n_chunk : o.seq;
+  // Layers of several kinds (chunks, layers without attention) name every kind, so the
+  // explained form evaluates to the value; a window alone keeps the drill-1 form.
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0;
+  std::vector<Term> attn_terms;
+  if (layered) {
+    attn_terms = {term("T", o.seq), term("L_full", lc.full), term("L_swa", l_swa), term("T_win", t_win),
+                  term("L_chunk", lc.chunked), term("T_chunk", t_chunk), term("d_attn", r.d_attn)};
+  } else if (l_swa > 0) {
+    attn_terms = {term("T", o.seq), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa), term("T_win", t_win),
+                  term("d_attn", r.d_attn)};
+  } else {
+    attn_terms = {term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer)};
+  }
   s.lines.push_back(computed("flops.prefill_linear", "Prefill linear term", r.prefill_linear, Unit::kFlop,
                              fx::kPrefillLinear, {term("N_blocks", r.blocks_active), term("T", o.seq)}));
   s.lines.push_back(computed("flops.prefill_attention", "Prefill attention term", r.prefill_attention,
-                             Unit::kFlop, l_swa > 0 ? fx::kPrefillAttentionSwa : fx::kPrefillAttention, attn_terms,
-                             swa ? "(sliding-window layers attend at most the window)" : ""));
+                             Unit::kFlop,
+                             layered ? fx::kPrefillAttentionLayers
+                                     : l_swa > 0 ? fx::kPrefillAttentionSwa : fx::kPrefillAttention,
+                             attn_terms,
+                             layered ? "(attention layers only; windows and chunks capped)"
+                             : swa   ? "(sliding-window layers attend at most the window)"
+                                     : ""));
   s.lines.push_back(computed("flops.prefill_total", "Prefill total", r.prefill_total, Unit::kFlop,
                              fx::kPrefillTotal,
                              {term("linear", fmt_sig(r.prefill_linear)), term("attention", fmt_sig(r.prefill_attention))}));
@@ -171,13 +225,22 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
                              {term("attention", fmt_sig(r.prefill_attention)), term("total", fmt_sig(r.prefill_total))}));
   s.lines.push_back(computed("flops.prefill_per_token", "Prefill per token", r.prefill_per_token, Unit::kFlop,
                              fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.seq)}));
+  std::vector<Term> decode_terms;
+  if (layered) {
+    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", lc.full), term("T", o.seq), term("L_swa", l_swa),
+                    term("T_win", t_win), term("L_chunk", lc.chunked), term("T_chunk", t_chunk),
+                    term("d_attn", r.d_attn)};
+  } else if (l_swa > 0) {
+    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", m.n_layer - l_swa), term("T", o.seq),
+                    term("L_swa", l_swa), term("T_win", t_win), term("d_attn", r.d_attn)};
+  } else {
+    decode_terms = {term("N_blocks", r.blocks_active), term("T", o.seq), term("d_attn", r.d_attn),
+                    term("L", m.n_layer)};
+  }
   s.lines.push_back(computed("flops.decode_per_token", "Decode per token at T context", r.decode_per_token,
-                             Unit::kFlop, l_swa > 0 ? fx::kDecodeFlopsSwa : fx::kDecodeFlops,
-                             l_swa > 0 ? std::vector<Term>{term("N_blocks", r.blocks_active), term("L_full", m.n_layer - l_swa),
-                                                           term("T", o.seq), term("L_swa", l_swa), term("T_win", t_win),
-                                                           term("d_attn", r.d_attn)}
-                                       : std::vector<Term>{term("N_blocks", r.blocks_active), term("T", o.seq),
-                                                           term("d_attn", r.d_attn), term("L", m.n_layer)}));
+                             Unit::kFlop,
+                             layered ? fx::kDecodeFlopsLayers : l_swa > 0 ? fx::kDecodeFlopsSwa : fx::kDecodeFlops,
+                             decode_terms));
   const double per_layer = dbl(r.blocks_active) / dbl(m.n_layer);
   s.lines.push_back(computed("flops.crossover_tokens", "Attention = linear at context", r.crossover_tokens,
                              Unit::kTokens, fx::kCrossover, {term("P_layer", per_layer), term("d_attn", r.d_attn)},
@@ -196,29 +259,56 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
 Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   Section s{"4. KV cache (" + std::string(dtype_name(o.kv_dtype)) + ")", {}, {}};
   const bool swa = m.n_swa > 0;
+  const LayerCounts& lc = r.layers;
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0;  // not every layer keeps the same cache
   if (m.is_mla()) {
     s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
                                fx::kKvPerTokenMla,
-                               {term("L", m.n_layer), term("d_c", r.d_kv), term("b_kv", dtype_bytes(o.kv_dtype))}));
+                               {term("L", lc.attention()), term("d_c", r.d_kv), term("b_kv", dtype_bytes(o.kv_dtype))}));
+  } else if (lc.no_attn > 0) {
+    s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
+                               fx::kKvPerTokenLayers,
+                               {term("L_attn", lc.attention()), term("d_kv", r.d_kv),
+                                term("b_kv", dtype_bytes(o.kv_dtype))},
+                               fmt::format("(only the {} attention layers of {} keep KV)", lc.attention(), m.n_layer)));
   } else {
     s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
                                fx::kKvPerToken,
                                {term("L", m.n_layer), term("d_kv", r.d_kv), term("b_kv", dtype_bytes(o.kv_dtype))}));
   }
-  const FormulaText& per_seq = swa ? fx::kKvPerSeqSwa : fx::kKvPerSeq;
-  s.lines.push_back(computed("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.seq),
-                             r.kv_per_seq, Unit::kBytes, per_seq,
-                             {term("KV_token", r.kv_per_token), term("T", o.seq), term("window", m.n_swa), term("L", m.n_layer),
-                              term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())}));
-  s.lines.push_back(computed("kv.mha_bytes_per_sequence", "Same under MHA", r.kv_mha_per_seq, Unit::kBytes,
-                             per_seq, {term("KV_token", r.kv_mha_per_token), term("T", o.seq), term("window", m.n_swa),
-                                       term("L", m.n_layer), term("L_full", m.n_layer - m.n_swa_layers()),
-                                       term("L_swa", m.n_swa_layers())},
-                             "(every head keeps its K and V)"));
+  const auto per_seq_line = [&](const char* key, std::string label, int64_t value, int64_t per_token,
+                                std::string comment) {
+    if (layered) {
+      return computed(key, std::move(label), value, Unit::kBytes, fx::kKvPerSeqLayers,
+                      {term("KV_token", per_token), term("L_attn", lc.attention()), term("L_full", lc.full),
+                       term("T", o.seq), term("L_swa", lc.sliding), term("window", m.n_swa),
+                       term("L_chunk", lc.chunked), term("chunk", m.n_chunk)},
+                      std::move(comment));
+    }
+    return computed(key, std::move(label), value, Unit::kBytes, swa ? fx::kKvPerSeqSwa : fx::kKvPerSeq,
+                    {term("KV_token", per_token), term("T", o.seq), term("window", m.n_swa), term("L", m.n_layer),
+                     term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())},
+                    std::move(comment));
+  };
+  s.lines.push_back(per_seq_line("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.seq), r.kv_per_seq,
+                                 r.kv_per_token, ""));
+  s.lines.push_back(per_seq_line("kv.mha_bytes_per_sequence", "Same under MHA", r.kv_mha_per_seq, r.kv_mha_per_token,
+                                 "(every head keeps its K and V)"));
   s.lines.push_back(computed("kv.mha_ratio", "MHA ÷ actual", r.kv_mha_ratio, Unit::kFactor, fx::kKvRatio,
                              {term("KV_mha", r.kv_mha_per_seq), term("KV", r.kv_per_seq)},
                              m.is_mla() ? "(MLA caches one latent per token instead of per-head K and V)"
                                         : fmt::format("(= h / kv_heads = {} / {})", m.n_head, m.n_head_kv)));
+  if (lc.recurrent > 0) {
+    s.lines.push_back(computed("kv.state_bytes_per_sequence", "Recurrent state per sequence (not KV)",
+                               r.state_per_seq, Unit::kBytes, fx::kStatePerSeq,
+                               {term("L_rec", lc.recurrent), term("n_embd_s", m.n_embd_s()),
+                                term("n_embd_r", m.n_embd_r()), term("b_state", dtype_bytes(default_kv_dtype(o.weight_dtype)))},
+                               "(fixed, whatever the context)"));
+    s.notes.push_back(fmt::format(
+        "{} of {} layers are {} mixers: they keep no KV but a fixed state per sequence ({} here); the drill-1 "
+        "formulas below (decode ceiling, sequences that fit) count KV only, the modeled deployment counts both.",
+        lc.recurrent, m.n_layer, recurrent_name(m.recurrent), format_quantity(dbl(r.state_per_seq), Unit::kBytes)));
+  }
   return s;
 }
 
@@ -317,6 +407,19 @@ std::vector<std::string> ignored(const ModelSpec& m, const SizeResult& r) {
               "convention counts all of it.");
   v.push_back("Activations, workspace and allocator fragmentation: reserve 5–10 % of HBM for them in practice.");
   if (m.n_expert > 0) v.push_back("MoE routing imbalance: the decode ceiling assumes uniform routing.");
+  const LayerCounts& lc = r.layers;
+  if (lc.recurrent > 0) {
+    v.push_back("Recurrent mixers: the drill-1 FLOPs count their projections as parameters but not the O(state) "
+                "update a token spends (the modeled deployment does); the decode ceiling reads no state.");
+  }
+  if (lc.chunked > 0) {
+    v.push_back("Chunked attention: each chunked layer is charged its largest chunk, min(T, chunk) keys, as a "
+                "window would be; a token early in a chunk reads fewer.");
+  }
+  if (m.is_dsa()) {
+    v.push_back("DeepSeek Sparse Attention: the drill-1 attention term counts every key of the context; the "
+                "attention reads only the indexer's top-k (the modeled deployment counts that and the indexer).");
+  }
   return v;
 }
 
@@ -353,7 +456,7 @@ Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptio
                           dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           o.has_gpu ? ", on " + gpu.name : ", no GPU given");
   rep.sections.push_back(parameters(m, r));
-  rep.sections.push_back(weights(o, gpu, r));
+  rep.sections.push_back(weights(m, o, gpu, r));
   rep.sections.push_back(flops(m, o, r));
   rep.sections.push_back(kv(m, o, r));
   if (o.has_gpu) {

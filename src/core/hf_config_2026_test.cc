@@ -1,0 +1,384 @@
+// The readers of 2025-26 families, one config per model_type from
+// tests/fixtures/hf-configs-2026 (README there: provenance, keys the fixtures
+// lack). Every expected count is derived by hand from transformers'
+// modeling_<type>.py, formula by formula in the comments; the model card's
+// rounded total is quoted only as a cross-check.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "modelcalc/hf_config.h"
+#include "modelcalc/model.h"
+
+namespace modelcalc {
+namespace {
+
+ModelSpec Load(const std::string& name) {
+  auto r = load_hf_config(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/" + name +
+                          ".config.json");
+  EXPECT_TRUE(r.ok()) << name << ": " << (r.ok() ? "" : r.status().message());
+  return r.ok() ? r.value() : ModelSpec{};
+}
+
+Result<ModelSpec> Parse(const std::string& text) { return model_from_hf_json(text, "test.json"); }
+
+// Every parameter in exactly one field, and a valid spec.
+void ExpectConsistent(const ModelSpec& m) {
+  ASSERT_TRUE(m.exact.has_value()) << m.name;
+  const ParamBreakdown& p = *m.exact;
+  EXPECT_EQ(p.total(), p.embeddings + p.position + p.lm_head + p.attention + p.recurrent + p.mlp_dense +
+                           p.mlp_routed + p.mlp_shared + p.router + p.norms + p.biases);
+  EXPECT_TRUE(validate(m).ok()) << m.name;
+}
+
+TEST(Hf2026Test, GptOss120bAlternatesSlidingAndFullWithSinksAndExpertBiases) {
+  const ModelSpec m = Load("openai--gpt-oss-120b");
+  ExpectConsistent(m);
+  // d = 2880, L = 36, h = 64, kv = 8, d_head = 64, E = 128 (top-4), f = 2880, V = 201088, untied.
+  // Embedding and lm_head: 2 x 201088 x 2880 = 1,158,266,880.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 1'158'266'880);
+  // Attention per layer: q 2880 x 4096 + k, v 2880 x 512 each + o 4096 x 2880 = 26,542,080,
+  // plus the 64 sinks: 26,542,144; x 36 = 955,517,184.
+  EXPECT_EQ(m.exact->attention, 955'517'184);
+  // Attention biases: 4096 + 512 + 512 + 2880 = 8,000 a layer; x 36 = 288,000.
+  EXPECT_EQ(m.exact->biases, 288'000);
+  // One expert: gate_up 2880 x 5760 + its bias 5760 + down 2880 x 2880 + its bias 2880 = 24,891,840;
+  // x 128 experts x 36 layers = 114,701,598,720.
+  EXPECT_EQ(m.exact->mlp_routed, 114'701'598'720);
+  // Router: (128 x 2880 + 128 bias) x 36 = 13,275,648.
+  EXPECT_EQ(m.exact->router, 13'275'648);
+  // Norms: 2 x 2880 x 36 + 2880 = 210,240.
+  EXPECT_EQ(m.exact->norms, 210'240);
+  // Total: 1,158,266,880 + 955,517,184 + 288,000 + 114,701,598,720 + 13,275,648 + 210,240.
+  EXPECT_EQ(m.exact->total(), 116'829'156'672);  // model card: 117B
+  // Active: everything but 124 of 128 experts a layer: 116,829,156,672 - 36 x 124 x 24,891,840.
+  // (OpenAI's "5.1B active" counts one of the two vocabulary matrices: 5.71B - 0.58B.)
+  EXPECT_EQ(m.exact->active(), 5'711'982'912);
+  // layer_types: even layers slide over 128 tokens.
+  EXPECT_EQ(m.n_swa, 128);
+  EXPECT_EQ(m.n_swa_layers(), 18);
+  EXPECT_TRUE(m.is_swa_layer(0));
+  EXPECT_FALSE(m.is_swa_layer(1));
+  EXPECT_TRUE(m.attn_sinks);
+  // KV at 8192 tokens: 2 x 8 x 64 x 2 B = 2048 B a layer-token; 18 full layers keep 8192 tokens,
+  // 18 sliding keep 128: (18 x 8192 + 18 x 128) x 2048 = 306,708,480.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 8192, Dtype::kBf16).value(), 306'708'480);
+}
+
+TEST(Hf2026Test, Gemma3_27bTextAndSiglipVisionTower) {
+  const ModelSpec m = Load("google--gemma-3-27b-it");
+  ExpectConsistent(m);
+  // text_config: d = 5376, L = 62, h = 32, kv = 16, d_head = 128, f = 21504; absent keys take
+  // Gemma3TextConfig's defaults: vocab 262208, tied, sliding_window_pattern 6.
+  // Embedding (tied, once): 262208 x 5376 = 1,409,630,208.
+  EXPECT_EQ(m.exact->embeddings, 1'409'630'208);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention: q 5376 x 4096 + k, v 5376 x 2048 + o 4096 x 5376 = 66,060,288; x 62 = 4,095,737,856.
+  EXPECT_EQ(m.exact->attention, 4'095'737'856);
+  // MLP: 3 x 5376 x 21504 = 346,816,512; x 62 = 21,502,623,744.
+  EXPECT_EQ(m.exact->mlp_dense, 21'502'623'744);
+  // Norms: (4 x 5376 + q_norm 128 + k_norm 128) x 62 + 5376 = 1,354,496.
+
+  EXPECT_EQ(m.exact->total(), 27'009'346'304);
+  // SigLIP (h 1152, I 4304, 27 layers, patch 14, image 896, no head): patch 3 x 14 x 14 x 1152 + 1152
+  // = 678,528; positions 64^2 x 1152 = 4,718,592; a layer 2 x 2304 + 4 x (1152^2 + 1152) + (1152 x 4304
+  // + 4304) + (4304 x 1152 + 1152) = 15,239,504, x 27 = 411,466,608; post_layernorm 2304: 416,866,032.
+  // Projector: 1152 x 5376 + 1152 = 6,194,304. Vision: 423,060,336.
+  ASSERT_TRUE(m.params_vision.has_value());
+  EXPECT_EQ(*m.params_vision, 423'060'336);
+  // Cross-check: language model + vision = 27,432,406,640 (model card: 27B).
+  EXPECT_EQ(m.exact->total() + *m.params_vision, 27'432'406'640);
+  // Layer il is global iff (il + 1) % 6 == 0: 10 of 62; 52 slide over 1024 tokens.
+  EXPECT_EQ(m.n_swa_layers(), 52);
+  EXPECT_FALSE(m.is_swa_layer(5));
+  EXPECT_TRUE(m.is_swa_layer(6));
+  // KV at 8192: 2 x 16 x 128 x 2 B = 8192 B a layer-token: (10 x 8192 + 52 x 1024) x 8192.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 8192, Dtype::kBf16).value(), 1'107'296'256);
+}
+
+TEST(Hf2026Test, Gemma3TextOneB) {
+  const ModelSpec m = Load("google--gemma-3-1b-it");
+  ExpectConsistent(m);
+  // d = 1152, L = 26, h = 4, kv = 1, d_head 256, f = 6912, V = 262144 tied.
+  // Embedding 301,989,888; a layer: q 1152 x 1024 + k, v 1152 x 256 + o 1024 x 1152 = 2,949,120,
+  // MLP 3 x 1152 x 6912 = 23,887,872, norms 4 x 1152 + 512 = 5,120: 26,842,112; x 26 = 697,894,912; final 1152.
+  EXPECT_EQ(m.exact->total(), 999'885'952);  // model card: 1B
+  EXPECT_FALSE(m.params_vision.has_value());
+  EXPECT_EQ(m.n_swa, 512);
+}
+
+TEST(Hf2026Test, Llama4ScoutChunkedAttentionAllMoe) {
+  const ModelSpec m = Load("meta-llama--Llama-4-Scout-17B-16E-Instruct");
+  ExpectConsistent(m);
+  // d = 5120, L = 48, h = 40, kv = 8, d_head = 128, E = 16 top-1, expert f = 8192, shared f = 8192,
+  // interleave_moe_layer_step 1 (every layer MoE), V = 202048, untied.
+  // Embedding + lm_head: 2 x 202048 x 5120 = 2,068,971,520.
+  // Attention: 5120 x 5120 + 2 x 5120 x 1024 + 5120 x 5120 = 62,914,560; x 48 = 3,019,898,880.
+  EXPECT_EQ(m.exact->attention, 3'019'898'880);
+  // Experts: 16 x 3 x 5120 x 8192 = 2,013,265,920 a layer; x 48 = 96,636,764,160.
+  EXPECT_EQ(m.exact->mlp_routed, 96'636'764'160);
+  // Shared expert 125,829,120 and router 16 x 5120 a layer.
+  EXPECT_EQ(m.exact->mlp_shared, 6'039'797'760);
+  EXPECT_EQ(m.exact->router, 3'932'160);
+  // Norms 2 x 5120 x 48 + 5120 (qk_norm is a weightless L2 norm).
+  EXPECT_EQ(m.exact->norms, 496'640);
+  EXPECT_EQ(m.exact->total(), 107'769'861'120);
+  // Active: total - 15 of 16 experts a layer = 107,769,861,120 - 48 x 15 x 125,829,120 (card: 17B active).
+  EXPECT_EQ(m.exact->active(), 17'172'894'720);
+  // The fixture has no vision_config (the real config does): the tower is not counted, and said so.
+  EXPECT_FALSE(m.params_vision.has_value());
+  EXPECT_FALSE(m.assumptions.empty());
+  // NoPE layers (every 4th) attend to everything; the other 36 are chunked at 8192.
+  const LayerCounts c = m.count_layers();
+  EXPECT_EQ(c.full, 12);
+  EXPECT_EQ(c.chunked, 36);
+  EXPECT_EQ(m.n_chunk, 8192);
+  EXPECT_TRUE(m.is_chunked_layer(0));
+  EXPECT_FALSE(m.is_chunked_layer(3));
+  // KV at 16384: 2 x 8 x 128 x 2 = 4096 B a layer-token; (12 x 16384 + 36 x 8192) x 4096.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 16384, Dtype::kBf16).value(), 2'013'265'920);
+}
+
+TEST(Hf2026Test, Llama4ScoutVisionTowerFromTheFullConfig) {
+  // The vision_config of meta-llama/Llama-4-Scout-17B-16E-Instruct's config.json (absent from the fixture),
+  // as NVIDIA TensorRT-LLM's and AWS neuronx-distributed-inference's Llama 4 tests reproduce it.
+  const std::string cfg = R"({"model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+    "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "num_hidden_layers": 48,
+      "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 8192,
+      "intermediate_size_mlp": 16384, "num_local_experts": 16, "num_experts_per_tok": 1,
+      "interleave_moe_layer_step": 1, "vocab_size": 202048, "attention_chunk_size": 8192},
+    "vision_config": {"hidden_size": 1408, "image_size": 336, "intermediate_size": 5632, "num_attention_heads": 16,
+      "num_channels": 3, "num_hidden_layers": 34, "patch_size": 14, "pixel_shuffle_ratio": 0.5,
+      "projector_input_dim": 4096, "projector_output_dim": 4096, "vision_output_dim": 4096}})";
+  auto m = Parse(cfg);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  // patch_embedding 3 x 14 x 14 x 1408 = 827,904; class_embedding 1408; positions (24^2 + 1) x 1408 = 812,416;
+  // layernorm_pre/post 4 x 1408 = 5,632; a layer 4 x (1408^2 + 1408) + (1408 x 5632 + 5632) + (5632 x 1408
+  // + 1408) + 4 x 1408 = 23,807,872, x 34 = 809,467,648; adapter 5632 x 4096 + 4096 x 4096 = 39,845,888;
+  // projector 4096 x 5120 = 20,971,520. Sum: 871,932,416.
+  ASSERT_TRUE(m->params_vision.has_value());
+  EXPECT_EQ(*m->params_vision, 871'932'416);
+  // Cross-check: 107,769,861,120 + 871,932,416 = 108.64B (Meta: 109B total).
+}
+
+TEST(Hf2026Test, Llama4MaverickInterleavesDenseAndMoe) {
+  const ModelSpec m = Load("meta-llama--Llama-4-Maverick-17B-128E-Instruct");
+  ExpectConsistent(m);
+  // interleave_moe_layer_step 2: layers 1, 3, ..., 47 are MoE (24), the others dense of 16384.
+  EXPECT_EQ(m.n_moe_layers(), 24);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(1));
+  // MoE layer: 128 x 125,829,120 + shared 125,829,120 + router 128 x 5120 = 16,232,611,840; x 24 =
+  // 389,582,684,160. Dense: 3 x 5120 x 16384 x 24 = 6,039,797,760. Attention 3,019,898,880; norms 496,640;
+  // vocabulary 2,068,971,520.
+  EXPECT_EQ(m.exact->total(), 400'711'848'960);  // Meta: 400B total (with vision)
+}
+
+TEST(Hf2026Test, Mistral3TextAndPixtral) {
+  const ModelSpec m = Load("mistralai--Mistral-Small-3.2-24B-Instruct-2506");
+  ExpectConsistent(m);
+  // text_config (mistral): d = 5120, L = 40, h = 32, kv = 8, d_head = 128, f = 32768, V = 131072, untied.
+  // 2 x 131072 x 5120 + 40 x (52,428,800 + 503,316,480 + 10,240) + 5120 = 23,572,403,200: the same as
+  // Mistral-Small-24B-2501, whose config is the text model alone.
+  EXPECT_EQ(m.exact->total(), 23'572'403'200);
+  EXPECT_EQ(m.exact->total(), Load("mistralai--Mistral-Small-24B-Instruct-2501").exact->total());
+  // Pixtral (h 1024, I 4096, 24 layers, patch 14): patch_conv 3 x 14 x 14 x 1024 = 602,112, ln_pre 1024, a
+  // layer 2 x 1024 + 4 x 1024^2 + 3 x 1024 x 4096 = 16,779,264 (x 24 = 402,702,336); projector: norm 1024,
+  // merging_layer 4096 x 1024, linear_1 1024 x 5120, linear_2 5120^2 = 35,652,608. Sum: 438,958,080.
+  ASSERT_TRUE(m.params_vision.has_value());
+  EXPECT_EQ(*m.params_vision, 438'958'080);  // + text = 24.01B (card: 24B)
+}
+
+TEST(Hf2026Test, Glm45WithMtpBesideTheTotal) {
+  const ModelSpec m = Load("zai-org--GLM-4.5");
+  ExpectConsistent(m);
+  // d = 5120, L = 92 (3 dense), h = 96, kv = 8, d_head = 128, attention_bias (q/k/v; o_proj never),
+  // E = 160 top-8 of 1536, 1 shared, dense f = 12288, V = 151552, untied.
+  // Attention 5120 x 12288 + 2 x 5120 x 1024 + 12288 x 5120 = 136,314,880 (x 92 = 12,540,968,960);
+  // biases 12288 + 2 x 1024 = 14,336 (x 92 = 1,318,912).
+  EXPECT_EQ(m.exact->attention, 12'540'968'960);
+  EXPECT_EQ(m.exact->biases, 1'318'912);
+  // MoE layer: 160 x 3 x 5120 x 1536 + 3 x 5120 x 1536 + 160 x 5120 = 3,799,285,760 (x 89); dense
+  // 3 x 5120 x 12288 x 3 = 566,231,040; norms 2 x 5120 x 92 + 5120; vocabulary 2 x 151552 x 5120.
+  EXPECT_EQ(m.exact->total(), 352'797'791'232);  // Z.ai: 355B total
+  EXPECT_TRUE(m.router_score_bias);
+  // One MTP layer: attention 136,314,880 + 14,336, MoE 3,799,285,760, two norms 10,240, enorm + hnorm
+  // 10,240, eh_proj 2 x 5120^2 = 52,428,800, shared_head.norm 5120: 3,988,069,376.
+  ASSERT_TRUE(m.params_mtp.has_value());
+  EXPECT_EQ(*m.params_mtp, 3'988'069'376);
+}
+
+TEST(Hf2026Test, Glm47FixtureLacksAttentionBias) {
+  // The GLM-4.7-FP8 fixture omits attention_bias (GLM-4.5's config says true) and the FP8 checkpoint's
+  // quantization_config: read with Glm4MoeConfig's default (no bias), it counts GLM-4.5 without its 1,318,912
+  // attention biases.
+  const ModelSpec m = Load("zai-org--GLM-4.7-FP8");
+  EXPECT_EQ(m.exact->total(), 352'797'791'232 - 1'318'912);
+}
+
+TEST(Hf2026Test, KimiK2IsDeepSeekV3ByItsArchitecture) {
+  const ModelSpec m = Load("moonshotai--Kimi-K2-Instruct");
+  ExpectConsistent(m);
+  EXPECT_EQ(m.model_type, "kimi_k2");
+  EXPECT_TRUE(m.is_mla());
+  // d = 7168, L = 61 (1 dense), h = 64, q_lora 1536, kv_lora 512, rope 64, nope 128, v 128, E = 384 top-8 of
+  // 2048, 1 shared, dense f = 18432, V = 163840.
+  // MLA: q_a 7168 x 1536 + q_b 1536 x 64 x 192 + kv_a 7168 x 576 + kv_b 512 x 64 x 256 + o 64 x 128 x 7168
+  // = 101,122,048 (x 61 = 6,168,444,928); its norms 1536 + 512.
+  EXPECT_EQ(m.exact->attention, 6'168'444'928);
+  // MoE layer: 384 x 44,040,192 + 44,040,192 + 384 x 7168 = 16,958,226,432, x 60 = 1,017,493,585,920;
+  // dense 3 x 7168 x 18432 = 396,361,728; norms 61 x (2048 + 14336) + 7168 = 1,006,592; vocabulary
+  // 2 x 163840 x 7168 = 2,348,810,240.
+  EXPECT_EQ(m.exact->total(), 1'026'408'209'408);  // Moonshot: 1T total
+  EXPECT_EQ(m.exact->active(), 32'861'477'888);    // 32B activated
+  EXPECT_FALSE(m.params_mtp.has_value());          // num_nextn_predict_layers 0
+  // Another architecture under kimi_k2 is refused, naming the key.
+  auto bad = Parse(R"({"model_type": "kimi_k2", "architectures": ["KimiLinearForCausalLM"], "hidden_size": 8})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("architectures"), std::string::npos);
+}
+
+TEST(Hf2026Test, DeepSeekV32AddsTheIndexerAndItsCachedKeys) {
+  const ModelSpec v3 = Load("deepseek-ai--DeepSeek-V3");
+  const ModelSpec m = Load("deepseek-ai--DeepSeek-V3.2");
+  ExpectConsistent(m);
+  // The indexer of one layer: wq_b 1536 x 64 x 128 = 12,582,912, wk 7168 x 128 = 917,504, weights_proj
+  // 7168 x 64 = 458,752 (attention) and k_norm LayerNorm(128) = 256 (norms); x 61 = 851,524,864.
+  EXPECT_EQ(m.exact->total() - v3.exact->total(), 851'524'864);
+  EXPECT_EQ(m.exact->attention - v3.exact->attention, 61 * (12'582'912 + 917'504 + 458'752));
+  EXPECT_TRUE(m.is_dsa());
+  EXPECT_EQ(m.n_index_topk, 2048);
+  // Cached per token: the latent 512 + 64 and the indexer key 128, over 61 layers: 61 x 704 x 2 B.
+  EXPECT_EQ(kv_bytes_per_token(m, Dtype::kBf16).value(), 85'888);
+  // DeepSeek-V3's MTP layer: MLA 187,105,280 + norms 2048, MoE 256 x 44,040,192 + router 256 x 7168 + shared
+  // 44,040,192, layer norms 14,336, enorm + hnorm 14,336, eh_proj 2 x 7168^2, shared_head.norm 7168:
+  // 11,610,067,968 (with the stored copies of the embedding and head, 2 x 129280 x 7168, that is the
+  // card's 685B - 671B); V3.2's adds its indexer, 13,959,424.
+  EXPECT_EQ(*v3.params_mtp, 11'610'067'968);
+  EXPECT_EQ(*m.params_mtp, 11'610'067'968 + 13'959'424);
+}
+
+TEST(Hf2026Test, Qwen3NextGatedDeltaNetEveryThreeOfFour) {
+  const ModelSpec m = Load("Qwen--Qwen3-Next-80B-A3B-Thinking");
+  ExpectConsistent(m);
+  // d = 2048, L = 48, full_attention_interval 4 (12 attention, 36 Gated DeltaNet), h = 16, kv = 2,
+  // d_head = 256, E = 512 top-10 of 512, shared 512, V = 151936, untied.
+  const LayerCounts c = m.count_layers();
+  EXPECT_EQ(c.full, 12);
+  EXPECT_EQ(c.recurrent, 36);
+  EXPECT_EQ(c.no_attn, 36);
+  // Attention: q_proj with its gate 2048 x 8192 + k, v 2048 x 512 + o 4096 x 2048 = 27,262,976 (x 12).
+  EXPECT_EQ(m.exact->attention, 12 * 27'262'976);
+  // Gated DeltaNet: in_proj_qkvz 2048 x 12288 + in_proj_ba 2048 x 64 + conv1d 8192 x 4 + dt_bias, A_log 64
+  // + out_proj 4096 x 2048 = 33,718,336 (x 36); its gated norm 128 goes to norms.
+  EXPECT_EQ(m.exact->recurrent, 36 * 33'718'336);
+  // MoE layer: 512 x 3 x 2048 x 512 + router 512 x 2048 + shared 3 x 2048 x 512 + shared gate 2048 (x 48).
+  EXPECT_EQ(m.exact->mlp_routed + m.exact->router + m.exact->mlp_shared,
+            48LL * (1'610'612'736 + 1'048'576 + 3'145'728 + 2048));
+  // Norms: 48 x 2 x 2048 + 12 x (256 + 256) + 36 x 128 + 2048.
+  EXPECT_EQ(m.exact->norms, 196'608 + 6'144 + 4'608 + 2'048);
+  EXPECT_EQ(m.exact->total(), 79'674'391'296);  // card: 80B total, 3B activated
+  // State per sequence and layer: 32 v heads x 128 x 128 = 524,288 plus the conv window 3 x 8192 = 24,576;
+  // over 36 layers at 2 B: 39,518,208 B whatever the length.
+  EXPECT_EQ(m.n_embd_s(), 524'288);
+  EXPECT_EQ(m.n_embd_r(), 24'576);
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 39'518'208);
+  // KV only on the 12 attention layers: 12 x 2 x 2 x 256 x 2 B = 24,576 B a token.
+  EXPECT_EQ(kv_bytes_per_token(m, Dtype::kBf16).value(), 24'576);
+}
+
+TEST(Hf2026Test, NemotronHPatternAndInfinity) {
+  // The fixture's "time_step_limit": [0.0, Infinity] is JSON as Python writes it.
+  const ModelSpec m = Load("nvidia--Nemotron-H-56B-Base-8K");
+  ExpectConsistent(m);
+  // hybrid_override_pattern: 118 blocks, 54 Mamba-2 (M), 10 attention (*), 54 MLP (-).
+  const LayerCounts c = m.count_layers();
+  EXPECT_EQ(m.n_layer, 118);
+  EXPECT_EQ(c.recurrent, 54);
+  EXPECT_EQ(c.full, 10);
+  EXPECT_EQ(c.dense, 54);
+  // Mamba-2 (heads 256 x 64 = 16384, groups 8, state 256, conv 4): in_proj 8192 x (16384 + 20480 + 256) +
+  // conv1d 20480 x 4 + bias 20480 + dt_bias, A_log, D 768 + out_proj 16384 x 8192 = 438,407,936; its norm 16384.
+  EXPECT_EQ(m.exact->recurrent, 54LL * 438'407'936);
+  // Attention 8192^2 + 2 x 8192 x 1024 + 8192^2 = 150,994,944 (x 10); MLP (relu2) 2 x 8192 x 32768 (x 54);
+  // one norm a block, norm_f, vocabulary 2 x 131072 x 8192.
+  EXPECT_EQ(m.exact->attention, 10LL * 150'994'944);
+  EXPECT_EQ(m.exact->mlp_dense, 54LL * 536'870'912);
+  EXPECT_EQ(m.exact->total(), 56'324'350'464);  // NVIDIA: 56B
+  // State: 256 x 64 x 256 + 3 x 20480 = 4,255,744 elements a Mamba layer; x 54 x 2 B.
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 459'620'352);
+}
+
+TEST(Hf2026Test, FalconH1RunsMambaAndAttentionInEveryLayer) {
+  const ModelSpec m = Load("tiiuae--Falcon-H1-7B-Instruct");
+  ExpectConsistent(m);
+  const LayerCounts c = m.count_layers();
+  EXPECT_EQ(c.full, 44);
+  EXPECT_EQ(c.recurrent, 44);
+  // Attention (head_dim 128 from the config, not 3072 / 12): 3072 x 1536 + 2 x 3072 x 256 + 1536 x 3072 =
+  // 11,010,048 (x 44). Mamba-2 (d_ssm 6144 = 48 heads x 128, 1 group, state 256): in_proj 3072 x (6144 + 6656
+  // + 48) + conv 6656 x 4 + 6656 + 144 + out_proj 6144 x 3072 = 58,376,848 (x 44), its RMSNorm 6144.
+  EXPECT_EQ(m.exact->attention, 44LL * 11'010'048);
+  EXPECT_EQ(m.exact->recurrent, 44LL * 58'376'848);
+  // MLP 3 x 3072 x 12288 (x 44); norms 44 x (2 x 3072 + 6144) + 3072; vocabulary 2 x 130049 x 3072.
+  EXPECT_EQ(m.exact->total(), 8'835'421'376);
+  // The card's class is "7B"; the transformers docs table lists 24 Mamba heads for H1-7B where this config
+  // (typed from the published file) has 48 with d_ssm 6144: the count follows the config.
+  // State: 48 x 128 x 256 + 3 x 6656 = 1,592,832 elements a layer; x 44 x 2 B.
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 140'169'216);
+}
+
+TEST(Hf2026Test, JambaMamba1WithAttentionAndMoePeriods) {
+  const ModelSpec m = Load("ai21labs--AI21-Jamba-Mini-1.6");
+  ExpectConsistent(m);
+  // attn period 8 offset 4: layers 4, 12, 20, 28 attend; the other 28 are Mamba-1. Expert period 2 offset 1:
+  // odd layers MoE (16 of 32).
+  const LayerCounts c = m.count_layers();
+  EXPECT_EQ(c.full, 4);
+  EXPECT_EQ(c.recurrent, 28);
+  EXPECT_EQ(c.moe, 16);
+  EXPECT_TRUE(m.is_moe_layer(1));
+  EXPECT_TRUE(m.has_attention(4));
+  // Mamba-1 (inner 8192, state 16, dt_rank 256, conv 4): in_proj 4096 x 16384 + conv 8192 x 4 + 8192 + x_proj
+  // 8192 x 288 + dt_proj 256 x 8192 + 8192 + A_log 8192 x 16 + D 8192 + out_proj 8192 x 4096 = 105,308,160;
+  // its norms 256 + 16 + 16.
+  EXPECT_EQ(m.exact->recurrent, 28LL * 105'308'160);
+  // Attention 2 x 4096^2 + 2 x 4096 x 1024 (x 4); MLP 3 x 4096 x 14336 = 176,160,768 (16 dense, 16 x 16
+  // experts); routers 16 x 16 x 4096; norms 32 x 8192 + 28 x 288 + 4096; vocabulary 2 x 65536 x 4096.
+  EXPECT_EQ(m.exact->total(), 51'570'323'328);   // AI21: 52B total
+  EXPECT_EQ(m.exact->active(), 12'110'311'296);  // 12B active
+  // State: 8192 x 16 + 3 x 8192 = 155,648 elements a layer; x 28 x 2 B.
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 8'716'288);
+}
+
+TEST(Hf2026Test, PythonJsonConstantsOnlyWhereAValueStands) {
+  // Accepted as values (and then read as strings where a number was wanted).
+  auto ok = Parse(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "x": [0.0, Infinity, -Infinity, NaN], "y": NaN})");
+  EXPECT_TRUE(ok.ok()) << ok.status().message();
+  auto bad_value = Parse(R"({"model_type": "llama", "hidden_size": Infinity})");
+  ASSERT_FALSE(bad_value.ok());
+  EXPECT_NE(bad_value.status().message().find("hidden_size"), std::string::npos);
+  // Garbage stays malformed: other spellings, inside words, in key position.
+  for (const char* text : {R"({"a": inf})", R"({"a": Infinityx})", R"({"a": +Infinity})", R"({NaN: 1})",
+                           R"({"a": nan})", R"({"a": -NaN})"}) {
+    auto r = Parse(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find("malformed JSON"), std::string::npos) << text << r.status().message();
+  }
+  // Inside a string the constant is text, untouched.
+  auto s = Parse(R"({"model_type": "Infinity"})");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("'Infinity' is not supported"), std::string::npos);
+}
+
+TEST(Hf2026Test, EveryFixtureReads) {
+  for (const char* name :
+       {"Qwen--Qwen3-235B-A22B", "Qwen--Qwen3-32B", "deepseek-ai--DeepSeek-R1", "google--gemma-3-12b-it",
+        "meta-llama--Meta-Llama-3.1-70B", "microsoft--phi-4", "nvidia--DeepSeek-V3.1-NVFP4"}) {
+    ExpectConsistent(Load(name));
+  }
+}
+
+}  // namespace
+}  // namespace modelcalc
