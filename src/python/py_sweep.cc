@@ -46,6 +46,8 @@ struct Column {
   bool varies = true;  // column_varies_with_batch: the only columns read on a row that differs in the batch alone
   Kind kind = Kind::kReal;
   std::shared_ptr<Buffer> buf;
+  unsigned char* data = nullptr;  // buf's memory (the hot loop does not chase the pointer)
+  size_t itemsize = 8;
   // Text: the labels seen (codes index them), and the last one looked up.
   std::vector<std::string> labels;
   const char* last_ptr = nullptr;
@@ -99,15 +101,19 @@ class Filler {
     const RowKey key{r.model, r.gpu, r.options.seq, r.options.weight_dtype, r.options.kv_dtype};
     if (filled_ > 0 && key == last_key_) {
       for (Column& c : columns_) {
+        unsigned char* p = c.data + static_cast<size_t>(filled_) * c.itemsize;
         if (c.varies) {
-          put(c, c.col->get(r), filled_);
+          put(c, c.col->get(r), p);
+        } else if (c.itemsize == 8) {  // fixed sizes: the copies inline
+          std::memcpy(p, p - 8, 8);
+        } else if (c.itemsize == 2) {
+          std::memcpy(p, p - 2, 2);
         } else {
-          unsigned char* p = c.buf->data.get() + static_cast<size_t>(filled_) * c.buf->itemsize;
-          std::memcpy(p, p - c.buf->itemsize, c.buf->itemsize);
+          *p = p[-1];
         }
       }
     } else {
-      for (Column& c : columns_) put(c, c.col->get(r), filled_);
+      for (Column& c : columns_) put(c, c.col->get(r), c.data + static_cast<size_t>(filled_) * c.itemsize);
       last_key_ = key;
     }
     ++filled_;
@@ -125,7 +131,7 @@ class Filler {
   py::list take_columns() {
     py::list out;
     for (Column& c : columns_) {
-      if (!c.buf) c.buf = allocate(c.kind, 0);
+      if (!c.buf) set_buffer(c, allocate(c.kind, 0));
       c.buf->rows = filled_;
       py::object labels = py::none();
       if (c.kind == Kind::kText) {
@@ -151,10 +157,16 @@ class Filler {
     return b;
   }
 
+  static void set_buffer(Column& c, std::shared_ptr<Buffer> b) {
+    c.data = b->data.get();
+    c.itemsize = b->itemsize;
+    c.buf = std::move(b);
+  }
+
   void start(const SweepRow& r) {
     for (Column& c : columns_) {
       c.kind = kind_of(c.col->get(r));
-      c.buf = allocate(c.kind, chunk_);
+      set_buffer(c, allocate(c.kind, chunk_));
     }
     started_ = true;
   }
@@ -173,8 +185,7 @@ class Filler {
     return c.last_code;
   }
 
-  void put(Column& c, const Cell& v, int64_t at) {
-    unsigned char* p = c.buf->data.get() + static_cast<size_t>(at) * c.buf->itemsize;
+  void put(Column& c, const Cell& v, unsigned char* p) {
     switch (c.kind) {
       case Kind::kInt: {
         const int64_t x = v.index() == 0 ? std::get<int64_t>(v) : static_cast<int64_t>(as_double(v));
@@ -206,7 +217,7 @@ class Filler {
       error_ = std::make_unique<py::error_already_set>(std::move(e));
       throw StopSweep{};
     }
-    for (Column& c : columns_) c.buf = allocate(c.kind, chunk_);
+    for (Column& c : columns_) set_buffer(c, allocate(c.kind, chunk_));
     filled_ = 0;
   }
 
