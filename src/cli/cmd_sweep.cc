@@ -129,6 +129,9 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
   default_sweep_dtypes(f.lists, &spec);
+  spec.predict = std::any_of(columns.begin(), columns.end(), [](const SweepColumn* c) {
+    return column_reads_prediction(*c);
+  });
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -311,6 +312,7 @@ void init_sweep(py::module_& m) {
     spec.gpus = sweep_gpus(gpus);
     spec.models = sweep_models(models);
     default_sweep_dtypes(lists, &spec);
+    spec.predict = std::any_of(cols.begin(), cols.end(), [](const SweepColumn* c) { return column_reads_prediction(*c); });
     check(validate_sweep(spec), kSweepRenames);
     const int64_t rows = take(sweep_row_count(spec), kSweepRenames);
     const bool chunked = !on_chunk.is_none();
