@@ -51,6 +51,16 @@ for _cls in (SizeResult, KvBudgetResult, PlanResult, TrainPlanResult, DiagnoseRe
 del _cls
 
 
+_ENGINE_KEYWORDS = ("engine", "gpu_memory_utilization", "kv_cache_free_gpu_mem_fraction", "mem_fraction_static",
+                    "max_model_len", "max_num_batched_tokens", "max_num_seqs", "block_size",
+                    "allow_long_max_model_len")
+
+
+def _engine(keywords):
+    """The engine keywords of a call (its locals()), in the order the native functions take them."""
+    return tuple(keywords.get(k, False if k == "allow_long_max_model_len" else None) for k in _ENGINE_KEYWORDS)
+
+
 def _context(context, seq):
     """context= or its CLI spelling seq= (the CLI's --context / --seq): one of them."""
     if seq is None:
@@ -60,9 +70,10 @@ def _context(context, seq):
     return seq
 
 
-def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None, pp=None,
-         ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-         mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None,
+         pp=None, ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None,
+         gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+         max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
          allow_long_max_model_len=False):
     """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
     the regime, and beside them the deployment engine's modeled figures.
@@ -92,8 +103,7 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     """
     return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
                             compute_dtype, kv_dtype, reserve, train_tokens,
-                            (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-                            max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
+                            _engine(locals()))
 
 
 def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
@@ -117,9 +127,7 @@ def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None
     """
     return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
                                  mean_len, block_size, batch, prompt, tp, pp, ep, dp, compute_dtype,
-                                 (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static,
-                                  max_model_len, max_num_batched_tokens, max_num_seqs, None,
-                                  allow_long_max_model_len))
+                                 _engine(locals()))
 
 
 def _price_text(price):
@@ -129,10 +137,10 @@ def _price_text(price):
 
 
 def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, tpot=None,
-         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None,
-         max_pp=8, price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-         mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
-         allow_long_max_model_len=False):
+         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None, max_pp=8,
+         price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None,
+         kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+         max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -153,8 +161,7 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     """
     return _modelcalc._plan(model, isl, osl, qps, rate, concurrency, ttft, tpot, tokens_per_s_per_user, gpu,
                             max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier,
-                            rank_by, (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-                            max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
+                            rank_by, _engine(locals()))
 
 
 def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),
@@ -184,8 +191,9 @@ def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=
 def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, layers=None, hidden=None, heads=None,
              kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, seq=None, prompt=None,
              tokens_per_s=None, aggregate_tokens_per_s=None, ttft=None, itl=None, flop_util=None, bw_util=None,
-             kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-             mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+             kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None,
+             gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+             max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
              allow_long_max_model_len=False):
     """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
     reject and what to measure first.
@@ -207,13 +215,13 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
     return _modelcalc._diagnose(evidence, model, gpu, phase, params, layers, hidden, heads, kv_heads, head_dim,
                                 dtype, gpus, batch, _context(context, seq), prompt, tokens_per_s, aggregate_tokens_per_s,
                                 ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient,
-                                (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-                                max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
+                                _engine(locals()))
 
 
 def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
-               dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-               mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+               dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None,
+               gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+               max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
                allow_long_max_model_len=False):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
     sequences of `context` tokens (the modeled half of size, with size's defaults).
@@ -228,14 +236,13 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
     """
     return _modelcalc._deployment(model, gpu, _context(context, seq), batch, prompt, gpus, tp, pp, ep, dp, dtype,
                                   compute_dtype, kv_dtype, reserve, workspace,
-                                  (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-                                  max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len))
+                                  _engine(locals()))
 
 
 def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
           chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
-          allow_long_max_model_len=False):
+          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None,
+          block_size=None, allow_long_max_model_len=False):
     """`size` over every combination of the lists (`modelcalc sweep`), as columns.
 
     model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max
@@ -253,8 +260,7 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
     """
     if fields == "all":
         fields = [name for name, _, _, _ in _modelcalc._sweep_columns_help()]
-    engine_args = (engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-                   max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len)
+    engine_args = _engine(locals())
     if on_chunk is None:
         rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None,
                                       engine_args)
@@ -263,17 +269,17 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
                              lambda raw: on_chunk(Columns(raw)), engine_args)
 
 
-def sweep_columns():
+def sweep_columns(
     """Every sweep column as (name, shown by default, meaning, the same value's path in size's document)."""
     return list(_modelcalc._sweep_columns_help())
 
 
-def gpus():
+def gpus(
     """The compiled-in GPU catalog (`modelcalc gpus`), as Gpu objects in display order."""
     return _modelcalc._catalog_gpus()
 
 
-def models():
+def models(
     """The compiled-in presets (`modelcalc models`) as (name, Hugging Face repo), sorted by name."""
     return _modelcalc._preset_names()
 
