@@ -269,17 +269,17 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
                              lambda raw: on_chunk(Columns(raw)), engine_args)
 
 
-def sweep_columns(
+def sweep_columns():
     """Every sweep column as (name, shown by default, meaning, the same value's path in size's document)."""
     return list(_modelcalc._sweep_columns_help())
 
 
-def gpus(
+def gpus():
     """The compiled-in GPU catalog (`modelcalc gpus`), as Gpu objects in display order."""
     return _modelcalc._catalog_gpus()
 
 
-def models(
+def models():
     """The compiled-in presets (`modelcalc models`) as (name, Hugging Face repo), sorted by name."""
     return _modelcalc._preset_names()
 
