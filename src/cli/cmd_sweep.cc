@@ -11,6 +11,7 @@
 #include "inputs.h"
 #include "modelcalc/sweep.h"
 #include "quantity.h"
+#include "runs.h"
 #include "sweep_table.h"
 
 namespace modelcalc {
@@ -172,12 +173,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
-  SweepSpec spec;
-  spec.contexts = f.lists.contexts;
-  spec.batches = f.lists.batches.empty() ? std::vector<int64_t>{1} : f.lists.batches;
-  spec.dtypes = f.lists.dtypes.empty() ? std::vector<Dtype>{kDefaultWeightDtype} : f.lists.dtypes;
-  spec.kv_dtypes = f.lists.kv_dtypes;
-  MC_ASSIGN_OR_RETURN(spec.splits, resolve_splits(f.lists));
+  MC_ASSIGN_OR_RETURN(SweepSpec spec, sweep_spec(f.lists));
   MC_ASSIGN_OR_RETURN(spec.engine, cli_engine(f.engine));
   spec.engine_flags = f.engine.flags;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
@@ -185,14 +181,10 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
-  if (f.lists.dtypes.empty()) {
-    // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
-    // several quantized alike), else fp16.
-    const Dtype first = default_weight_dtype(spec.models.front(), kDefaultWeightDtype);
-    bool same = true;
-    for (const ModelSpec& m : spec.models) same = same && default_weight_dtype(m, kDefaultWeightDtype) == first;
-    spec.dtypes = {same ? first : kDefaultWeightDtype};
-  }
+  default_sweep_dtypes(f.lists, &spec);
+  spec.predict = std::any_of(columns.begin(), columns.end(), [](const SweepColumn* c) {
+    return column_reads_prediction(*c);
+  });
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).
@@ -214,6 +206,26 @@ std::string footer() {
 }
 
 }  // namespace
+
+Result<SweepSpec> sweep_spec(const DeploymentLists& lists) {
+  SweepSpec spec;
+  spec.contexts = lists.contexts;
+  spec.batches = lists.batches.empty() ? std::vector<int64_t>{1} : lists.batches;
+  spec.dtypes = lists.dtypes.empty() ? std::vector<Dtype>{kDefaultWeightDtype} : lists.dtypes;
+  spec.kv_dtypes = lists.kv_dtypes;
+  MC_ASSIGN_OR_RETURN(spec.splits, resolve_splits(lists));
+  return spec;
+}
+
+void default_sweep_dtypes(const DeploymentLists& lists, SweepSpec* spec) {
+  if (!lists.dtypes.empty() || spec->models.empty()) return;
+  // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
+  // several quantized alike), else the library's default (bf16).
+  const Dtype first = default_weight_dtype(spec->models.front(), kDefaultWeightDtype);
+  bool same = true;
+  for (const ModelSpec& m : spec->models) same = same && default_weight_dtype(m, kDefaultWeightDtype) == first;
+  spec->dtypes = {same ? first : kDefaultWeightDtype};
+}
 
 CommandRun setup_sweep(FlagSet& flags) {
   auto f = std::make_shared<SweepFlags>();

@@ -61,8 +61,6 @@ Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const Gp
   return a;
 }
 
-namespace {
-
 // A fraction in (0, 1]: 0.9 or 90%.
 Result<double> engine_fraction(std::string_view text, std::string_view flag) {
   auto v = parse_fraction(text, flag);
@@ -72,8 +70,6 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag) {
   }
   return *v;
 }
-
-}  // namespace
 
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size) {
   EngineFlags& f = e->flags;

@@ -47,6 +47,8 @@ struct EngineCliFlags {
   std::string engine;  // empty: trtllm
   EngineFlags flags;
 };
+// The engines' memory fractions: in (0, 1], "0.9" or "90%"; errors name `flag`.
+Result<double> engine_fraction(std::string_view text, std::string_view flag);
 // --engine --gpu-memory-utilization --kv-cache-free-gpu-mem-fraction
 // --mem-fraction-static --max-model-len --max-num-batched-tokens --max-num-seqs
 // --allow-long-max-model-len, and --block-size unless the command declares its own.

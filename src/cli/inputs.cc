@@ -142,16 +142,26 @@ namespace {
 
 // A count in [1, max]; errors name `flag` and the range.
 FlagParser<int64_t> count_upto(int64_t max) {
-  return [max](std::string_view text, std::string_view flag) -> Result<int64_t> {
-    MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
-    if (v > max) {
-      return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
-    }
-    return v;
-  };
+  return [max](std::string_view text, std::string_view flag) { return parse_count_upto(text, flag, max); };
 }
 
-Result<double> reserve_fraction(std::string_view text, std::string_view flag) {
+Result<double> reserve_fraction(std::string_view text, std::string_view flag) { return parse_reserve(text, flag); }
+
+std::string with_default(std::string help, const char* default_text) {
+  return help + " (default: " + default_text + ")";
+}
+
+}  // namespace
+
+Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max) {
+  MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
+  if (v > max) {
+    return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
+  }
+  return v;
+}
+
+Result<double> parse_reserve(std::string_view text, std::string_view flag) {
   MC_ASSIGN_OR_RETURN(const double v, parse_fraction(text, flag));
   if (!(v < 1)) {
     return Status::InvalidArgument(flag, "is the fraction of memory kept back, in [0, 1) (e.g. 0.1 or 10%), got " +
@@ -159,12 +169,6 @@ Result<double> reserve_fraction(std::string_view text, std::string_view flag) {
   }
   return v;
 }
-
-std::string with_default(std::string help, const char* default_text) {
-  return help + " (default: " + default_text + ")";
-}
-
-}  // namespace
 
 Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
   std::vector<std::string> items;

@@ -70,6 +70,12 @@ void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_l
 // kEp, kDp).
 void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses);
 
+// The parsers of the deployment flags, for front ends that take values
+// without a command line (Python): a count in [1, max] ("8K", "8192"), and
+// --reserve's fraction in [0, 1) ("0.1", "10%"). Errors name `flag`.
+Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max);
+Result<double> parse_reserve(std::string_view text, std::string_view flag);
+
 // Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
 // kMaxListItems values (memory stays bounded whatever is typed).
 inline constexpr int64_t kMaxListItems = int64_t{1} << 20;

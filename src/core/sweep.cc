@@ -157,7 +157,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
           rows[c].has_deployment = pd.ok();
           engineered[c].reset();
-          if (pd.ok()) {
+          if (pd.ok() && s.predict) {
             if (auto st = resolve_engine_settings(s.engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
               Engineered e;
               e.d = engine_view(*pd, *st);

@@ -117,6 +117,28 @@ TEST(SweepLib, RowsAreWhatAnalyzeSizeGives) {
   EXPECT_EQ(rows, 32);
 }
 
+TEST(SweepLib, WithoutPredictRowsAreTheSameAndCarryNoPrediction) {
+  SweepSpec s;
+  s.models = {find_preset("llama-3.1-8b").value(), find_preset("mixtral-8x7b-v0.1").value()};
+  s.gpus = {Gpu("h100")};
+  s.contexts = {1024, 8192};
+  s.batches = {1, 2, 64};
+  std::vector<SweepRow> with;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) { with.push_back(r); }).ok());
+  s.predict = false;
+  size_t i = 0;
+  ASSERT_TRUE(sweep(s, [&](const SweepRow& r) {
+                ASSERT_LT(i, with.size());
+                const SweepRow& w = with[i++];
+                EXPECT_TRUE(w.has_prediction);   // the default computes it
+                EXPECT_FALSE(r.has_prediction);  // asked not to
+                EXPECT_EQ(r.result.tps_aggregate, w.result.tps_aggregate);
+                EXPECT_EQ(r.deployment.decode.seconds, w.deployment.decode.seconds);
+                EXPECT_EQ(r.deployment.memory.max_sequences, w.deployment.memory.max_sequences);
+              }).ok());
+  EXPECT_EQ(i, with.size());
+}
+
 TEST(SweepLib, InvalidInputIsRefusedBeforeAnyRow) {
   int calls = 0;
   auto count = [&](const SweepRow&) { ++calls; };

@@ -295,6 +295,8 @@ bool column_varies_with_batch(const SweepColumn& c) {
   return std::find(std::begin(kVaryWithBatch), std::end(kVaryWithBatch), c.name) != std::end(kVaryWithBatch);
 }
 
+bool column_reads_prediction(const SweepColumn& c) { return c.size_key.find("/predicted/") != std::string_view::npos; }
+
 Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
   std::vector<const SweepColumn*> out;
   if (text.empty()) {

@@ -43,6 +43,10 @@ std::span<const SweepColumn> sweep_columns();
 // dtype); the streaming writers reuse their text while those repeat.
 bool column_varies_with_batch(const SweepColumn& c);
 
+// Whether the column reads the row's prediction (the predicted_* columns): a
+// sweep none of whose columns does may skip it (SweepSpec::predict).
+bool column_reads_prediction(const SweepColumn& c);
+
 // The columns `text` names, comma-separated, in the order given; "" gives the
 // default columns. Unknown, empty or repeated names fail with InvalidArgument
 // naming --fields (with a did-you-mean): a JSON row holds each key once.
