@@ -27,7 +27,7 @@ void BM_ComputeSize(benchmark::State& state) {
   const GpuSpec g = Mi300x();
   const ParamBreakdown p = param_breakdown(m).value();
   SizeOptions o;
-  o.seq = 8192;
+  o.context = 8192;
   int64_t b = 1;
   SizeResult r;
   for (auto _ : state) {
@@ -46,7 +46,7 @@ void BM_ComputeSizeByValue(benchmark::State& state) {
   const GpuSpec g = Mi300x();
   const ParamBreakdown p = param_breakdown(m).value();
   SizeOptions o;
-  o.seq = 8192;
+  o.context = 8192;
   int64_t b = 1;
   for (auto _ : state) {
     o.batch = b;
@@ -63,7 +63,7 @@ void BM_AnalyzeSize(benchmark::State& state) {
   const ModelSpec m = drill1_model();
   const GpuSpec g = Mi300x();
   SizeOptions o;
-  o.seq = 8192;
+  o.context = 8192;
   for (auto _ : state) {
     auto r = analyze_size(m, g, o);
     benchmark::DoNotOptimize(r);

@@ -52,7 +52,7 @@ SweepSpec SideBySideSpec() {
   SweepSpec s;
   s.models = {find_preset("llama-3.1-8b").value(), find_preset("mixtral-8x7b-v0.1").value()};
   s.gpus = {find_gpu("h100").value(), find_gpu("mi300x").value()};
-  for (int64_t t = 1000; t <= 128000; t *= 2) s.seqs.push_back(t);
+  for (int64_t t = 1000; t <= 128000; t *= 2) s.contexts.push_back(t);
   for (int64_t b = 1; b <= 4096; ++b) s.batches.push_back(b);
   return s;
 }

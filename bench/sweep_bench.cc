@@ -14,7 +14,7 @@ SweepSpec BenchSpec() {
   SweepSpec s;
   s.models = {drill1_model(), find_preset("mixtral-8x7b-v0.1").value()};
   for (const char* g : {"h100", "h200", "mi300x", "a100", "l40s"}) s.gpus.push_back(find_gpu(g).value());
-  s.seqs = {512, 2048, 8192, 32768};
+  s.contexts = {512, 2048, 8192, 32768};
   s.batches = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
   s.dtypes = {Dtype::kBf16, Dtype::kFp8, Dtype::kInt4};
   s.kv_dtypes = {Dtype::kBf16, Dtype::kFp8};

@@ -9,7 +9,7 @@ int main() {
   ModelSpec m = find_preset("llama-3.1-8b").value();  // or load_hf_config("path/config.json")
   GpuSpec g = find_gpu("h100").value();
   SizeOptions o;  // members state their defaults
-  o.seq = 8192;
+  o.context = 8192;
   o.batch = 32;
   Result<SizeResult> r = analyze_size(m, g, o);  // validates; errors are values
   if (!r.ok()) {

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Installs what modelcalc needs from Debian's packages, and only what is missing.
-#   scripts/setup.sh          build dependencies (and the Python package's: python3-dev, pybind11-dev)
+#   scripts/setup.sh          build dependencies (and the Python package's: python3-dev, pybind11-dev,
+#                             python3-numpy for sweep's columns)
 #   scripts/setup.sh --test   also what the test suite uses: clang with its sanitizer and libFuzzer
 #                             runtimes and llvm (the symbolizer) for the sanitize preset, chromium
-#                             for the browser test
+#                             for the browser test, pandas for the Python package's to_pandas() test
 set -euo pipefail
 
 pkgs=(g++ cmake ninja-build ccache lld libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libbenchmark-dev
-      python3-dev pybind11-dev pkg-config libcpp-httplib-dev libboost-dev)
+      python3-dev pybind11-dev python3-numpy pkg-config libcpp-httplib-dev libboost-dev)
 if [[ "${1:-}" == "--test" ]]; then
   pkgs+=(libxml2-utils clang llvm libclang-rt-dev)
-  optional=(chromium chromium-driver python3-selenium)
+  optional=(chromium chromium-driver python3-selenium python3-pandas)
 else
   optional=()
 fi

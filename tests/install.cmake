@@ -24,3 +24,19 @@ if(NOT last_output MATCHES "^2126 tokens/s")
   message(FATAL_ERROR "unexpected output from the installed example: ${last_output}")
 endif()
 message(STATUS "installed package builds and runs the README example: ${last_output}")
+
+# The Python package, when it was built: `cmake --install` put it under the
+# prefix, where the interpreter imports it (no build tree on its path).
+if(PYTHON)
+  set(site ${WORK_DIR}/prefix/${PYTHON_DIR})
+  file(WRITE ${WORK_DIR}/import_check.py
+       "import modelcalc\n"
+       "assert modelcalc.__file__.startswith('${site}/'), modelcalc.__file__\n"
+       "print(modelcalc.lab.kv_cache_bytes(32, 4096, 4096, n_heads=32, n_kv_heads=8))\n")
+  run(${CMAKE_COMMAND} -E env PYTHONPATH=${site} ${PYTHON} ${WORK_DIR}/import_check.py)
+  # 2 x 32 layers x 4096 tokens x (4096 x 8 / 32) x 2 B = 536,870,912 (the lab's GQA case).
+  if(NOT last_output MATCHES "^536870912")
+    message(FATAL_ERROR "the installed Python package gave: ${last_output}")
+  endif()
+  message(STATUS "installed Python package imports from ${PYTHON_DIR}: ${last_output}")
+endif()

@@ -22,11 +22,15 @@ if(MODELCALC_WEB_TEST_PYTHON3)
 endif()
 
 # The Python package against hand-derived figures and the executable's own
-# output (python/tests); built when the package is (MODELCALC_BUILD_PYTHON).
+# output (python/tests), and the lab's success criteria against modelcalc.lab;
+# built when the package is (MODELCALC_BUILD_PYTHON). Plain python3: both
+# files are written so that pytest could collect them, but it is not needed.
 if(TARGET modelcalc_python)
   add_test(NAME python_package
            COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/test_modelcalc.py $<TARGET_FILE:modelcalc>)
-  set_tests_properties(python_package PROPERTIES ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python" TIMEOUT 300)
+  add_test(NAME python_lab COMMAND ${Python_EXECUTABLE} ${PROJECT_SOURCE_DIR}/python/tests/test_lab.py)
+  set_tests_properties(python_package python_lab PROPERTIES ENVIRONMENT "PYTHONPATH=${PROJECT_BINARY_DIR}/python"
+                       TIMEOUT 300)
 endif()
 
 # The installable library: `cmake --install` to a temporary prefix, then the
@@ -34,9 +38,14 @@ endif()
 # Not in sanitized builds: their static library needs the sanitizer runtime in
 # whatever links it, and the package this checks is the release one.
 if(NOT MODELCALC_SANITIZE AND NOT MODELCALC_BUILD_FUZZ)
+  set(MODELCALC_INSTALL_TEST_PYTHON "")
+  if(TARGET modelcalc_python)  # the installed Python package is imported too
+    set(MODELCALC_INSTALL_TEST_PYTHON -DPYTHON=${Python_EXECUTABLE} -DPYTHON_DIR=${MODELCALC_PYTHON_INSTALL_DIR})
+  endif()
   add_test(NAME install_package
            COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
-                   -DWORK_DIR=${PROJECT_BINARY_DIR}/install_test -P ${PROJECT_SOURCE_DIR}/tests/install.cmake)
+                   -DWORK_DIR=${PROJECT_BINARY_DIR}/install_test ${MODELCALC_INSTALL_TEST_PYTHON}
+                   -P ${PROJECT_SOURCE_DIR}/tests/install.cmake)
   set_tests_properties(install_package PROPERTIES TIMEOUT 300)
 endif()
 

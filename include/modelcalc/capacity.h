@@ -1,6 +1,8 @@
 // Capacity: how much fits in memory. Two analyses over the formula core:
 //   kv-budget     an HBM budget -> concurrent sequences, MHA vs the model's
-//                 attention, and changes that double it (drill 2);
+//                 attention (drill 2's teaching view), and the changes that
+//                 double it -- each the deployment engine on the varied
+//                 scenario (propose_kv_changes);
 //   paged-kv      KV memory used vs reserved contiguously vs allocated in blocks.
 // Training memory (train-memory) is the training engine's: modelcalc/training.h.
 // The pure formulas first (constexpr, no allocation, no I/O), then the
@@ -15,10 +17,12 @@
 #include <span>
 #include <vector>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -77,10 +81,10 @@ Result<PagedKvWaste> paged_kv_waste(std::span<const int64_t> seq_lens, int64_t b
 // ---------------------------------------------------------------- kv-budget
 struct KvBudgetOptions {
   int64_t gpus = 1;                     // tensor-parallel GPUs sharing weights and KV; > 0
-  int64_t context = 8192;               // tokens reserved per sequence; > 0
-  double reserve = 0.10;                // fraction of capacity kept back; 0 <= r < 1
-  Dtype weight_dtype = Dtype::kFp16;
-  Dtype kv_dtype = Dtype::kFp16;
+  int64_t context = kDefaultContext;    // tokens reserved per sequence; > 0
+  double reserve = kDefaultReserveFraction;  // fraction of capacity kept back; 0 <= r < 1
+  Dtype weight_dtype = kDefaultWeightDtype;
+  Dtype kv_dtype = kDefaultWeightDtype;  // 16-bit as the weights (default_kv_dtype)
   std::optional<double> budget;         // the KV budget in bytes, given directly
   std::optional<double> workspace;      // activation/workspace allowance; default formula
   int64_t mean_len = 0;                 // mean sequence length for paged allocation; 0 = context / 2
@@ -88,22 +92,22 @@ struct KvBudgetOptions {
 };
 
 enum class KvProposalKind {
-  kKvDtype,          // store the KV cache in `dtype`
-  kWeightDtype,      // store the weights in `dtype`
-  kPagedAllocation,  // allocate blocks as sequences grow; `value` = mean length
-  kShorterContext,   // reserve `value` tokens per sequence
-  kMoreGpus,         // tensor parallel over `value` GPUs
-  kFewerKvHeads,     // retrain with `value` KV heads
+  kKvDtype,          // store the KV cache in `dtype` (--kv-dtype)
+  kWeightDtype,      // store the weights in `dtype` (--dtype)
+  kPagedAllocation,  // allocate blocks as sequences grow: each holds its mean length, `value`,
+                     // rounded up to whole blocks (the engine at --context of that)
+  kShorterContext,   // reserve `value` tokens per sequence (--context)
+  kMoreGpus,         // tensor parallel over `value` GPUs per replica (--gpus)
+  kFewerKvHeads,     // retrain with `value` KV heads (--kv-heads)
 };
 struct KvProposal {
   KvProposalKind kind = KvProposalKind::kKvDtype;
-  Dtype dtype = Dtype::kFp16;   // kKvDtype, kWeightDtype
+  Dtype dtype = Dtype::kBf16;   // kKvDtype, kWeightDtype
   int64_t value = 0;            // see KvProposalKind
-  int64_t budget_bytes = 0;     // the KV budget after the change
-  int64_t kv_bytes_per_sequence = 0;  // reserved per sequence after the change
-  int64_t max_sequences = 0;
-  double factor = 0;            // max_sequences / current; +inf when current is 0
+  int64_t max_sequences = 0;    // per replica after the change: the engine's memory.max_sequences
+  double factor = 0;            // max_sequences / before; +inf when before is 0
   int effort = 0;               // disruption rank, 1 = a config switch ... 6 = retraining
+  Variation variation;          // the change and the engine's figures for the varied scenario
 };
 
 struct KvBudgetResult {
@@ -129,7 +133,6 @@ struct KvBudgetResult {
   int64_t max_sequences_mha = 0;
   double gqa_sequence_gain = 0;         // max_sequences / max_sequences_mha; 0 when no MHA sequence fits
   int64_t mean_len = 0;                 // the paged proposal's assumption
-  std::vector<KvProposal> proposals;    // ranked: reaching 2x first, by effort; then by factor
 };
 
 // REQUIRES: validate(m).ok(). `gpu` may be null only when options.budget is
@@ -137,6 +140,22 @@ struct KvBudgetResult {
 // mean_len, block_size, workspace) or "gpu".
 Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
                                          const KvBudgetOptions& options);
+
+// The changes that make room for more sequences, each the deployment engine
+// on the varied scenario (no arithmetic of their own): KV in fp8 or int4,
+// weights in fp8 or int4, paged allocation (sequences hold their mean length,
+// options.mean_len or half the context, in blocks of options.block_size), the
+// longest shorter context that doubles the count, the fewest more
+// tensor-parallel GPUs that divide the heads (at least twice today's), and a
+// retrained model with the most KV heads that doubles it (else MQA). Before
+// and after are the engine's memory.max_sequences per replica at the
+// scenario's context. Ranked: reaching 2x first, least disruptive first; then
+// the rest by size (by size alone when nothing fits today).
+struct KvProposals {
+  int64_t max_sequences = 0;          // the engine's, before any change
+  std::vector<KvProposal> proposals;  // ranked
+};
+Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions& options);
 
 // ---------------------------------------------------------------- paged-kv
 struct PagedKvResult {

@@ -57,6 +57,7 @@
 #include <optional>
 #include <string_view>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -119,21 +120,16 @@ struct PrefixCache {
 };
 
 
-// Defaults, stated once.
-// The drills' nominal view (kv-budget's textbook figures) keeps 10 % of HBM
-// back, as vLLM's gpu_memory_utilization = 0.9 does.
-inline constexpr double kDefaultReserveFraction = 0.10;
-// The deployment engine is the CEILING: its memory is the driver-exposed
-// capacity (GpuSpec::usable_capacity_bytes) less the weights and nothing else,
-// so it bounds every engine; --reserve / workspace_bytes narrow it on request.
-// What an engine keeps back is the prediction's (engine_profile.h).
+// Defaults: modelcalc/defaults.h (context, dtypes, batch, the drills' reserve,
+// quant group). The deployment engine is the CEILING: its memory is the
+// driver-exposed capacity (GpuSpec::usable_capacity_bytes) less the weights and
+// nothing else, so it bounds every engine; --reserve / workspace_bytes narrow it
+// on request. What an engine keeps back is the prediction's (engine_profile.h).
 inline constexpr double kCeilingReserveFraction = 0.0;
 // kv-budget's activation/workspace allowance (capacity.h
 // workspace_allowance_bytes): one prefill chunk of kWorkspaceChunkTokens (2048)
 // tokens x (widest FFN intermediate / tp + vocabulary / tp) x 2 B per GPU;
 // the deployment engine charges it only when asked (workspace_allowance).
-inline constexpr int64_t kDefaultQuantGroupSize = 128;   // GPTQ/AWQ default group
-inline constexpr int64_t kDefaultDeploymentContext = 4096;
 
 // The dtype matmuls run in when none is given, from the dtype table: fp8
 // weights -> fp8 (W8A8); int8/int4 weight-only -> bf16 (dequantized in the
@@ -151,7 +147,7 @@ Dtype default_kv_dtype(const ModelSpec& m, Dtype weight);
 
 struct DeploymentOptions {
   Parallelism split;                         // default: one GPU
-  Dtype weight_dtype = Dtype::kBf16;
+  Dtype weight_dtype = kDefaultWeightDtype;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(model, weight_dtype)
   std::optional<Dtype> state_dtype;          // recurrent state; default: default_kv_dtype(weight_dtype)
@@ -160,8 +156,8 @@ struct DeploymentOptions {
   double reserve_fraction = kCeilingReserveFraction;  // of capacity kept back, in [0, 1)
   std::optional<double> workspace_bytes;     // per GPU; default 0 (the ceiling), or the allowance below
   bool workspace_allowance = false;          // no workspace_bytes: charge kv-budget's chunk allowance
-  int64_t context = kDefaultDeploymentContext;  // tokens of KV each sequence holds (T)
-  int64_t batch = 1;                         // sequences per replica decoding together (B)
+  int64_t context = kDefaultContext;         // tokens of KV each sequence holds (T)
+  int64_t batch = kDefaultBatch;             // sequences per replica decoding together (B)
   int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
   // Routed experts under EP (ep > 1).
   double expert_imbalance = 1.0;   // busiest EP rank's routed tokens / the mean, >= 1 (beyond uniform routing's
@@ -209,6 +205,11 @@ struct DraftTerms {
 };
 
 // Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
+// A handle for the hot path: pass it to evaluate_deployment. Read the split,
+// the dtypes, the GPU's figures and the weight shard if you need them; every
+// other member is an internal constant of the engine (its meaning and its
+// presence may change with the engine): read the results, DeploymentResult,
+// for figures.
 struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;

@@ -6,6 +6,13 @@
 // dtype, batch and GPU; the measurement as a fraction of it; utilizations;
 // the share of the step the GPU sits idle; transient allocations rebuilt from
 // the shapes. Free text in the evidence (`description`) is never read by them.
+//
+// Two views. With a Scenario (a model shape, a GPU, decode) every ceiling,
+// regime and fix is the deployment engine's: a fix that changes the setup
+// (quantize, shrink the KV, batch, shard, scale out, fp8) is the engine
+// evaluated on the varied scenario (scenario.h), carried as Fix::variation.
+// Without one (drill 3's evidence gives a parameter count, not a shape) the
+// numbers are the seed's textbook formulas: the drill's teaching view.
 #ifndef MODELCALC_DIAGNOSE_H_
 #define MODELCALC_DIAGNOSE_H_
 
@@ -20,6 +27,7 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -107,8 +115,11 @@ Status validate(const Evidence& e);
 // Unknown fields are errors naming them; `source` names the input in messages.
 Result<Evidence> parse_evidence_json(std::string_view json_text, std::string_view source);
 
-enum class Regime { kBandwidthBound, kComputeBound, kCapacityBound, kOverheadBound };
-std::string_view regime_name(Regime r);  // "bandwidth-bound", ...
+// The engine's four regimes (deployment.h DeploymentRegime, spelled the same)
+// and one only a measurement reveals: overhead-bound, the GPU idle between
+// kernels (drill 3 case E), which no ceiling predicts.
+enum class Regime { kBandwidthBound, kComputeBound, kCapacityBound, kCommunicationBound, kOverheadBound };
+std::string_view regime_name(Regime r);  // "bandwidth-bound", ..., "overhead-bound"
 
 // Every number the rules computed; unset when the evidence did not allow it.
 // Units: bytes, seconds, tokens/s, FLOP; fractions 0..1; factors are ratios.
@@ -126,10 +137,14 @@ struct DiagnosisNumbers {
   // never proposes a larger batch.
   std::optional<double> max_sequences;
   // Set when the decode ceilings came from the deployment engine: its step per GPU.
+  bool modeled = false;                                // the engine's view (a Scenario was given)
   std::optional<double> modeled_flops, modeled_bytes;  // per GPU, per stage
   std::optional<double> modeled_compute_s, modeled_memory_s, modeled_comm_s;
 
-  // Decode.
+  // Decode. The textbook forms below; with the engine (modeled) each is the
+  // engine's: step_bytes per GPU, ceilings from its step, compute ceiling
+  // from its FLOPs (active parameters, attention, lm_head), the int8/int4/fp8
+  // ceilings from the varied scenarios.
   std::optional<double> step_bytes;                 // W + B × KV
   std::optional<double> bw_ceiling_aggregate;       // B × bw / (W + B × KV)
   std::optional<double> bw_ceiling_per_seq;         // bw / (W + B × KV)
@@ -141,6 +156,7 @@ struct DiagnosisNumbers {
   std::optional<double> profiler_flop_excess;       // profiled / implied FLOP utilization
   // Weight-only quantization and fp8 compute, aggregate decode ceilings.
   std::optional<double> int8_ceiling_aggregate, int4_ceiling_aggregate, fp8_ceiling_aggregate;
+  std::optional<double> int8_step_s, int4_step_s, fp8_step_s;  // the engine's step of each (modeled)
   std::optional<double> fp8_peak_flops;
 
   // Prefill.
@@ -204,7 +220,7 @@ enum class DxCode {
   kDetailOverhead, kDetailSuspectedOverhead, kDetailUnfusedAttention, kDetailKernelsSlow, kDetailNoMeasurement,
   // Settled by: the observation that settles it.
   kSettledWeightsDoNotFit, kSettledTransientDoesNotFit, kSettledKvDoesNotFit, kSettledAboveCeiling,
-  kSettledBandwidthMeasured, kSettledBandwidthUtil, kSettledCompute, kSettledOverheadBusy, kSettledOverheadGaps,
+  kSettledBandwidthMeasured, kSettledBandwidthEngine, kSettledBandwidthUtil, kSettledCompute, kSettledOverheadBusy, kSettledOverheadGaps,
   kSettledBothFarBelow, kSettledScoresMatch, kSettledKernelsSlow, kSettledIntensity, kSettledPhaseAlone,
   // Findings.
   kFindingAboveCeilingDecode, kFindingAboveCeilingPrefill, kFindingAboveCeilingTraining, kFindingInKernel,
@@ -224,7 +240,7 @@ enum class DxCode {
   kAskUtilizations, kAskTimeline, kAskTimelineNoUtilization,
   // Ignored: simplifications, and why they are safe.
   kIgnoredDtypeAssumed, kIgnoredGpusAsOne, kIgnoredModeledCeiling, kIgnoredKvNoShape, kIgnoredKvNoContext,
-  kIgnoredMoe, kIgnoredPrefillFlops, kIgnoredPhaseInferred,
+  kIgnoredMoe, kIgnoredPrefillFlops, kIgnoredPhaseInferred, kIgnoredEngineNoOverheads,
 };
 
 // A code and the numbers its sentence cites, in the order it cites them; NaN
@@ -247,6 +263,11 @@ struct DxStatement {
 struct Fix {
   DxStatement what;               // the action and its expected effect
   std::optional<double> speedup;  // upper bound or estimate of the gain, when computed
+  // With the engine: the change the fix makes and the engine's figures for the
+  // varied scenario (what `size` gives for the change's flags). Unset for a
+  // fix that is no change of the setup (fusion, CUDA graphs, speculative
+  // decoding, profiling) or in the textbook view.
+  std::optional<Variation> variation = std::nullopt;
 };
 
 struct Diagnosis {
@@ -261,8 +282,12 @@ struct Diagnosis {
   std::vector<DxStatement> findings;  // computed observations, in order of weight
   std::vector<Fix> fixes;             // priority order
   std::optional<DxStatement> reject;
+  std::optional<Variation> reject_variation;  // the rejected change, evaluated (engine view)
   std::vector<DxStatement> ask_first;  // only what the evidence lacks
   std::vector<DxStatement> ignored;    // simplifications, and why they are safe
+  // The engine's view, when a Scenario was given: the scenario and the engine on it.
+  std::optional<Scenario> scenario;
+  std::optional<DeploymentAnalysis> modeled;
 };
 
 // Thresholds the rules use (fractions of a ceiling or of a step).
@@ -273,11 +298,13 @@ inline constexpr double kRoomForOverhead = 0.7;  // below this, ask for the time
 
 // REQUIRES: validate(e).ok(). `gpu` may be empty (zero bandwidth and peak):
 // then no ceiling is computed and the diagnosis leans on the utilizations.
-// `modeled`, when given, is the deployment engine's result for the same
-// setup (modelcalc/deployment.h): the decode ceilings the evidence is compared
-// with are then the engine's (experts actually read, embedding rows, lm_head,
-// replication, communication), the same figures `size` reports.
-Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const DeploymentResult* modeled = nullptr);
+// `scenario`, when given, is the same setup for the deployment engine (its
+// model, GPU, split, dtypes, context and batch): for a decode diagnosis the
+// ceilings the evidence is compared with, the regime's numbers and every fix
+// that changes the setup are then the engine's (experts actually read,
+// embedding rows, lm_head, replication, communication), the same figures
+// `size` reports. The engine refusing the scenario leaves the textbook view.
+Diagnosis diagnose(const Evidence& e, const GpuSpec& gpu, const Scenario* scenario = nullptr);
 
 }  // namespace modelcalc
 

@@ -78,14 +78,6 @@ std::span<const GpuSpec> gpu_catalog();
 // empty name fails with InvalidArgument.
 Result<GpuSpec> find_gpu(std::string_view name);
 
-// Parses catalog text in the data/gpus.tsv format. Strict: the header must
-// match, every row needs all columns, numbers must be plain non-negative
-// decimals, capacity and bandwidth must be positive, source must be non-empty,
-// confirmed must be yes/no, exposed_mib must be a whole number of MiB within
-// 10 % below to 15 % above the nominal capacity and carry an exposed_source,
-// and no name may resolve to two GPUs. Exposed for
-// tests; gpu_catalog() is the normal entry point.
-Result<std::vector<GpuSpec>> parse_gpu_catalog(std::string_view tsv);
 
 }  // namespace modelcalc
 

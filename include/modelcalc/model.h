@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/status.h"
@@ -353,8 +354,8 @@ inline Exact state_bytes_per_sequence_exact(const ModelSpec& m, int64_t recurren
                   8);
 }
 
-// The context a report uses when none is given: max_position_embeddings when
-// the model states it, else 4096 tokens.
+// The context every analysis uses when none is given: kDefaultContext (8,192
+// tokens), or the model's max_position_embeddings when that is smaller.
 int64_t default_context(const ModelSpec& m);
 
 // The same shape with every KV head restored (MHA): n_head_kv = n_head. For MLA

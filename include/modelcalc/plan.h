@@ -48,6 +48,7 @@
 #include "modelcalc/dtype.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -95,6 +96,7 @@ struct PlanSpace {
   int64_t n_head = 0;       // the model's: TP must divide heads,
   int64_t n_layer = 0;      //   PP layers,
   int64_t n_expert = 0;     //   EP experts (0 = dense: EP stays 1)
+  std::vector<int64_t> eps; // expert-parallel degrees searched; empty = 1 and, for a MoE, tp
   size_t top = 10;          // configurations returned
   // For a model with routed experts, also the attention-DP x MoE-EP layout: replicas of 8, 16, ... GPUs
   // (powers of two dividing n_expert, at most max_gpus), attention in groups of one GPU, EP over all.
@@ -167,6 +169,10 @@ struct PlanChange {
   int64_t gpus = 0;                  // kGpuLimit: the GPUs the load needs
   double seconds = 0;                // kTtftTarget, kTpotTarget: the target it would meet
   bool faster_interconnect = false;  // kTpotTarget: communication is over half the step
+  // A change of the setup (kWeightsMemory: more tensor ranks; kBatchMemory: the batch that fits;
+  // kFp8Weights: fp8 weights), as the engine evaluates it on the miss's scenario (plan_deployments
+  // sets it; scenario.h). Unset for a change of the targets or the GPU limit.
+  std::optional<Variation> variation = std::nullopt;
 };
 
 // One figure set of a configuration, costed.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/gpu.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -27,12 +28,6 @@ struct GpuPrice {
 // any real rental, low enough that costs stay finite.
 inline constexpr double kMaxUsdPerGpuHour = 1000;
 
-// Parses text in the data/prices.tsv format. Strict: the header must match,
-// every row has all columns, gpu is a catalog KEY (not an alias) listed once,
-// the price a plain decimal in (0, kMaxUsdPerGpuHour], date YYYY-MM-DD,
-// confirmed yes/no, source non-empty, and an unconfirmed row says why in notes.
-Result<std::vector<GpuPrice>> parse_price_catalog(std::string_view tsv);
-
 // The compiled-in price list, in file order. Parsed once; a malformed list is a
 // programming error and aborts with a message.
 std::span<const GpuPrice> price_catalog();
@@ -43,6 +38,18 @@ const GpuPrice* find_price(std::string_view gpu_key);
 // "--price h100=2.49,mi300x=1.5": GPU names as find_gpu accepts them, each
 // resolved to its catalog key. Errors name `field`; a GPU given twice is refused.
 Result<std::vector<GpuPrice>> parse_price_overrides(std::string_view text, std::string_view field);
+
+// A GPU kind with the price a cost search uses for it.
+struct PricedGpu {
+  GpuSpec gpu;
+  GpuPrice price;  // an override (provider "user") or the catalog's
+};
+// The GPU kinds a cost search covers (plan, train-plan): the GPUs named in
+// `gpus` (as find_gpu accepts them), or every catalog GPU with a price when
+// `gpus` is empty; each priced by `overrides` when it lists it, else by the
+// catalog. Errors name the field ("gpu" or "price"): an unknown or repeated
+// GPU, a named GPU with no price, an override for a GPU not searched.
+Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides);
 
 }  // namespace modelcalc
 

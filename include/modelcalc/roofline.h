@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -88,10 +89,10 @@ struct GpuRoofline {
 
 struct RooflineOptions {
   std::vector<int64_t> batches = {1, 8, 64, 256};  // decode batch sizes; each > 0
-  int64_t seq = 4096;                 // context for decode, prompt length for prefill; > 0
-  Dtype weight_dtype = Dtype::kBf16;  // storage of the weights
-  Dtype kv_dtype = Dtype::kBf16;      // storage of the KV cache
-  Dtype math_dtype = Dtype::kBf16;    // the compute roof points sit under
+  int64_t context = kDefaultContext;  // context for decode, prompt length for prefill; > 0
+  Dtype weight_dtype = kDefaultWeightDtype;  // storage of the weights
+  Dtype kv_dtype = kDefaultWeightDtype;      // storage of the KV cache (16-bit as the weights)
+  Dtype math_dtype = kDefaultWeightDtype;    // the compute roof points sit under
   int64_t gemm_n = 8192;              // square GEMM size; 0 = no GEMM point
   std::optional<double> intensity;    // a bare intensity to place; > 0
 };
@@ -114,7 +115,7 @@ PlacedPoint place(const OperatingPoint& p, double peak_flops, double bw_bytes_pe
 // Fails with InvalidArgument naming the options field: "math_dtype" when a GPU
 // has no peak for the math dtype but has others, "gpu" when a GPU has no
 // tensor peak at all or lacks a bandwidth (or none is given), "batches" when the batch list is
-// empty or holds a non-positive batch, "seq" or "intensity" out of range.
+// empty or holds a non-positive batch, "context" or "intensity" out of range.
 Result<RooflineResult> analyze_roofline(const ModelSpec* model, std::span<const GpuSpec> gpus,
                                         const RooflineOptions& options);
 

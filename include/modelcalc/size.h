@@ -1,12 +1,16 @@
 // The `size` analysis: drill 1 end to end. Parameters, weight memory, FLOPs
-// for prefill, decode and training, the KV cache, the decode ceiling and the
-// regime, for one model on one GPU. Plain numbers in, plain numbers out.
+// for prefill, decode and training, the KV cache, and the seed's decode
+// ceiling and regime figures (the teaching view: GPUs pooled, every weight
+// read), for one model on one GPU. Plain numbers in, plain numbers out. The
+// answers a deployment gets (tokens/s, sequences that fit, the regime) are the
+// deployment engine's (deployment.h, scenario.h).
 #ifndef MODELCALC_SIZE_H_
 #define MODELCALC_SIZE_H_
 
 #include <array>
 #include <cstdint>
 
+#include "modelcalc/defaults.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
@@ -15,19 +19,12 @@
 namespace modelcalc {
 
 struct SizeOptions {
-  int64_t seq = 4096;                 // prompt / context length T in tokens; > 0
-  int64_t batch = 1;                  // concurrent sequences B for the aggregate ceiling; > 0
-  Dtype weight_dtype = Dtype::kFp16;  // serving dtype of the weights
-  Dtype kv_dtype = Dtype::kFp16;      // dtype of the KV cache
+  int64_t context = kDefaultContext;      // prompt / context length T in tokens; > 0
+  int64_t batch = kDefaultBatch;          // concurrent sequences B for the aggregate ceiling; > 0
+  Dtype weight_dtype = kDefaultWeightDtype;  // serving dtype of the weights
+  Dtype kv_dtype = kDefaultWeightDtype;   // dtype of the KV cache (16-bit as the weights: default_kv_dtype)
   double train_tokens = 0;            // D for 6 N D; 0 = not asked
   bool has_gpu = true;                // false: sections that need hardware are left out
-};
-
-// Where the decode-regime conclusion lands.
-enum class ServingRegime {
-  kWeightsDoNotFit,      // the weights alone exceed the GPU's capacity
-  kCapacityBound,        // bandwidth-bound per step; capacity caps the batch below the compute-bound point
-  kComputeReachable,     // enough capacity to batch past the compute-bound point
 };
 
 struct SizeResult {
@@ -55,7 +52,7 @@ struct SizeResult {
   double train_flops = 0;           // 6 N D with N = active params; 0 when not asked
   double prefill_linear = 0, prefill_attention = 0, prefill_total = 0, attention_fraction = 0;
   double prefill_per_token = 0;
-  double decode_per_token = 0;      // at a context of seq tokens
+  double decode_per_token = 0;      // at a context of `context` tokens
   double crossover_tokens = 0;      // attention FLOPs = layer linear FLOPs
   double crossover_mlp_tokens = 0;  // attention FLOPs = FFN FLOPs
   int64_t d_attn = 0;               // width attention scores are computed at (h x d_head)
@@ -70,18 +67,19 @@ struct SizeResult {
   double tps_weights_only = 0, tps_with_kv = 0, tps_aggregate = 0;
   double step_bytes_aggregate = 0;
 
-  // 6. Regime; needs a GPU
+  // 6. Regime figures; need a GPU. The drill's numbers only: the conclusion
+  // (which regime serving lands in) is the deployment engine's
+  // (scenario.h serving_regime), so no command answers it twice.
   double ridge = 0;
   double intensity_one_token = 0, intensity_full_prompt = 0;
   double compute_bound_batch = 0;         // exact for a d x d projection (may be +inf)
   double compute_bound_batch_approx = 0;  // small-T approximation
-  int64_t max_batch_by_capacity = 0;
-  ServingRegime regime = ServingRegime::kCapacityBound;
+  int64_t max_batch_by_capacity = 0;      // floor((capacity - W) / KV): the drill's pooled count
 };
 
 // The pure core of `size`: no strings, no allocation, no I/O.
 // REQUIRES: validate(m).ok(), p == param_breakdown(m), options valid
-// (seq, batch > 0), and when options.has_gpu, gpu capacity, bandwidth and
+// (context, batch > 0), and when options.has_gpu, gpu capacity, bandwidth and
 // bf16 peak > 0. Byte counts that could overflow are checked by analyze_size.
 SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSpec& gpu,
                         const SizeOptions& options);

@@ -1,111 +1,295 @@
-"""modelcalc from Python: every command as a function returning its JSON as dicts.
+"""modelcalc from Python: the performance arithmetic of transformer models, computed by modelcalc's C++ core.
 
     import modelcalc
-    r = modelcalc.size(model="llama-3.1-8b", gpu="h100", seq=8192, batch=32)
-    r["decode"]["tokens_per_s_aggregate"]          # the CLI's --json, key for key
-    rows = modelcalc.sweep(model=["llama-3.1-8b", "mixtral-8x7b-v0.1"], gpu="h100", batch="1:64")
-    print(modelcalc.text("size", model="llama-3.1-8b", gpu="h100", explain=True))
+    r = modelcalc.size("llama-3.1-8b", "h100", context=8192, batch=32)
+    r.weight_bytes, r.tokens_per_s_aggregate          # numbers, in base units (bytes, tokens/s)
+    r.decode_step.seconds, r.params.total             # the sections of `modelcalc size --json`
+    r.to_dict()                                       # that document, key for key
+    cols = modelcalc.sweep(["llama-3.1-8b", "mixtral-8x7b-v0.1"], ["h100", "mi300x"], batch=range(1, 65))
+    cols.tokens_per_s_aggregate                       # a NumPy array; cols.to_pandas() a DataFrame
+    p = modelcalc.plan("llama-3.1-8b", isl=2048, osl=512, qps=20, tpot=0.05)   # 0.05 s = 50 ms
+    from modelcalc import lab                         # the lab's functions under the lab's names
 
-Keyword arguments are the command's flags (`modelcalc <command> --help`, or help(modelcalc.<command>)):
-an underscore stands for a hyphen (kv_heads= is --kv-heads), a one-letter name is a short flag (L= is -L),
-True gives a bare flag (glu=True is --glu), False and None leave the flag out, and a list or tuple is a
-comma list (gpu=["h100", "mi300x"]). Values are passed as the CLI reads them, so "70B", "8K" and "1:1024"
-work as they do on the command line.
+Models and GPUs: a preset or catalog name, or modelcalc.Model(...) / modelcalc.Gpu(...) (a config.json, a
+hand-typed shape, a modified GPU). Numbers are numbers in base units (counts, bytes, seconds, B/s, FLOP/s);
+strings are read as the CLI reads them ("8K", "50ms", "80GB", "3.35TB/s"); lists, ranges and NumPy arrays
+are accepted wherever a command takes a list.
 
-The module is a front end only: each call runs the same code as the `modelcalc` executable, in process
-(the native `_modelcalc.run`), so a figure here is the CLI's figure. Bad input raises InputError with the
-CLI's one-line message naming the flag; nothing is approximated or defaulted silently.
+One engine: each function runs the analyses the CLI command runs (src/cli/runs.h) and its result's
+to_dict() is built by the same report code as the CLI's --json. Bad input raises InputError (a ValueError)
+with the CLI's one line, naming the keyword you passed. The heavy calls (size, kv_budget, plan, train_plan,
+diagnose, deployment, sweep) release the GIL. modelcalc.cli runs any command by its flags.
 """
 
-import json as _json
-
 from . import _modelcalc
+from . import cli
+from . import lab
+from ._results import Columns, Doc, attach_document_access
 
-__all__ = ["InputError", "run", "text", "commands"]
+__all__ = [
+    "InputError", "Model", "Gpu", "size", "kv_budget", "plan", "train_plan", "diagnose", "deployment", "sweep",
+    "gpus", "models", "sweep_columns", "Columns", "Doc", "SizeResult", "KvBudgetResult", "PlanResult",
+    "TrainPlanResult", "DiagnoseResult", "Deployment", "DeploymentPoint", "lab", "cli", "run", "text", "commands",
+]
+
+InputError = _modelcalc.InputError
+Model = _modelcalc.Model
+Gpu = _modelcalc.Gpu
+SizeResult = _modelcalc.SizeResult
+KvBudgetResult = _modelcalc.KvBudgetResult
+PlanResult = _modelcalc.PlanResult
+TrainPlanResult = _modelcalc.TrainPlanResult
+DiagnoseResult = _modelcalc.DiagnoseResult
+Deployment = _modelcalc.Deployment
+DeploymentPoint = _modelcalc.DeploymentPoint
+run = cli.run
+text = cli.text
+commands = cli.commands
+
+for _cls in (SizeResult, KvBudgetResult, PlanResult, TrainPlanResult, DiagnoseResult):
+    attach_document_access(_cls)
+del _cls
 
 
-class InputError(ValueError):
-    """Bad input: the CLI's one-line message (exit status 2), naming the flag and what is allowed."""
+_ENGINE_KEYWORDS = ("engine", "gpu_memory_utilization", "kv_cache_free_gpu_mem_fraction", "mem_fraction_static",
+                    "max_model_len", "max_num_batched_tokens", "max_num_seqs", "block_size",
+                    "allow_long_max_model_len")
 
 
-def run(args):
-    """Runs modelcalc with a list of arguments, as the shell would pass them.
+def _engine(keywords):
+    """The engine keywords of a call (its locals()), in the order the native functions take them."""
+    return tuple(keywords.get(k, False if k == "allow_long_max_model_len" else None) for k in _ENGINE_KEYWORDS)
 
-    Returns (status, stdout, stderr): status 0 on success, 2 for bad input, 1 otherwise.
+
+def _context(context, seq):
+    """context= or its CLI spelling seq= (the CLI's --context / --seq): one of them."""
+    if seq is None:
+        return context
+    if context is not None:
+        raise InputError("seq: is the same keyword as context; give one of them")
+    return seq
+
+
+def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None,
+         pp=None, ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None,
+         gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+         max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+         allow_long_max_model_len=False):
+    """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
+    the regime, and beside them the deployment engine's modeled figures.
+
+    model: a preset name or a Model. gpu: a catalog name or a Gpu (None: the sections that need hardware are
+    left out). context: tokens T per sequence (default: the model's max positions, else 4096); seq= is the
+    same keyword under the CLI's other spelling (as in every function here). batch:
+    concurrent sequences B. dtype: the weights' (fp32, fp16, bf16, fp8, int8, int4, nvfp4, mxfp4; default a
+    quantized checkpoint's own, else fp16); kv_dtype: the cache's (default the KV dtype a checkpoint states,
+    else 16-bit: bf16, or fp16/fp32 with such weights). gpus: GPUs pooled by the textbook
+    sections and split tp x pp x dp by the engine (default tp x pp x dp, else 1); ep: expert-parallel ranks
+    inside the TP group. prompt: prefill tokens (default the context). compute_dtype: the dtype the matmuls
+    run in (default: fp8 weights -> fp8, int8/int4 -> bf16, else the weights'). reserve: fraction of memory
+    kept back (default: none for the ceiling, the driver-exposed memory less the weights; given, it also sets
+    the engine's fraction, 1 - reserve, unless an engine keyword does). train_tokens: D for 6 N D (a count, or
+    "15T"). A prompt shorter than the context is a request shape: the serving section's steady state.
+    The prediction beside the ceiling (the `predicted` siblings of memory_per_gpu, decode_step and prefill, and
+    the engine section): engine (trtllm, vllm or sglang; default trtllm, the one the published runs fit) and its
+    flags as the CLI spells them: gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm),
+    mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
+    (tokens, sequences); block_size (tokens per KV block); allow_long_max_model_len.
+
+    Returns a SizeResult: every sweep column as an attribute (weight_bytes in bytes, tokens_per_s_aggregate
+    in tokens/s, ...: modelcalc.sweep_columns() lists them), the document's sections as attributes
+    (r.params.total, r.decode_step.seconds), to_dict() = `modelcalc size --json`, text(), explain(), strings()
+    (each figure as the text prints it: `--json --strings`).
     """
-    return _modelcalc.run([str(a) for a in args])
+    return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
+                            compute_dtype, kv_dtype, reserve, train_tokens,
+                            _engine(locals()))
 
 
-def _value(v):
-    if isinstance(v, (list, tuple)):
-        return ",".join(_value(x) for x in v)
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return str(int(v))  # 7e10 -> "70000000000": the CLI's whole counts take no ".0"
-    return str(v)
+def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
+              kv_dtype=None, workspace=None, mean_len=None, block_size=None, batch=1, prompt=None, tp=None, pp=None,
+              ep=None, dp=None, compute_dtype=None, engine=None, gpu_memory_utilization=None,
+              kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+              max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False):
+    """Drill 2 (`modelcalc kv-budget`): an HBM budget turned into concurrent sequences, MHA against the
+    model's attention, and the changes that double it (ranked by effort).
+
+    budget: the KV budget in bytes, given directly (then gpu may be None). context: tokens reserved per
+    sequence (default 8192). gpus: the tensor-parallel group sharing weights and KV (default 1). reserve:
+    fraction of capacity kept back (default 10 % for the budget). workspace: the activation allowance in bytes
+    (default 2048 x (FFN width + vocab) x 2 B).
+    mean_len: mean sequence length for the paged-allocation proposal (default context / 2); block_size: the
+    paged block in tokens, for the proposal and the engine (default 16; the engine's own when not given).
+    batch, prompt and the split: the modeled deployment's (as size); the engine keywords as size's.
+
+    Returns a KvBudgetResult: max_sequences, budget_bytes, kv_bytes_per_sequence (ints), the document's
+    sections as attributes, to_dict() = `modelcalc kv-budget --json`, text(), explain().
+    """
+    return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
+                                 mean_len, block_size, batch, prompt, tp, pp, ep, dp, compute_dtype,
+                                 _engine(locals()))
 
 
-def _flags(kwargs):
-    args = []
-    for key, v in kwargs.items():
-        if v is None or v is False:
-            continue
-        flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
-        args.append(flag)
-        if v is not True:
-            args.append(_value(v))
-    return args
+def _price_text(price):
+    if isinstance(price, dict):
+        return ",".join(f"{k.key if isinstance(k, Gpu) else k}={v!r}" for k, v in price.items())
+    return price
 
 
-def _call(args):
-    status, out, err = _modelcalc.run(args)
-    if status == 2:
-        raise InputError(err.strip().removeprefix("modelcalc: error: "))
-    # plan exits 1 when nothing meets the targets and still prints its answer (the closest misses).
-    if status != 0 and not out:
-        raise RuntimeError(err.strip() or f"modelcalc exited with status {status}")
-    return out
+def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, tpot=None,
+         tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None, max_pp=8,
+         price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None,
+         kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+         max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False):
+    """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
+    TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
+
+    isl, osl: input and output tokens per request. The load, at most one of: qps (requests/s), rate (output
+    tokens/s), concurrency (sequences). ttft, tpot: targets in seconds (0.05 = 50 ms; or "50ms");
+    tokens_per_s_per_user: instead of tpot (= 1 / tpot). gpu: kinds to search, catalog names or Gpu
+    objects (default every catalog GPU with a price). max_gpus: in total over all replicas. dtype, kv_dtype:
+    the dtypes searched (default a quantized checkpoint's own and its stated KV dtype, else bf16 and fp8
+    weights, and a bf16 cache with fp8 on GPUs with an fp8 peak). batch: batch sizes searched
+    (default 1, 2, 4, ..., 65536 and the largest that fits). max_pp: most pipeline stages. price: USD per
+    GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the fraction of the ranked
+    figures reached on top of the model, in (0, 1]. top: configurations listed. frontier: also the Pareto
+    table in text(). rank_by: "predicted" (default) or "ceiling". The engine keywords as size's.
+
+    Returns a PlanResult: feasible (False: nothing meets the targets, the document lists the closest misses,
+    as the CLI does with exit status 1), the document's sections as attributes, to_dict() = `modelcalc plan
+    --json`, text(), explain().
+    """
+    return _modelcalc._plan(model, isl, osl, qps, rate, concurrency, ttft, tpot, tokens_per_s_per_user, gpu,
+                            max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier,
+                            rank_by, _engine(locals()))
 
 
-# `serve` runs until killed: a web server is no function call (start `modelcalc serve` from a shell).
-_NOT_CALLABLE = {"serve"}
+def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),
+               global_batch=None, max_batch_tokens=None, max_tp=8, max_pp=16, max_ep=64, optimizer="adamw",
+               bf16_grads=False, flash=True, rank_by="cost", top=10):
+    """The cheapest (or fastest) GPU kind, whole-node count and layout (TP x PP x DP x EP, ZeRO, recomputation,
+    micro-batch, global batch) that trains `model` on `tokens` within `days` (`modelcalc train-plan`), every
+    layout evaluated by the training engine.
+
+    tokens: training tokens D (a count or "15T"). days: the deadline. gpu, price: as plan. max_gpus: most GPUs
+    in the run (whole nodes within it). seq: training sequence length in tokens. micro_batch: the micro-batch
+    sizes searched (a list, or "1,2,4,8"). global_batch: sequences per optimizer step, exactly (default:
+    searched up to max_batch_tokens, 4,194,304 tokens). max_tp, max_pp, max_ep: largest splits searched.
+    optimizer: adamw (mixed precision), adamw-fp32, sgd, adam8bit. bf16_grads: 16-bit gradients (default fp32,
+    as Megatron keeps them). flash: FlashAttention (False: eager attention, s x s scores kept). rank_by: "cost"
+    or "time". top: layouts listed.
+
+    Returns a TrainPlanResult: feasible (False: nothing meets the deadline; the document has each GPU kind's
+    fastest miss, as the CLI prints it with exit status 1), the document's sections as attributes,
+    to_dict() = `modelcalc train-plan --json`, text(), explain(), strings().
+    """
+    return _modelcalc._train_plan(model, tokens, days, gpu, _price_text(price), max_gpus, seq, micro_batch,
+                                  global_batch, max_batch_tokens, max_tp, max_pp, max_ep, optimizer, bf16_grads,
+                                  flash, rank_by, top)
 
 
-def text(command, **kwargs):
-    """The command's text output (the report a terminal shows; explain=True adds every formula)."""
-    if command in _NOT_CALLABLE:
-        raise InputError(f"{command}: runs until killed; start `modelcalc {command}` from a shell")
-    return _call([command] + _flags(kwargs))
+def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, layers=None, hidden=None, heads=None,
+             kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, seq=None, prompt=None,
+             tokens_per_s=None, aggregate_tokens_per_s=None, ttft=None, itl=None, flop_util=None, bw_util=None,
+             kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None,
+             gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+             max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+             allow_long_max_model_len=False):
+    """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
+    reject and what to measure first.
+
+    evidence: a JSON file's path, or the same as a dict (tests/evidence/case_a.json shows the schema);
+    keywords override it. model: a preset or Model (the whole shape), or layers/hidden/heads/kv_heads/
+    head_dim for shape facts; params: total parameters. gpu: a catalog name or Gpu. phase: decode, prefill
+    or training (default inferred). tokens_per_s: measured decode tokens/s per sequence;
+    aggregate_tokens_per_s: over all sequences. ttft, itl: seconds (or "80ms"). flop_util, bw_util:
+    fractions (0.61 or "61%"). kernels_per_step: from a timeline. kernel_us, gap_us: (lo, hi) microseconds
+    or "6-30". peak_transient: bytes above the weights. The engine keywords (the prediction beside the modeled
+    ceiling) as size's.
+
+    Returns a DiagnoseResult: regime, confirmed, the document's sections as attributes, to_dict() =
+    `modelcalc diagnose --json`, text(), explain().
+    """
+    if evidence is not None and not isinstance(evidence, dict):
+        evidence = str(evidence)
+    return _modelcalc._diagnose(evidence, model, gpu, phase, params, layers, hidden, heads, kv_heads, head_dim,
+                                dtype, gpus, batch, _context(context, seq), prompt, tokens_per_s, aggregate_tokens_per_s,
+                                ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient,
+                                _engine(locals()))
 
 
-def _structured(command):
-    structured_flag = ["--format", "json"] if command == "sweep" else ["--json"]
+def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
+               dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None,
+               gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+               max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
+               allow_long_max_model_len=False):
+    """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
+    sequences of `context` tokens (the modeled half of size, with size's defaults).
 
-    def call(**kwargs):
-        for reserved in ("json", "format"):
-            if reserved in kwargs:
-                raise TypeError(f"{reserved}= is chosen by modelcalc.{command.replace('-', '_')}(); "
-                                f"use modelcalc.text({command!r}, ...) for another output")
-        return _json.loads(_call([command] + _flags(kwargs) + structured_flag))
+    workspace: the activation allowance per GPU in bytes (default none for the ceiling). The others, and the
+    engine keywords, as size's.
 
-    return call
-
-
-def commands():
-    """Every command as (name, summary), in the order `modelcalc --help` lists them (serve included: it has
-    no function, see text())."""
-    return list(_modelcalc.commands())
+    Returns a Deployment: memory (per GPU, bytes), decode (the step: seconds, tokens/s, bytes, FLOP, regime),
+    prefill (TTFT), compute_bound_batch, evaluate(batch=, context=, prompt=) for any other workload (the
+    engine's hot path), and to_dict() = the deployment sections of `size --json` (with their `predicted`
+    siblings and the engine section).
+    """
+    return _modelcalc._deployment(model, gpu, _context(context, seq), batch, prompt, gpus, tp, pp, ep, dp, dtype,
+                                  compute_dtype, kv_dtype, reserve, workspace,
+                                  _engine(locals()))
 
 
-for _name, _summary in _modelcalc.commands():
-    if _name in _NOT_CALLABLE:
-        continue
-    _fn = _structured(_name)
-    _fn.__name__ = _fn.__qualname__ = _name.replace("-", "_")
-    _fn.__doc__ = (f"{_summary}.\n\nReturns `modelcalc {_name} ... "
-                   f"{'--format json' if _name == 'sweep' else '--json'}` as dicts and lists; the flags:\n\n"
-                   + _modelcalc.run([_name, "--help"])[1])
-    globals()[_fn.__name__] = _fn
-    __all__.append(_fn.__name__)
+def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
+          chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
+          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None,
+          block_size=None, allow_long_max_model_len=False):
+    """`size` over every combination of the lists (`modelcalc sweep`), as columns.
+
+    model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max
+    positions), batch: sequences, dtype, kv_dtype: dtypes (default a 16-bit cache per row). Each is one value
+    or a list, range or NumPy array ("1:64" and "1k:128k:x2" as the CLI reads them). Rows go models
+    outermost, then gpu, context, batch, dtype, kv_dtype innermost (dtype default: the models' checkpoint
+    dtype when they agree on one, else fp16). fields: the columns (default the CLI's
+    default columns; modelcalc.sweep_columns() lists all, "all" takes every one). The engine keywords (the
+    predicted_* columns' profile) as size's.
+
+    Returns Columns (NumPy arrays when NumPy is installed; to_pandas() with pandas), filled by the core's
+    sweep with the GIL released: 8 B a number, 2 B a text value, nothing per row in Python. With on_chunk,
+    calls on_chunk(Columns) for every chunk_rows rows instead (memory stays one chunk) and returns the row
+    count.
+    """
+    if fields == "all":
+        fields = [name for name, _, _, _ in _modelcalc._sweep_columns_help()]
+    engine_args = _engine(locals())
+    if on_chunk is None:
+        rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None,
+                                      engine_args)
+        return Columns(raw)
+    return _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, chunk_rows,
+                             lambda raw: on_chunk(Columns(raw)), engine_args)
+
+
+def sweep_columns():
+    """Every sweep column as (name, shown by default, meaning, the same value's path in size's document)."""
+    return list(_modelcalc._sweep_columns_help())
+
+
+def gpus():
+    """The compiled-in GPU catalog (`modelcalc gpus`), as Gpu objects in display order."""
+    return _modelcalc._catalog_gpus()
+
+
+def models():
+    """The compiled-in presets (`modelcalc models`) as (name, Hugging Face repo), sorted by name."""
+    return _modelcalc._preset_names()
+
+
+# The commands without a direct binding are the CLI bridge's functions (modelcalc.roofline(...) is
+# modelcalc.cli.roofline(...): flags as keywords, the --json document as dicts).
+for _name in cli.__all__:
+    if _name not in globals() and _name not in ("run", "text", "commands"):
+        globals()[_name] = getattr(cli, _name)
+        __all__.append(_name)
+del _name
 
 __version__ = _modelcalc.run(["--version"])[1].split()[-1]
-del _name, _summary, _fn

@@ -49,6 +49,31 @@ void print_error(std::ostream& err, std::string_view message, bool internal = fa
   err << (internal ? "modelcalc: internal error: " : "modelcalc: error: ") << escape_for_terminal(message) << "\n";
 }
 
+// Before CLI11 reads the command line: an unknown flag gets the project's line
+// with a did-you-mean (not CLI11's "arguments were not expected"), and
+// "--flag=" with nothing after '=' is the empty value it is (CLI11 would take
+// the next argument for it). Empty when the arguments are fine.
+std::string precheck(const std::vector<std::string>& args, const FlagSet& flags, std::string_view command) {
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-') continue;  // a positional
+    if (!flags.knows(a)) {
+      const std::string name = a.starts_with("--") ? a.substr(0, a.find('=')) : a.substr(0, 2);
+      const std::vector<std::string> all = flags.spellings();
+      const std::vector<std::string> close = closest_names(name, all, 1);
+      return quote_input(name) + ": unknown flag for " + std::string(command) +
+             (close.empty() ? std::string() : "; did you mean " + close.front() + "?") + " (modelcalc " +
+             std::string(command) + " --help lists them)";
+    }
+    if (a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1) {
+      return a.substr(0, a.size() - 1) + ": needs a value, got an empty string";
+    }
+    if (flags.takes_next(a)) ++i;  // its value, whatever it looks like ("-inf", "--x")
+  }
+  return "";
+}
+
 }  // namespace
 
 int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::ostream& err) {
@@ -91,6 +116,12 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
     run = c.setup(*flags);
     one->footer([] { return std::string(kNumbersHelp); });  // shown before the command's own footer
   }
+  if (flags != nullptr) {
+    if (const std::string bad = precheck(args, *flags, chosen->name); !bad.empty()) {
+      print_error(err, bad);
+      return 2;
+    }
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
     app.parse(reversed);
@@ -116,13 +147,17 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, e.what(), /*internal=*/true);
       return 1;
     }
+    if (s.code() == Status::Code::kIoError) {  // the output could not be written: not bad input, exit 1 as main does
+      print_error(err, s.message());
+      return 1;
+    }
     if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
       out << buffer.view();
       err << "modelcalc: " << s.message() << "\n";
       return 1;
     }
     if (!s.ok()) {
-      print_error(err, as_flag_error(s).message());
+      print_error(err, flags->as_typed(as_flag_error(s)).message());
       return 2;
     }
     out << buffer.view();

@@ -49,9 +49,17 @@ TEST(KvBudgetCli, EightBGqaOnOneH100) {
   EXPECT_EQ(j["kv_ratio"], 4.0);  // 32 heads / 8 KV heads
   ASSERT_TRUE(j["proposals"].is_array());
   ASSERT_FALSE(j["proposals"].empty());
-  EXPECT_NE(j["proposals"][0]["change"].get<std::string>().find("KV cache in fp8"), std::string::npos);
-  EXPECT_EQ(j["proposals"][0]["max_sequences"], 102);
-  EXPECT_EQ(j["proposals"][0]["factor"], 2.0);
+  // The proposals are the engine on the changed setup, the ceiling: the H100's driver-exposed
+  // 81,559 MiB = 85,520,809,984 B less the weights, nothing else kept back: 69,460,819,968 B free holds
+  // 64 sequences today, and fp8 KV 69,460,819,968 / 536,870,912 = 129.4 -> 129 >= 2 x 64.
+  const auto& p = j["proposals"][0];
+  EXPECT_EQ(p["kind"], "kv_dtype");
+  EXPECT_EQ(p["change"], (nlohmann::json{{"kv_dtype", "fp8"}}));
+  EXPECT_EQ(p["before_max_sequences"], 64);
+  EXPECT_EQ(p["max_sequences"], 129);
+  EXPECT_EQ(p["after"]["memory_per_gpu"]["max_sequences"], 129);
+  EXPECT_EQ(p["after"]["memory_per_gpu"]["kv_per_sequence"], 536'870'912);
+  EXPECT_DOUBLE_EQ(p["factor"].get<double>(), 129.0 / 64.0);
 }
 
 TEST(KvBudgetCli, BudgetGivenDirectly) {
@@ -64,28 +72,45 @@ TEST(KvBudgetCli, BudgetGivenDirectly) {
 }
 
 TEST(KvBudgetCli, NothingFitsRanksByGainNotByDoubling) {
-  // 1e9 B / 1,073,741,824 B per sequence = 0.93: not one full-context sequence fits.
-  const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB", "--json"})));
+  // An H100 with --capacity 17GB (the capacity given is all there is): the ceiling's 17e9 - 16,059,990,016
+  // (bf16 weights) = 940,009,984 B is short of one 1,073,741,824 B sequence, so none fits. Each proposal
+  // is the engine on the changed setup:
+  //   int4 weights: blocks 6,979,321,856 params x 0.5 B = 3,489,660,928 + one 16-bit scale per 128,
+  //     109,051,904, + 16-bit embedding and lm_head 2,101,346,304 = 5,700,059,136 B;
+  //     (17e9 - 5,700,059,136) / 1,073,741,824 = 10.52 -> 10;
+  //   tp 2: each GPU 8,029,995,008 B of weights and 536,870,912 B of KV per sequence:
+  //     (17e9 - 8,029,995,008) / 536,870,912 = 16.7 -> 16.
+  const CliRun r = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--capacity", "17GB", "--json"})));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = r.json();
-  EXPECT_EQ(j["max_sequences"], 0);
+  EXPECT_EQ(j["memory_per_gpu"]["max_sequences"], 0);
   const auto& ps = j["proposals"];
   ASSERT_GE(ps.size(), 2u);
   for (size_t i = 1; i < ps.size(); ++i) {
     EXPECT_GE(ps[i - 1]["max_sequences"].get<int64_t>(), ps[i]["max_sequences"].get<int64_t>());
   }
-  // KV in int4 leaves the budget alone: 1e9 / (1,073,741,824 / 4) = 3.73 -> 3 sequences.
-  bool saw_kv_int4 = false;
+  bool saw_int4 = false, saw_tp2 = false;
   for (const auto& p : ps) {
-    if (p["change"].get<std::string>().find("KV cache in int4") != std::string::npos) {
-      saw_kv_int4 = true;
-      EXPECT_EQ(p["max_sequences"], 3);
+    if (p["change"] == nlohmann::json{{"dtype", "int4"}}) {
+      saw_int4 = true;
+      EXPECT_EQ(p["max_sequences"], 10);
+    }
+    if (p["kind"] == "more_gpus") {
+      saw_tp2 = true;
+      EXPECT_EQ(p["change"]["tp"], 2);
+      EXPECT_EQ(p["max_sequences"], 16);
     }
   }
-  EXPECT_TRUE(saw_kv_int4);
-  const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB"})));
+  EXPECT_TRUE(saw_int4);
+  EXPECT_TRUE(saw_tp2);
+  EXPECT_EQ(ps[0]["kind"], "more_gpus");  // the largest gain first
+  const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--capacity", "17GB"})));
   EXPECT_NE(text.out.find("Not one sequence at the full context fits"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("Smallest change reaching ×2"), std::string::npos);
+  // With the budget given there is no hardware for the engine: no proposals, and the page says why.
+  const CliRun b = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB", "--json"})));
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(b.json()["proposals"].empty());
 }
 
 TEST(KvBudgetCli, TextShowsEachStepAndExplainsFormulas) {

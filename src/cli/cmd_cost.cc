@@ -54,7 +54,7 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   }
   MC_RETURN_IF_ERROR(require_peak(**gpu));
   SizeOptions o;
-  o.seq = resolve_seq(f.dep.seq, *model);
+  o.context = resolve_seq(f.dep.seq, *model);
   if (f.dep.batch) o.batch = *f.dep.batch;
   const Dtypes dtypes = resolve_dtypes(f.dep, *model);
   o.weight_dtype = dtypes.weights;
@@ -68,12 +68,14 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
                     r.gpu.name, format_quantity(r.gpu.capacity_bytes, Unit::kBytes)));
   }
   Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
+  state_context(f.dep.seq, *model, &rep);
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
   ModelSpec draft;
   MC_ASSIGN_OR_RETURN(const DeploymentOptions d,
-                      deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.seq, o.batch, &draft));
+                      deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.context, o.batch, &draft));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
-  rep.sections.push_back(modeled_cost_section(modeled_cost(a, price)));
+  // The answer first (the engine's rate); the lab's ceiling-based floor follows as its teaching view.
+  rep.sections.insert(rep.sections.begin(), modeled_cost_section(modeled_cost(a, price)));
   MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, **gpu, a, f.engine, f.dep));
   for (Section& s : deployment_sections(**gpu, a, &pred)) rep.sections.push_back(std::move(s));
   emit(rep, f.output, out);
@@ -111,10 +113,11 @@ CommandRun setup_cost(FlagSet& flags) {
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kGpus, "1; with a model: ideal tensor parallel, and the modeled split tp x pp x dp"},
-                        {Dep::kSeq, "the model's max positions, else 4096"},
+                        {Dep::kSeq, kContextDefault},
                         {Dep::kBatch, "1"},
                         {Dep::kReserve, kReserveDefault},
-                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
+                        {Dep::kPrompt, kPromptDefault},
+                        {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   add_engine_profile_flags(flags, &f->engine);
   add_output_flags(flags, &f->output);

@@ -22,7 +22,8 @@ Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
   if (!mi300x.ok()) return mi300x.status();
   if (!h100.ok()) return h100.status();
   SizeOptions o;
-  o.seq = 8192;
+  o.context = 8192;                             // drill 1 spells out its context
+  o.weight_dtype = o.kv_dtype = Dtype::kFp16;  // and its dtype
   o.train_tokens = 1.5e12;
   auto r = analyze_size(m, *mi300x, o);
   if (!r.ok()) return r.status();

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "format.h"
 #include "modelcalc/gpu.h"
+#include "runs.h"
 
 namespace modelcalc {
 
@@ -22,25 +23,7 @@ Status run_gpus(const GpusFlags& f, std::ostream& out) {
   if (f.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const GpuSpec& g : gpu_catalog()) {
-      j.push_back({{"key", g.key},
-                   {"name", g.name},
-                   {"aliases", g.aliases},
-                   {"capacity_bytes", g.capacity_bytes},
-                   {"exposed_bytes", g.exposed_bytes},
-                   {"exposed_source", g.exposed_source},
-                   {"usable_capacity_bytes", g.usable_capacity_bytes()},
-                   {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
-                   {"peak_bf16_flops", g.peak_bf16_flops},
-                   {"peak_fp8_flops", g.peak_fp8_flops},
-                   {"peak_int8_ops", g.peak_int8_ops},
-                   {"peak_fp4_flops", g.peak_fp4_flops},
-                   {"peak_fp32_flops", g.peak_fp32_flops},
-                   {"ridge_bf16", g.ridge_point(Dtype::kBf16)},
-                   {"interconnect", g.interconnect},
-                   {"tdp_watts", g.tdp_watts},
-                   {"source", g.source},
-                   {"confirmed", g.confirmed},
-                   {"notes", g.notes}});
+      j.push_back(gpu_row_json(g));
     }
     out << j.dump(2) << "\n";
     return Status::Ok();
@@ -69,6 +52,28 @@ Status run_gpus(const GpusFlags& f, std::ostream& out) {
 }
 
 }  // namespace
+
+nlohmann::json gpu_row_json(const GpuSpec& g) {
+  return nlohmann::json{{"key", g.key},
+                        {"name", g.name},
+                        {"aliases", g.aliases},
+                        {"capacity_bytes", g.capacity_bytes},
+                        {"exposed_bytes", g.exposed_bytes},
+                        {"exposed_source", g.exposed_source},
+                        {"usable_capacity_bytes", g.usable_capacity_bytes()},
+                        {"bandwidth_bytes_per_s", g.bandwidth_bytes_per_s},
+                        {"peak_bf16_flops", g.peak_bf16_flops},
+                        {"peak_fp8_flops", g.peak_fp8_flops},
+                        {"peak_int8_ops", g.peak_int8_ops},
+                        {"peak_fp4_flops", g.peak_fp4_flops},
+                        {"peak_fp32_flops", g.peak_fp32_flops},
+                        {"ridge_bf16", g.ridge_point(Dtype::kBf16)},
+                        {"interconnect", g.interconnect},
+                        {"tdp_watts", g.tdp_watts},
+                        {"source", g.source},
+                        {"confirmed", g.confirmed},
+                        {"notes", g.notes}};
+}
 
 CommandRun setup_gpus(FlagSet& flags) {
   auto f = std::make_shared<GpusFlags>();

@@ -1,6 +1,8 @@
 // modelcalc kv-budget: an HBM budget turned into concurrent sequences, MHA vs
 // the model's attention, and the changes that double it (drill 2).
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "capacity_report.h"
 #include "commands.h"
@@ -9,65 +11,86 @@
 #include "inputs.h"
 #include "modelcalc/capacity.h"
 #include "quantity.h"
+#include "runs.h"
 
 namespace modelcalc {
 
 namespace {
 
-struct KvBudgetFlags {
+struct KvBudgetFlags : KvBudgetInputs {
   ModelFlags model;
   GpuFlags gpu;
   OutputFlags output;
-  DeploymentFlags dep;  // --gpus --seq/--context --reserve --dtype --kv-dtype
-  std::optional<double> budget;
-  std::optional<double> workspace;
-  std::optional<int64_t> mean_len;  // default: context / 2
-  std::optional<int64_t> block_size;  // the paged proposal's and the engine's; default 16 here
-  EngineCliFlags engine;
 };
 
-Status run_kv_budget(const KvBudgetFlags& f, std::ostream& out) {
-  auto model = resolve_model(f.model);
-  if (!model.ok()) return model.status();
-  auto gpu = resolve_gpu(f.gpu);
-  if (!gpu.ok()) return gpu.status();
-
-  KvBudgetOptions o;
-  o.gpus = f.dep.gpus.value_or(1);
-  o.context = f.dep.seq.value_or(8192);
-  o.reserve = f.dep.reserve.value_or(0.10);
-  const Dtypes dtypes = resolve_dtypes(f.dep, *model);
-  o.weight_dtype = dtypes.weights;
-  o.kv_dtype = dtypes.kv;
-  if (f.budget) o.budget = *f.budget;
-  if (f.workspace) {
-    if (f.budget) return Status::InvalidArgument("--workspace", "has no effect with --budget; give one");
-    o.workspace = *f.workspace;
-  }
-  if (f.mean_len) o.mean_len = *f.mean_len;
-  o.block_size = f.block_size.value_or(16);
-
-  const GpuSpec* g = gpu->has_value() ? &**gpu : nullptr;
-  auto r = analyze_kv_budget(*model, g, o);
-  if (!r.ok()) return as_flag_error(r.status(), "--context");
-  Report rep = build_kv_budget_report(*model, g, o, *r);
-  if (g != nullptr && !o.budget) {
-    // The modeled deployment: per-GPU shards and replication, the same engine as size.
-    ModelSpec draft;
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.context,
-                                                                f.dep.batch.value_or(1), &draft));
-    if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
-    MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, *g, d, "--context"));
-    EngineCliFlags e = f.engine;
-    e.flags.block_size = f.block_size;
-    MC_ASSIGN_OR_RETURN(const DeploymentPrediction pred, predict_flags_deployment(*model, *g, a, e, f.dep));
-    for (Section& s : deployment_sections(*g, a, &pred)) rep.sections.push_back(std::move(s));
-  }
-  emit(rep, f.output, out);
+Status run_kv_budget_command(const KvBudgetFlags& f, std::ostream& out) {
+  MC_ASSIGN_OR_RETURN(ModelSpec model, resolve_model(f.model));
+  MC_ASSIGN_OR_RETURN(const std::optional<GpuSpec> gpu, resolve_gpu(f.gpu));
+  KvBudgetRun run;
+  MC_RETURN_IF_ERROR(run_kv_budget(std::make_shared<const ModelSpec>(std::move(model)),
+                                   gpu ? std::make_shared<const GpuSpec>(*gpu) : nullptr, f, &run));
+  emit(kv_budget_report(run), f.output, out);
   return Status::Ok();
 }
 
 }  // namespace
+
+Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvBudgetRun* out) {
+  KvBudgetOptions& o = out->options;
+  o = KvBudgetOptions{};
+  o.gpus = in.dep.gpus.value_or(1);
+  o.context = resolve_seq(in.dep.seq, *m);
+  out->context_flag = in.dep.seq;
+  o.reserve = in.dep.reserve.value_or(kDefaultReserveFraction);
+  const Dtypes dtypes = resolve_dtypes(in.dep, *m);
+  o.weight_dtype = dtypes.weights;
+  o.kv_dtype = dtypes.kv;
+  if (in.budget) o.budget = *in.budget;
+  if (in.workspace) {
+    if (in.budget) return Status::InvalidArgument("--workspace", "has no effect with --budget; give one");
+    o.workspace = *in.workspace;
+  }
+  if (in.mean_len) o.mean_len = *in.mean_len;
+  o.block_size = in.block_size.value_or(16);
+
+  const GpuSpec* g = gpu.get();
+  auto r = analyze_kv_budget(*m, g, o);
+  if (!r.ok()) return as_flag_error(r.status(), "--context");
+  out->result = *std::move(r);
+  out->has_deployment = false;
+  out->proposals.reset();
+  if (g != nullptr && !o.budget) {
+    // The modeled deployment: per-GPU shards and replication, the same engine as size; the
+    // proposals are that engine on each changed setup.
+    auto draft = std::make_shared<ModelSpec>();
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, *m, o.weight_dtype, o.kv_dtype, o.context,
+                                                                in.dep.batch.value_or(1), draft.get()));
+    out->draft = draft;
+    if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
+    MC_ASSIGN_OR_RETURN(out->deployment, analyze_flags_deployment(*m, *g, d, "--context"));
+    EngineCliFlags e = in.engine;
+    e.flags.block_size = in.block_size;
+    MC_ASSIGN_OR_RETURN(out->prediction, predict_flags_deployment(*m, *g, out->deployment, e, in.dep));
+    MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(e, in.dep));
+    auto p = propose_kv_changes(Scenario{*m, *g, d, engine}, o);
+    if (!p.ok()) return as_flag_error(p.status(), "--context");
+    out->proposals = *std::move(p);
+    out->has_deployment = true;
+  }
+  out->model = std::move(m);
+  out->gpu = std::move(gpu);
+  return Status::Ok();
+}
+
+Report kv_budget_report(const KvBudgetRun& r) {
+  Report rep = build_kv_budget_report(*r.model, r.gpu.get(), r.options, r.result,
+                                     r.proposals ? &*r.proposals : nullptr);
+  state_context(r.context_flag, *r.model, &rep);
+  if (r.has_deployment) {
+    for (Section& s : deployment_sections(*r.gpu, r.deployment, &r.prediction)) rep.sections.push_back(std::move(s));
+  }
+  return rep;
+}
 
 CommandRun setup_kv_budget(FlagSet& flags) {
   auto f = std::make_shared<KvBudgetFlags>();
@@ -75,11 +98,11 @@ CommandRun setup_kv_budget(FlagSet& flags) {
   add_gpu_flags(flags, &f->gpu);
   add_deployment_flags(flags, &f->dep,
                        {{Dep::kGpus, "1; the tensor-parallel group, weights and KV split across it"},
-                        {Dep::kSeq, "8192 tokens reserved per sequence"},
+                        {Dep::kSeq, "8,192 tokens reserved per sequence, or the model's max positions if smaller"},
                         {Dep::kReserve, kReserveDefault},
                         {Dep::kBatch, "1; sequences decoding together in the modeled step"},
                         {Dep::kPrompt, kPromptDefault},
-                        {Dep::kDtype, "a quantized checkpoint's own (quantization_config), else fp16"}});
+                        {Dep::kDtype, kDtypeDefault}});
   add_engine_flags(flags, &f->dep);
   flags
       .add<double>("--budget", "The KV budget directly, e.g. 40GB (skips capacity, weights, allowance)", &f->budget,
@@ -93,7 +116,7 @@ CommandRun setup_kv_budget(FlagSet& flags) {
                     &f->block_size, parse_count);
   add_engine_profile_flags(flags, &f->engine, false);
   add_output_flags(flags, &f->output);
-  return [f](std::ostream& out) { return run_kv_budget(*f, out); };
+  return [f](std::ostream& out) { return run_kv_budget_command(*f, out); };
 }
 
 }  // namespace modelcalc

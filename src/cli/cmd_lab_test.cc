@@ -170,10 +170,13 @@ TEST(MfuCommandTest, InferenceAndTraining) {
 }
 
 TEST(MfuCommandTest, ImpossibleMfuIsFlagged) {
-  // 7B at 1e6 tokens/s on one A100: 1e6 · 1.4e10 / 3.12e14 = 44.9 > 1.
+  // 7B at 1e6 tokens/s on one A100: 1e6 · 1.4e10 / 3.12e14 = 44.9 > 1, an MFU of 4,490 %: impossible, so
+  // bad input naming the rate, with the most the GPU can do (3.12e14 / 1.4e10 = 22,285.7 tokens/s).
   const CliRun r = run_args({"mfu", "--params", "7B", "--tokens-per-s", "1M", "--gpu", "a100", "--json"});
-  ASSERT_EQ(r.status, 0);
-  EXPECT_EQ(r.json()["warnings"].size(), 1u);
+  ASSERT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.err.rfind("modelcalc: error: --tokens-per-s: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("at most 22,285 tokens/s"), std::string::npos) << r.err;
 }
 
 TEST(TradeoffCommandTest, WinnerFlipsWithTheWeights) {

@@ -1,9 +1,12 @@
 // modelcalc mfu: model FLOPs utilization of a measured throughput (the lab's
 // k·N view), and with a model and --train the engine's MFU and HFU.
+#include <fmt/format.h>
 #include <memory>
 
 #include "commands.h"
+#include "format.h"
 #include "inputs.h"
+#include "report.h"
 #include "lab_flags.h"
 #include "lab_report.h"
 #include "modelcalc/training.h"
@@ -60,6 +63,16 @@ Status run_mfu(const MfuFlags& f, std::ostream& out) {
     q.params = *f.params;
   }
   const MfuResult r = analyze_mfu(q);
+  if (!(r.mfu <= 1)) {
+    // More FLOP/s than the GPUs have: the rate, the model or the GPU count is wrong.
+    return Status::InvalidArgument(
+        "--tokens-per-s", fmt::format("{} tokens/s of a {} model need {}, more than the {} of {} GPU(s): an MFU "
+                                      "of {} %; at most {} tokens/s (check --params, --gpus and --peak)",
+                                      fmt_sig(q.tokens_per_s), format_brief(q.params, Unit::kParams),
+                                      fmt_si(r.flops_per_token * q.tokens_per_s, "FLOP/s"),
+                                      format_quantity(r.peak_flops, Unit::kFlopPerS), q.gpus, fmt_sig(r.mfu * 100, 3),
+                                      group_digits(static_cast<int64_t>(r.peak_flops / r.flops_per_token))));
+  }
   const bool with_engine = model && f.train;
   if (with_engine) {
     engine.model = &*model;

@@ -22,9 +22,8 @@ struct PagedKvFlags {
   std::vector<int64_t> lens;  // "100,2000,517"
   std::string lens_file;  // one length per line
   int64_t block_size = 16;
-  std::optional<int64_t> max_len;  // default: the model's max positions
   std::optional<int64_t> kv_bytes_per_token;
-  DeploymentFlags dep;  // --kv-dtype
+  DeploymentFlags dep;  // --kv-dtype; --seq (= --context = --max-len): tokens reserved per sequence
 };
 
 std::string trim(std::string s) {
@@ -96,20 +95,21 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     }
     auto m = resolve_model(f.model);
     if (!m.ok()) return m.status();
-    const Dtype t = f.dep.kv_dtype.value_or(Dtype::kFp16);
+    const Dtype t = f.dep.kv_dtype.value_or(kDefaultWeightDtype);
     auto v = kv_bytes_per_token(*m, t);
     if (!v.ok()) return v.status();
     per_token = *v;
-    model_ctx = m->n_ctx_train;
+    model_ctx = default_context(*m);
     source = "(2 × L × d_kv × " + std::string(dtype_name(t)) + " from the model)";
   }
   int64_t max_len = model_ctx;
-  if (f.max_len) {
-    max_len = *f.max_len;
+  if (f.dep.seq) {
+    max_len = *f.dep.seq;
   } else if (max_len <= 0) {
-    return Status::InvalidArgument("--max-len", "is required (the model states no maximum length)");
+    return Status::InvalidArgument("--seq", "is required without a model (tokens a contiguous allocator reserves "
+                                            "per sequence, e.g. --seq 8192)");
   }
-  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model(f.model), f.dep.kv_dtype.value_or(Dtype::kFp16),
+  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model(f.model), f.dep.kv_dtype.value_or(kDefaultWeightDtype),
                                                        *lens, block, max_len)
                                : analyze_paged_kv(*lens, block, max_len, per_token);
   if (!r.ok()) return r.status();
@@ -125,12 +125,14 @@ CommandRun setup_paged_kv(FlagSet& flags) {
                                   parse_lens)
       .text("--lens-file", "A file of sequence lengths, one per line", &f->lens_file)
       .add<int64_t>("--block-size", "Paged block size in tokens (default: 16)", &f->block_size, parse_count)
-      .add<int64_t>("--max-len", "Tokens a contiguous allocator reserves per sequence (default: the model's max positions)",
-                    &f->max_len, parse_count)
       .add<int64_t>("--kv-bytes-per-token", "KV bytes one token adds (instead of a model)", &f->kv_bytes_per_token,
                     parse_count);
   add_model_flags(flags, &f->model);
-  add_deployment_flags(flags, &f->dep, {{Dep::kKvDtype, "fp16; used when a model is given"}});
+  add_deployment_flags(flags, &f->dep,
+                       {{Dep::kKvDtype, "bf16; used when a model is given"},
+                        {Dep::kSeq, "with a model, 8,192 tokens or its max positions if smaller; the tokens a "
+                                    "contiguous allocator reserves per sequence"}});
+  flags.alias("--max-len", "--seq");
   add_output_flags(flags, &f->output);
   return [f](std::ostream& out) { return run_paged_kv(*f, out); };
 }

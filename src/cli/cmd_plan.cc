@@ -2,6 +2,7 @@
 // load, searched over GPU kinds, splits, dtypes and batch sizes.
 #include <cmath>
 #include <memory>
+#include <utility>
 
 #include "commands.h"
 #include "deployment_options.h"
@@ -12,19 +13,15 @@
 #include "output_file.h"
 #include "plan_report.h"
 #include "quantity.h"
+#include "runs.h"
 
 namespace modelcalc {
 
 namespace {
 
-struct PlanFlags {
+struct PlanFlags : PlanInputs {
   ModelFlags model;
-  std::string isl, osl, qps, rate, concurrency, ttft, tpot, tps_per_user;
-  std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8";  // dtype, kv_dtype: see read_space
-  std::string price, efficiency = "1.0", top = "10", plot, rank_by;
-  EngineCliFlags engine;
-  LayoutCliFlags layout;  // --disaggregated, --two-batch-overlap, the drafter, the prefix cache
-  bool frontier = false;
+  std::string plot;
   OutputFlags output;
 };
 
@@ -61,7 +58,7 @@ Result<double> parse_efficiency(const std::string& text) {
   return *v;
 }
 
-Result<PlanRequest> read_request(const PlanFlags& f) {
+Result<PlanRequest> read_request(const PlanInputs& f) {
   PlanRequest r;
   if (f.isl.empty()) return Status::InvalidArgument("--isl", "is required: input (prompt) tokens per request, e.g. 2048");
   if (f.osl.empty()) return Status::InvalidArgument("--osl", "is required: output tokens per request, e.g. 512");
@@ -109,7 +106,7 @@ Result<PlanRequest> read_request(const PlanFlags& f) {
   return r;
 }
 
-Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
+Result<PlanSpace> read_space(const PlanInputs& f, const ModelSpec& m) {
   PlanSpace s;
   MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, resolve_priced_gpus(f.gpu, f.price));
   for (const PricedGpu& g : priced) {
@@ -149,6 +146,16 @@ Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
     MC_ASSIGN_OR_RETURN(s.kv_dtypes, dtypes(kv_list, "--kv-dtype", parse_kv_dtype));
     s.fp8_kv_needs_fp8 = false;
   }
+  if (!f.ep.empty()) {
+    MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.ep, "--ep"));
+    for (const std::string& i : items) {
+      MC_ASSIGN_OR_RETURN(int64_t e, bounded_count(i, "--ep", kMaxGpus, "1,048,576 (2^20)"));
+      if (std::find(s.eps.begin(), s.eps.end(), e) != s.eps.end()) {
+        return Status::InvalidArgument("--ep", "lists " + std::to_string(e) + " twice");
+      }
+      s.eps.push_back(e);
+    }
+  }
   if (!f.batch.empty()) {
     MC_ASSIGN_OR_RETURN(std::vector<std::string> items, split_comma_list(f.batch, "--batch"));
     s.batches.clear();
@@ -164,52 +171,73 @@ Result<PlanSpace> read_space(const PlanFlags& f, const ModelSpec& m) {
   return s;
 }
 
-Status run_plan(const PlanFlags& f, std::ostream& out, int* exit_code) {
+PlanView plan_view(const PlanRun& r) { return PlanView{r.model->name, &r.request, &r.space, &r.result, r.frontier}; }
+
+Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
-  MC_ASSIGN_OR_RETURN(PlanRequest r, read_request(f));
-  ModelSpec draft;
-  MC_RETURN_IF_ERROR(apply_plan_layout(f.layout, m, &r, &draft));
-  MC_ASSIGN_OR_RETURN(PlanSpace s, read_space(f, m));
-  if (s.gpus.empty()) return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
-  if (f.layout.disaggregated) {
-    if (!f.plot.empty() || f.frontier || f.output.explain) {
-      return Status::InvalidArgument("--disaggregated", "has no frontier, plot or --explain; give --json or the table");
-    }
-    auto d = plan_disaggregated(m, r, s);
-    if (!d.ok()) return as_flag_error(d.status());
-    set_plan_model(m, &s);
-    const DisaggPlanView dv{m.name, &r, &s, &*d};
+  if (f.layout.disaggregated && (!f.plot.empty() || f.frontier || f.output.explain)) {
+    return Status::InvalidArgument("--disaggregated", "has no frontier, plot or --explain; give --json or the table");
+  }
+  PlanRun run;
+  MC_RETURN_IF_ERROR(run_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
+  if (run.disaggregated) {
+    const DisaggPlanView dv{run.model->name, &run.request, &run.space, &*run.disaggregated};
     out << (f.output.json ? disagg_plan_json(dv).dump(2) + "\n" : render_disagg_plan_text(dv));
-    *exit_code = d->configs.empty() ? 1 : 0;
+    *exit_code = run.disaggregated->configs.empty() ? 1 : 0;
     return Status::Ok();
   }
-  auto planned = plan_deployments(m, r, s);
-  if (!planned.ok()) return as_flag_error(planned.status());
-  PlanResult res = std::move(planned).value();
-  set_plan_model(m, &s);
-  PlanView v{m.name, &r, &s, &res, f.frontier};
   std::string text;
   if (f.output.json) {
-    nlohmann::json j = plan_json(v);
+    nlohmann::json j = plan_document(run);
     if (!f.plot.empty()) j["plot"] = f.plot;
     text = j.dump(2) + "\n";
-  } else if (f.output.explain && !res.configs.empty()) {
-    text = render_explain(build_plan_explain(v));
+  } else if (f.output.explain && !run.result.configs.empty()) {
+    text = render_explain(plan_explain(run));
   } else {
-    text = render_plan_text(v);
+    text = plan_text(run);
   }
   if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/plan)
-    text = plan_frontier_svg(v);
+    text = plan_frontier_svg(plan_view(run));
   } else if (!f.plot.empty()) {
-    MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(v), "--plot"));
+    MC_RETURN_IF_ERROR(write_output_file(f.plot, plan_frontier_svg(plan_view(run)), "--plot"));
     if (!f.output.json) text += "\nFrontier written to " + f.plot + " (open it in a browser).\n";
   }
   out << text;
-  *exit_code = res.configs.empty() ? 1 : 0;
+  *exit_code = run.result.configs.empty() ? 1 : 0;
   return Status::Ok();
 }
 
 }  // namespace
+
+Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
+  MC_ASSIGN_OR_RETURN(out->request, read_request(in));
+  auto draft = std::make_shared<ModelSpec>();
+  MC_RETURN_IF_ERROR(apply_plan_layout(in.layout, *m, &out->request, draft.get()));
+  out->draft = draft;
+  MC_ASSIGN_OR_RETURN(out->space, read_space(in, *m));
+  if (out->space.gpus.empty()) {
+    return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
+  }
+  out->disaggregated.reset();
+  if (in.layout.disaggregated) {
+    auto d = plan_disaggregated(*m, out->request, out->space);
+    if (!d.ok()) return as_flag_error(d.status());
+    out->result = d->aggregated;
+    out->disaggregated = std::move(d).value();
+  } else {
+    auto planned = plan_deployments(*m, out->request, out->space);
+    if (!planned.ok()) return as_flag_error(planned.status());
+    out->result = std::move(planned).value();
+  }
+  set_plan_model(*m, &out->space);
+  out->frontier = in.frontier;
+  out->model = std::move(m);
+  return Status::Ok();
+}
+
+nlohmann::json plan_document(const PlanRun& r) { return plan_json(plan_view(r)); }
+std::string plan_text(const PlanRun& r) { return render_plan_text(plan_view(r)); }
+Report plan_explain(const PlanRun& r) { return build_plan_explain(plan_view(r)); }
 
 CommandRun setup_plan(FlagSet& flags) {
   auto f = std::make_shared<PlanFlags>();
@@ -234,6 +262,8 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--batch", "Batch sizes to search, a comma list, each 1 to 2^30 (default: 1,2,4,...,65536, and the "
                        "largest that fits)", &f->batch)
       .text("--max-pp", "Most pipeline stages searched: 1, 2, 4, ..., at most 1024 (default: 8)", &f->max_pp)
+      .text("--ep", "Expert-parallel degrees to search, a comma list; each must divide tp and the experts "
+                    "(default: 1 and, for a MoE, ep = tp)", &f->ep)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
       .text("--efficiency", "Fraction of the ranked figures reached on top of the model, 0.6 or 60% (default: 1.0: the "
                             "prediction as fitted)", &f->efficiency)
@@ -248,7 +278,7 @@ CommandRun setup_plan(FlagSet& flags) {
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {
     int code = 0;
-    Status s = run_plan(*f, out, &code);
+    Status s = run_plan_command(*f, out, &code);
     if (s.ok() && code == 1) return Status::NotMet("plan: nothing meets the targets (closest misses above)");
     return s;
   };

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "deployment_options.h"
 #include "deployment_report.h"
 #include "format.h"
 #include "inputs.h"
@@ -23,7 +24,7 @@ struct RooflineFlags {
   GpuFlags gpu;  // --gpu may list several: h100,mi300x
   OutputFlags output;
   DeploymentLists lists;  // --batch (default 1,8,64,256)
-  DeploymentFlags dep;    // --seq --dtype --kv-dtype
+  DeploymentFlags dep;    // --seq --dtype --kv-dtype; --gpus --tp --pp --ep --dp --reserve for the engine's deployments
   std::optional<double> intensity;
   int64_t gemm = 8192;
   std::string plot;
@@ -83,9 +84,15 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     auto m = resolve_model(f.model);
     if (!m.ok()) return m.status();
     model = *m;
-  } else if (!f.lists.batches.empty() || f.dep.seq) {
-    return Status::InvalidArgument(!f.lists.batches.empty() ? "--batch" : "--seq",
-                                   "needs a model (--model, --config or shape flags)");
+  } else {
+    const std::pair<bool, const char*> needs_model[] = {
+        {!f.lists.batches.empty(), "--batch"}, {f.dep.seq.has_value(), "--seq"}, {f.dep.gpus.has_value(), "--gpus"},
+        {f.dep.tp.has_value(), "--tp"},        {f.dep.pp.has_value(), "--pp"},   {f.dep.ep.has_value(), "--ep"},
+        {f.dep.dp.has_value(), "--dp"},        {f.dep.reserve.has_value(), "--reserve"},
+        {f.dep.prompt.has_value(), "--prompt"}, {f.dep.compute_dtype.has_value(), "--compute-dtype"}};
+    for (const auto& [given, flag] : needs_model) {
+      if (given) return Status::InvalidArgument(flag, "needs a model (--model, --config or shape flags)");
+    }
   }
   auto gpus = resolve_gpus(f.gpu);
   // A GPU with no tensor peak at all gets the message every command gives.
@@ -115,7 +122,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   o.gemm_n = f.gemm;
   if (model) {
     o.batches = f.lists.batches.empty() ? std::vector<int64_t>{1, 8, 64, 256} : f.lists.batches;
-    o.seq = resolve_seq(f.dep.seq, *model);
+    o.context = resolve_seq(f.dep.seq, *model);
   } else if (!o.intensity && f.plot.empty()) {
     return Status::InvalidArgument("--intensity",
                                    "give an intensity (e.g. --intensity 1), a model (--model, --config or shape "
@@ -126,19 +133,22 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   auto r = analyze_roofline(m, *gpus, o);
   if (!r.ok()) return r.status();
   Report rep = build_roofline_report(m, o, *r);
+  if (m != nullptr) state_context(f.dep.seq, *m, &rep);
   if (!f.plot.empty()) rep.extra_json["plot"] = f.plot;
   if (m != nullptr) {
     // The deployment engine at each (GPU, batch): the same figures size, kv-budget and sweep report.
     nlohmann::json deployments = nlohmann::json::array();
+    const bool split_given =
+        f.dep.gpus || f.dep.tp || f.dep.pp || f.dep.ep || f.dep.dp || f.dep.prompt || f.dep.compute_dtype;
     for (const GpuSpec& g : *gpus) {
       for (int64_t b : o.batches) {
-        DeploymentOptions d;
-        d.weight_dtype = o.weight_dtype;
-        d.kv_dtype = o.kv_dtype;
-        d.context = o.seq;
-        d.batch = b;
+        MC_ASSIGN_OR_RETURN(const DeploymentOptions d,
+                            deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context, b));
         auto a = analyze_deployment_full(*m, g, d);
-        if (!a.ok()) continue;  // e.g. no peak for the default compute dtype: the points above still stand
+        // A split the user gave and the engine refuses is their error; otherwise (e.g. no peak
+        // for the default compute dtype) the points above still stand.
+        if (!a.ok() && split_given) return as_flag_error(a.status());
+        if (!a.ok()) continue;
         nlohmann::json j = deployment_json(g, *a);
         j["gpu"] = g.key;
         deployments.push_back(std::move(j));
@@ -159,7 +169,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
     PlotOptions po;
     po.title = "Roofline: " + (m ? m->name + " on " : std::string()) + gpu_names(*gpus);
     po.subtitle = m ? fmt::format("{} math · decode at context {} · weights {}, KV {} · points at min(peak, bw × I)",
-                                  dtype_name(o.math_dtype), group_digits(o.seq), dtype_name(o.weight_dtype), dtype_name(o.kv_dtype))
+                                  dtype_name(o.math_dtype), group_digits(o.context), dtype_name(o.weight_dtype), dtype_name(o.kv_dtype))
                     : fmt::format("{} math · points at min(peak, bw × I)", dtype_name(o.math_dtype));
     if (f.plot == "-") {  // the picture is the whole output (the web API's /api/svg/roofline)
       out << roofline_svg_document(*r, po);
@@ -181,9 +191,17 @@ CommandRun setup_roofline(FlagSet& flags) {
   flags.footer("--gpu takes one name or a comma list (--gpu h100,mi300x) to compare GPUs on one roofline.");
   add_deployment_lists(flags, &f->lists, {{Dep::kBatch, "1,8,64,256; decode batch sizes"}});
   add_deployment_flags(flags, &f->dep,
-                       {{Dep::kSeq, "the model's max positions, else 4096; decode context and prefill prompt"},
+                       {{Dep::kSeq, "8,192 tokens, or the model's max positions if smaller; decode context and prefill prompt"},
                         {Dep::kDtype, "a quantized checkpoint's own, else bf16; also the math dtype (bf16 for int8/int4, and for fp4 on a GPU without an fp4 peak)"},
-                        {Dep::kKvDtype, "16-bit (bf16; fp16 or fp32 with such weights), not --dtype"}});
+                        {Dep::kKvDtype, kKvDtypeDefault},
+                        {Dep::kGpus, "1; the engine's deployments (JSON deployments[]) split tp x pp x dp"},
+                        {Dep::kTp, kTpDefault},
+                        {Dep::kPp, kPpDefault},
+                        {Dep::kEp, kEpDefault},
+                        {Dep::kDp, kDpDefault},
+                        {Dep::kReserve, kReserveDefault},
+                        {Dep::kPrompt, "the context; the engine's prefill (JSON deployments[])"},
+                        {Dep::kComputeDtype, kComputeDtypeDefault}});
   flags
       .add<double>("--intensity", "Place this arithmetic intensity (FLOP/byte), e.g. 1", &f->intensity,
                    [](std::string_view text, std::string_view flag) -> Result<double> {

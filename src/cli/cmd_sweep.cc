@@ -11,6 +11,7 @@
 #include "inputs.h"
 #include "modelcalc/sweep.h"
 #include "quantity.h"
+#include "runs.h"
 #include "sweep_table.h"
 
 namespace modelcalc {
@@ -24,7 +25,7 @@ constexpr int64_t kMaxTextRows = 100'000;
 struct SweepFlags {
   ModelFlags model;  // --model and --config take comma-separated lists
   GpuFlags gpu;      // --gpu takes a list; --bandwidth/--capacity/--peak apply to every GPU
-  DeploymentLists lists;  // --seq --batch --dtype --kv-dtype
+  DeploymentLists lists;  // --seq --batch --dtype --kv-dtype --gpus --tp --pp --ep --dp
   std::string fields;     // default: the default columns
   std::string format;    // default: text
   bool json = false;     // --json = --format json
@@ -97,9 +98,62 @@ Result<std::string> resolve_format(const SweepFlags& f) {
   return name;
 }
 
+// The splits: the product of the --pp, --ep, --dp lists with the --tp list
+// or the --gpus list (tp = gpus / (pp x dp)), as the deployment flags of
+// every other command combine; with both, the combinations where
+// tp x pp x dp = gpus. Errors name the flag the user typed.
+Result<std::vector<Parallelism>> resolve_splits(const DeploymentLists& l) {
+  const std::vector<int64_t> one = {1};
+  const auto& pps = l.pp.empty() ? one : l.pp;
+  const auto& eps = l.ep.empty() ? one : l.ep;
+  const auto& dps = l.dp.empty() ? one : l.dp;
+  const bool by_gpus = !l.gpus.empty() && l.tp.empty();
+  const bool both = !l.gpus.empty() && !l.tp.empty();
+  const auto& firsts = by_gpus ? l.gpus : (l.tp.empty() ? one : l.tp);
+  std::vector<Parallelism> out;
+  for (int64_t first : firsts) {
+    for (int64_t pp : pps) {
+      for (int64_t ep : eps) {
+        for (int64_t dp : dps) {
+          Parallelism p;
+          p.pp = pp;
+          p.ep = ep;
+          p.dp = dp;
+          if (both) {
+            p.tp = first;
+            // Each factor is at most 2^20: the product fits in 64 bits.
+            if (std::find(l.gpus.begin(), l.gpus.end(), p.tp * p.pp * p.dp) == l.gpus.end()) continue;
+          } else if (by_gpus) {
+            if (first % (pp * dp) != 0) {
+              return Status::InvalidArgument("--gpus", fmt::format("{} is not a multiple of --pp x --dp = {} x {}",
+                                                                   first, pp, dp));
+            }
+            p.tp = first / (pp * dp);
+          } else {
+            p.tp = first;
+          }
+          if (p.tp * p.pp > kMaxGpus || p.tp * p.pp * p.dp > kMaxGpus) {
+            return Status::InvalidArgument(by_gpus ? "--gpus" : "--tp",
+                                           fmt::format("tp x pp x dp = {} x {} x {} exceeds {} GPUs", p.tp, p.pp, p.dp,
+                                                       group_digits(kMaxGpus)));
+          }
+          out.push_back(p);
+          if (static_cast<int64_t>(out.size()) > kMaxListItems) {
+            return Status::InvalidArgument("--tp", "more than " + group_digits(kMaxListItems) + " splits");
+          }
+        }
+      }
+    }
+  }
+  if (out.empty()) {
+    return Status::InvalidArgument("--gpus", "no --tp x --pp x --dp in the lists equals a --gpus value");
+  }
+  return out;
+}
+
 Status check_text_rows(size_t models, size_t gpus, const SweepSpec& s) {
-  const size_t sizes[] = {models, gpus, std::max<size_t>(s.seqs.size(), 1), s.batches.size(), s.dtypes.size(),
-                          std::max<size_t>(s.kv_dtypes.size(), 1)};
+  const size_t sizes[] = {models, gpus * s.splits.size(), std::max<size_t>(s.contexts.size(), 1), s.batches.size(),
+                          s.dtypes.size(), std::max<size_t>(s.kv_dtypes.size(), 1)};
   int64_t n = 1;
   bool over = false;
   for (size_t k : sizes) over = over || __builtin_mul_overflow(n, static_cast<int64_t>(k), &n) || n > kMaxTextRows;
@@ -119,11 +173,7 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
-  SweepSpec spec;
-  spec.seqs = f.lists.seqs;
-  spec.batches = f.lists.batches.empty() ? std::vector<int64_t>{1} : f.lists.batches;
-  spec.dtypes = f.lists.dtypes.empty() ? std::vector<Dtype>{Dtype::kFp16} : f.lists.dtypes;
-  spec.kv_dtypes = f.lists.kv_dtypes;
+  MC_ASSIGN_OR_RETURN(SweepSpec spec, sweep_spec(f.lists));
   MC_ASSIGN_OR_RETURN(spec.engine, cli_engine(f.engine));
   spec.engine_flags = f.engine.flags;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
@@ -131,14 +181,10 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(items.size(), gpus.size(), spec));
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(f, gpus));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(f, items));
-  if (f.lists.dtypes.empty()) {
-    // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
-    // several quantized alike), else fp16.
-    const Dtype first = default_weight_dtype(spec.models.front(), Dtype::kFp16);
-    bool same = true;
-    for (const ModelSpec& m : spec.models) same = same && default_weight_dtype(m, Dtype::kFp16) == first;
-    spec.dtypes = {same ? first : Dtype::kFp16};
-  }
+  default_sweep_dtypes(f.lists, &spec);
+  spec.predict = std::any_of(columns.begin(), columns.end(), [](const SweepColumn* c) {
+    return column_reads_prediction(*c);
+  });
 
   // Everything that can fail is checked before the first row is written:
   // the output streams (run_cli does not hold it back).
@@ -146,13 +192,14 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(auto writer, make_sweep_writer(format, columns, out));
   MC_RETURN_IF_ERROR(sweep(spec, [&writer](const SweepRow& row) { writer->row(row); }));
   writer->end();
-  if (!out) return Status::IoError("sweep: writing the output failed");
+  if (!out) return Status::IoError("cannot write to standard output");
   return Status::Ok();
 }
 
 std::string footer() {
-  std::string s = "Every combination of the lists is one row, in this order: models outermost, then --gpu, --seq,\n"
-                  "--batch, --dtype, --kv-dtype innermost. Each row's numbers are those `size --json` gives.\n"
+  std::string s = "Every combination of the lists is one row, in this order: models outermost, then --gpu, the\n"
+                  "split (--gpus or --tp, then --pp, --ep, --dp), --seq, --batch, --dtype, --kv-dtype innermost.\n"
+                  "Each row's numbers are those `size --json` gives for the same flags.\n"
                   "Formats: text and md show human units; csv (RFC 4180), json (an array) and jsonl (one object\n"
                   "a line) give base units (bytes, tokens/s) at full precision.\n\n";
   return s + fields_help();
@@ -160,15 +207,40 @@ std::string footer() {
 
 }  // namespace
 
+Result<SweepSpec> sweep_spec(const DeploymentLists& lists) {
+  SweepSpec spec;
+  spec.contexts = lists.contexts;
+  spec.batches = lists.batches.empty() ? std::vector<int64_t>{1} : lists.batches;
+  spec.dtypes = lists.dtypes.empty() ? std::vector<Dtype>{kDefaultWeightDtype} : lists.dtypes;
+  spec.kv_dtypes = lists.kv_dtypes;
+  MC_ASSIGN_OR_RETURN(spec.splits, resolve_splits(lists));
+  return spec;
+}
+
+void default_sweep_dtypes(const DeploymentLists& lists, SweepSpec* spec) {
+  if (!lists.dtypes.empty() || spec->models.empty()) return;
+  // Without --dtype: the models' checkpoint dtype when they agree on one (one model, or
+  // several quantized alike), else the library's default (bf16).
+  const Dtype first = default_weight_dtype(spec->models.front(), kDefaultWeightDtype);
+  bool same = true;
+  for (const ModelSpec& m : spec->models) same = same && default_weight_dtype(m, kDefaultWeightDtype) == first;
+  spec->dtypes = {same ? first : kDefaultWeightDtype};
+}
+
 CommandRun setup_sweep(FlagSet& flags) {
   auto f = std::make_shared<SweepFlags>();
   add_model_flags(flags, &f->model);
   add_gpu_flags(flags, &f->gpu);
   add_deployment_lists(flags, &f->lists,
-                       {{Dep::kSeq, "each model's max positions, else 4096"},
+                       {{Dep::kSeq, "8,192 tokens, or each model's max positions if smaller"},
                         {Dep::kBatch, "1"},
-                        {Dep::kDtype, "the models' checkpoint dtype when they share one, else fp16"},
-                        {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"}});
+                        {Dep::kDtype, "the models' checkpoint dtype when they share one, else bf16"},
+                        {Dep::kKvDtype, "16-bit per row (bf16; fp16 or fp32 with such weights), not --dtype"},
+                        {Dep::kGpus, "1; tp = gpus / (pp x dp)"},
+                        {Dep::kTp, "--gpus / (pp x dp)"},
+                        {Dep::kPp, "1"},
+                        {Dep::kEp, "1"},
+                        {Dep::kDp, "1"}});
   flags.text("--fields", "Columns to print, comma-separated ('help' lists them; default: the default columns)",
              &f->fields)
       .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)

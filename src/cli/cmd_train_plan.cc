@@ -3,6 +3,7 @@
 // batch) that trains a model on D tokens within a deadline, every layout
 // evaluated by the training engine.
 #include <memory>
+#include <utility>
 
 #include "commands.h"
 #include "format.h"
@@ -10,6 +11,7 @@
 #include "lab_flags.h"
 #include "modelcalc/train_plan.h"
 #include "quantity.h"
+#include "runs.h"
 #include "train_flags.h"
 #include "train_plan_report.h"
 
@@ -17,19 +19,27 @@ namespace modelcalc {
 
 namespace {
 
-struct TrainPlanFlags {
+struct TrainPlanFlags : TrainPlanInputs {
   ModelFlags model;
   OutputFlags output;
-  double tokens = 0, days = 0;
-  std::string gpu, price, micro_batch = "1,2,4,8", rank_by = "cost";
-  int64_t max_gpus = 4096, seq = 4096, max_tp = 8, max_pp = 16, max_ep = 64, top = 10;
-  std::optional<int64_t> global_batch;
-  std::optional<double> max_batch_tokens;
-  Optimizer optimizer = Optimizer::kAdamW;
-  bool bf16_grads = false, no_flash = false;
 };
 
 Result<int64_t> capped_count(std::string_view text, std::string_view flag, int64_t max) {
+  return parse_capped_count(text, flag, max);
+}
+
+Status run_train_plan_command(const TrainPlanFlags& f, std::ostream& out, int* exit_code) {
+  MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
+  TrainPlanRun run;
+  MC_RETURN_IF_ERROR(run_train_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
+  emit(train_plan_report(run), f.output, out);
+  *exit_code = run.result.layouts.empty() ? 1 : 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int64_t> parse_capped_count(std::string_view text, std::string_view flag, int64_t max) {
   MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
   if (v > max) {
     return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + quote_input(text));
@@ -37,11 +47,23 @@ Result<int64_t> capped_count(std::string_view text, std::string_view flag, int64
   return v;
 }
 
-Status run_train_plan(const TrainPlanFlags& f, std::ostream& out, int* exit_code) {
-  MC_ASSIGN_OR_RETURN(const ModelSpec m, resolve_model(f.model));
+Result<double> parse_train_days(std::string_view text, std::string_view flag) {
+  MC_ASSIGN_OR_RETURN(const double d, parse_positive_count(text, flag));
+  if (d > 1e6) return Status::InvalidArgument(flag, "must be at most 1,000,000 days");
+  return d;
+}
+
+Result<double> parse_max_batch_tokens(std::string_view text, std::string_view flag) {
+  MC_ASSIGN_OR_RETURN(const double v, parse_positive_count(text, flag));
+  if (v > 1e12) return Status::InvalidArgument(flag, "must be at most 1e12 tokens");
+  return v;
+}
+
+Status run_train_plan(SharedModel m, const TrainPlanInputs& f, TrainPlanRun* out) {
   MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, resolve_priced_gpus(f.gpu, f.price));
-  TrainPlanQuery q;
-  q.model = &m;
+  TrainPlanQuery& q = out->query;
+  q = TrainPlanQuery{};
+  q.model = m.get();
   q.tokens = f.tokens;
   q.deadline_days = f.days;
   q.max_gpus = f.max_gpus;
@@ -76,13 +98,14 @@ Status run_train_plan(const TrainPlanFlags& f, std::ostream& out, int* exit_code
   if (q.gpus.empty()) {
     return Status::InvalidArgument("--gpu", "no GPU to search: none has a price, a bf16 peak and link figures");
   }
-  MC_ASSIGN_OR_RETURN(const TrainPlanResult r, plan_training(q));
-  emit(build_train_plan_report(m.name, q, r), f.output, out);
-  *exit_code = r.layouts.empty() ? 1 : 0;
+  MC_ASSIGN_OR_RETURN(out->result, plan_training(q));
+  out->model = std::move(m);
   return Status::Ok();
 }
 
-}  // namespace
+Report train_plan_report(const TrainPlanRun& r) {
+  return build_train_plan_report(r.model->name, r.query, r.result);
+}
 
 CommandRun setup_train_plan(FlagSet& flags) {
   auto f = std::make_shared<TrainPlanFlags>();
@@ -90,48 +113,39 @@ CommandRun setup_train_plan(FlagSet& flags) {
   flags.add<double>("--tokens", "Training tokens D (required), e.g. 15T", &f->tokens, parse_positive_count)
       .required()
       .add<double>("--days", "Deadline in days (required): the run must finish within it, e.g. 30", &f->days,
-                   [](std::string_view text, std::string_view flag) -> Result<double> {
-                     MC_ASSIGN_OR_RETURN(const double d, parse_positive_count(text, flag));
-                     if (d > 1e6) return Status::InvalidArgument(flag, "must be at most 1,000,000 days");
-                     return d;
-                   })
+                   parse_train_days)
       .required()
       .text("--gpu", "GPU kinds to search, a comma list (default: every catalog GPU with a price and links)", &f->gpu)
       .text("--price", "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5 (default: data/prices.tsv)", &f->price)
       .add<int64_t>("--max-gpus", "Most GPUs in the run, whole nodes within it, 1 to 1,048,576 (default: 4096)",
-                    &f->max_gpus, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, int64_t{1} << 20); })
+                    &f->max_gpus, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxGpus); })
       .add<int64_t>("--seq", "Training sequence length in tokens, 1 to 2^30 (default: 4096)", &f->seq,
-                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, int64_t{1} << 30); })
+                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxSeq); })
       .text("--micro-batch", "Micro-batch sizes searched, a comma list, each 1 to 1024 (default: 1,2,4,8)",
             &f->micro_batch)
       .add<int64_t>("--global-batch", "Sequences per optimizer step, exactly (default: searched)", &f->global_batch,
-                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, int64_t{1} << 30); })
+                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxGlobalBatch); })
       .add<double>("--max-batch-tokens", "Largest global batch in tokens, e.g. 4M, 16M (default: 4,194,304)",
-                   &f->max_batch_tokens,
-                   [](std::string_view t, std::string_view fl) -> Result<double> {
-                     MC_ASSIGN_OR_RETURN(const double v, parse_positive_count(t, fl));
-                     if (v > 1e12) return Status::InvalidArgument(fl, "must be at most 1e12 tokens");
-                     return v;
-                   })
+                   &f->max_batch_tokens, parse_max_batch_tokens)
       .add<int64_t>("--max-tp", "Largest tensor-parallel degree searched (1, 2, 4, ...), 1 to 1024 (default: 8)",
-                    &f->max_tp, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, 1024); })
+                    &f->max_tp, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxSplit); })
       .add<int64_t>("--max-pp", "Largest pipeline-parallel degree searched (divisors of the layers), 1 to 1024 "
                                 "(default: 16)",
-                    &f->max_pp, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, 1024); })
+                    &f->max_pp, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxSplit); })
       .add<int64_t>("--max-ep", "Largest expert-parallel degree searched for MoE (1, 2, 4, ...), 1 to 1024 (default: 64)",
-                    &f->max_ep, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, 1024); })
+                    &f->max_ep, [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxSplit); })
       .add<Optimizer>("--optimizer", "adamw (mixed precision), adamw-fp32, sgd (momentum), adam8bit (default: adamw)",
                       &f->optimizer, parse_optimizer)
       .toggle("--bf16-grads", "16-bit gradients (default: fp32, as Megatron keeps them)", &f->bf16_grads)
       .toggle("--no-flash", "Eager attention, s x s scores kept (default: FlashAttention)", &f->no_flash)
       .text("--rank-by", "cost or time (default: cost)", &f->rank_by)
       .add<int64_t>("--top", "Layouts listed, 1 to 1000 (default: 10)", &f->top,
-                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, 1000); });
+                    [](std::string_view t, std::string_view fl) { return capped_count(t, fl, kTrainPlanMaxTop); });
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with each GPU kind's fastest miss) when nothing meets the deadline; 2 for bad input.");
   return [f](std::ostream& out) {
     int code = 0;
-    Status s = run_train_plan(*f, out, &code);
+    Status s = run_train_plan_command(*f, out, &code);
     if (s.ok() && code == 1) return Status::NotMet("train-plan: nothing meets the deadline (each kind's fastest above)");
     return s;
   };

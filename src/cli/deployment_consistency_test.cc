@@ -146,7 +146,7 @@ TEST(DeploymentConsistencyTest, TodaysFamiliesAgreeAcrossCommands) {
         const ModelSpec spec = find_preset(model).value();
         DeploymentOptions o;
         o.split.tp = g;
-        o.weight_dtype = *dtype ? parse_dtype(dtype, "dtype").value() : default_weight_dtype(spec, Dtype::kFp16);
+        o.weight_dtype = *dtype ? parse_dtype(dtype, "dtype").value() : default_weight_dtype(spec, kDefaultWeightDtype);
         o.context = 8192;
         auto r = analyze_deployment(spec, h100, o);
         ASSERT_TRUE(r.ok()) << what << r.status().message();

@@ -33,7 +33,10 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, Dtype wei
                                                  std::to_string(gpus));
   }
   o.weight_dtype = weights;
-  o.kv_dtype = kv;
+  // Unset unless --kv-dtype was given (`kv` is then its value): the engine's
+  // default follows the weights, so a varied scenario with other weights
+  // keeps a 16-bit cache exactly as `--dtype X` alone does.
+  if (d.kv_dtype || kv != default_kv_dtype(weights)) o.kv_dtype = kv;
   o.compute_dtype = d.compute_dtype;
   o.reserve_fraction = d.reserve.value_or(kCeilingReserveFraction);
   o.context = context;
@@ -64,6 +67,19 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const Mod
   MC_ASSIGN_OR_RETURN(DeploymentOptions o, deployment_options(plain, weights, kv, context, batch));
   MC_RETURN_IF_ERROR(apply_layout_flags(d.layout, d, m, &o, draft));
   return o;
+}
+
+const char* first_layout_flag(const LayoutCliFlags& l) {
+  if (l.dp_attention) return "--dp-attention";
+  if (l.expert_imbalance) return "--expert-imbalance";
+  if (l.redundant_experts) return "--redundant-experts";
+  if (l.two_batch_overlap) return "--two-batch-overlap";
+  if (l.spec_tokens) return "--spec-tokens";
+  if (l.spec_acceptance) return "--spec-acceptance";
+  if (!l.spec_method.empty()) return "--spec-method";
+  if (!l.draft_model.empty()) return "--draft-model";
+  if (l.prefix_hit) return "--prefix-hit";
+  return "--prefix-tokens";
 }
 
 void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan) {
@@ -204,8 +220,6 @@ Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const Gp
   return a;
 }
 
-namespace {
-
 // A fraction in (0, 1]: 0.9 or 90%.
 Result<double> engine_fraction(std::string_view text, std::string_view flag) {
   auto v = parse_fraction(text, flag);
@@ -215,8 +229,6 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag) {
   }
   return *v;
 }
-
-}  // namespace
 
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size) {
   EngineFlags& f = e->flags;
@@ -254,6 +266,11 @@ EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d) 
   EngineFlags f = e.flags;
   f.reserve = d.reserve;
   return f;
+}
+
+Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d, const EngineWorkload& w) {
+  MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  return ScenarioEngine{engine, cli_engine_flags(e, d), w};
 }
 
 Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

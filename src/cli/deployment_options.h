@@ -10,6 +10,7 @@
 
 #include "inputs.h"
 #include "modelcalc/deployment.h"
+#include "modelcalc/scenario.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/serving.h"
 #include "modelcalc/status.h"
@@ -25,11 +26,14 @@ inline constexpr const char* kEpDefault =
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
 inline constexpr const char* kKvDtypeDefault =
-    "the KV dtype a quantized checkpoint states, else 16-bit (bf16; fp16 or fp32 with such weights), not --dtype";
+    "the KV dtype a quantized checkpoint states, else 16-bit as the weights (bf16; fp16 or fp32 with such weights), "
+    "not following int8/int4/fp8";
 inline constexpr const char* kReserveDefault =
     "0 for the ceiling (driver-exposed memory less the weights); given, it also sets the engine's fraction "
     "(1 - reserve) unless an engine flag does";
 inline constexpr const char* kPromptDefault = "the context";
+inline constexpr const char* kContextDefault = "8,192 tokens, or the model's max positions if smaller";
+inline constexpr const char* kDtypeDefault = "a quantized checkpoint's own (quantization_config), else bf16";
 
 // The split and engine flags every deployment command shares, with the same
 // defaults: --tp --pp --ep --dp --compute-dtype --kv-dtype, and the layout
@@ -48,6 +52,8 @@ struct EngineCliFlags {
   std::string engine;  // empty: trtllm
   EngineFlags flags;
 };
+// The engines' memory fractions: in (0, 1], "0.9" or "90%"; errors name `flag`.
+Result<double> engine_fraction(std::string_view text, std::string_view flag);
 // --engine --gpu-memory-utilization --kv-cache-free-gpu-mem-fraction
 // --mem-fraction-static --max-model-len --max-num-batched-tokens --max-num-seqs
 // --allow-long-max-model-len, and --block-size unless the command declares its own.
@@ -64,6 +70,8 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
 // plan: without --dp-attention and --redundant-experts (plan searches the
 // layout itself), with --disaggregated and --kv-transfer-overlap.
 void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan = false);
+// The first layout flag given, as typed ("--dp-attention", ...); REQUIRES: l.any().
+const char* first_layout_flag(const LayoutCliFlags& l);
 // Applies the layout flags to `o` (deployment_options' result) for model `m`.
 // Under --dp-attention the split is re-read: --gpus is the replica's GPU
 // count, --tp the tensor ranks inside each attention group (default 1),
@@ -75,6 +83,10 @@ Status apply_layout_flags(const LayoutCliFlags& l, const DeploymentFlags& d, con
 // deployment_options, then d.layout applied for model `m` (apply_layout_flags).
 Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const ModelSpec& m, Dtype weights, Dtype kv,
                                              int64_t context, int64_t batch, ModelSpec* draft);
+// The serving engine a scenario carries (scenario.h) from the flags: its
+// prediction then stands beside every varied scenario's ceiling. Errors name --engine.
+Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d,
+                                       const EngineWorkload& w = {});
 
 // prepare + evaluate through the flags: as analyze_deployment_full, errors naming flags.
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

@@ -125,7 +125,8 @@ TEST(DeploymentRegressionTest, BadSplitIsOneLineNamingTheFlag) {
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_EQ(line_count(r.err), 1);
-  EXPECT_NE(r.err.find("--tp"), std::string::npos) << r.err;
+  // --gpus 3 is what the user typed (tp = 3 follows from it): the line names --gpus, not --tp.
+  EXPECT_EQ(r.err.rfind("modelcalc: error: --gpus: ", 0), 0u) << r.err;
   const CliRun p = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "2", "--tp", "1", "--pp",
                              "3", "--dp", "1"});
   EXPECT_EQ(p.status, 2);
@@ -148,14 +149,17 @@ TEST(DeploymentRegressionTest, DiagnoseNeverProposesABatchThatDoesNotFit) {
     EXPECT_EQ(r.status, 0) << r.err;
     const nlohmann::json j = r.status == 0 ? r.json() : nlohmann::json::object();
     for (const auto& f : j["fixes"]) {
-      if (f["action"].get<std::string>().starts_with("Batch concurrent")) return f["effect"].get<std::string>();
+      if (f["change"].is_object() && f["change"].contains("batch")) return f;
     }
-    return std::string();
+    return nlohmann::json();
   };
   const int64_t fit = llama8b_128k_h100_sequences();
-  const std::string from2 = batch_fix("2");
-  EXPECT_TRUE(from2.starts_with("batch " + std::to_string(fit) + " (all that fit in HBM)")) << from2;
-  EXPECT_EQ(batch_fix(std::to_string(fit)), "");
+  const nlohmann::json from2 = batch_fix("2");
+  ASSERT_TRUE(from2.is_object());
+  EXPECT_EQ(from2["change"], (nlohmann::json{{"batch", fit}}));
+  EXPECT_EQ(from2["after"]["decode_step"]["batch"], fit);
+  EXPECT_EQ(from2["after"]["decode_step"]["fits"], true);
+  EXPECT_TRUE(batch_fix(std::to_string(fit)).is_null());
 }
 
 // diagnose --explain on an MLA model shows the latent's formula, whose substitution evaluates to the value:

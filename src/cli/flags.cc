@@ -30,6 +30,7 @@ struct FlagSet::Entry {
     CLI::Option* option = nullptr;  // null: not declared to CLI11, so not given
     // Kept for a flag not declared yet, in case required() must declare it.
     std::string names, help;
+    std::string all_names;  // CLI11's spelling list, always ("-L,--layers")
   };
   std::vector<std::unique_ptr<Spelling>> spellings;  // stable addresses: CLI11 writes into raw
   Apply apply;                                        // null for a toggle
@@ -82,6 +83,7 @@ FlagSet& FlagSet::add_parsed(std::string_view names, std::string help, Apply app
   auto e = std::make_unique<Entry>();
   auto s = std::make_unique<Entry::Spelling>();
   s->name = error_name(names);
+  s->all_names = std::string(names);
   if (declare(names)) {
     s->option = app_.add_option(std::string(names), s->raw, std::move(help))->type_name("VALUE");
   } else {
@@ -109,6 +111,7 @@ FlagSet& FlagSet::toggle(std::string_view names, std::string help, bool* target)
   auto e = std::make_unique<Entry>();
   auto s = std::make_unique<Entry::Spelling>();
   s->name = error_name(names);
+  s->all_names = std::string(names);
   if (declare(names)) s->option = app_.add_flag(std::string(names), *target, std::move(help));
   e->spellings.push_back(std::move(s));
   entries_.push_back(std::move(e));
@@ -119,6 +122,7 @@ FlagSet& FlagSet::alias(std::string_view alias, std::string_view of) {
   Entry* e = find(of);
   auto s = std::make_unique<Entry::Spelling>();
   s->name = std::string(alias);
+  s->all_names = std::string(alias);
   if (declare(alias)) s->option = app_.add_option(std::string(alias), s->raw, "Same as " + std::string(of));
   e->spellings.push_back(std::move(s));
   return *this;
@@ -149,6 +153,88 @@ bool FlagSet::given(std::string_view name) const {
     if (s->option != nullptr && s->option->count() > 0) return true;
   }
   return false;
+}
+
+std::vector<std::string> FlagSet::spellings() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) {
+    for (const auto& s : e->spellings) {
+      std::string_view names = s->all_names;
+      size_t start = 0;
+      while (start <= names.size()) {
+        const size_t comma = std::min(names.find(',', start), names.size());
+        const std::string_view one = names.substr(start, comma - start);
+        if (one.size() >= 2 && one[0] == '-') out.emplace_back(one);
+        start = comma + 1;
+      }
+    }
+  }
+  out.push_back("--help");
+  out.push_back("-h");
+  return out;
+}
+
+namespace {
+
+// The flag name an argument spells: "--seq=8" -> "--seq", "-L48" -> "-L".
+std::string_view flag_name(std::string_view arg) {
+  if (arg.starts_with("--")) return arg.substr(0, arg.find('='));
+  return arg.substr(0, 2);
+}
+
+}  // namespace
+
+const FlagSet::Entry* FlagSet::find_spelled(std::string_view arg) const {
+  const std::string_view name = flag_name(arg);
+  for (const auto& e : entries_) {
+    for (const auto& s : e->spellings) {
+      std::string_view names = s->all_names;
+      size_t start = 0;
+      while (start <= names.size()) {
+        const size_t comma = std::min(names.find(',', start), names.size());
+        if (names.substr(start, comma - start) == name) return e.get();
+        start = comma + 1;
+      }
+    }
+  }
+  return nullptr;
+}
+
+bool FlagSet::knows(std::string_view arg) const {
+  const std::string_view name = flag_name(arg);
+  return find_spelled(arg) != nullptr || name == "--help" || name == "-h" || name == "--version";
+}
+
+bool FlagSet::takes_next(std::string_view arg) const {
+  const Entry* e = find_spelled(arg);
+  if (e == nullptr || !e->apply) return false;
+  return arg.starts_with("--") ? arg.find('=') == std::string_view::npos : arg.size() == 2;
+}
+
+Status FlagSet::as_typed(const Status& s) const {
+  if (s.ok() || s.code() == Status::Code::kNotMet) return s;
+  const std::string& msg = s.message();
+  if (!msg.starts_with("--")) return s;
+  const size_t colon = msg.find(": ");
+  if (colon == std::string::npos) return s;
+  const std::string flag = msg.substr(0, colon);
+  const std::string rest = msg.substr(colon + 2);
+  auto rebuilt = [&](const std::string& name, const std::string& what) {
+    return s.code() == Status::Code::kOverflow ? Status::Overflow(name) : Status::InvalidArgument(name, what);
+  };
+  const Entry* e = find(flag);
+  if (e != nullptr) {
+    const Entry::Spelling* typed = nullptr;
+    for (const auto& sp : e->spellings) {
+      if (sp->option == nullptr || sp->option->count() == 0) continue;
+      if (sp->name == flag) return s;  // named as typed
+      if (typed == nullptr) typed = sp.get();
+    }
+    if (typed != nullptr) return rebuilt(typed->name, rest);
+  }
+  // Not given: a split degree the engine derived from --gpus.
+  if (flag == "--tp" && given("--gpus")) return rebuilt("--gpus", "gives tp = gpus / (pp x dp), and " + rest);
+  return s;
 }
 
 Status FlagSet::apply() {

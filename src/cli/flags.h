@@ -83,6 +83,18 @@ class FlagSet {
 
   // True when the flag (any of its spellings) was given. `name` is its long name.
   bool given(std::string_view name) const;
+  // Every spelling the command accepts ("--seq", "--context", "-L", ...),
+  // declared to CLI11 or not: what an unknown flag is compared with.
+  std::vector<std::string> spellings() const;
+  // True when `arg` (as typed: "--seqq", "--gpu=h100", "-L") names one of them.
+  bool knows(std::string_view arg) const;
+  // True when `arg` names a valued flag whose value is the next argument
+  // ("--seq", "-L"; not "--seq=8", "-L48" or a toggle).
+  bool takes_next(std::string_view arg) const;
+  // An error as the user typed it: a message "--seq: ..." about a flag given
+  // as its alias ("--context") names the alias; "--tp: ..." when --tp was not
+  // given but --gpus was (tp = gpus / (pp x dp)) names --gpus. Others unchanged.
+  Status as_typed(const Status& s) const;
   // Parses every given flag into its target, in declaration order; the first
   // error is returned. Called once, after the command line is read.
   Status apply();
@@ -92,6 +104,8 @@ class FlagSet {
   struct Entry;
   FlagSet& add_parsed(std::string_view names, std::string help, Apply apply);
   Entry* find(std::string_view name) const;
+  // The entry one of whose spellings `arg` names (any form: "--x=v", "-Lv").
+  const Entry* find_spelled(std::string_view arg) const;
   // Whether a flag spelled `names` ("-L,--layers", or a positional's name) is
   // declared to CLI11 now (see the constructor).
   bool declare(std::string_view names) const;

@@ -104,9 +104,9 @@ TEST(CountListTest, BadListsNameTheFlag) {
 
 TEST(FlagsTest, SweepRangesMakeTheRows) {
   const CliRun r = run_args(with(with({"sweep"}, k8b), {"--batch", "1:3", "--seq", "1k:4k:x2", "--format", "csv",
-                                                        "--fields", "seq,batch"}));
+                                                        "--fields", "context,batch"}));
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "seq,batch\n1000,1\n1000,2\n1000,3\n2000,1\n2000,2\n2000,3\n4000,1\n4000,2\n4000,3\n");
+  EXPECT_EQ(r.out, "context,batch\n1000,1\n1000,2\n1000,3\n2000,1\n2000,2\n2000,3\n4000,1\n4000,2\n4000,3\n");
 }
 
 TEST(FlagsTest, HelpListsEveryCommandAndEachCommandsFlags) {
@@ -116,7 +116,7 @@ TEST(FlagsTest, HelpListsEveryCommandAndEachCommandsFlags) {
   const CliRun size = run_args({"size", "--help"});
   ASSERT_EQ(size.status, 0);
   EXPECT_NE(size.out.find("--context"), std::string::npos);
-  EXPECT_NE(size.out.find("(default: a quantized checkpoint's own (quantization_config), else fp16)"), std::string::npos);
+  EXPECT_NE(size.out.find("(default: a quantized checkpoint's own (quantization_config), else bf16)"), std::string::npos);
 }
 
 }  // namespace

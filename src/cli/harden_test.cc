@@ -19,7 +19,11 @@
 #include "cli.h"
 #include "flags.h"
 #include "inputs.h"
+#include "modelcalc/capacity.h"
+#include "modelcalc/deployment.h"
+#include "modelcalc/hf_config.h"
 #include "quantity.h"
+#include "report.h"
 #include "test_util.h"
 
 namespace modelcalc {
@@ -97,22 +101,28 @@ const std::map<std::string, std::vector<Args>>& bases() {
          "--overhead", "2GB"}}},
       {"paged-kv",
        {{"paged-kv", "--lens", "100,2000", "--max-len", "4096", "--block-size", "16", "--kv-bytes-per-token", "1000"},
-        cat({{"paged-kv", "--lens", "100", "--max-len", "4096"}, kShape})}},
+        cat({{"paged-kv", "--lens", "100", "--max-len", "4096"}, kShape}),
+        cat({{"paged-kv", "--lens", "100", "--seq", "4096"}, kShape})}},
       {"diagnose",
        {{"diagnose", "--phase", "decode", "--params", "13B", "--gpu", "mi300x", "--gpus", "1", "--batch", "1",
          "--context", "2048", "--prompt-tokens", "512", "--tokens-per-s", "160", "--aggregate-tokens-per-s", "160",
          "--ttft", "0.5", "--itl", "0.006", "--flop-util", "4%", "--bw-util", "78%", "--kernels-per-step", "300",
          "--kernel-us", "6-30", "--gap-us", "8-15", "--peak-transient", "1GB"},
         cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kShape, kCustomGpu}),
+        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kShape, kCustomGpu, kSplit,
+             {"--reserve", "0.1"}}),
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
                       "h100"})[0],
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
                       "h100"})[1],
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
-                      "h100"})[2]}},
+                      "h100"})[2],
+        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kLayout})}},
       {"sweep",
        {cat({{"sweep"}, kShape, {"--gpu", "h100", "--seq", "2048,4096", "--batch", "1,8"}}),
         cat({{"sweep", "--model", "llama-3.1-8b"}, kCustomGpu}),
+        cat({{"sweep"}, kShape, {"--gpu", "h100", "--gpus", "1,2"}}),
+        cat({{"sweep"}, kShape, {"--gpu", "h100"}, kSplit}),
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[0],
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[1],
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[2]}},
@@ -134,11 +144,13 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"roofline",
        {{"roofline", "--gpu", "a100", "--intensity", "1", "--gemm", "1024"},
         cat({{"roofline"}, kShape, {"--gpu", "h100", "--batch", "1,8", "--seq", "4096"}}),
-        cat({{"roofline", "--intensity", "1"}, kCustomGpu})}},
+        cat({{"roofline", "--intensity", "1"}, kCustomGpu}),
+        cat({{"roofline"}, kShape, {"--gpu", "h100", "--gpus", "2", "--reserve", "0.1"}}),
+        cat({{"roofline"}, kShape, {"--gpu", "h100", "--prompt", "512", "--compute-dtype", "bf16"}, kSplit})}},
       {"cost",
        {{"cost", "--price-per-hour", "2.5", "--tokens-per-s", "1000", "--gpus", "8"},
         cat({{"cost", "--price-per-hour", "3"}, kShape, {"--seq", "4096", "--batch", "8"}, kCustomGpu, kSplit,
-             {"--reserve", "0.1"}}),
+             {"--reserve", "0.1", "--prompt", "512"}}),
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[0],
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[1],
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[2],
@@ -150,7 +162,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
-         "--top", "3"},
+         "--top", "3", "--ep", "1"},
         {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--rate", "1000",
          "--tokens-per-s-per-user", "20", "--gpu", "h100", "--max-gpus", "8"},
         cat({{"plan"}, kShape, {"--isl", "512", "--osl", "128", "--concurrency", "8", "--gpu", "h100"}}),
@@ -624,6 +636,220 @@ TEST(HardenBinaryTest, AFailedWriteToStdoutExitsNonZeroWithOneLine) {
   fs::remove(err);
   EXPECT_EQ(line_count(all), 1) << all;
   EXPECT_NE(all.find("cannot write to standard output"), std::string::npos) << all;
+}
+
+// ---- The battery's remaining deviations (issue #22), each once answered with exit 0 or the wrong line.
+
+// One line on stderr naming `flag`, exit 2, nothing on stdout.
+void ExpectRefused(const Args& args, const std::string& flag) {
+  CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 2) << show(args) << "\n" << r.out;
+  EXPECT_TRUE(r.out.empty()) << show(args);
+  EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind("modelcalc: error: " + flag + ": ", 0), 0u) << show(args) << "\n" << r.err;
+}
+
+TEST_F(HardenFileTest, TradeoffNamesAreOneLineAndRatiosFinite) {
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  };
+  // A newline in a name would print a forged line in the text view.
+  const std::string nl = write("nl.json", R"([{"name": "a\nFAKE: b", "quality": 0.8, "latency": 17, "throughput": 3778,
+      "cost": 0.88, "memory": 227}, {"name": "b", "quality": 0.62, "latency": 15, "throughput": 4253, "cost": 0.2,
+      "memory": 50}])");
+  CliRun a = run_args({"tradeoff", nl, "--weights", "quality=1"});
+  EXPECT_EQ(a.status, 2) << a.out;
+  EXPECT_TRUE(a.out.empty());
+  EXPECT_EQ(line_count(a.err), 1) << a.err;
+  EXPECT_NE(a.err.find("one line of printable text"), std::string::npos) << a.err;
+  // 9.894e14 against 1e-300: the ratio is not a finite number, so the text would print "∞×" beside a
+  // JSON that holds both finite values. Refused, saying what is allowed.
+  const std::string far = write("far.json", R"([{"name": "a", "quality": 0.8, "latency": 17, "throughput": 9.894e14,
+      "cost": 0.88, "memory": 227}, {"name": "b", "quality": 0.62, "latency": 15, "throughput": 1e-300, "cost": 0.2,
+      "memory": 50}])");
+  CliRun b = run_args({"tradeoff", far, "--weights", "throughput=1"});
+  EXPECT_EQ(b.status, 2) << b.out;
+  EXPECT_EQ(line_count(b.err), 1) << b.err;
+  EXPECT_NE(b.err.find("within 1e15"), std::string::npos) << b.err;
+}
+
+TEST(HardenTest, NonsenseHardwareAndRatesAreRefused) {
+  // A 1 PB workspace on an 80 GB GPU, a 1e-300 B GPU, a peak below a GFLOP/s.
+  ExpectRefused({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--workspace", "1PB"}, "--workspace");
+  ExpectRefused({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--capacity", "1e-300"}, "--capacity");
+  ExpectRefused({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--peak", "1e-300"}, "--peak");
+  ExpectRefused({"mfu", "--params", "7B", "--tokens-per-s", "1000", "--gpu", "h100", "--peak", "1e-300"}, "--peak");
+  // An MFU above 100 %: 2 x 7e9 FLOP x 1e27 tokens/s is far more than 989.4 TFLOP/s can do; the line says the
+  // most it can (989.4e12 / 1.4e10 = 70,671.4 tokens/s).
+  CliRun m = run_args({"mfu", "--params", "7B", "--tokens-per-s", "1e27", "--gpu", "h100"});
+  EXPECT_EQ(m.status, 2);
+  EXPECT_EQ(m.err.rfind("modelcalc: error: --tokens-per-s: ", 0), 0u) << m.err;
+  EXPECT_NE(m.err.find("at most 70,671 tokens/s"), std::string::npos) << m.err;
+  EXPECT_EQ(run_args({"mfu", "--params", "7B", "--tokens-per-s", "70000", "--gpu", "h100"}).status, 0);
+}
+
+TEST(HardenTest, UnknownFlagsGetTheProjectsLineWithADidYouMean) {
+  CliRun r = run_args({"size", "--model", "llama-3.1-8b", "--seqq", "4096"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.err, "modelcalc: error: '--seqq': unknown flag for size; did you mean --seq? (modelcalc size --help "
+                   "lists them)\n");
+  // "--gpu=" with nothing after '=' is an empty --gpu, not "argument not expected: gpt2".
+  CliRun e = run_args({"size", "--gpu=", "--model", "gpt2"});
+  EXPECT_EQ(e.status, 2);
+  EXPECT_EQ(e.err, "modelcalc: error: --gpu: needs a value, got an empty string\n");
+  // A value that looks like a flag is still the value of the flag before it.
+  CliRun v = run_args({"size", "--model", "llama-3.1-8b", "--seq", "-5"});
+  EXPECT_EQ(v.status, 2);
+  EXPECT_EQ(v.err.rfind("modelcalc: error: --seq: ", 0), 0u) << v.err;
+}
+
+TEST(HardenTest, AnErrorNamesTheFlagAsTyped) {
+  // --gpus 3 gives tp = 3, which does not divide 32 heads: the user typed --gpus.
+  CliRun g = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "3"});
+  EXPECT_EQ(g.status, 2);
+  EXPECT_EQ(g.err.rfind("modelcalc: error: --gpus: ", 0), 0u) << g.err;
+  // Given as --tp, it is --tp's fault.
+  CliRun t = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--tp", "3"});
+  EXPECT_EQ(t.err.rfind("modelcalc: error: --tp: ", 0), 0u) << t.err;
+  // An alias is named as typed: --context, not --seq.
+  CliRun c = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--context", "0"});
+  EXPECT_EQ(c.err.rfind("modelcalc: error: --context: ", 0), 0u) << c.err;
+  CliRun k = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "0"});
+  EXPECT_EQ(k.err.rfind("modelcalc: error: --seq: ", 0), 0u) << k.err;
+}
+
+TEST_F(HardenFileTest, PlotNeverReplacesAFileTheUserMayNotWrite) {
+  const fs::path ro = dir_ / "readonly.svg";
+  std::ofstream(ro) << "keep me";
+  fs::permissions(ro, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  CliRun r = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--plot", ro.string()});
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("--plot"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("read-only"), std::string::npos) << r.err;
+  std::ifstream in(ro);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "keep me");
+  // Another user's file in a folder we may write: refused, and it keeps its owner.
+  if (::geteuid() == 0) {
+    const fs::path theirs = dir_ / "theirs.svg";
+    std::ofstream(theirs) << "theirs";
+    ASSERT_EQ(::chown(theirs.c_str(), 65534, 65534), 0);
+    CliRun o = run_args({"roofline", "--gpu", "a100", "--intensity", "1", "--plot", theirs.string()});
+    EXPECT_EQ(o.status, 2);
+    EXPECT_NE(o.err.find("another user"), std::string::npos) << o.err;
+    struct stat st {};
+    ASSERT_EQ(::stat(theirs.c_str(), &st), 0);
+    EXPECT_EQ(st.st_uid, 65534u);
+  }
+}
+
+TEST(HardenBinaryTest, AStreamingCommandThatCannotWriteExitsOneAsTheOthersDo) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  // Enough rows to overflow any buffer, so the write fails while sweep streams.
+  const std::string cmd = std::string(MODELCALC_BINARY) +
+                          " sweep --model llama-3.1-8b --gpu h100 --seq 1:4000 --format csv > /dev/full 2> /dev/null";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
+  const std::string size = std::string(MODELCALC_BINARY) + " size --model gpt2 > /dev/full 2> /dev/null";
+  const int rs = std::system(size.c_str());
+  ASSERT_TRUE(WIFEXITED(rs));
+  EXPECT_EQ(WEXITSTATUS(rs), 1);
+}
+
+TEST(HardenTest, AComparisonNeverReadsEqual) {
+  // plan printed "TPOT: 50 ms > 50 ms" for 50.04 ms against a 50 ms target (both rounded to 3 digits).
+  const auto [got, target] = format_brief_apart(0.05004, 0.05, Unit::kSeconds);
+  EXPECT_EQ(got, "50.04 ms");
+  EXPECT_EQ(target, "50 ms");
+  const auto [a, b] = format_brief_apart(0.0712, 0.05, Unit::kSeconds);  // already apart: the brief forms
+  EXPECT_EQ(a, "71.2 ms");
+  EXPECT_EQ(b, "50 ms");
+}
+
+TEST(HardenTest, LibraryErrorsSayWhatIsAllowed) {
+  // The library names the option field and what it takes, whatever front end called it.
+  ModelSpec m = find_preset("llama-3.1-8b").value();
+  GpuSpec g = find_gpu("h100").value();
+  DeploymentOptions o;
+  o.workspace_bytes = 1e15;  // 1 PB on an 80 GB GPU
+  auto w = prepare_deployment(m, g, o);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().message().rfind("workspace_bytes: must be less than one GPU's capacity", 0), 0u)
+      << w.status().message();
+  DeploymentOptions t;
+  t.split.tp = 3;
+  auto s = prepare_deployment(m, g, t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("must divide the 32 attention heads"), std::string::npos) << s.status().message();
+  KvBudgetOptions k;
+  k.workspace = 1e15;
+  auto kv = analyze_kv_budget(m, &g, k);
+  ASSERT_FALSE(kv.ok());
+  EXPECT_NE(kv.status().message().find("an allowance is a few GB"), std::string::npos) << kv.status().message();
+}
+
+// Every command x deployment flag: accepted, or refused with the project's one line naming it. The
+// commands that answer a deployment question accept the whole vocabulary (sweep and plan search some of
+// them as lists; training commands take their own split).
+TEST(HardenTest, EveryCommandTakesOrRefusesEachDeploymentFlag) {
+  const std::vector<std::pair<std::string, std::string>> flags = {
+      {"--gpus", "1"},       {"--tp", "1"},          {"--pp", "1"},      {"--ep", "1"},
+      {"--dp", "1"},         {"--seq", "2048"},      {"--context", "2048"}, {"--batch", "1"},
+      {"--prompt", "512"},   {"--dtype", "bf16"},    {"--compute-dtype", "bf16"},
+      {"--kv-dtype", "bf16"}, {"--reserve", "0.1"}};
+  // Must accept (exit 0 on the base invocation with the flag added).
+  const std::map<std::string, std::set<std::string>> must = {
+      {"size", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"kv-budget", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                     "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"diagnose", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                    "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"cost", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"roofline", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--prompt", "--dtype",
+                    "--compute-dtype", "--kv-dtype", "--reserve"}},
+      {"sweep", {"--gpus", "--tp", "--pp", "--ep", "--dp", "--seq", "--context", "--batch", "--dtype", "--kv-dtype"}},
+      {"plan", {"--ep", "--batch", "--dtype", "--kv-dtype"}},
+      {"paged-kv", {"--seq", "--context", "--kv-dtype"}},
+  };
+  int accepted = 0;
+  for (const auto& [cmd, list] : bases()) {
+    // The base invocation with a model (the last one listed that has one), so the deployment flags apply.
+    // (Not a serving-layout one: its --gpus is the replica's and its split is the layout's.)
+    const Args* base = &list.front();
+    for (const Args& a : list) {
+      if ((has_flag(a, "--model") || has_flag(a, "-L")) && !has_flag(a, "--dp-attention") &&
+          !has_flag(a, "--disaggregated")) {
+        base = &a;
+      }
+    }
+    for (const auto& [flag, value] : flags) {
+      const Args args = with_value(*base, flag, value);
+      CliRun r = run_args(args);
+      const auto m = must.find(cmd);
+      const bool required = m != must.end() && m->second.count(flag) > 0;
+      if (required) {
+        EXPECT_EQ(r.status, 0) << show(args) << "\n" << r.err;
+        accepted += r.status == 0;
+        continue;
+      }
+      if (r.status == 0) continue;  // taken (a training split, a search list)
+      EXPECT_EQ(r.status, 2) << show(args);
+      EXPECT_TRUE(r.out.empty()) << show(args);
+      EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+      EXPECT_EQ(r.err.rfind("modelcalc: error: ", 0), 0u) << r.err;
+      // The flag, or the flag it must agree with (--gpus = tp x cp x pp x dp in train-memory).
+      EXPECT_TRUE(r.err.find(flag) != std::string::npos || r.err.rfind("modelcalc: error: --", 0) == 0)
+          << show(args) << "\n" << r.err;
+      EXPECT_EQ(r.err.find("not expected"), std::string::npos) << "CLI11's words, not the project's: " << r.err;
+    }
+  }
+  EXPECT_GE(accepted, 80);
 }
 
 }  // namespace

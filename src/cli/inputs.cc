@@ -102,6 +102,28 @@ int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
   return seq ? *seq : default_context(m);
 }
 
+const char* context_source(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  if (seq) return "given";
+  return default_context(m) < kDefaultContext ? "model_limit" : "default";
+}
+
+std::string context_sentence(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  if (seq) return "";
+  const int64_t t = default_context(m);
+  if (t < kDefaultContext) {
+    return "context " + group_digits(t) + " tokens: the model's limit (max positions), below the default " +
+           group_digits(kDefaultContext) + "; give --seq to change it";
+  }
+  std::string s = "context " + group_digits(t) + " tokens: the default";
+  if (m.n_ctx_train > t) s += " (the model allows " + group_digits(m.n_ctx_train) + ")";
+  return s + "; give --seq to change it";
+}
+
+void state_context(const std::optional<int64_t>& seq, const ModelSpec& m, Report* r) {
+  if (const std::string s = context_sentence(seq, m); !s.empty()) r->title += "\n  " + s;
+  r->extra_json["options"]["context_source"] = context_source(seq, m);
+}
+
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
   Dtypes t;
   t.weights = d.dtype.value_or(default_weights);
@@ -120,16 +142,26 @@ namespace {
 
 // A count in [1, max]; errors name `flag` and the range.
 FlagParser<int64_t> count_upto(int64_t max) {
-  return [max](std::string_view text, std::string_view flag) -> Result<int64_t> {
-    MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
-    if (v > max) {
-      return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
-    }
-    return v;
-  };
+  return [max](std::string_view text, std::string_view flag) { return parse_count_upto(text, flag, max); };
 }
 
-Result<double> reserve_fraction(std::string_view text, std::string_view flag) {
+Result<double> reserve_fraction(std::string_view text, std::string_view flag) { return parse_reserve(text, flag); }
+
+std::string with_default(std::string help, const char* default_text) {
+  return help + " (default: " + default_text + ")";
+}
+
+}  // namespace
+
+Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max) {
+  MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
+  if (v > max) {
+    return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
+  }
+  return v;
+}
+
+Result<double> parse_reserve(std::string_view text, std::string_view flag) {
   MC_ASSIGN_OR_RETURN(const double v, parse_fraction(text, flag));
   if (!(v < 1)) {
     return Status::InvalidArgument(flag, "is the fraction of memory kept back, in [0, 1) (e.g. 0.1 or 10%), got " +
@@ -137,12 +169,6 @@ Result<double> reserve_fraction(std::string_view text, std::string_view flag) {
   }
   return v;
 }
-
-std::string with_default(std::string help, const char* default_text) {
-  return help + " (default: " + default_text + ")";
-}
-
-}  // namespace
 
 Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
   std::vector<std::string> items;
@@ -280,7 +306,7 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
       case Dep::kSeq:
         flags.add<std::vector<int64_t>>(
             "--seq", with_default("Context lengths T, e.g. 2048,8192 or 1k:128k:x2" + std::string(kRanges), def),
-            &d->seqs, [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxTokens); });
+            &d->contexts, [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxTokens); });
         flags.alias("--context", "--seq");
         break;
       case Dep::kBatch:
@@ -298,6 +324,24 @@ void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_l
             "--kv-dtype", with_default("KV-cache dtypes, e.g. fp16,fp8 (" + dtype_names(true) + ")", def), &d->kv_dtypes,
             [](std::string_view t, std::string_view fl) { return parse_list<Dtype>(t, fl, parse_kv_dtype); });
         break;
+      case Dep::kGpus:
+      case Dep::kTp:
+      case Dep::kPp:
+      case Dep::kEp:
+      case Dep::kDp: {
+        static constexpr const char* kNames[] = {"--gpus", "--tp", "--pp", "--ep", "--dp"};  // Dep order
+        static constexpr const char* kWhat[] = {"GPUs per deployment", "Tensor-parallel degrees",
+                                                "Pipeline-parallel degrees", "Expert-parallel degrees",
+                                                "Data-parallel replicas"};
+        std::vector<int64_t>* targets[] = {&d->gpus, &d->tp, &d->pp, &d->ep, &d->dp};
+        const size_t i = static_cast<size_t>(u.flag) - static_cast<size_t>(Dep::kGpus);
+        flags.add<std::vector<int64_t>>(
+            kNames[i],
+            with_default(std::string(kWhat[i]) + ", e.g. 1,2,4,8, each 1 to " + group_digits(kMaxGpus) + kRanges,
+                         def),
+            targets[i], [](std::string_view t, std::string_view fl) { return parse_count_list(t, fl, kMaxGpus); });
+        break;
+      }
       default:
         break;  // not a list flag
     }
@@ -330,8 +374,26 @@ Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
     g.source = "given on the command line";
     g.confirmed = true;
   }
+  // A GPU is at least a megabyte of memory at a megabyte per second and a GFLOP/s: anything less is a
+  // typo (1e-300, a missing unit), never a device.
+  if (f.capacity && *f.capacity < 1e6) {
+    return Status::InvalidArgument("--capacity", "a GPU holds at least 1 MB (e.g. 80GB), got " +
+                                                     format_quantity(*f.capacity, Unit::kBytes));
+  }
+  if (f.bandwidth && *f.bandwidth < 1e6) {
+    return Status::InvalidArgument("--bandwidth", "a GPU moves at least 1 MB/s (e.g. 3.35TB/s), got " +
+                                                      format_quantity(*f.bandwidth, Unit::kBytesPerS));
+  }
+  if (f.peak && *f.peak < 1e9) {
+    return Status::InvalidArgument("--peak", "a GPU computes at least 1 GFLOP/s (e.g. 989.4TFLOPS), got " +
+                                                 fmt_sig(*f.peak) + " FLOP/s");
+  }
   if (f.bandwidth) g.bandwidth_bytes_per_s = *f.bandwidth;
-  if (f.capacity) g.capacity_bytes = *f.capacity;
+  if (f.capacity) {  // the capacity given is what a process can allocate: no driver-exposed figure beside it
+    g.capacity_bytes = *f.capacity;
+    g.exposed_bytes = 0;
+    g.exposed_source.clear();
+  }
   if (f.peak) g.peak_bf16_flops = *f.peak;
   if (f.custom() && !f.gpu.empty()) g.name += " (modified)";
   return std::optional<GpuSpec>(g);
@@ -362,6 +424,7 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"dp", "--dp"},
       {"gpus", "--gpus"},
       {"gpu", "--gpu"},
+      {"price", "--price"},
       {"model", "--model"},
       {"params", "--params"},
       {"compute_dtype", "--compute-dtype"},
@@ -381,7 +444,7 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"zero", "--zero"},
       {"micro_batch", "--micro-batch"},
       {"seq_lens", "--lens"},
-      {"max_len", "--max-len"},
+      {"max_len", "--seq"},
       {"kv_bytes_per_token", "--kv-bytes-per-token"},
       {"intensity", "--intensity"},
       {"gemm_n", "--gemm"},
@@ -450,38 +513,13 @@ Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, 
   MC_ASSIGN_OR_RETURN(std::vector<GpuPrice> overrides,
                       price_text.empty() ? Result<std::vector<GpuPrice>>(std::vector<GpuPrice>{})
                                          : parse_price_overrides(price_text, "--price"));
-  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
-    for (const GpuPrice& p : overrides) if (p.gpu == g.key) return p;
-    if (const GpuPrice* p = find_price(g.key)) return *p;
-    return std::nullopt;
-  };
-  std::vector<PricedGpu> out;
-  if (gpu_list.empty()) {
-    for (const GpuSpec& g : gpu_catalog()) {
-      if (auto p = price_of(g)) out.push_back({g, *p});
-    }
-  } else {
-    MC_ASSIGN_OR_RETURN(std::vector<std::string> names, split_comma_list(gpu_list, "--gpu"));
-    for (const std::string& n : names) {
-      auto g = find_gpu(n);
-      if (!g.ok()) return Status::InvalidArgument("--gpu", g.status().message());
-      for (const PricedGpu& seen : out) {
-        if (seen.gpu.key == g->key) return Status::InvalidArgument("--gpu", "names " + g->key + " twice");
-      }
-      auto p = price_of(*g);
-      if (!p) {
-        return Status::InvalidArgument("--price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
-                                                      "=2.50");
-      }
-      out.push_back({*g, *p});
-    }
+  std::vector<std::string> names;
+  if (!gpu_list.empty()) {
+    MC_ASSIGN_OR_RETURN(names, split_comma_list(gpu_list, "--gpu"));
   }
-  for (const GpuPrice& p : overrides) {
-    bool used = false;
-    for (const PricedGpu& g : out) used = used || g.gpu.key == p.gpu;
-    if (!used) return Status::InvalidArgument("--price", p.gpu + " is not among the GPUs searched (--gpu)");
-  }
-  return out;
+  auto r = priced_gpus(names, overrides);
+  if (!r.ok()) return as_flag_error(r.status());
+  return r;
 }
 
 }  // namespace modelcalc

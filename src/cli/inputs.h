@@ -70,8 +70,9 @@ struct DeploymentFlags {
 // List-valued forms of the same flags (sweep, roofline): comma lists whose
 // items are parsed by the same parsers; counts also take ranges (lists.h).
 struct DeploymentLists {
-  std::vector<int64_t> seqs, batches;
+  std::vector<int64_t> contexts, batches;
   std::vector<Dtype> dtypes, kv_dtypes;
+  std::vector<int64_t> gpus, tp, pp, ep, dp;  // each [1, kMaxGpus]
 };
 inline constexpr int64_t kMaxGpus = 1 << 20;          // 1,048,576
 inline constexpr int64_t kMaxTokens = int64_t{1} << 30;  // 1,073,741,824 tokens
@@ -85,8 +86,15 @@ struct DepUse {
   const char* default_text;
 };
 void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_list<DepUse> uses);
-// List forms; only kSeq, kBatch, kDtype, kKvDtype.
+// List forms; kSeq, kBatch, kDtype, kKvDtype and the split (kGpus, kTp, kPp,
+// kEp, kDp).
 void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses);
+
+// The parsers of the deployment flags, for front ends that take values
+// without a command line (Python): a count in [1, max] ("8K", "8192"), and
+// --reserve's fraction in [0, 1) ("0.1", "10%"). Errors name `flag`.
+Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max);
+Result<double> parse_reserve(std::string_view text, std::string_view flag);
 
 // Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
 // kMaxListItems values (memory stays bounded whatever is typed).
@@ -108,20 +116,27 @@ Result<std::vector<T>> parse_list(std::string_view text, std::string_view flag, 
 // 1,000, 2,000, ..., 128,000.
 Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max);
 
-// The context / prompt length: `seq` when given, else the model's
-// max_position_embeddings, else 4096.
+// The context / prompt length: `seq` when given, else default_context(m):
+// 8,192 tokens, or the model's max_position_embeddings when smaller.
 int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m);
+// Where that context came from, stated in every report that uses it: "given"
+// (--seq), "default" (8,192) or "model_limit" (the model's max positions,
+// below the default). The sentence says the same for the text view.
+const char* context_source(const std::optional<int64_t>& seq, const ModelSpec& m);
+std::string context_sentence(const std::optional<int64_t>& seq, const ModelSpec& m);
+// Adds both to `r`: a line under the title, and options.context_source in JSON.
+void state_context(const std::optional<int64_t>& seq, const ModelSpec& m, Report* r);
 // Weight dtype from --dtype (default `weights`), KV dtype from --kv-dtype
 // (default: default_kv_dtype(weights) -- 16-bit, so --dtype int4 keeps a bf16 cache).
 struct Dtypes {
-  Dtype weights = Dtype::kFp16;
-  Dtype kv = Dtype::kFp16;
+  Dtype weights = kDefaultWeightDtype;
+  Dtype kv = kDefaultWeightDtype;
 };
-Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights = Dtype::kFp16);
+Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights = kDefaultWeightDtype);
 // The same for a model: without --dtype its checkpoint's own dtype (quantization_config),
 // without --kv-dtype the KV dtype its checkpoint states (default_weight_dtype and
 // default_kv_dtype of modelcalc/deployment.h), else as above.
-Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights = Dtype::kFp16);
+Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights = kDefaultWeightDtype);
 
 struct GpuFlags {
   std::string gpu;                  // catalog name (sweep, roofline: a comma list)
@@ -156,16 +171,9 @@ void add_strings_flag(FlagSet& flags, OutputFlags* f);
 // Renders `r` as the flags ask.
 void emit(const Report& r, const OutputFlags& f, std::ostream& out);
 
-// A GPU kind with the price a search uses for it.
-struct PricedGpu {
-  GpuSpec gpu;
-  GpuPrice price;  // from --price (provider "user") or data/prices.tsv
-};
-// The GPU kinds a cost search covers (plan, train-plan): `gpu_list` as a
-// comma list of catalog names, or every catalog GPU with a price when empty;
-// `price_text` overrides prices ("h100=2.49,mi300x=1.5"). Errors name --gpu
-// or --price: an unknown or repeated GPU, a listed GPU with no price, an
-// override for a GPU not searched.
+// priced_gpus (modelcalc/prices.h) from the flags: `gpu_list` a comma list of
+// catalog names (empty: every catalog GPU with a price), `price_text` the
+// overrides ("h100=2.49,mi300x=1.5"). Errors name --gpu or --price.
 Result<std::vector<PricedGpu>> resolve_priced_gpus(const std::string& gpu_list, const std::string& price_text);
 
 }  // namespace modelcalc

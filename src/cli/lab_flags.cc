@@ -44,6 +44,10 @@ Result<std::optional<GpuSpec>> resolve_peak_gpu(const GpuFlags& f) {
     g.name = "custom GPU";
     g.source = "given on the command line";
   }
+  if (f.peak && *f.peak < 1e9) {  // as resolve_gpu: less than a GFLOP/s is a typo, never a device
+    return Status::InvalidArgument("--peak", "a GPU computes at least 1 GFLOP/s (e.g. 989.4TFLOPS), got " +
+                                                 quote_input(std::to_string(*f.peak)) + " FLOP/s");
+  }
   if (f.peak) {
     g.peak_bf16_flops = *f.peak;
     if (!f.gpu.empty()) g.name += " (modified)";

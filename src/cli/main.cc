@@ -14,11 +14,12 @@ int main(int argc, char** argv) {
   // an error, not a silent success.
   std::cout.flush();
   errno = 0;
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+  if ((!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) && status == 0) {
+    // (A command that already failed said so on its one line: exit 1 for a streamed write, 2 for bad input.)
     const int e = errno;
     std::cerr << "modelcalc: error: cannot write to standard output"
               << (e != 0 ? std::string(": ") + std::strerror(e) : std::string()) << "\n";
-    if (status == 0) status = 1;
+    status = 1;
   }
   return status;
 }

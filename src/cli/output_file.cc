@@ -64,6 +64,12 @@ Status write_output_file(const std::string& path, std::string_view content, std:
   }
   const bool exists = ::stat(target.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) return fail("it is a folder; give a file name");
+  // Replacing a file goes through its folder, which would let a writable folder hand over a file the
+  // user may not write -- read-only, or another user's (it would also change owner): refuse those.
+  if (exists && S_ISREG(st.st_mode)) {
+    if (st.st_uid != ::geteuid()) return fail("it belongs to another user; give a path of your own");
+    if ((st.st_mode & S_IWUSR) == 0) return fail("it is read-only; make it writable or give another path");
+  }
   if (exists && !S_ISREG(st.st_mode)) {
     // A device or FIFO: write through it; replacing it would destroy it.
     const int fd = ::open(target.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);

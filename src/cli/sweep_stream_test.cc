@@ -47,7 +47,7 @@ TEST(SweepStream, SameBytesAsTheTablePrinters) {
   // The default columns when the goldens were captured (the deployment
   // engine has since added columns to the defaults).
   const std::string fields =
-      "model,gpu,seq,batch,dtype,kv_dtype,params_total,params_active,weight_bytes,kv_bytes_per_sequence,fits,"
+      "model,gpu,context,batch,dtype,kv_dtype,params_total,params_active,weight_bytes,kv_bytes_per_sequence,fits,"
       "tokens_per_s_weights_only,tokens_per_s_with_kv,tokens_per_s_aggregate,max_batch_by_capacity,regime";
   const std::vector<std::string> custom = {"sweep",      "--model", "llama-3.1-70b", "--bandwidth", "1TB/s",
                                            "--capacity", "1GB",     "--peak",        "1e15",        "--fields",
@@ -95,7 +95,7 @@ SweepSpec BatchRunSpec() {
   SweepSpec s;
   for (const char* name : {"llama-3.1-8b", "mixtral-8x7b-v0.1", "gemma-2-9b"}) s.models.push_back(find_preset(name).value());
   s.gpus = {find_gpu("h100").value(), find_gpu("l4").value()};
-  s.seqs = {1, 4096, 131072};
+  s.contexts = {1, 4096, 131072};
   s.batches = {1, 2, 3, 64, 1, 4096, 100000};
   s.dtypes = {Dtype::kFp8};
   return s;
@@ -150,10 +150,10 @@ void ExpectWritersEqualPrinters(const SweepSpec& s, const std::vector<const Swee
 TEST(SweepStream, WriterEqualsPrinterForFieldOrders) {
   const SweepSpec s = BatchRunSpec();
   for (const char* fields : {
-           "batch,model,gpu,seq,tokens_per_s_aggregate",              // varying first, then a run, varying last
+           "batch,model,gpu,context,tokens_per_s_aggregate",              // varying first, then a run, varying last
            "model,batch,tokens_per_s_aggregate,batch_fits,modeled_regime",  // varying side by side, at the end
            "batch,tokens_per_s_aggregate,batch_fits,modeled_regime,step_bytes,modeled_intensity",  // only varying
-           "model,gpu,seq,dtype,kv_dtype,params_total,regime",        // none varying
+           "model,gpu,context,dtype,kv_dtype,params_total,regime",        // none varying
            "batch",                                                   // one varying column alone
            "weight_bytes",                                            // one constant column alone
            "modeled_regime,fits,modeled_tokens_per_s_per_sequence,ridge,modeled_tokens_per_s_aggregate,"
@@ -183,7 +183,7 @@ TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
   SweepSpec dtypes;
   dtypes.models = {find_preset("llama-3.1-8b").value(), find_preset("mixtral-8x7b-v0.1").value()};
   dtypes.gpus = {find_gpu("h100").value()};
-  dtypes.seqs = {4096, 32768};
+  dtypes.contexts = {4096, 32768};
   dtypes.batches = {1, 8, 512};
   dtypes.dtypes = {Dtype::kFp16, Dtype::kFp8, Dtype::kInt4};
   dtypes.kv_dtypes = {Dtype::kBf16, Dtype::kFp8};
@@ -191,7 +191,7 @@ TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
   SweepSpec seqs;
   seqs.models = {find_preset("gemma-2-9b").value()};
   seqs.gpus = {find_gpu("l4").value()};
-  for (int64_t t = 1; t <= 1 << 20; t *= 4) seqs.seqs.push_back(t);
+  for (int64_t t = 1; t <= 1 << 20; t *= 4) seqs.contexts.push_back(t);
   seqs.batches = {16};
   // One batch and one seq: the GPU varies fastest, every other one a GPU
   // the deployment engine refuses (fp8 weights compute in fp8, and it has no
@@ -206,7 +206,7 @@ TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
   custom.bandwidth_bytes_per_s = 1e12;
   custom.peak_bf16_flops = 1e15;
   gpus.gpus = {find_gpu("h100").value(), custom, find_gpu("mi300x").value(), custom};
-  gpus.seqs = {8192};
+  gpus.contexts = {8192};
   gpus.batches = {1};
   gpus.dtypes = {Dtype::kFp8};
   SweepSpec refused_runs = gpus;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "modelcalc/deployment.h"
@@ -66,133 +67,22 @@ double factor_of(int64_t now, int64_t base) {
   return dbl(now) / dbl(base);
 }
 
-struct BudgetContext {
-  const ModelSpec& m;
-  const KvBudgetOptions& o;
-  const KvBudgetResult& r;
-  double per_gpu_usable = 0;  // capacity . (1 - reserve); 0 without a GPU
-  // What a sequence reserves besides its KV: the recurrent state (0 without recurrent layers).
-  int64_t state() const { return r.state_bytes_per_sequence; }
-};
-
-KvProposal make(const BudgetContext& c, KvProposalKind kind, int effort, int64_t budget, int64_t kv) {
+// One proposal: the engine on the scenario varied by `c`. Not made (nullopt)
+// when the engine refuses the varied setup.
+std::optional<KvProposal> propose(const Scenario& s, KvProposalKind kind, int effort, const ScenarioChange& c,
+                                  int64_t base) {
+  auto v = evaluate_variation(s, c);
+  if (!v.ok()) return std::nullopt;
   KvProposal p;
   p.kind = kind;
   p.effort = effort;
-  p.budget_bytes = budget;
-  p.kv_bytes_per_sequence = kv;
-  p.max_sequences = max_sequences(budget, kv + c.state());
-  p.factor = factor_of(p.max_sequences, c.r.max_sequences);
+  p.max_sequences = v->after.result.memory.max_sequences;
+  p.factor = factor_of(p.max_sequences, base);
+  p.variation = *std::move(v);
   return p;
 }
 
-Status add_kv_dtype(const BudgetContext& c, std::vector<KvProposal>* out) {
-  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 1}, std::pair{Dtype::kInt4, 3}}) {
-    if (dtype_bits(t) >= dtype_bits(c.o.kv_dtype)) continue;
-    auto kv = deployment_kv_bytes(c.m, c.o.context, t, c.o.gpus);
-    if (!kv.ok()) return kv.status();
-    KvProposal p = make(c, KvProposalKind::kKvDtype, effort, c.r.budget_bytes, *kv);
-    p.dtype = t;
-    out->push_back(p);
-  }
-  return Status::Ok();
-}
-
-Status add_weight_dtype(const BudgetContext& c, int64_t n_params, std::vector<KvProposal>* out) {
-  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 3}, std::pair{Dtype::kInt4, 4}}) {
-    if (dtype_bits(t) >= dtype_bits(c.o.weight_dtype)) continue;
-    const Exact w = weight_memory_bytes(n_params, t);
-    if (w.overflow()) return Status::Overflow("model shape");
-    const int64_t budget = c.r.budget_bytes + (c.r.weight_bytes - w.value());
-    KvProposal p = make(c, KvProposalKind::kWeightDtype, effort, budget, c.r.kv_bytes_per_sequence);
-    p.dtype = t;
-    out->push_back(p);
-  }
-  return Status::Ok();
-}
-
-Status add_paged(const BudgetContext& c, std::vector<KvProposal>* out) {
-  const int64_t tokens = std::min(paged_tokens(c.r.mean_len, c.o.block_size),
-                                  paged_tokens(c.o.context, c.o.block_size));
-  auto kv = deployment_kv_bytes(c.m, tokens, c.o.kv_dtype, c.o.gpus);
-  if (!kv.ok()) return kv.status();
-  KvProposal p = make(c, KvProposalKind::kPagedAllocation, 2, c.r.budget_bytes, *kv);
-  p.value = c.r.mean_len;
-  out->push_back(p);
-  return Status::Ok();
-}
-
-// The longest context T' < T at which at least twice today's sequences fit
-// (binary search: KV per sequence grows with T). None when even T' = 1 fails.
-Status add_shorter_context(const BudgetContext& c, std::vector<KvProposal>* out) {
-  const int64_t want = std::max<int64_t>(1, 2 * c.r.max_sequences);
-  auto fits = [&](int64_t ctx) -> Result<bool> {
-    auto kv = deployment_kv_bytes(c.m, ctx, c.o.kv_dtype, c.o.gpus);
-    if (!kv.ok()) return kv.status();
-    return max_sequences(c.r.budget_bytes, *kv + c.state()) >= want;
-  };
-  if (c.o.context <= 1) return Status::Ok();
-  auto low_ok = fits(1);
-  if (!low_ok.ok()) return low_ok.status();
-  if (!*low_ok) return Status::Ok();
-  int64_t lo = 1, hi = c.o.context;  // fits(lo), !fits(hi) (hi only holds today's count)
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    auto ok = fits(mid);
-    if (!ok.ok()) return ok.status();
-    (*ok ? lo : hi) = mid;
-  }
-  auto kv = deployment_kv_bytes(c.m, lo, c.o.kv_dtype, c.o.gpus);
-  if (!kv.ok()) return kv.status();
-  KvProposal p = make(c, KvProposalKind::kShorterContext, 4, c.r.budget_bytes, *kv);
-  p.value = lo;
-  out->push_back(p);
-  return Status::Ok();
-}
-
-// Twice the GPUs, tensor parallel: weights are already paid for, so the new
-// GPUs' usable capacity all goes to KV (less any replication TP forces).
-Status add_more_gpus(const BudgetContext& c, std::vector<KvProposal>* out) {
-  if (c.per_gpu_usable <= 0) return Status::Ok();
-  const int64_t gpus = 2 * c.o.gpus;
-  const Exact budget =
-      c.r.budget_given
-          ? Exact(c.r.budget_bytes) + whole_bytes(c.per_gpu_usable * dbl(c.o.gpus))
-          : whole_bytes(c.per_gpu_usable * dbl(gpus)) - Exact(c.r.weight_bytes) - Exact(c.r.workspace_bytes);
-  if (budget.overflow()) return Status::Overflow("gpus");
-  auto kv = deployment_kv_bytes(c.m, c.o.context, c.o.kv_dtype, gpus);
-  if (!kv.ok()) return kv.status();
-  KvProposal p = make(c, KvProposalKind::kMoreGpus, 5, budget.value(), *kv);
-  p.value = gpus;
-  out->push_back(p);
-  return Status::Ok();
-}
-
-// Fewer KV heads: the largest divisor of h below today's kv_heads that reaches
-// 2x (the mildest GQA), else MQA. K and V projections shrink with it.
-Status add_fewer_kv_heads(const BudgetContext& c, std::vector<KvProposal>* out) {
-  if (c.m.is_mla() || c.m.n_head_kv <= 1) return Status::Ok();
-  const int64_t want = std::max<int64_t>(1, 2 * c.r.max_sequences);
-  for (int64_t kv_heads = c.m.n_head_kv - 1; kv_heads >= 1; --kv_heads) {
-    if (c.m.n_head % kv_heads != 0) continue;
-    ModelSpec m2 = c.m;
-    m2.n_head_kv = kv_heads;
-    auto kv = deployment_kv_bytes(m2, c.o.context, c.o.kv_dtype, c.o.gpus);
-    if (!kv.ok()) return kv.status();
-    // K and V projections: 2 . L . d . d_head . (kv_heads - kv_heads') params fewer.
-    const Exact fewer = Exact(2) * Exact(c.m.count_layers().attention()) * Exact(c.m.n_embd) *
-                        Exact(c.m.n_embd_head) * Exact(c.m.n_head_kv - kv_heads);
-    const Exact freed = weight_memory_bytes(fewer, c.o.weight_dtype);
-    if (freed.overflow()) return Status::Overflow("model shape");
-    KvProposal p = make(c, KvProposalKind::kFewerKvHeads, 6, c.r.budget_bytes + freed.value(), *kv);
-    p.value = kv_heads;
-    if (p.max_sequences >= want || kv_heads == 1) {
-      out->push_back(p);
-      break;
-    }
-  }
-  return Status::Ok();
-}
+int64_t held_at(const Scenario& s, const ScenarioChange& c) { return max_batch(vary(s, c)); }
 
 // Changes reaching 2x base first, least disruptive first; the rest by size.
 // When nothing fits today (base 0) "doubling" means nothing: largest gain first.
@@ -231,6 +121,12 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   }
   if (o.workspace && !(*o.workspace >= 0)) {
     return Status::InvalidArgument("workspace", "must be a non-negative size, e.g. 2GB");
+  }
+  if (o.workspace && gpu != nullptr && !(*o.workspace < gpu->capacity_bytes * dbl(o.gpus))) {
+    return Status::InvalidArgument("workspace", "must be less than the memory of the " + std::to_string(o.gpus) +
+                                                    " GPU(s), " + std::to_string(std::llround(gpu->capacity_bytes *
+                                                                                              dbl(o.gpus) / 1e9)) +
+                                                    " GB; an allowance is a few GB, e.g. 2GB");
   }
 
   KvBudgetResult r;
@@ -300,18 +196,89 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   r.max_sequences_mha = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence_mha + r.state_bytes_per_sequence);
   r.gqa_sequence_gain = r.max_sequences_mha > 0 ? dbl(r.max_sequences) / dbl(r.max_sequences_mha) : 0;
   r.mean_len = o.mean_len > 0 ? o.mean_len : (o.context + 1) / 2;
-
-  const BudgetContext c{m, o, r, per_gpu_usable};
-  std::vector<KvProposal> ps;
-  MC_RETURN_IF_ERROR(add_kv_dtype(c, &ps));
-  MC_RETURN_IF_ERROR(add_paged(c, &ps));
-  MC_RETURN_IF_ERROR(add_weight_dtype(c, n_params, &ps));
-  MC_RETURN_IF_ERROR(add_shorter_context(c, &ps));
-  MC_RETURN_IF_ERROR(add_more_gpus(c, &ps));
-  MC_RETURN_IF_ERROR(add_fewer_kv_heads(c, &ps));
-  rank(&ps, r.max_sequences);
-  r.proposals = std::move(ps);
   return r;
+}
+
+Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions& o) {
+  if (o.block_size <= 0) return Status::InvalidArgument("block_size", "must be a positive number of tokens");
+  const int64_t context = s.options.context;
+  if (o.mean_len < 0 || o.mean_len > context) {
+    return Status::InvalidArgument("mean_len", "must be between 1 and the context (" + std::to_string(context) +
+                                                   ") tokens");
+  }
+  MC_ASSIGN_OR_RETURN(const DeploymentAnalysis base, evaluate_scenario(s));
+  KvProposals out;
+  const int64_t now = base.result.memory.max_sequences;
+  out.max_sequences = now;
+  const int64_t want = std::max<int64_t>(1, 2 * now);
+  const Dtype kv = base.prepared.kv_dtype, w = base.prepared.weight_dtype;
+  std::vector<KvProposal> ps;
+  auto add = [&](KvProposalKind kind, int effort, const ScenarioChange& c, Dtype dtype, int64_t value) {
+    if (auto p = propose(s, kind, effort, c, now)) {
+      p->dtype = dtype;
+      p->value = value;
+      ps.push_back(*std::move(p));
+    }
+  };
+  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 1}, std::pair{Dtype::kInt4, 3}}) {
+    if (dtype_bits(t) >= dtype_bits(kv)) continue;
+    ScenarioChange c;
+    c.kv_dtype = t;
+    add(KvProposalKind::kKvDtype, effort, c, t, 0);
+  }
+  {  // Paged allocation: each sequence holds its mean length, in whole blocks, not the whole context.
+    const int64_t mean = o.mean_len > 0 ? o.mean_len : (context + 1) / 2;
+    ScenarioChange c;
+    c.context = std::min(paged_tokens(mean, o.block_size), paged_tokens(context, o.block_size));
+    if (*c.context < context) add(KvProposalKind::kPagedAllocation, 2, c, kv, mean);
+  }
+  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 3}, std::pair{Dtype::kInt4, 4}}) {
+    if (dtype_bits(t) >= dtype_bits(w)) continue;
+    ScenarioChange c;
+    c.weight_dtype = t;
+    add(KvProposalKind::kWeightDtype, effort, c, t, 0);
+  }
+  if (context > 1) {  // The longest shorter context at which twice today's sequences fit (KV grows with T).
+    auto at = [&](int64_t t) {
+      ScenarioChange c;
+      c.context = t;
+      return held_at(s, c);
+    };
+    if (at(1) >= want) {
+      int64_t lo = 1, hi = context;  // at(lo) >= want > at(hi) (hi holds only today's count)
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        (at(mid) >= want ? lo : hi) = mid;
+      }
+      ScenarioChange c;
+      c.context = lo;
+      add(KvProposalKind::kShorterContext, 4, c, kv, lo);
+    }
+  }
+  {  // More GPUs per replica: the fewest tensor ranks, at least twice today's, that the heads allow.
+    const Parallelism& p = s.options.split;
+    if (const int64_t tp = smallest_valid_tp(s, 2 * p.tp, 64 * p.tp); tp > 0) {
+      ScenarioChange c;
+      c.split = p;
+      c.split->tp = tp;
+      add(KvProposalKind::kMoreGpus, 5, c, kv, c.split->gpus());
+    }
+  }
+  if (!s.model.is_mla() && s.model.n_head_kv > 1) {  // Fewer KV heads: the mildest GQA that doubles, else MQA.
+    for (int64_t kv_heads = s.model.n_head_kv - 1; kv_heads >= 1; --kv_heads) {
+      if (s.model.n_head % kv_heads != 0) continue;
+      ScenarioChange c;
+      c.kv_heads = kv_heads;
+      const int64_t held = held_at(s, c);
+      if (held >= want || kv_heads == 1) {
+        add(KvProposalKind::kFewerKvHeads, 6, c, kv, kv_heads);
+        break;
+      }
+    }
+  }
+  rank(&ps, now);
+  out.proposals = std::move(ps);
+  return out;
 }
 
 Result<PagedKvResult> analyze_paged_kv(std::span<const int64_t> seq_lens, int64_t block_size,

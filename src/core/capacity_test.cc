@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <cmath>
 #include <vector>
 
@@ -90,51 +92,86 @@ TEST(KvBudget, Llama3_8BOnOne80GbGpu) {
   EXPECT_EQ(r->max_sequences, 51);      // 55,297,232,896 / 1,073,741,824 = 51.5
   EXPECT_EQ(r->max_sequences_mha, 12);  // / 4,294,967,296 = 12.87
   EXPECT_DOUBLE_EQ(r->gqa_sequence_gain, 51.0 / 12.0);  // 4.25: above the KV ratio of 4, from the floors
+}
+
+// The same GPU with fp8 tensor cores and NVLink-class links, so that fp8 weights and a second
+// tensor rank are setups the engine can evaluate.
+GpuSpec Gpu80Linked() {
+  GpuSpec g = Gpu80();
+  g.peak_fp8_flops = 1978.9e12;
+  g.link_bytes_per_s = 450e9;
+  g.domain_gpus = 8;
+  g.scaleout_bytes_per_s = 50e9;
+  g.link_latency_s = 6e-6;
+  g.scaleout_latency_s = 20e-6;
+  return g;
+}
+
+// kv-budget's proposals are the deployment engine on each changed setup: the ceiling, which keeps
+// nothing back (deployment.h): 80e9 - W 16,059,990,016 = 63,940,009,984 B free, / 1,073,741,824 B per
+// sequence = 59 sequences (drill 2's pooled view keeps a reserve and a workspace: 51). Every count below
+// divides that way.
+TEST(KvBudget, ProposalsAreTheEngineOnTheChangedSetup) {
+  Scenario s{Llama3_8B(), Gpu80Linked(), {}, std::nullopt};
+  s.options.context = 8192;
+  auto r = propose_kv_changes(s, KvBudgetOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->max_sequences, 59);
   ASSERT_FALSE(r->proposals.empty());
-  // The least disruptive change reaching 2 × 51 = 102: fp8 KV, 55,297,232,896 / 536,870,912 = 102.999.
+  // The least disruptive change reaching 2 x 59 = 118: fp8 KV, 63,940,009,984 / 536,870,912 = 119.1.
   const KvProposal& first = r->proposals.front();
   EXPECT_EQ(first.kind, KvProposalKind::kKvDtype);
   EXPECT_EQ(first.dtype, Dtype::kFp8);
-  EXPECT_EQ(first.max_sequences, 102);
-  EXPECT_DOUBLE_EQ(first.factor, 2.0);
+  EXPECT_EQ(first.max_sequences, 119);
+  EXPECT_DOUBLE_EQ(first.factor, 119.0 / 59.0);
+  EXPECT_EQ(first.variation.change.kv_dtype, Dtype::kFp8);
+  std::set<KvProposalKind> seen;
   for (const KvProposal& p : r->proposals) {
+    seen.insert(p.kind);
+    EXPECT_EQ(p.max_sequences, p.variation.after.result.memory.max_sequences);
     switch (p.kind) {
       case KvProposalKind::kShorterContext:
-        // Largest T with floor(budget / (131,072 T)) >= 102: T <= 55,297,232,896 / (102 · 131,072) = 4136.1.
-        EXPECT_EQ(p.value, 4136);
+        // Largest T with floor(free / (131,072 T)) >= 118: T <= 63,940,009,984 / (118 x 131,072) = 4134.1.
+        EXPECT_EQ(p.value, 4134);
+        EXPECT_EQ(p.variation.change.context, 4134);
         break;
       case KvProposalKind::kMoreGpus:
-        // 2 GPUs: 144e9 − W − A = 127,297,232,896; / 1,073,741,824 = 118.55.
+        // tp 2: each GPU holds half of every matrix, 8,029,995,008 B, and 4 of the 8 KV heads,
+        // 536,870,912 B per sequence: (80e9 - 8,029,995,008) / 536,870,912 = 134.05.
         EXPECT_EQ(p.value, 2);
-        EXPECT_EQ(p.max_sequences, 118);
+        EXPECT_EQ(p.max_sequences, 134);
         break;
       case KvProposalKind::kFewerKvHeads:
-        // 4 KV heads: KV halves to 536,870,912 and K, V projections free 2·32·4096·128·4 params × 2 B
-        // = 268,435,456 B; (55,297,232,896 + 268,435,456) / 536,870,912 = 103.5.
+        // 4 KV heads: KV halves to 536,870,912 and K, V projections free 2 x 32 x 4096 x 128 x 4 params x 2 B
+        // = 268,435,456 B; (63,940,009,984 + 268,435,456) / 536,870,912 = 119.6.
         EXPECT_EQ(p.value, 4);
-        EXPECT_EQ(p.max_sequences, 103);
+        EXPECT_EQ(p.max_sequences, 119);
         break;
       case KvProposalKind::kWeightDtype:
         if (p.dtype == Dtype::kFp8) {
-          // fp8 weights free 8,029,995,008 B: 63,327,227,904 / 1,073,741,824 = 58.98.
-          EXPECT_EQ(p.max_sequences, 58);
+          // Block matrices in fp8, 8,029,995,008 - 2 x 128,256 x 4096 = 6,979,321,856 B; embedding and
+          // lm_head stay 16-bit, 2,101,346,304 B: W = 9,080,668,160 B. (80e9 - W) / 1,073,741,824 = 66.05
+          // (the drill's "all weights at 1 B" would hold 67).
+          EXPECT_EQ(p.max_sequences, 66);
         }
         break;
       case KvProposalKind::kPagedAllocation:
-        // Mean 4096 tokens (context / 2), a whole number of 16-token blocks: 536,870,912 B each.
+        // Mean 4096 tokens (context / 2), a whole number of 16-token blocks: the engine at context 4096.
         EXPECT_EQ(p.value, 4096);
-        EXPECT_EQ(p.max_sequences, 102);
+        EXPECT_EQ(p.variation.change.context, 4096);
+        EXPECT_EQ(p.max_sequences, 119);
         break;
       case KvProposalKind::kKvDtype:
         break;
     }
   }
+  EXPECT_EQ(seen.size(), 6u);  // every kind proposed
 }
 
 TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
-  const ModelSpec m = Llama3_8B();
-  const GpuSpec g = Gpu80();
-  auto r = analyze_kv_budget(m, &g, KvBudgetOptions{});
+  Scenario s{Llama3_8B(), Gpu80Linked(), {}, std::nullopt};
+  s.options.context = 8192;
+  auto r = propose_kv_changes(s, KvBudgetOptions{});
   ASSERT_TRUE(r.ok());
   bool seen_short = false;
   int last_effort = 0;
@@ -147,7 +184,7 @@ TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
       last_effort = p.effort;
     }
   }
-  EXPECT_TRUE(seen_short);  // fp8 weights alone: ×1.14
+  EXPECT_TRUE(seen_short);  // fp8 weights alone: 66 / 59 = x1.12
 }
 
 TEST(KvBudget, TensorParallelBeyondKvHeadsReplicates) {

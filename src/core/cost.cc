@@ -53,7 +53,8 @@ Result<LabExampleModel> example_model(std::string key, const char* preset, const
   if (!m.ok()) return m.status();
   d.model = *m;
   SizeOptions o;
-  o.seq = LabExample::kSeq;
+  o.context = LabExample::kSeq;
+  o.weight_dtype = o.kv_dtype = Dtype::kFp16;  // the lab's figures
   o.batch = LabExample::kBatch;
   auto c = analyze_cost_ceiling(d.model, h100, gpus, o, LabExample::kUsdPerGpuHour);
   if (!c.ok()) return c.status();

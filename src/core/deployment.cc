@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "error_number.h"
 #include "modelcalc/capacity.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/formulas.h"
@@ -269,6 +270,11 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   }
   if (!(gpu.capacity_bytes > 0) || !(gpu.bandwidth_bytes_per_s > 0)) {
     return Status::InvalidArgument("gpu", "'" + gpu.name + "' needs a positive capacity and bandwidth");
+  }
+  if (o.workspace_bytes && !(*o.workspace_bytes < gpu.capacity_bytes)) {
+    return Status::InvalidArgument("workspace_bytes", "must be less than one GPU's capacity (" +
+                                                          error_number(gpu.capacity_bytes) + " B), got " +
+                                                          error_number(*o.workspace_bytes) + " B");
   }
   PreparedDeployment d;
   d.split = o.split;

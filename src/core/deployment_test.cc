@@ -480,24 +480,25 @@ TEST(DeploymentTest, ErrorsNameTheField) {
   o.batch = 0;
   EXPECT_EQ(field_of(o), "batch");
   o.batch = 1;
-  o.prompt_tokens = 5000;  // > context 4096
+  o.prompt_tokens = 9000;  // > the default context 8192
   EXPECT_EQ(field_of(o), "prompt_tokens");
   o.prompt_tokens = 0;
   o.context = int64_t{1} << 41;
   EXPECT_EQ(field_of(o), "context");
-  o.context = 4096;
+  o.context = 8192;
   DeploymentOptions e = Split(4);
   e.split.ep = 3;
   EXPECT_EQ(field_of(e, Mixtral()), "ep");  // does not divide tp 4
 }
 
 TEST(DeploymentTest, PrefillTimeAndPromptDefault) {
-  // Prompt 0 = the whole context. Drill 1, P = 4096, tp 1: linear 2 x P x 18,723,373,056 plus one
-  // token of lm_head 2 x 64,000 x 6144, plus causal attention 2 x 48 x 256 x P(P+1)/2 x 48 layers.
+  // Prompt 0 = the whole context, by default 8,192 tokens (defaults.h). Drill 1, P = 8192, tp 1: linear
+  // 2 x P x 18,723,373,056 plus one token of lm_head 2 x 64,000 x 6144, plus causal attention
+  // 2 x 48 x 256 x P(P+1)/2 x 48 layers.
   auto r = analyze_deployment(drill1_model(), H100(), DeploymentOptions{});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->prefill.prompt_tokens, 4096);
-  const double P = 4096;
+  EXPECT_EQ(r->prefill.prompt_tokens, 8192);
+  const double P = 8192;
   const double expect = 2 * P * 18'723'373'056.0 + 2.0 * 64000 * 6144 + 2.0 * 48 * 256 * P * (P + 1) / 2 * 48;
   EXPECT_NEAR(r->prefill.flops, expect, expect * 1e-12);
   EXPECT_DOUBLE_EQ(r->prefill.seconds, std::max(r->prefill.flops / 989.4e12, r->prefill.bytes / 3.35e12));

@@ -1,4 +1,5 @@
 #include "modelcalc/gpu.h"
+#include "catalog_parsers.h"
 
 #include <gtest/gtest.h>
 

@@ -260,7 +260,9 @@ Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype) 
   return bytes.value();
 }
 
-int64_t default_context(const ModelSpec& m) { return m.n_ctx_train > 0 ? m.n_ctx_train : int64_t{4096}; }
+int64_t default_context(const ModelSpec& m) {
+  return m.n_ctx_train > 0 && m.n_ctx_train < kDefaultContext ? m.n_ctx_train : kDefaultContext;
+}
 
 ModelSpec as_mha(const ModelSpec& m) {
   ModelSpec r = m;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace modelcalc {
 
@@ -93,8 +94,9 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
         // ep = 1 and, for a MoE, ep = tp are searched, not every divisor.
         int64_t eps[2] = {1, 0};
         if (s.n_expert > 0 && tp > 1 && s.n_expert % tp == 0) eps[1] = tp;
-        for (int64_t ep : eps) {
-          if (ep == 0) continue;
+        const std::span<const int64_t> degrees = s.eps.empty() ? std::span<const int64_t>(eps) : s.eps;
+        for (int64_t ep : degrees) {
+          if (ep == 0 || tp % ep != 0 || (ep > 1 && (s.n_expert == 0 || s.n_expert % ep != 0))) continue;
           for (Dtype w : s.weight_dtypes) {
             for (Dtype kv : s.kv_dtypes) {
               if (kv == Dtype::kFp8 && s.fp8_kv_needs_fp8 && !(s.gpus[g].gpu.peak_fp8_flops > 0)) continue;
@@ -338,7 +340,11 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
       out->binding = plan_reason_name(binding_reason(r, s, out->misses[0].config));
       const bool fp8_searched =
           std::find(s.weight_dtypes.begin(), s.weight_dtypes.end(), Dtype::kFp8) != s.weight_dtypes.end();
-      if (!fp8_searched) out->misses[0].changes.push_back({PlanChangeKind::kFp8Weights});
+      if (!fp8_searched) {
+        PlanChange fp8;
+        fp8.kind = PlanChangeKind::kFp8Weights;
+        out->misses[0].changes.push_back(fp8);
+      }
     } else if (out->rejected.unsupported > 0) {
       out->binding = "unsupported";
     }

@@ -45,6 +45,40 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
 
 namespace {
 
+// What would have to change for each closest miss, where it is a change of the setup: the engine on
+// the miss's scenario varied (no arithmetic of plan's own), as `size` reports it for the same flags.
+void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s, PlanResult* res) {
+  for (PlanMiss& miss : res->misses) {
+    const PlanConfig& c = miss.config;
+    DeploymentOptions o = plan_deployment_options(r, c.c);
+    o.batch = c.batch;
+    const Scenario base{m, s.gpus[c.c.gpu].gpu, o,
+                        ScenarioEngine{r.engine, r.engine_flags, EngineWorkload{r.isl, r.osl}}};
+    for (PlanChange& ch : miss.changes) {
+      ScenarioChange v;
+      switch (ch.kind) {
+        case PlanChangeKind::kBatchMemory: v.batch = ch.holds; break;
+        case PlanChangeKind::kFp8Weights: v.weight_dtype = Dtype::kFp8; break;
+        case PlanChangeKind::kWeightsMemory:
+          // The fewest more tensor ranks (the heads allow) whose shard leaves room for the batch.
+          for (int64_t tp = c.c.tp + 1; tp <= 1024 && !v.split; ++tp) {
+            ScenarioChange t;
+            t.split = o.split;
+            t.split->tp = tp;
+            auto e = evaluate_variation(base, t);
+            if (e.ok() && e->after.result.memory.max_sequences >= c.batch) v = t;
+          }
+          if (!v.split) continue;
+          break;
+        case PlanChangeKind::kTtftTarget:
+        case PlanChangeKind::kTpotTarget:
+        case PlanChangeKind::kGpuLimit: continue;  // a change of the targets, not of the setup
+      }
+      if (auto e = evaluate_variation(base, v); e.ok()) ch.variation = *std::move(e);
+    }
+  }
+}
+
 PlanPoint point_of(const ServingFigures& f) {
   PlanPoint p;
   const double cap = std::floor(f.capacity_sequences);
@@ -94,7 +128,9 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   auto evaluate = [&](const PlanPrepared& p, int64_t batch, int64_t, int64_t) {
     return plan_points(p, batch, r.isl, r.osl);
   };
-  return search_plan(r, s, prepare, evaluate);
+  PlanResult res = search_plan(r, s, prepare, evaluate);
+  evaluate_miss_changes(m, r, s, &res);
+  return res;
 }
 
 namespace {

@@ -1,4 +1,7 @@
 #include "modelcalc/prices.h"
+#include "catalog_parsers.h"
+
+#include <optional>
 
 #include <charconv>
 #include <cmath>
@@ -160,6 +163,42 @@ Result<std::vector<GpuPrice>> parse_price_overrides(std::string_view text, std::
     p.source = std::string(field);
     p.notes = "given on the command line";
     out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides) {
+  auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
+    for (const GpuPrice& p : overrides) {
+      if (p.gpu == g.key) return p;
+    }
+    if (const GpuPrice* p = find_price(g.key)) return *p;
+    return std::nullopt;
+  };
+  std::vector<PricedGpu> out;
+  if (gpus.empty()) {
+    for (const GpuSpec& g : gpu_catalog()) {
+      if (auto p = price_of(g)) out.push_back({g, *p});
+    }
+  } else {
+    for (const std::string& n : gpus) {
+      auto g = find_gpu(n);
+      if (!g.ok()) return Status::InvalidArgument("gpu", g.status().message());
+      for (const PricedGpu& seen : out) {
+        if (seen.gpu.key == g->key) return Status::InvalidArgument("gpu", "names " + g->key + " twice");
+      }
+      auto p = price_of(*g);
+      if (!p) {
+        return Status::InvalidArgument("price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
+                                                    "=2.50");
+      }
+      out.push_back({*g, *p});
+    }
+  }
+  for (const GpuPrice& p : overrides) {
+    bool used = false;
+    for (const PricedGpu& g : out) used = used || g.gpu.key == p.gpu;
+    if (!used) return Status::InvalidArgument("price", p.gpu + " is not among the GPUs searched (--gpu)");
   }
   return out;
 }

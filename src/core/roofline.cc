@@ -23,7 +23,7 @@ GpuSpec placeholder_gpu() {
 
 Result<SizeResult> size_at(const ModelSpec& m, const RooflineOptions& o, int64_t batch) {
   SizeOptions so;
-  so.seq = o.seq;
+  so.context = o.context;
   so.batch = batch;
   so.weight_dtype = o.weight_dtype;
   so.kv_dtype = o.kv_dtype;
@@ -51,13 +51,13 @@ Result<OperatingPoint> decode_point(const ModelSpec& m, const RooflineOptions& o
 // Prefill of one T-token prompt: the weights T tokens touch (the decode
 // weight read at "batch" T), the KV it writes and the residual stream.
 Result<OperatingPoint> prefill_point(const ModelSpec& m, const RooflineOptions& o) {
-  auto r = size_at(m, o, o.seq);
+  auto r = size_at(m, o, o.context);
   if (!r.ok()) return r.status();
   OperatingPoint p;
   p.kind = PointKind::kPrefill;
   p.batch = 1;
-  p.tokens = o.seq;
-  const double T = static_cast<double>(o.seq);
+  p.tokens = o.context;
+  const double T = static_cast<double>(o.context);
   p.flops = r->prefill_total;
   p.weight_bytes = r->step_bytes_aggregate - T * static_cast<double>(r->kv_per_seq);
   p.kv_bytes = static_cast<double>(r->kv_per_seq);
@@ -86,7 +86,7 @@ Status check_options(const ModelSpec* model, std::span<const GpuSpec> gpus, cons
     for (int64_t b : o.batches) {
       if (b <= 0) return Status::InvalidArgument("batches", "every batch size must be a positive number of sequences");
     }
-    if (o.seq <= 0) return Status::InvalidArgument("seq", "must be a positive number of tokens");
+    if (o.context <= 0) return Status::InvalidArgument("context", "must be a positive number of tokens");
   }
   if (o.gemm_n < 0) return Status::InvalidArgument("gemm_n", "must be positive, or 0 for no GEMM point");
   if (o.intensity && !(std::isfinite(*o.intensity) && *o.intensity > 0)) {

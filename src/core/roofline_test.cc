@@ -37,7 +37,7 @@ GpuSpec gpu(const char* name) { return find_gpu(name).value(); }
 RooflineOptions tiny_options() {
   RooflineOptions o;
   o.batches = {2};
-  o.seq = 16;
+  o.context = 16;
   return o;  // bf16 weights, KV and math; GEMM 8192
 }
 

@@ -93,7 +93,7 @@ inline double attention_width(const ModelSpec& m) {
                                             const SizeOptions& o, SizeResult* __restrict out) {
   SizeResult& r = *out;
   const double d = static_cast<double>(m.n_embd);
-  const double T = static_cast<double>(o.seq);
+  const double T = static_cast<double>(o.context);
   const double B = static_cast<double>(o.batch);
 
   // 2. Weight memory in the serving dtype (kAllDtypes lists every Dtype in enum order).
@@ -109,16 +109,16 @@ inline double attention_width(const ModelSpec& m) {
   const double d_attn = attention_width(m);
   r.train_flops = o.train_tokens > 0 ? training_flops(static_cast<double>(r.active), o.train_tokens) : 0;
   r.prefill_linear = prefill_linear_flops(n_blocks, T);
-  r.prefill_attention = attention_flops_all_layers(m, r.layers, T, o.seq, d_attn);
+  r.prefill_attention = attention_flops_all_layers(m, r.layers, T, o.context, d_attn);
   r.prefill_total = r.prefill_linear + r.prefill_attention;
   r.attention_fraction = r.prefill_attention / r.prefill_total;
   r.prefill_per_token = r.prefill_total / T;
-  r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, r.layers, 1, o.seq, d_attn);
+  r.decode_per_token = r.forward_per_token + attention_flops_all_layers(m, r.layers, 1, o.context, d_attn);
 
   // 4. KV cache (validated by the caller: the Exact values do not overflow).
   // kv_bytes_per_{token,sequence}_exact for both layouts, their shared factors computed once.
   const Exact elems = Exact(kv_elems(m, KvLayout::kAsConfigured)), elems_mha = Exact(kv_elems(m, KvLayout::kMha));
-  const Exact layers = Exact(r.layers.attention()), token_layers = kv_token_layers(r.layers, m.n_swa, m.n_chunk, o.seq);
+  const Exact layers = Exact(r.layers.attention()), token_layers = kv_token_layers(r.layers, m.n_swa, m.n_chunk, o.context);
   r.kv_per_token = kv_bytes(elems, layers, o.kv_dtype).value();
   r.kv_per_seq = kv_bytes(elems, token_layers, o.kv_dtype).value();
   r.kv_mha_per_token = kv_bytes(elems_mha, layers, o.kv_dtype).value();
@@ -135,7 +135,6 @@ inline double attention_width(const ModelSpec& m) {
     r.intensity_one_token = r.intensity_full_prompt = 0;
     r.compute_bound_batch = r.compute_bound_batch_approx = 0;
     r.max_batch_by_capacity = 0;
-    r.regime = ServingRegime::kCapacityBound;
     return;
   }
 
@@ -164,13 +163,6 @@ inline double attention_width(const ModelSpec& m) {
   r.compute_bound_batch = projection_compute_bound_tokens(d, r.ridge, b);
   r.compute_bound_batch_approx = projection_compute_bound_tokens_approx(r.ridge, b);
   r.max_batch_by_capacity = max_batch_by_capacity(gpu.capacity_bytes, W, kv).value();  // checked by analyze_size
-  if (!r.fits) {
-    r.regime = ServingRegime::kWeightsDoNotFit;
-  } else if (static_cast<double>(r.max_batch_by_capacity) < r.compute_bound_batch) {
-    r.regime = ServingRegime::kCapacityBound;
-  } else {
-    r.regime = ServingRegime::kComputeReachable;
-  }
 }
 
 }  // namespace
@@ -197,7 +189,7 @@ SizeResult compute_size(const ModelSpec& m, const ParamBreakdown& p, const GpuSp
 
 Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o) {
   MC_RETURN_IF_ERROR(validate(m));
-  if (o.seq <= 0) return Status::InvalidArgument("seq", "must be a positive number of tokens");
+  if (o.context <= 0) return Status::InvalidArgument("context", "must be a positive number of tokens");
   if (o.batch <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
   if (o.train_tokens < 0) return Status::InvalidArgument("train-tokens", "must not be negative");
   MC_RETURN_IF_ERROR(check_kv_dtype(o.kv_dtype, "kv_dtype"));
@@ -214,7 +206,7 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
   if (weight_memory_bytes(p->total(), Dtype::kFp32).overflow()) return Status::Overflow("model shape");
   for (KvLayout layout : {KvLayout::kAsConfigured, KvLayout::kMha}) {
     if (auto k = kv_bytes_per_token(m, o.kv_dtype, layout); !k.ok()) return k.status();
-    if (auto k = kv_bytes_per_sequence(m, o.seq, o.kv_dtype, layout); !k.ok()) return Status::Overflow("seq");
+    if (auto k = kv_bytes_per_sequence(m, o.context, o.kv_dtype, layout); !k.ok()) return Status::Overflow("context");
   }
   if (auto st = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype)); !st.ok()) return st.status();
   SizeResult r = compute_size(m, *p, gpu, o);

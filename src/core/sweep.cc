@@ -11,13 +11,24 @@ namespace {
 
 size_t at_least_one(size_t n) { return n == 0 ? 1 : n; }
 
+// scenario.h serving_regime for a prepared deployment whose result `r` at some
+// batch is known: the decode step at the largest batch that fits, by the same
+// kernel evaluate_deployment runs. Allocation-free.
+DeploymentRegime serving_regime_at_full_batch(const PreparedDeployment& d, const DeploymentResult& r) {
+  const int64_t full = r.memory.max_sequences;
+  if (full <= 0) return DeploymentRegime::kCapacityBound;
+  DeploymentResult at = r;
+  evaluate_decode_step(d, full, expected_experts_touched(d.n_expert, d.n_expert_used, static_cast<double>(full)), &at);
+  return at.decode.regime == DeploymentRegime::kBandwidthBound ? DeploymentRegime::kCapacityBound : at.decode.regime;
+}
+
 }  // namespace
 
 
 Result<int64_t> sweep_row_count(const SweepSpec& s) {
   int64_t n = 1;
-  for (size_t k : {s.models.size(), s.gpus.size(), at_least_one(s.seqs.size()), s.batches.size(), s.dtypes.size(),
-                   at_least_one(s.kv_dtypes.size())}) {
+  for (size_t k : {s.models.size(), s.gpus.size(), s.splits.size(), at_least_one(s.contexts.size()),
+                   s.batches.size(), s.dtypes.size(), at_least_one(s.kv_dtypes.size())}) {
     if (__builtin_mul_overflow(n, static_cast<int64_t>(k), &n)) return Status::Overflow("sweep size");
   }
   return n;
@@ -26,6 +37,19 @@ Result<int64_t> sweep_row_count(const SweepSpec& s) {
 Status validate_sweep(const SweepSpec& s) {
   if (s.models.empty()) return Status::InvalidArgument("models", "give at least one model");
   if (s.gpus.empty()) return Status::InvalidArgument("gpus", "give at least one GPU");
+  if (s.splits.empty()) return Status::InvalidArgument("splits", "give at least one split (tp x pp x ep x dp)");
+  for (const Parallelism& p : s.splits) {
+    if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.dp < 1) {
+      return Status::InvalidArgument("splits", "every degree (tp, pp, ep, dp) must be at least 1");
+    }
+    if (p.tp > (int64_t{1} << 20) || p.pp > (int64_t{1} << 20) || p.dp > (int64_t{1} << 20) ||
+        p.tp * p.pp * p.dp > (int64_t{1} << 20)) {
+      return Status::InvalidArgument("splits", "at most 1,048,576 GPUs (tp x pp x dp) in one split");
+    }
+  }
+  for (int64_t t : s.contexts) {
+    if (t <= 0) return Status::InvalidArgument("context", "must be a positive number of tokens");
+  }
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
@@ -40,7 +64,7 @@ Status validate_sweep(const SweepSpec& s) {
           "gpu", "'" + g.name + "' needs a capacity, a bandwidth and a bf16 peak");
     }
   }
-  // analyze_size's model and count checks depend only on (model, seq, KV
+  // analyze_size's model and count checks depend only on (model, context, KV
   // dtype): the weight bytes are checked at fp32, the widest dtype.
   // Without --kv-dtype each row's cache is default_kv_dtype(model, weights), as the rows compute it.
   for (const ModelSpec& m : s.models) {
@@ -48,10 +72,10 @@ Status validate_sweep(const SweepSpec& s) {
     for (Dtype w : s.dtypes) kv_follow.push_back(default_kv_dtype(m, w));
     const std::vector<Dtype>& kvs = s.kv_dtypes.empty() ? kv_follow : s.kv_dtypes;
     const std::vector<int64_t> own = {default_context(m)};
-    for (int64_t seq : s.seqs.empty() ? own : s.seqs) {
+    for (int64_t ctx : s.contexts.empty() ? own : s.contexts) {
       for (Dtype kv : kvs) {
         SizeOptions o;
-        o.seq = seq;
+        o.context = ctx;
         o.kv_dtype = kv;
         o.has_gpu = false;
         if (auto r = analyze_size(m, GpuSpec{}, o); !r.ok()) return r.status();
@@ -67,15 +91,16 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
   params.reserve(s.models.size());
   for (const ModelSpec& m : s.models) params.push_back(param_breakdown(m).value());  // validated above
 
-  const size_t n_seq = at_least_one(s.seqs.size());
+  const size_t n_ctx = at_least_one(s.contexts.size());
   const size_t n_kv = at_least_one(s.kv_dtypes.size());
   const size_t n_combo = s.dtypes.size() * n_kv;  // the (dtype, kv dtype) pairs, innermost
   // Hoisting, outermost first:
   //   per model: compute_size's model part; the expected experts a batch
   //     touches, per batch (the one pow of a MoE row, shared by size and the engine);
-  //   per (model, GPU, dtype pair): the deployment engine's prepared constants;
-  //   per (model, GPU, seq, dtype pair): the whole row at the first batch
-  //     (compute_size_row_part, evaluate_deployment);
+  //   per (model, GPU, split, dtype pair): the deployment engine's prepared constants;
+  //   per (model, GPU, split, context, dtype pair): the whole row at the first batch
+  //     (compute_size_row_part, evaluate_deployment) and the serving regime
+  //     (the decode step at the largest batch that fits);
   //   per row: only what the batch changes (compute_size_batch_part,
   //     evaluate_decode_step). Every other field is the first batch's, which
   //     the batch does not change, so each row equals a full evaluation.
@@ -115,61 +140,65 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
     }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       const GpuSpec& g = s.gpus[gi];
-      for (size_t c = 0; c < n_combo; ++c) {
-        rows[c].gpu = gi;
-        rows[c].gpu_spec = &g;
-        DeploymentOptions o;
-        o.weight_dtype = rows[c].options.weight_dtype;
-        o.kv_dtype = rows[c].options.kv_dtype;
-        auto pd = prepare_deployment(m, g, o);
-        prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
-        rows[c].has_deployment = pd.ok();
-        engineered[c].reset();
-        if (pd.ok()) {
-          if (auto st = resolve_engine_settings(s.engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
-            Engineered e;
-            e.d = engine_view(*pd, *st);
-            e.settings = *st;
-            e.memory = engine_memory(e.d, e.settings);
-            engineered[c] = e;
-          }
-        }
-        rows[c].has_prediction = engineered[c].has_value();
-      }
-      for (size_t si = 0; si < n_seq; ++si) {
-        const int64_t seq = s.seqs.empty() ? default_context(m) : s.seqs[si];
-        for (size_t bi = 0; bi < s.batches.size(); ++bi) {
-          const int64_t batch = s.batches[bi];
-          for (size_t c = 0; c < n_combo; ++c) {
-            SweepRow& row = rows[c];
-            row.index = index++;
-            row.options.seq = seq;
-            row.options.batch = batch;
-            const auto& pd = prepared[c];
-            if (bi == 0) {
-              compute_size_row_part(m, p, g, row.options, &row.result);
-              if (pd) row.deployment = evaluate_deployment(*pd, batch, seq, 0);
-            } else {
-              compute_size_batch_part(g, row.options, weight_terms[c], touched[bi], &row.result);
-              if (pd) evaluate_decode_step(*pd, batch, touched[bi], &row.deployment);
+      for (size_t pi = 0; pi < s.splits.size(); ++pi) {
+        const Parallelism& split = s.splits[pi];
+        // The teaching view pools the split's GPUs (capacity, bandwidth and peak add up).
+        const GpuSpec pooled = split.gpus() == 1 ? g : tensor_parallel(g, split.gpus());
+        for (size_t c = 0; c < n_combo; ++c) {
+          rows[c].gpu = gi;
+          rows[c].gpu_spec = &g;
+          rows[c].split = pi;
+          rows[c].split_spec = &split;
+          DeploymentOptions o;
+          o.split = split;
+          o.weight_dtype = rows[c].options.weight_dtype;
+          o.kv_dtype = rows[c].options.kv_dtype;
+          auto pd = prepare_deployment(m, g, o);
+          prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
+          rows[c].has_deployment = pd.ok();
+          engineered[c].reset();
+          if (pd.ok() && s.predict) {
+            if (auto st = resolve_engine_settings(s.engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
+              Engineered e;
+              e.d = engine_view(*pd, *st);
+              e.settings = *st;
+              e.memory = engine_memory(e.d, e.settings);
+              engineered[c] = e;
             }
-            if (const auto& e = engineered[c]) row.prediction = predict_decode(e->d, e->memory, e->settings, time, batch, seq);
-            on_row(row);
+          }
+          rows[c].has_prediction = engineered[c].has_value();
+        }
+        for (size_t ti = 0; ti < n_ctx; ++ti) {
+          const int64_t ctx = s.contexts.empty() ? default_context(m) : s.contexts[ti];
+          for (size_t bi = 0; bi < s.batches.size(); ++bi) {
+            const int64_t batch = s.batches[bi];
+            for (size_t c = 0; c < n_combo; ++c) {
+              SweepRow& row = rows[c];
+              row.index = index++;
+              row.options.context = ctx;
+              row.options.batch = batch;
+              const auto& pd = prepared[c];
+              if (bi == 0) {
+                compute_size_row_part(m, p, pooled, row.options, &row.result);
+                if (pd) {
+                  row.deployment = evaluate_deployment(*pd, batch, ctx, 0);
+                  row.serving_regime = serving_regime_at_full_batch(*pd, row.deployment);
+                }
+              } else {
+                compute_size_batch_part(pooled, row.options, weight_terms[c], touched[bi], &row.result);
+                if (pd) evaluate_decode_step(*pd, batch, touched[bi], &row.deployment);
+              }
+              if (const auto& e = engineered[c]) {
+                row.prediction = predict_decode(e->d, e->memory, e->settings, time, batch, ctx);
+              }
+              on_row(row);
+            }
           }
         }
       }
     }
   }
   return Status::Ok();
-}
-
-std::string_view regime_name(ServingRegime r) {
-  switch (r) {
-    case ServingRegime::kWeightsDoNotFit: return "weights_do_not_fit";
-    case ServingRegime::kCapacityBound: return "capacity_bound";
-    case ServingRegime::kComputeReachable: return "compute_reachable";
-  }
-  return "unknown";
 }
 
 }  // namespace modelcalc

@@ -98,7 +98,6 @@ void expect_same_size(const SizeResult& g, const SizeResult& w, const std::strin
   EXPECT_SAME(g, w, compute_bound_batch);
   EXPECT_SAME(g, w, compute_bound_batch_approx);
   EXPECT_SAME(g, w, max_batch_by_capacity);
-  EXPECT_SAME_ENUM(g, w, regime);
 }
 
 void expect_same_decode(const DecodeStep& g, const DecodeStep& w, const std::string& where) {
@@ -157,7 +156,7 @@ void expect_same_deployment(const DeploymentResult& g, const DeploymentResult& w
 }
 
 std::string where_of(const SweepRow& r) {
-  return r.model_spec->name + " on " + r.gpu_spec->key + " seq " + std::to_string(r.options.seq) + " batch " +
+  return r.model_spec->name + " on " + r.gpu_spec->key + " seq " + std::to_string(r.options.context) + " batch " +
          std::to_string(r.options.batch) + " " + std::string(dtype_name(r.options.weight_dtype)) + "/" +
          std::string(dtype_name(r.options.kv_dtype));
 }
@@ -173,7 +172,7 @@ int64_t expect_rows_equal_unhoisted(const SweepSpec& s) {
     DeploymentOptions o;
     o.weight_dtype = r.options.weight_dtype;
     o.kv_dtype = r.options.kv_dtype;
-    o.context = r.options.seq;
+    o.context = r.options.context;
     o.batch = r.options.batch;
     const auto dep = analyze_deployment(*r.model_spec, *r.gpu_spec, o);
     EXPECT_EQ(r.has_deployment, dep.ok()) << where;
@@ -196,7 +195,7 @@ TEST(SweepHoist, EveryFieldOfEveryRowEqualsTheUnhoistedEvaluation) {
     s.models.push_back(find_preset(name).value());
   }
   for (const char* g : {"h100", "mi300x", "l4", "rtx-4090"}) s.gpus.push_back(find_gpu(g).value());
-  s.seqs = {1, 4097, 131072};
+  s.contexts = {1, 4097, 131072};
   s.batches = {7, 1, 2, 64, 7, 4096};
   s.dtypes = {Dtype::kFp32, Dtype::kBf16, Dtype::kFp8, Dtype::kInt4};
   const int64_t rows = expect_rows_equal_unhoisted(s);
@@ -225,7 +224,7 @@ TEST(SweepHoist, ComputeSizeIntoAReusedResultEqualsTheByValueResult) {
   const ModelSpec mla = find_preset("deepseek-v2-lite").value();
   const GpuSpec g = find_gpu("h100").value();
   SizeOptions with_gpu;
-  with_gpu.seq = 4096;
+  with_gpu.context = 4096;
   with_gpu.batch = 8;
   SizeOptions no_gpu = with_gpu;
   no_gpu.has_gpu = false;

@@ -138,6 +138,13 @@ Result<TradeoffWeights> parse_weights(std::string_view text, std::string_view fi
 
 Status validate(const Candidate& c, std::string_view field) {
   if (c.name.empty()) return Status::InvalidArgument(field, "every candidate needs a non-empty name");
+  for (const char ch : c.name) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7f) {
+      return Status::InvalidArgument(field, "a candidate's name must be one line of printable text (no newline, tab "
+                                            "or other control character), got '" + c.name + "'");
+    }
+  }
   for (Dial d : kAllDials) {
     const double v = c.dials[d];
     if (!std::isfinite(v) || v <= 0) {
@@ -154,6 +161,16 @@ Result<TradeoffResult> resolve_tradeoff(const Candidate& a, const Candidate& b, 
   MC_RETURN_IF_ERROR(validate(b));
   if (a.name == b.name) {
     return Status::InvalidArgument("candidate", "the two candidates need different names, both are '" + a.name + "'");
+  }
+  // Dials are compared as ratios: a ratio that is not a finite number compares nothing.
+  for (Dial d : kAllDials) {
+    const double hi = std::max(a.dials[d], b.dials[d]), lo = std::min(a.dials[d], b.dials[d]);
+    if (!std::isfinite(hi / lo) || hi / lo > 1e15) {
+      return Status::InvalidArgument("candidate", std::string(dial_name(d)) + " differs by more than 1e15× between '" +
+                                                      a.name + "' (" + error_number(a.dials[d]) + ") and '" + b.name +
+                                                      "' (" + error_number(b.dials[d]) +
+                                                      "); give both in the same unit, within 1e15× of each other");
+    }
   }
   TradeoffResult r;
   for (Dial d : kAllDials) {

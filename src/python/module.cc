@@ -1,8 +1,14 @@
-// The Python front end's native half: `modelcalc._modelcalc`. Thin, like the
-// CLI's main(): it hands an argument list to run_cli, the same entry point the
-// executable and the tests use, and returns what came out. Every figure a
-// Python caller gets is therefore the CLI's own (python/modelcalc/__init__.py
-// turns keyword arguments into flags and the --json output into dicts).
+// The Python front end's native half: `modelcalc._modelcalc`. A front end
+// like the CLI's main(): it parses (keywords, with the CLI's parsers) and
+// renders (the CLI's report builders), and every figure comes from the same
+// core functions the CLI calls (src/cli/runs.h). python/modelcalc/ wraps
+// these in functions with real signatures and docstrings.
+//
+//   _lab                 the lab's formulas (py_lab.cc)
+//   Model, Gpu           specs (py_specs.cc)
+//   _size, _plan, ...    the commands, typed results (py_runs.cc)
+//   _sweep               columns filled by the core's sweep (py_sweep.cc)
+//   run, commands        the CLI itself, in process, for everything else
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -12,16 +18,30 @@
 #include <vector>
 
 #include "cli.h"
+#include "py_util.h"
+
+namespace modelcalc::py_bind {
+void init_specs(py::module_& m);
+void init_lab(py::module_& m);
+void init_runs(py::module_& m);
+void init_sweep(py::module_& m);
+}  // namespace modelcalc::py_bind
 
 namespace py = pybind11;
 
 PYBIND11_MODULE(_modelcalc, m) {
-  m.doc() = "modelcalc's engine: run(args) -> (status, stdout, stderr), commands() -> [(name, summary)]";
+  m.doc() = "modelcalc's engine for Python (python/modelcalc wraps it; docs/python.md)";
+  modelcalc::py_bind::init_errors(m);
+  modelcalc::py_bind::init_specs(m);
+  py::module_ lab = m.def_submodule("_lab", "The lab's formulas, bound to the formula core");
+  modelcalc::py_bind::init_lab(lab);
+  modelcalc::py_bind::init_runs(m);
+  modelcalc::py_bind::init_sweep(m);
   m.def(
       "run",
       [](const std::vector<std::string>& args) {
         std::ostringstream out, err;
-        const int status = modelcalc::run_cli(args, out, err);
+        const int status = modelcalc::run_cli(args, out, err);  // the GIL held: run_cli is one command at a time
         return std::make_tuple(status, out.str(), err.str());
       },
       py::arg("args"),

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format.h"
+#include "deployment_report.h"
 #include "formula_text.h"
 
 namespace modelcalc {
@@ -19,20 +20,34 @@ std::string factor_text(double f) { return std::isinf(f) ? "from 0" : format_qua
 // ---------------------------------------------------------------- kv-budget
 
 std::string change_text(const KvProposal& p, const ModelSpec& m, const KvBudgetOptions& o) {
+  const std::string flags = " (" + change_flags(p.variation.change) + ")";
   switch (p.kind) {
     case KvProposalKind::kKvDtype:
-      return fmt::format("KV cache in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "");
+      return fmt::format("KV cache in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "") + flags;
     case KvProposalKind::kWeightDtype:
-      return fmt::format("Weights in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "");
+      return fmt::format("Weights in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "") + flags;
     case KvProposalKind::kPagedAllocation:
-      return fmt::format("Paged KV allocation (mean length {}, blocks of {})", group_digits(p.value), o.block_size);
+      return fmt::format("Paged KV allocation: sequences hold their mean {} tokens, in blocks of {}", group_digits(p.value),
+                         o.block_size) + flags;
     case KvProposalKind::kShorterContext:
-      return fmt::format("Context {} → {} tokens", group_digits(o.context), group_digits(p.value));
+      return fmt::format("Context {} → {} tokens", group_digits(o.context), group_digits(p.value)) + flags;
     case KvProposalKind::kMoreGpus:
-      return fmt::format("Tensor parallel over {} GPUs (from {})", p.value, o.gpus);
+      return fmt::format("Tensor parallel over {} GPUs (from {})", p.value, o.gpus) + flags;
     case KvProposalKind::kFewerKvHeads:
       return fmt::format("GQA with {} KV heads (from {}: ÷{})", p.value, m.n_head_kv,
-                         fmt_sig(dbl(m.n_head_kv) / dbl(p.value), 3));
+                         fmt_sig(dbl(m.n_head_kv) / dbl(p.value), 3)) + flags;
+  }
+  return "";
+}
+
+const char* kind_name(KvProposalKind k) {
+  switch (k) {
+    case KvProposalKind::kKvDtype: return "kv_dtype";
+    case KvProposalKind::kWeightDtype: return "weight_dtype";
+    case KvProposalKind::kPagedAllocation: return "paged_allocation";
+    case KvProposalKind::kShorterContext: return "shorter_context";
+    case KvProposalKind::kMoreGpus: return "more_gpus";
+    case KvProposalKind::kFewerKvHeads: return "fewer_kv_heads";
   }
   return "";
 }
@@ -68,7 +83,7 @@ std::string cost_text(const KvProposal& p) {
 
 Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
                           const KvBudgetResult& r) {
-  Section s{"1. Budget", {}, {}};
+  Section s{"Teaching view (drill 2's arithmetic, the GPUs pooled): 1. Budget", {}, {}};
   if (gpu != nullptr) {
     s.lines.push_back(given("capacity_bytes", fmt::format("HBM: {} × {}", o.gpus, gpu->name), r.capacity_bytes,
                             Unit::kBytes));
@@ -167,7 +182,7 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
 }
 
 Section concurrency_section(const KvBudgetResult& r) {
-  Section s{"3. Concurrency (whole context reserved per sequence)", {}, {}};
+  Section s{"Teaching view: 3. Concurrency (whole context reserved per sequence)", {}, {}};
   if (r.state_bytes_per_sequence > 0) {
     s.lines.push_back(computed("max_sequences", "Sequences", r.max_sequences, Unit::kSequences, fx::kMaxSeqState,
                                {term("budget", r.budget_bytes), term("KV", r.kv_bytes_per_sequence),
@@ -188,46 +203,52 @@ Section concurrency_section(const KvBudgetResult& r) {
                                   fmt_sig(r.gqa_sequence_gain, 4)));
   }
   s.notes.push_back("The MHA line keeps the same budget; MHA's larger K and V projections would also cost weight memory.");
+  s.notes.push_back("The drill's pooled count; the deployment engine's per-replica count (4. and Memory per GPU) is "
+                    "the one to plan with.");
   return s;
 }
 
-Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& r,
-                          nlohmann::json* out) {
-  const bool none_fit = r.max_sequences == 0;
-  Section s{none_fit ? "4. Changes that make room (no full-context sequence fits today)"
-                     : "4. Changes that double concurrency (ranked)",
+Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const KvProposals& ps, nlohmann::json* out) {
+  const bool none_fit = ps.max_sequences == 0;
+  Section s{none_fit ? "4. Changes that make room (the engine: no full-context sequence fits today)"
+                     : fmt::format("4. Changes that double concurrency (the engine: {} sequences per replica today)",
+                                   group_digits(ps.max_sequences)),
             {}, {}};
   // With nothing fitting, no change "doubles"; proposals are ranked by gain.
-  const int64_t want = none_fit ? std::numeric_limits<int64_t>::max() : 2 * r.max_sequences;
+  const int64_t want = none_fit ? std::numeric_limits<int64_t>::max() : 2 * ps.max_sequences;
   *out = nlohmann::json::array();
   const KvProposal* first = nullptr;
-  for (size_t i = 0; i < r.proposals.size(); ++i) {
-    const KvProposal& p = r.proposals[i];
+  for (size_t i = 0; i < ps.proposals.size(); ++i) {
+    const KvProposal& p = ps.proposals[i];
     const bool reaches = p.max_sequences >= want;
     if (reaches && first == nullptr) first = &p;
     const std::string change = change_text(p, m, o);
-    std::vector<Term> terms = {term("budget", p.budget_bytes), term("KV", p.kv_bytes_per_sequence)};
-    if (r.state_bytes_per_sequence > 0) terms.push_back(term("S", r.state_bytes_per_sequence));
+    const DeploymentMemory& a = p.variation.after.result.memory;
+    const bool state = a.state_per_sequence > 0;  // recurrent state: held per sequence beside the KV
+    std::vector<Term> terms = {term("free", std::max(0.0, a.free_for_kv)), term("KV_seq", a.kv_per_sequence)};
+    if (state) terms.push_back(term("S_seq", a.state_per_sequence));
     Line l = computed("", fmt::format("{}. {}", i + 1, change), p.max_sequences, Unit::kSequences,
-                      r.state_bytes_per_sequence > 0 ? fx::kMaxSeqState : fx::kMaxSeq, std::move(terms),
-                      none_fit ? "" : fmt::format("{}{}", factor_text(p.factor), reaches ? "" : " (short of ×2)"));
+                      state ? fx::kDepMaxSeqState : fx::kDepMaxSeq, std::move(terms),
+                      fmt::format("{} → {}{}{}", group_digits(ps.max_sequences), group_digits(p.max_sequences),
+                                  none_fit ? "" : " (" + factor_text(p.factor) + ")",
+                                  none_fit || reaches ? "" : " (short of ×2)"));
     s.lines.push_back(std::move(l));
     s.notes.push_back(fmt::format("{}: {}", i + 1, cost_text(p)));
-    out->push_back({{"change", change},
-                    {"max_sequences", p.max_sequences},
-                    {"factor", std::isfinite(p.factor) ? nlohmann::json(p.factor) : nlohmann::json()},
-                    {"reaches_2x", reaches},
-                    {"budget_bytes", p.budget_bytes},
-                    {"kv_bytes_per_sequence", p.kv_bytes_per_sequence},
-                    {"cost", cost_text(p)}});
+    nlohmann::json j = variation_json(p.variation);
+    j["kind"] = kind_name(p.kind);
+    j["before_max_sequences"] = ps.max_sequences;
+    j["max_sequences"] = p.max_sequences;
+    j["factor"] = std::isfinite(p.factor) ? nlohmann::json(p.factor) : nlohmann::json();
+    j["reaches_2x"] = reaches;
+    j["effort"] = p.effort;
+    j["cost"] = cost_text(p);
+    out->push_back(std::move(j));
   }
   if (none_fit) {
     s.notes.insert(s.notes.begin(),
-                   fmt::format("Not one sequence at the full context fits: the KV budget ({}) is below one sequence's "
-                               "KV ({}). Ranked by the concurrency each change makes room for; the largest: {}.",
-                               fmt_si(static_cast<double>(r.budget_bytes), "B"),
-                               fmt_si(static_cast<double>(r.kv_bytes_per_sequence), "B"),
-                               r.proposals.empty() ? "none" : change_text(r.proposals.front(), m, o)));
+                   fmt::format("Not one sequence at the full context fits beside the weights on each GPU. Ranked by "
+                               "the concurrency each change makes room for; the largest: {}.",
+                               ps.proposals.empty() ? "none" : change_text(ps.proposals.front(), m, o)));
   } else {
     s.notes.insert(s.notes.begin(),
                    first ? fmt::format("Smallest change reaching ×2: {}.", change_text(*first, m, o))
@@ -237,14 +258,15 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
                    "Ranked: changes reaching ×2 first, least disruptive first (a serving flag < an engine feature < "
                    "a quantized checkpoint < a product limit < more hardware < retraining), then the rest by size.");
   }
-  if (o.mean_len > 0) {
-    s.notes.push_back(fmt::format("Paged allocation assumes a mean sequence length of {} tokens (--mean-len).",
-                                  group_digits(r.mean_len)));
-  } else {
-    s.notes.push_back(fmt::format("Paged allocation assumes a mean length of {} tokens: half the context, the mean "
-                                  "of lengths spread evenly up to it (--mean-len to give yours).",
-                                  group_digits(r.mean_len)));
-  }
+  s.notes.push_back("Each count is the deployment engine on the changed setup (per GPU: shards, replicated KV heads, "
+                    "reserve and workspace kept back), the figure `size` gives for the flags in brackets.");
+  return s;
+}
+
+Section no_proposals_section() {
+  Section s{"4. Changes that double concurrency", {}, {}};
+  s.notes.push_back("Proposals need a GPU (--gpu, without --budget): each is the deployment engine on the changed "
+                    "setup, and the engine needs the hardware.");
   return s;
 }
 
@@ -256,7 +278,7 @@ std::string model_label(const ModelSpec& m) {
 }  // namespace
 
 Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
-                              const KvBudgetResult& r) {
+                              const KvBudgetResult& r, const KvProposals* proposals) {
   Report rep;
   rep.title = fmt::format("kv-budget: {}{}, context {}", model_label(m),
                           gpu ? fmt::format(" on {} × {}", o.gpus, gpu->name) : std::string(),
@@ -264,9 +286,10 @@ Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBu
   rep.sections.push_back(kv_budget_section(m, gpu, o, r));
   rep.sections.push_back(kv_section(m, o, r));
   rep.sections.push_back(concurrency_section(r));
-  nlohmann::json proposals;
-  rep.sections.push_back(proposals_section(m, o, r, &proposals));
-  rep.extra_json["proposals"] = proposals;
+  nlohmann::json json_proposals = nlohmann::json::array();
+  rep.sections.push_back(proposals != nullptr ? proposals_section(m, o, *proposals, &json_proposals)
+                                              : no_proposals_section());
+  rep.extra_json["proposals"] = json_proposals;
   rep.ignored.push_back("Prefix sharing and prompt caching (shared prefixes store their KV once): they raise "
                         "concurrency further for chat workloads with common system prompts.");
   if (!r.budget_given) {

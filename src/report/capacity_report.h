@@ -12,9 +12,11 @@
 
 namespace modelcalc {
 
-// `gpu` may be null when the budget was given directly.
+// `gpu` may be null when the budget was given directly. Sections 1-3 are
+// drill 2's teaching view (the GPUs pooled); `proposals` (the engine's, null
+// without a GPU) make section 4, each with its change and the engine's after.
 Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
-                              const KvBudgetResult& r);
+                              const KvBudgetResult& r, const KvProposals* proposals);
 // `kv_source` says where the KV bytes per token came from (a model, or the flag).
 Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const std::string& kv_source);
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+
+#include <fmt/format.h>
 
 #include "format.h"
 #include "formula_text.h"
@@ -517,7 +520,7 @@ Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const
 }
 
 Section modeled_cost_section(const ModeledCost& c) {
-  Section s{"Cost at the modeled deployment", {}, {}};
+  Section s{"Answer: cost at the deployment engine's decode rate", {}, {}};
   s.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
                              c.usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
                              {term("price", c.usd_per_gpu_hour), term("gpus", c.gpus), term("tps", c.tokens_per_s)},
@@ -528,9 +531,12 @@ Section modeled_cost_section(const ModeledCost& c) {
 std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a,
                                          const DeploymentPrediction* p) {
   Section dec = decode_section(a.prepared, a.result);
-  dec.lines.push_back(given("decode_step.compute_bound_batch", "Decode turns compute-bound at batch",
-                            a.compute_bound_batch, Unit::kSequences,
-                            a.compute_bound_batch == 0 ? "(never: every sequence reads its own KV)"
+  // 0 from the engine is "never up to 2^30": infinite, so null in JSON and "never" in text.
+  Value cb = a.compute_bound_batch;
+  if (a.compute_bound_batch == 0) cb = std::numeric_limits<double>::infinity();
+  dec.lines.push_back(given("decode_step.compute_bound_batch", "Decode turns compute-bound at batch", std::move(cb),
+                            Unit::kSequences,
+                            a.compute_bound_batch == 0 ? "(every sequence reads its own KV: the KV bytes grow as fast as the FLOPs)"
                             : a.compute_bound_batch > a.result.memory.max_sequences
                                 ? "(more than fit: capacity-bound first)"
                                 : "(fits in memory)"));
@@ -617,36 +623,143 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
 nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a, const DeploymentPrediction* p) {
   Report rep;
   rep.sections = deployment_sections(gpu, a, p);
-  return render_json(rep);
+  nlohmann::json j = render_json(rep);
+  j.erase("ignored");
+  j.erase("warnings");
+  return j;
 }
 
-Section textbook_vs_modeled(const SizeResult& t, const DeploymentAnalysis& a, const DeploymentResult& one) {
-  Section s{"7. Modeled deployment beside the textbook", {}, {}};
+nlohmann::json engine_figures_json(const GpuSpec& gpu, const DeploymentAnalysis& a, const DeploymentPrediction* p) {
+  const nlohmann::json all = deployment_json(gpu, a, p);
+  nlohmann::json j = nlohmann::json::object();
+  for (const char* key : {"memory_per_gpu", "decode_step"}) {
+    if (all.contains(key)) j[key] = all[key];
+  }
+  return j;
+}
+
+namespace {
+
+// The change's fields as (flag name without dashes, JSON value), in flag order.
+std::vector<std::pair<std::string, nlohmann::json>> change_fields(const ScenarioChange& c) {
+  std::vector<std::pair<std::string, nlohmann::json>> f;
+  if (c.gpu) f.emplace_back("gpu", c.gpu->key);
+  if (c.split) {
+    f.emplace_back("gpus", c.split->gpus());
+    f.emplace_back("tp", c.split->tp);
+    f.emplace_back("pp", c.split->pp);
+    f.emplace_back("ep", c.split->ep);
+    f.emplace_back("dp", c.split->dp);
+  }
+  if (c.weight_dtype) f.emplace_back("dtype", std::string(dtype_name(*c.weight_dtype)));
+  if (c.compute_dtype) f.emplace_back("compute_dtype", std::string(dtype_name(*c.compute_dtype)));
+  if (c.kv_dtype) f.emplace_back("kv_dtype", std::string(dtype_name(*c.kv_dtype)));
+  if (c.kv_heads) f.emplace_back("kv_heads", *c.kv_heads);
+  if (c.context) f.emplace_back("context", *c.context);
+  if (c.batch) f.emplace_back("batch", *c.batch);
+  if (c.prompt_tokens) f.emplace_back("prompt", *c.prompt_tokens);
+  if (c.reserve_fraction) f.emplace_back("reserve", *c.reserve_fraction);
+  if (c.engine) f.emplace_back("engine", std::string(engine_name(*c.engine)));
+  return f;
+}
+
+}  // namespace
+
+nlohmann::json change_json(const ScenarioChange& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (auto& [k, v] : change_fields(c)) j[k] = v;
+  return j;
+}
+
+std::string change_flags(const ScenarioChange& c) {
+  std::string s;
+  for (auto& [k, v] : change_fields(c)) {
+    std::string flag = "--" + k;
+    for (char& ch : flag) ch = ch == '_' ? '-' : ch;
+    s += (s.empty() ? "" : " ") + flag + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return s;
+}
+
+nlohmann::json variation_json(const Variation& v) {
+  return {{"change", change_json(v.change)},
+          {"after", engine_figures_json(v.scenario.gpu, v.after, v.predicted ? &*v.predicted : nullptr)}};
+}
+
+std::string deciding_term(const DeploymentResult& r) {
+  const DecodeStep& st = r.decode;
+  const std::string step = format_brief(st.seconds, Unit::kSeconds);
+  switch (st.regime) {
+    case DeploymentRegime::kBandwidthBound:
+      return "memory time " + format_brief(st.memory_seconds, Unit::kSeconds) + " of the " + step + " step";
+    case DeploymentRegime::kComputeBound:
+      return "compute time " + format_brief(st.compute_seconds, Unit::kSeconds) + " of the " + step + " step";
+    case DeploymentRegime::kCommunicationBound:
+      return "communication " + format_brief(st.comm_seconds, Unit::kSeconds) + " of the " + step + " step";
+    case DeploymentRegime::kCapacityBound:
+      return r.memory.max_sequences == 0
+                 ? "the weights: not one sequence fits beside them"
+                 : fmt::format("batch {} > the {} sequences HBM holds", group_digits(st.batch),
+                               group_digits(r.memory.max_sequences));
+  }
+  return "";
+}
+
+std::string before_after(const DeploymentResult& before, const DeploymentResult& after) {
+  const DecodeStep& b = before.decode;
+  const DecodeStep& a = after.decode;
+  std::string s = fmt::format("{} → {} per sequence ({})", format_brief(b.tokens_per_s_per_sequence, Unit::kTokensPerS),
+                              format_brief(a.tokens_per_s_per_sequence, Unit::kTokensPerS),
+                              format_brief(a.tokens_per_s_per_sequence / b.tokens_per_s_per_sequence, Unit::kFactor));
+  if (a.batch != b.batch || a.tokens_per_s_aggregate != a.tokens_per_s_per_sequence) {
+    s += fmt::format(", {} → {} aggregate ({})", format_brief(b.tokens_per_s_aggregate, Unit::kTokensPerS),
+                     format_brief(a.tokens_per_s_aggregate, Unit::kTokensPerS),
+                     format_brief(a.tokens_per_s_aggregate / b.tokens_per_s_aggregate, Unit::kFactor));
+  }
+  s += "; decided by " + deciding_term(before) + " → " + deciding_term(after);
+  if (before.memory.max_sequences != after.memory.max_sequences) {
+    s += fmt::format("; sequences that fit {} → {}", group_digits(before.memory.max_sequences),
+                     group_digits(after.memory.max_sequences));
+  }
+  if (!a.fits) s += " (the batch does not fit: capacity-bound)";
+  return s;
+}
+
+Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& regime, const DeploymentPrediction* p) {
   const DeploymentResult& r = a.result;
-  const double dp = static_cast<double>(a.prepared.split.dp);
-  s.lines.push_back(given("textbook_vs_modeled.single_stream.textbook", "Single stream, textbook (bw ÷ (W + KV))",
-                          t.tps_with_kv, Unit::kTokensPerS));
-  s.lines.push_back(given("textbook_vs_modeled.single_stream.modeled", "Single stream, modeled",
-                          one.decode.tokens_per_s_per_sequence, Unit::kTokensPerS,
-                          "(reads B embedding rows not the table, the touched experts; adds lm_head FLOPs and "
-                          "communication)"));
-  s.lines.push_back(given("textbook_vs_modeled.max_sequences.textbook", "Sequences that fit, textbook (capacity − W)",
-                          t.max_batch_by_capacity, Unit::kSequences));
-  s.lines.push_back(given("textbook_vs_modeled.max_sequences.modeled", "Sequences that fit, modeled (all replicas)",
-                          static_cast<int64_t>(r.memory.max_sequences * a.prepared.split.dp), Unit::kSequences,
-                          "(keeps the reserve and a workspace back; KV heads held per TP rank, replicated past "
-                          "the KV head count; 16-bit tables kept in quantized checkpoints)"));
-  s.lines.push_back(given("textbook_vs_modeled.aggregate.textbook", "Aggregate at the batch, textbook",
-                          t.tps_aggregate, Unit::kTokensPerS));
-  s.lines.push_back(given("textbook_vs_modeled.aggregate.modeled", "Aggregate at the batch, modeled",
-                          r.decode.tokens_per_s_aggregate, Unit::kTokensPerS,
-                          dp > 1 ? "(batch per replica × dp replicas; compute, memory and comm terms)"
-                                 : "(the max of compute and memory time plus communication)"));
-  s.lines.push_back(given("textbook_vs_modeled.regime.textbook", "Regime, textbook (d×d projection)",
-                          std::string(regime_name(t.regime)), Unit::kNone));
-  s.lines.push_back(given("textbook_vs_modeled.regime.modeled", "Regime, modeled (whole step)",
-                          std::string(regime_name(r.decode.regime)), Unit::kNone,
-                          "(the whole decode step, KV reads included, against the compute dtype's roof)"));
+  const DecodeStep& st = r.decode;
+  const Parallelism& split = a.prepared.split;
+  Section s{fmt::format("Answer (the deployment engine: tp {} × pp {} × dp {})", split.tp, split.pp, split.dp), {}, {}};
+  s.lines.push_back(given("", "Decode per sequence", st.tokens_per_s_per_sequence, Unit::kTokensPerS,
+                          fmt::format("({}, {}: {} decides)", regime_name(st.regime),
+                                      st.fits ? "the batch fits" : "the batch does not fit", deciding_term(r))));
+  s.lines.push_back(given("", "Decode aggregate at batch " + group_digits(st.batch) + (split.dp > 1 ? " × dp" : ""),
+                          st.tokens_per_s_aggregate, Unit::kTokensPerS));
+  if (p != nullptr) {
+    s.lines.push_back(given("", "Decode per sequence, predicted", p->decode.tokens_per_s_per_sequence,
+                            Unit::kTokensPerS,
+                            "(" + std::string(p->profile->display) + ", calibrated; the figures above are ceilings)"));
+    s.lines.push_back(given("", "Sequences the engine admits", p->decode.max_sequences, Unit::kSequences));
+  }
+  s.lines.push_back(given("", "Sequences that fit at T (per replica)", r.memory.max_sequences, Unit::kSequences,
+                          "(the ceiling: driver-exposed memory less the weights, the KV per GPU as it is sharded)"));
+  s.lines.push_back(given("", "Time to first token (one prompt)", r.prefill.seconds, Unit::kSeconds));
+  std::string why;
+  if (regime.max_sequences == 0) {
+    why = "(the weights leave no room for one sequence's KV: shard them or quantize)";
+  } else if (regime.regime == DeploymentRegime::kCapacityBound) {
+    why = fmt::format("(at the {} sequences HBM holds, decode is still bandwidth-bound{}: capacity, not FLOPs, "
+                      "limits how far batching amortizes the weight read)",
+                      group_digits(regime.max_sequences),
+                      regime.compute_bound_batch > 0
+                          ? "; it turns compute-bound at batch " + group_digits(regime.compute_bound_batch)
+                          : "; it never turns compute-bound");
+  } else {
+    why = fmt::format("(at the {} sequences HBM holds, {} decides)", group_digits(regime.max_sequences),
+                      deciding_term(regime.full->result));
+  }
+  s.lines.push_back(given("roofline.regime", "Serving regime (at the largest batch that fits)",
+                          std::string(regime_name(regime.regime)), Unit::kNone, why));
   return s;
 }
 

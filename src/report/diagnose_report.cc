@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "deployment_report.h"
 #include "diagnose_text.h"
 #include "format.h"
 
@@ -84,6 +85,11 @@ std::vector<Term> speedup_terms(const Ctx& c) {
 std::vector<Term> quant_terms(const Ctx& c, Term extra) {
   return {term("B", c.B), term("bw", c.bw), term("N", c.N), term("KV", c.KV), term("peak", c.peak), std::move(extra)};
 }
+// The engine's aggregate for a varied scenario: the batch over its step.
+std::vector<Term> varied_terms(const Ctx& c, const std::optional<double>& step) {
+  const DeploymentAnalysis& a = *c.d.modeled;
+  return {term("B", a.result.decode.batch), term("dp", a.prepared.split.dp), term("t_step", step.value_or(0))};
+}
 bool is_mla(const Ctx& c) { return c.e.model.spec && c.e.model.spec->is_mla(); }
 // Layers of several kinds (chunks, layers without attention): the explained form names each.
 bool is_layered(const Ctx& c) {
@@ -144,11 +150,28 @@ const EvidenceRow kEvidenceRows[] = {
      },
      nullptr},
     // Decode.
-    {"step_bytes", "Bytes read per decode step", MC_NUM(step_bytes), Unit::kBytes, &fx::kStepBytes, nullptr,
+    {"step_bytes", "Bytes read per decode step", MC_NUM(step_bytes), Unit::kBytes, &fx::kStepBytes,
+     [](const Ctx& c) { return !c.modeled; },
      [](const Ctx& c) {
        return std::vector<Term>{term("W", c.W), term("B", c.B), term("KV", c.KV)};
      },
      nullptr},
+    {"step_bytes", "Bytes read per decode step, per GPU (the engine)", MC_NUM(step_bytes), Unit::kBytes,
+     &fx::kDepStepBytes, [](const Ctx& c) { return c.modeled && c.d.modeled->result.decode.bytes.state == 0; },
+     [](const Ctx& c) {
+       const DecodeBytes& b = c.d.modeled->result.decode.bytes;
+       return std::vector<Term>{term("W_blocks", b.weights), term("W_experts", b.experts), term("W_lm_head", b.lm_head),
+                                term("W_rows", b.embedding_rows), term("KV", b.kv)};
+     },
+     [](const Ctx&) -> std::string { return "(the experts the batch touches, not all of them)"; }},
+    {"step_bytes", "Bytes read per decode step, per GPU (the engine)", MC_NUM(step_bytes), Unit::kBytes,
+     &fx::kDepStepBytesState, [](const Ctx& c) { return c.modeled && c.d.modeled->result.decode.bytes.state > 0; },
+     [](const Ctx& c) {
+       const DecodeBytes& b = c.d.modeled->result.decode.bytes;
+       return std::vector<Term>{term("W_blocks", b.weights), term("W_experts", b.experts), term("W_lm_head", b.lm_head),
+                                term("W_rows", b.embedding_rows), term("KV", b.kv), term("S", b.state)};
+     },
+     [](const Ctx&) -> std::string { return "(the experts the batch touches, not all of them)"; }},
     {"bandwidth_ceiling_per_sequence", "Ceiling per sequence (modeled deployment)", MC_NUM(bw_ceiling_per_seq),
      Unit::kTokensPerS, &fx::kDepTpsSeq, [](const Ctx& c) { return c.modeled; },
      [](const Ctx& c) { return std::vector<Term>{term("t_step", c.n.ideal_step_time_s.value_or(0))}; }, nullptr},
@@ -171,11 +194,19 @@ const EvidenceRow kEvidenceRows[] = {
      },
      nullptr},
     {"compute_ceiling_aggregate", "Compute ceiling, aggregate", MC_NUM(compute_ceiling_aggregate), Unit::kTokensPerS,
-     &fx::kDxComputeCeiling, nullptr,
+     &fx::kDxComputeCeiling, [](const Ctx& c) { return !c.modeled; },
      [](const Ctx& c) {
        return std::vector<Term>{term("peak", c.peak), term("N", c.N)};
      },
      nullptr},
+    {"compute_ceiling_aggregate", "Compute ceiling, aggregate (the engine's FLOPs)", MC_NUM(compute_ceiling_aggregate),
+     Unit::kTokensPerS, &fx::kDxEngineComputeCeiling, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) {
+       const DeploymentAnalysis& a = *c.d.modeled;
+       return std::vector<Term>{term("B", a.result.decode.batch), term("dp", a.prepared.split.dp),
+                                term("t_compute", a.result.decode.compute_seconds)};
+     },
+     [](const Ctx&) -> std::string { return "(active parameters, attention and lm_head)"; }},
     {"step_intensity", "Decode step intensity", MC_NUM(step_intensity), Unit::kFlopPerByte, &fx::kIntensity,
      [](const Ctx& c) { return c.modeled; },
      [](const Ctx& c) {
@@ -211,7 +242,14 @@ const EvidenceRow kEvidenceRows[] = {
      },
      nullptr},
     {"implied_flop_utilization", "FLOP use the measured tokens imply", MC_NUM(implied_flop_utilization),
-     Unit::kFraction, &fx::kMfu, nullptr,
+     Unit::kFraction, &fx::kDxEngineFlopUse, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) {
+       return std::vector<Term>{term("t_compute", c.d.modeled->result.decode.compute_seconds),
+                                term("t_measured", c.n.step_time_s.value_or(0))};
+     },
+     nullptr},
+    {"implied_flop_utilization", "FLOP use the measured tokens imply", MC_NUM(implied_flop_utilization),
+     Unit::kFraction, &fx::kMfu, [](const Ctx& c) { return !c.modeled; },
      [](const Ctx& c) {
        return std::vector<Term>{
            term("tps", c.n.measured_aggregate ? format_value(*c.n.measured_aggregate, Unit::kTokensPerS) : "?"),
@@ -225,14 +263,23 @@ const EvidenceRow kEvidenceRows[] = {
                                 term("implied", frac_or_unknown(c.n.implied_flop_utilization))};
      },
      nullptr},
+    {"int8_ceiling_aggregate", "Ceiling with int8 weights (aggregate, the engine at --dtype int8)",
+     MC_NUM(int8_ceiling_aggregate), Unit::kTokensPerS, &fx::kDxEngineVaried, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) { return varied_terms(c, c.n.int8_step_s); }, nullptr},
+    {"int4_ceiling_aggregate", "Ceiling with int4 weights (aggregate, the engine at --dtype int4)",
+     MC_NUM(int4_ceiling_aggregate), Unit::kTokensPerS, &fx::kDxEngineVaried, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) { return varied_terms(c, c.n.int4_step_s); }, nullptr},
+    {"fp8_ceiling_aggregate", "Ceiling with fp8 weights and compute (aggregate, the engine at --dtype fp8)",
+     MC_NUM(fp8_ceiling_aggregate), Unit::kTokensPerS, &fx::kDxEngineVaried, [](const Ctx& c) { return c.modeled; },
+     [](const Ctx& c) { return varied_terms(c, c.n.fp8_step_s); }, nullptr},
     {"int8_ceiling_aggregate", "Ceiling with int8 weights (aggregate)", MC_NUM(int8_ceiling_aggregate),
-     Unit::kTokensPerS, &fx::kDxQuantCeiling, nullptr, [](const Ctx& c) { return quant_terms(c, term("b_q", "1 B")); },
-     nullptr},
+     Unit::kTokensPerS, &fx::kDxQuantCeiling, [](const Ctx& c) { return !c.modeled; },
+     [](const Ctx& c) { return quant_terms(c, term("b_q", "1 B")); }, nullptr},
     {"int4_ceiling_aggregate", "Ceiling with int4 weights (aggregate)", MC_NUM(int4_ceiling_aggregate),
-     Unit::kTokensPerS, &fx::kDxQuantCeiling, nullptr,
+     Unit::kTokensPerS, &fx::kDxQuantCeiling, [](const Ctx& c) { return !c.modeled; },
      [](const Ctx& c) { return quant_terms(c, term("b_q", "0.5 B")); }, nullptr},
     {"fp8_ceiling_aggregate", "Ceiling with fp8 compute (aggregate)", MC_NUM(fp8_ceiling_aggregate), Unit::kTokensPerS,
-     &fx::kDxFp8Ceiling, nullptr,
+     &fx::kDxFp8Ceiling, [](const Ctx& c) { return !c.modeled; },
      [](const Ctx& c) {
        return quant_terms(c, term("peak_fp8", c.n.fp8_peak_flops ? format_quantity(*c.n.fp8_peak_flops, Unit::kFlopPerS) : "?"));
      },
@@ -485,7 +532,7 @@ std::string title(const Evidence& e, const GpuSpec& gpu, const Diagnosis& d, con
   std::string setup = std::string(phase_name(d.phase)) + (d.phase_inferred ? " (inferred)" : "");
   if (d.n.params) {
     setup += fmt::format(", {} params in {}", fmt_si(*d.n.params, "", 4),
-                         dtype_name(e.model.dtype.value_or(Dtype::kFp16)));
+                         dtype_name(e.model.dtype.value_or(kDefaultWeightDtype)));
   }
   setup += fmt::format(", batch {}", fmt_fixed(d.n.batch, 0));
   if (d.n.context > 0) setup += fmt::format(", context {}", fmt_fixed(d.n.context, 0));
@@ -541,14 +588,14 @@ Report build_diagnose_report(const Evidence& e, const GpuSpec& gpu, const Diagno
   r.sections.push_back(std::move(evidence));
 
   Section fixes{"Fixes, in priority order", {}, {}};
-  std::vector<DxWords> fix_words;
-  for (const Fix& f : d.fixes) fix_words.push_back(dx_words(f.what, d));
-  for (size_t i = 0; i < fix_words.size(); ++i) {
-    fixes.notes.push_back(fmt::format("{}. {} — {}", i + 1, fix_words[i].first, fix_words[i].second));
+  std::vector<DxWords> words;
+  for (const Fix& f : d.fixes) words.push_back(fix_words(f.what, f.variation, d));
+  for (size_t i = 0; i < words.size(); ++i) {
+    fixes.notes.push_back(fmt::format("{}. {} — {}", i + 1, words[i].first, words[i].second));
   }
   if (!fixes.notes.empty()) r.sections.push_back(std::move(fixes));
   std::optional<DxWords> reject;
-  if (d.reject) reject = dx_words(*d.reject, d);
+  if (d.reject) reject = fix_words(*d.reject, d.reject_variation, d);
   if (reject) r.sections.push_back({"Reject", {}, {reject->first + " — " + reject->second}});
   std::vector<DxWords> ask_words;
   for (const DxStatement& a : d.ask_first) ask_words.push_back(dx_words(a, d));
@@ -563,9 +610,22 @@ Report build_diagnose_report(const Evidence& e, const GpuSpec& gpu, const Diagno
   for (const Line& l : r.sections[1].lines) ev.push_back(line_json(l));
   json fx = json::array();
   for (size_t i = 0; i < d.fixes.size(); ++i) {
-    json j = {{"action", fix_words[i].first}, {"effect", fix_words[i].second}};
+    json j = {{"action", words[i].first}, {"effect", words[i].second}};
     j["speedup"] = d.fixes[i].speedup ? json(*d.fixes[i].speedup) : json();
+    // A change of the setup: the flags and the engine's figures for them (null otherwise).
+    const json v = d.fixes[i].variation ? variation_json(*d.fixes[i].variation) : json();
+    j["change"] = v.is_null() ? json() : v["change"];
+    j["after"] = v.is_null() ? json() : v["after"];
     fx.push_back(j);
+  }
+  json reject_json;
+  if (reject) {
+    reject_json = {{"action", reject->first}, {"why", reject->second}, {"change", json()}, {"after", json()}};
+    if (d.reject_variation) {
+      const json v = variation_json(*d.reject_variation);
+      reject_json["change"] = v["change"];
+      reject_json["after"] = v["after"];
+    }
   }
   json ask = json::array();
   for (const DxWords& a : ask_words) ask.push_back({{"measurement", a.first}, {"why", a.second}});
@@ -578,7 +638,7 @@ Report build_diagnose_report(const Evidence& e, const GpuSpec& gpu, const Diagno
                   {"evidence", ev},
                   {"findings", findings},
                   {"fixes", fx},
-                  {"reject", reject ? json{{"action", reject->first}, {"why", reject->second}} : json()},
+                  {"reject", reject ? reject_json : json()},
                   {"ask_first", ask}};
   if (!e.description.empty()) r.extra_json["description"] = e.description;
   return r;

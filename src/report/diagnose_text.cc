@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <fmt/format.h>
 
+#include "deployment_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -77,7 +78,7 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
       return {fmt::format("training at {} of its 6N FLOP ceiling: the evidence leaves something out",
                           format_brief(v[0], Unit::kFraction))};
     case DxCode::kDetailBandwidthBound:
-      return {fmt::format("{}, bandwidth-bound at {} of its ceiling", phase, format_brief(v[0], Unit::kFraction))};
+      return {fmt::format("{}, {} at {} of its ceiling", phase, regime, format_brief(v[0], Unit::kFraction))};
     case DxCode::kDetailComputeBound:
       return {fmt::format("{}, compute-bound at {} of peak FLOP/s", phase, format_brief(v[0], Unit::kFraction))};
     case DxCode::kDetailOverhead:
@@ -116,6 +117,12 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
       return {fmt::format("measured {} vs ceiling bw / (W + B × KV) = {} per sequence: {}; FLOP use {}",
                           format_brief(v[0], Unit::kTokensPerS), format_brief(v[1], Unit::kTokensPerS),
                           format_brief(v[2], Unit::kFraction), format_brief(v[3], Unit::kFraction))};
+    case DxCode::kSettledBandwidthEngine:
+      return {fmt::format("measured {} vs the deployment engine's {} per sequence: {}; the step's memory time is {} "
+                          "of {}; FLOP use {}",
+                          format_brief(v[0], Unit::kTokensPerS), format_brief(v[1], Unit::kTokensPerS),
+                          format_brief(v[2], Unit::kFraction), format_brief(v[4], Unit::kSeconds),
+                          format_brief(v[5], Unit::kSeconds), format_brief(v[3], Unit::kFraction))};
     case DxCode::kSettledBandwidthUtil:
       return {fmt::format("HBM bandwidth at {} of peak while FLOP use is {}", format_brief(v[0], Unit::kFraction),
                           format_brief(v[1], Unit::kFraction))};
@@ -252,9 +259,9 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
                           fmt_sig(v[0], 3), fmt_sig(v[1], 3))};
     case DxCode::kFixBatch:
       return {"Batch concurrent requests, if traffic allows",
-              fmt::format("batch {}{}: aggregate ceiling {} ({}) at the same per-sequence speed; one weight read "
-                          "serves every sequence",
-                          v[0], v[1] != 0 ? " (all that fit in HBM)" : "", format_brief(v[2], Unit::kTokensPerS),
+              fmt::format("batch {}{}: aggregate ceiling {} ({}); one weight read serves every sequence, while each "
+                          "sequence's own KV read slows its step",
+                          whole(v[0]), v[1] != 0 ? " (all that fit in HBM)" : "", format_brief(v[2], Unit::kTokensPerS),
                           format_brief(v[3], Unit::kFactor))};
     case DxCode::kFixFuseMemoryBound:
       return {"Fuse the memory-bound ops (norm + activation + residual add + casts) into neighbours",
@@ -422,7 +429,7 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
       return {"A timeline of one step: kernel count, kernel durations and the gaps between them",
               "idle time between kernels is invisible to utilizations and untouched by kernel or byte optimizations"};
     // ------------------------------------------------------------ ignored
-    case DxCode::kIgnoredDtypeAssumed: return {"No model.dtype given: fp16 weights assumed (2 B per parameter)."};
+    case DxCode::kIgnoredDtypeAssumed: return {"No model.dtype given: bf16 weights assumed (2 B per parameter)."};
     case DxCode::kIgnoredGpusAsOne:
       return {fmt::format("{} GPUs are treated as one with {}× the bandwidth, capacity and FLOP/s: ideal tensor "
                           "parallelism, communication not counted.",
@@ -443,10 +450,68 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
       return {"Prefill FLOPs count every parameter as a matmul weight (embeddings slightly overcount) and all of "
               "4·T²·d attention (a causal kernel can skip the masked half)."};
     case DxCode::kIgnoredPhaseInferred: return {"No phase given: " + phase + " inferred from the measurements."};
+    case DxCode::kIgnoredEngineNoOverheads:
+      return {"The engine's ceiling counts no kernel launches, sampling or scheduling: a well-tuned serving engine "
+              "reaches 60–80 % of it."};
   }
   return {"?"};
 }
 
 std::string dx_text(const DxStatement& s, const Diagnosis& d) { return dx_words(s, d).first; }
+
+DxWords fix_words(const DxStatement& what, const std::optional<Variation>& variation, const Diagnosis& d) {
+  if (!variation || !d.modeled) return dx_words(what, d);
+  const Variation& var = *variation;
+  const DeploymentResult& before = d.modeled->result;
+  const DeploymentResult& after = var.after.result;
+  const DeploymentMemory& m = after.memory;
+  const std::string flags = change_flags(var.change);
+  const std::string dtype = var.change.weight_dtype ? std::string(dtype_name(*var.change.weight_dtype)) : "";
+  const std::string speed =
+      fmt::format("{} per sequence, {} aggregate ({} decides)",
+                  format_brief(after.decode.tokens_per_s_per_sequence, Unit::kTokensPerS),
+                  format_brief(after.decode.tokens_per_s_aggregate, Unit::kTokensPerS), deciding_term(after));
+  const std::string fit = m.max_sequences > 0
+                              ? fmt::format("{} sequences fit beside a {} weight shard per GPU",
+                                            group_digits(m.max_sequences), format_brief(static_cast<double>(m.weights.total()), Unit::kBytes))
+                              : fmt::format("still no room: a {} weight shard per GPU leaves none for the KV",
+                                            format_brief(static_cast<double>(m.weights.total()), Unit::kBytes));
+  switch (what.code) {
+    case DxCode::kFixShardWeights:
+      return {"Shard the weights across more GPUs (" + flags + ")",
+              fmt::format("{} GPUs: {}; {}", var.scenario.options.split.gpus(), fit, speed)};
+    case DxCode::kFixQuantizeToFit:
+      return {"Quantize the weights to " + dtype + " (" + flags + ")", m.max_sequences > 0 ? fit + "; " + speed : fit};
+    case DxCode::kFixShrinkKvToFit:
+      return {"Store the KV cache in " + std::string(dtype_name(var.after.prepared.kv_dtype)) + " (" + flags + ")",
+              fmt::format("{} → {} sequences fit", group_digits(before.memory.max_sequences),
+                          group_digits(m.max_sequences))};
+    case DxCode::kFixCapBatch:
+      return {"Cap the batch at what fits, or add GPUs for KV (" + flags + ")", speed};
+    case DxCode::kFixQuantizeForSpeed:
+      return {"Fewer bytes per token: quantize the weights to " + dtype + ", weight-only (" + flags + ")",
+              before_after(before, after)};
+    case DxCode::kFixShrinkKvRead:
+      return {"Shrink the KV cache read each step (" + flags + ")", before_after(before, after)};
+    case DxCode::kFixBatch:
+      return {"Batch concurrent requests, if traffic allows (" + flags + ")",
+              before_after(before, after) +
+                  (what.v.size() > 1 && what.v[1] != 0 ? "; all the sequences HBM holds" : "") +
+                  "; one weight read serves every sequence, each sequence's own KV read slows its step"};
+    case DxCode::kFixFp8Compute:
+      return {"fp8 weights and compute, W8A8 (" + flags + ")",
+              fmt::format("peak {} → {}: ", fmt_si(what.v[0], "FLOP/s"), fmt_si(what.v[1], "FLOP/s")) +
+                  before_after(before, after)};
+    case DxCode::kFixScaleOut:
+      return {"Scale out: more replicas, data parallel (" + flags + ")",
+              before_after(before, after) + "; a bigger batch does not help past the ridge"};
+    case DxCode::kRejectInt4ForSpeed: {
+      DxWords w = dx_words(what, d);
+      return {w.first, w.second + " (the engine at " + flags + ": " + before_after(before, after) + ")"};
+    }
+    default:
+      return dx_words(what, d);
+  }
+}
 
 }  // namespace modelcalc

@@ -202,6 +202,10 @@ inline constexpr FormulaText kDxKvPerSeqLayers{
     "kv_bytes_per_sequence", "2 × d_kv × b × (L_full × T + L_swa × min(T, window) + L_chunk × min(T, chunk))"};
 inline constexpr FormulaText kDxTpsPerSeq{"decode_tokens_per_sec / B", "bw / (W + B × KV)"};
 inline constexpr FormulaText kDxComputeCeiling{"forward_flops_per_token", "peak / (2 × N)"};
+// The engine's view of the same numbers (a Scenario given): its step's terms.
+inline constexpr FormulaText kDxEngineComputeCeiling{"DecodeStep::compute_seconds", "B × dp / t_compute"};
+inline constexpr FormulaText kDxEngineFlopUse{"DecodeStep::compute_seconds", "t_compute / t_measured"};
+inline constexpr FormulaText kDxEngineVaried{"evaluate_variation", "B × dp / t_step"};
 inline constexpr FormulaText kDxStepIntensity{"arithmetic_intensity", "2 × N × B / step_bytes"};
 inline constexpr FormulaText kDxFraction{"fraction_of_ceiling", "measured / ceiling"};
 inline constexpr FormulaText kDxFlopExcess{"profiler_flop_excess", "profiled / implied"};

@@ -91,7 +91,7 @@ std::string roofline_html(const ModelSpec& m, const RooflineOptions& o, const Ro
   PlotOptions po;
   po.title = "Roofline: " + m.name + " on " + g.gpu.name;
   po.subtitle = fmt::format("{} math · decode at context {} · weights {}, KV {}", dtype_name(o.math_dtype),
-                            group_digits(o.seq), dtype_name(o.weight_dtype), dtype_name(o.kv_dtype));
+                            group_digits(o.context), dtype_name(o.weight_dtype), dtype_name(o.kv_dtype));
   std::string h = "<section id=\"roofline\">\n<h2>Roofline</h2>\n<figure>\n" + roofline_svg_element(r, po) +
                   "<figcaption>Each point sits at its arithmetic intensity (FLOP per byte moved) and at the "
                   "attainable rate min(peak, bandwidth × intensity). Left of the ridge a step is bound by memory "
@@ -136,7 +136,7 @@ std::string list_section(const std::string& title, const std::vector<std::string
 
 RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o) {
   RooflineOptions ro;
-  ro.seq = o.seq;
+  ro.context = o.context;
   if (std::find(ro.batches.begin(), ro.batches.end(), o.batch) == ro.batches.end()) {
     ro.batches.push_back(o.batch);
     std::sort(ro.batches.begin(), ro.batches.end());

@@ -15,7 +15,7 @@
 namespace modelcalc {
 
 // The roofline options the report uses for a size run: decode at batches
-// 1, 8, 64, 256 and the run's --batch, context o.seq, the run's dtypes; math
+// 1, 8, 64, 256 and the run's --batch, context o.context, the run's dtypes; math
 // in the weight dtype when the GPU has a peak for it, else bf16 (e.g. int4
 // weights are dequantized and multiplied in bf16).
 RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o);

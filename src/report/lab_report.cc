@@ -167,9 +167,9 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
 
   Report rep;
   rep.title = fmt::format("modelcalc cost — {} on {}, batch {} at T = {}, weights {}, KV {}, {}/GPU-hour", m.name,
-                          g.name, o.batch, o.seq, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
+                          g.name, o.batch, o.context, dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           format_quantity(usd_per_gpu_hour, Unit::kUsd));
-  Section c{"Decode ceiling on " + g.name, {}, {}};
+  Section c{"Teaching view (the lab's formulas, the GPUs pooled): decode ceiling on " + g.name, {}, {}};
   c.lines.push_back(given("weights_bytes", "Weights read per step", w, Unit::kBytes));
   c.lines.push_back(given("kv_bytes_per_sequence", "KV per sequence at T", r->kv_per_seq, Unit::kBytes));
   c.lines.push_back(given("batch", "Batch", o.batch, Unit::kSequences));
@@ -193,7 +193,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
                              tps_bw <= tps_compute ? "(bandwidth-bound)" : "(compute-bound)"));
   rep.sections.push_back(std::move(c));
 
-  Section s{"Cost floor", {}, {}};
+  Section s{"Teaching view: cost floor", {}, {}};
   s.lines.push_back(given("price_per_gpu_hour", "Price per GPU-hour", usd_per_gpu_hour, Unit::kUsd));
   s.lines.push_back(given("gpus", "GPUs", gpus, Unit::kNone));
   s.lines.push_back(computed("usd_per_million_tokens", "Cost per 1M tokens (FLOOR)", cost, Unit::kUsd,
@@ -204,7 +204,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   s.notes.push_back(fmt::format(
       "A floor at this operating point ({} sequences, each at context {}). Real engines reach about 60–80 % of "
       "the ceiling, so expect roughly {}–{} per 1M decode tokens.",
-      o.batch, o.seq, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
+      o.batch, o.context, format_quantity(cc.usd_per_million_tokens_at_80pct, Unit::kUsd),
       format_quantity(cc.usd_per_million_tokens_at_60pct, Unit::kUsd)));
   rep.sections.push_back(std::move(s));
 
@@ -218,10 +218,10 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
     rep.warnings.push_back(
         fmt::format("Batch {} at T = {} needs {} of KV, but only {} sequences fit beside the weights in {}: this floor "
                     "assumes a batch that cannot run.",
-                    o.batch, o.seq, format_quantity(dbl(o.batch) * dbl(r->kv_per_seq), Unit::kBytes),
+                    o.batch, o.context, format_quantity(dbl(o.batch) * dbl(r->kv_per_seq), Unit::kBytes),
                     r->max_batch_by_capacity, g.name));
   }
-  rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"gpus", gpus},
+  rep.extra_json["options"] = {{"seq", o.context}, {"batch", o.batch}, {"gpus", gpus},
                                {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};
   return rep;
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "deployment_report.h"
 #include "format.h"
 #include "modelcalc/engine_profile.h"
 #include "plan_text.h"
@@ -245,6 +246,46 @@ std::string render_plan_text(const PlanView& v) {
   return out;
 }
 
+namespace {
+
+const char* plan_change_kind(PlanChangeKind k) {
+  switch (k) {
+    case PlanChangeKind::kWeightsMemory: return "weights_memory";
+    case PlanChangeKind::kBatchMemory: return "batch_memory";
+    case PlanChangeKind::kTtftTarget: return "ttft_target";
+    case PlanChangeKind::kTpotTarget: return "tpot_target";
+    case PlanChangeKind::kGpuLimit: return "gpu_limit";
+    case PlanChangeKind::kFp8Weights: return "fp8_weights";
+  }
+  return "";
+}
+
+// One thing that would have to change, as numbers and enums: the kind, its figures, and for a change of
+// the setup the flags (`change`) and the engine's figures for them (`after`), null otherwise.
+nlohmann::json plan_change_json(const PlanChange& x) {
+  nlohmann::json j = {{"kind", plan_change_kind(x.kind)}};
+  switch (x.kind) {
+    case PlanChangeKind::kBatchMemory:
+      j["batch"] = x.batch;
+      j["holds"] = x.holds;
+      break;
+    case PlanChangeKind::kTtftTarget: j["ttft_s"] = x.seconds; break;
+    case PlanChangeKind::kTpotTarget:
+      j["tpot_s"] = x.seconds;
+      j["faster_interconnect"] = x.faster_interconnect;
+      break;
+    case PlanChangeKind::kGpuLimit: j["gpus"] = x.gpus; break;
+    case PlanChangeKind::kWeightsMemory:
+    case PlanChangeKind::kFp8Weights: break;
+  }
+  const nlohmann::json v = x.variation ? variation_json(*x.variation) : nlohmann::json();
+  j["change"] = v.is_null() ? nlohmann::json() : v["change"];
+  j["after"] = v.is_null() ? nlohmann::json() : v["after"];
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json plan_json(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
@@ -289,7 +330,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
     nlohmann::json changes = nlohmann::json::array();
-    for (const PlanChange& x : m.changes) changes.push_back(plan_change_text(x));
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(x));
     mj["changes"] = changes;
     misses.push_back(mj);
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "deployment_report.h"
 #include "format.h"
 #include "report.h"
 
@@ -26,15 +27,19 @@ std::string failure(const PlanRequest& r, const PlanSpace& s, const PlanNeighbou
       if (c.max_sequences == 0) return "memory: the weights do not fit";
       return fmt::format("memory: a replica holds {} sequences of {} tokens, not {}", c.max_sequences,
                          r.isl + r.osl, c.batch);
-    case PlanReason::kTtft:
-      return fmt::format("TTFT: {} > {}", format_brief(c.ttft_s, Unit::kSeconds),
-                         format_brief(*r.ttft_s, Unit::kSeconds));
-    case PlanReason::kTpot:
-      return fmt::format("TPOT: {} > {}", format_brief(c.tpot_s, Unit::kSeconds),
-                         format_brief(*r.tpot_s, Unit::kSeconds));
-    case PlanReason::kCommunication:
-      return fmt::format("TPOT: {} > {}, and communication is {} of the step", format_brief(c.tpot_s, Unit::kSeconds),
-                         format_brief(*r.tpot_s, Unit::kSeconds), format_brief(c.comm_s, Unit::kSeconds));
+    case PlanReason::kTtft: {
+      const auto [got, target] = format_brief_apart(c.ttft_s, *r.ttft_s, Unit::kSeconds);
+      return fmt::format("TTFT: {} > {}", got, target);
+    }
+    case PlanReason::kTpot: {
+      const auto [got, target] = format_brief_apart(c.tpot_s, *r.tpot_s, Unit::kSeconds);
+      return fmt::format("TPOT: {} > {}", got, target);
+    }
+    case PlanReason::kCommunication: {
+      const auto [got, target] = format_brief_apart(c.tpot_s, *r.tpot_s, Unit::kSeconds);
+      return fmt::format("TPOT: {} > {}, and communication is {} of the step", got, target,
+                         format_brief(c.comm_s, Unit::kSeconds));
+    }
     case PlanReason::kGpus:
       return fmt::format("GPUs: the load needs {} GPUs, over the limit of {}", c.gpus, s.max_gpus);
     case PlanReason::kOk: break;
@@ -62,7 +67,9 @@ std::string plan_deciding_text(const PlanRequest& r, const PlanSpace& s, const P
   return "";
 }
 
-std::string plan_change_text(const PlanChange& ch) {
+namespace {
+
+std::string plan_change_words(const PlanChange& ch) {
   switch (ch.kind) {
     case PlanChangeKind::kWeightsMemory:
       return "memory for the weights: more GPUs per replica (TP/PP) or a smaller weight dtype";
@@ -78,6 +85,19 @@ std::string plan_change_text(const PlanChange& ch) {
     case PlanChangeKind::kFp8Weights: return "fp8 weights (not searched)";
   }
   return "";
+}
+
+}  // namespace
+
+std::string plan_change_text(const PlanChange& ch) {
+  std::string t = plan_change_words(ch);
+  if (ch.variation) {
+    const DeploymentResult& a = ch.variation->after.result;
+    t += fmt::format(" (the engine at {}: {} sequences fit, {} per sequence at batch {})",
+                     change_flags(ch.variation->change), group_digits(a.memory.max_sequences),
+                     format_brief(a.decode.tokens_per_s_per_sequence, Unit::kTokensPerS), group_digits(a.decode.batch));
+  }
+  return t;
 }
 
 }  // namespace modelcalc

@@ -23,7 +23,8 @@ std::string format_double(double v, Unit unit) {
     case Unit::kFlopPerS: return fmt_sig(v / 1e12, 5) + " TFLOP/s";
     case Unit::kBytesPerS: return fmt_si(v, "B/s");
     case Unit::kTokens: return with_unit(fmt_fixed(v, v < 100 ? 1 : 0), "tokens");
-    case Unit::kTokensPerS: return fmt_fixed(v, 1) + " tokens/s";
+    case Unit::kTokensPerS:  // grouped digits up to ten million; beyond, digits would be noise
+      return (std::fabs(v) < 1e7 ? fmt_fixed(v, 1) : fmt_sig(v, 4)) + " tokens/s";
     case Unit::kFlopPerByte: return fmt_sig(v) + " FLOP/byte";
     case Unit::kSequences: return std::isinf(v) ? "never" : fmt_fixed(v, 1) + " sequences";
     case Unit::kFraction: return fmt_sig(v * 100, 3) + " %";
@@ -106,7 +107,7 @@ std::string format_brief(double v, Unit unit) {
       return fmt_sig(v, 4);
     }
     case Unit::kBytes: return fmt_si(v, "B", 3);
-    case Unit::kTokensPerS: return fmt_fixed(v, a < 100 ? 1 : 0) + " tokens/s";
+    case Unit::kTokensPerS: return (a < 1e7 ? fmt_fixed(v, a < 100 ? 1 : 0) : fmt_sig(v, 3)) + " tokens/s";
     case Unit::kFraction: return fmt_sig(v * 100, 2) + " %";
     case Unit::kFactor: return fmt_sig(v, 3) + "×";
     case Unit::kUsd: return "$" + (a >= 100 ? fmt_fixed(v, 0) : a >= 1 ? fmt_fixed(v, 2) : fmt_sig(v, 3));
@@ -116,6 +117,28 @@ std::string format_brief(double v, Unit unit) {
       return fmt_sig(v * 1e6, 3) + " µs";
     default: return format_double(v, unit);
   }
+}
+
+std::pair<std::string, std::string> format_brief_apart(double a, double b, Unit unit) {
+  std::pair<std::string, std::string> out{format_brief(a, unit), format_brief(b, unit)};
+  if (out.first != out.second || a == b || !std::isfinite(a) || !std::isfinite(b)) return out;
+  double scale = 1;
+  const char* suffix = "";
+  if (unit == Unit::kSeconds) {
+    const double m = std::fabs(b);
+    scale = m >= 1 ? 1 : m >= 1e-3 ? 1e3 : 1e6;
+    suffix = m >= 1 ? " s" : m >= 1e-3 ? " ms" : " µs";
+  }
+  for (int sig = 4; sig <= 9; ++sig) {
+    if (unit == Unit::kSeconds) {
+      out = {fmt_sig(a * scale, sig) + suffix, fmt_sig(b * scale, sig) + suffix};
+    } else {
+      out = {fmt_sig(a, sig), fmt_sig(b, sig)};
+      if (unit != Unit::kNone) out = {format_quantity(a, unit), format_quantity(b, unit)};
+    }
+    if (out.first != out.second) break;
+  }
+  return out;
 }
 
 std::string format_value(const Value& v, Unit unit) {
@@ -255,6 +278,27 @@ std::string render_explain(const Report& r) {
   return out + render_footer(r);
 }
 
+namespace {
+
+// Merges `extra` into `j`: objects recursively, anything else replaced --
+// including null, which stays (an infinite or "never" value is null; RFC 7386
+// merge_patch would delete the key instead).
+void merge_keeping_nulls(nlohmann::json& j, const nlohmann::json& extra) {
+  if (!extra.is_object() || !j.is_object()) {
+    j = extra;
+    return;
+  }
+  for (auto it = extra.begin(); it != extra.end(); ++it) {
+    if (it.value().is_object() && j.contains(it.key()) && j[it.key()].is_object()) {
+      merge_keeping_nulls(j[it.key()], it.value());
+    } else {
+      j[it.key()] = it.value();
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json render_json(const Report& r) {
   nlohmann::json j = nlohmann::json::object();
   for (const Section& s : r.sections) {
@@ -272,7 +316,7 @@ nlohmann::json render_json(const Report& r) {
         }())] = v;
     }
   }
-  j.merge_patch(r.extra_json);
+  merge_keeping_nulls(j, r.extra_json);
   j["ignored"] = r.ignored;
   j["warnings"] = r.warnings;
   return j;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -89,7 +90,8 @@ Line computed(std::string key, std::string label, Value v, Unit u, const Formula
 //                peaks in TFLOP/s -- MI300X "1307.4 TFLOP/s", not 1.3074 P)
 //   kBytesPerS   4 significant digits, SI prefix            "3.35 TB/s"
 //   kTokens      grouped, 1 decimal below 100               "1,400,000,000,000 tokens"
-//   kTokensPerS  grouped, 1 decimal                         "203.8 tokens/s"
+//   kTokensPerS  grouped, 1 decimal (4 significant digits    "203.8 tokens/s"
+//                from 1e7)
 //   kFlopPerByte 4 significant digits                       "295.2 FLOP/byte"
 //   kSequences   grouped, 1 decimal ("never" for ∞)         "187.0 sequences"
 //   kFraction    3 significant digits as a percentage       "78.5 %"
@@ -113,7 +115,8 @@ std::string format_quantity(double v, Unit unit);
 //   kParams       4 significant digits, T/B/M/K (as flags take)  "70B"
 //   kTokens       the same                                       "1.4T"
 //   kBytes        3 significant digits, SI prefix                "254 MB"
-//   kTokensPerS   1 decimal below 100, whole from 100            "38.5 tokens/s"
+//   kTokensPerS   1 decimal below 100, whole from 100, 3         "38.5 tokens/s"
+//                 significant digits from 1e7
 //   kFraction     2 significant digits as a percentage           "78 %"
 //   kFactor       3 significant digits, then "×"                 "1.28×"
 //   kUsd          whole dollars from $100, cents from $1, else   "$0.612"
@@ -122,6 +125,11 @@ std::string format_quantity(double v, Unit unit);
 //   the others    as format_quantity
 // An infinite value prints "inf" ("inf/1M output tokens").
 std::string format_brief(double v, Unit unit);
+// `a` and `b` in the brief form for a sentence that compares them ("a > b"):
+// when the brief forms are equal but the numbers are not, both get more
+// significant digits (up to 9) until they differ, so a true comparison never
+// reads "50 ms > 50 ms". kSeconds scales both to b's unit (s, ms or µs).
+std::pair<std::string, std::string> format_brief_apart(double a, double b, Unit unit);
 // Builds a Term from a number, formatted compactly for substitution.
 Term term(std::string symbol, double v);
 Term term(std::string symbol, int64_t v);

@@ -128,7 +128,7 @@ TEST(RooflinePlot, SeveralGpusAreDistinguishable) {
   const GpuSpec gpus[] = {find_gpu("h100").value(), find_gpu("mi300x").value()};
   RooflineOptions o;
   o.batches = {1, 8};
-  o.seq = 16;
+  o.context = 16;
   const RooflineResult r = analyze_roofline(&m, gpus, o).value();
   const std::string svg = roofline_svg_document(r, {});
   const int rc = xmllint(svg);

@@ -21,7 +21,7 @@ std::string model_text(const ModelSpec* m) {
 std::string options_text(const ModelSpec* m, const RooflineOptions& o) {
   std::string s;
   if (m != nullptr) {
-    s = fmt::format("decode at context T = {}, prefill of a T-token prompt; weights {}, KV {}; ", group_digits(o.seq),
+    s = fmt::format("decode at context T = {}, prefill of a T-token prompt; weights {}, KV {}; ", group_digits(o.context),
                     dtype_name(o.weight_dtype), dtype_name(o.kv_dtype));
   }
   return s + fmt::format("points placed under the {} roof", dtype_name(o.math_dtype));
@@ -181,7 +181,7 @@ Report build_roofline_report(const ModelSpec* m, const RooflineOptions& o, const
   rep.extra_json["gpu_list"] = gpus;
   rep.extra_json["options"] = {{"math_dtype", dtype_name(o.math_dtype)}};
   if (m != nullptr) {
-    rep.extra_json["options"]["seq"] = o.seq;
+    rep.extra_json["options"]["seq"] = o.context;
     rep.extra_json["options"]["batches"] = o.batches;
     rep.extra_json["options"]["dtype"] = dtype_name(o.weight_dtype);
     rep.extra_json["options"]["kv_dtype"] = dtype_name(o.kv_dtype);

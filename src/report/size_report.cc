@@ -171,7 +171,7 @@ Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, co
   if (o.has_gpu) {
     s.lines.push_back(given("weights.fits",
                             "Fits " + gpu.name + " (" + format_quantity(gpu.capacity_bytes, Unit::kBytes) + ")", r.fits,
-                            Unit::kNone));
+                            Unit::kNone, "(teaching view: the GPUs pooled, nothing kept back)"));
     s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes, fx::kKvRoom,
                                {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
                                 term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes))}));
@@ -192,23 +192,23 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
                       "recomputation (full recompute adds another forward: 8·N·D).");
   }
   const LayerCounts& lc = r.layers;
-  const int64_t l_swa = lc.sliding, t_win = swa && o.seq > m.n_swa ? m.n_swa : o.seq;
-  const int64_t t_chunk = lc.chunked > 0 && o.seq > m.n_chunk ? m.n_chunk : o.seq;
+  const int64_t l_swa = lc.sliding, t_win = swa && o.context > m.n_swa ? m.n_swa : o.context;
+  const int64_t t_chunk = lc.chunked > 0 && o.context > m.n_chunk ? m.n_chunk : o.context;
   // Layers of several kinds (chunks, layers without attention) name every kind, so the
   // explained form evaluates to the value; a window alone keeps the drill-1 form.
   const bool layered = lc.chunked > 0 || lc.no_attn > 0;
   std::vector<Term> attn_terms;
   if (layered) {
-    attn_terms = {term("T", o.seq), term("L_full", lc.full), term("L_swa", l_swa), term("T_win", t_win),
+    attn_terms = {term("T", o.context), term("L_full", lc.full), term("L_swa", l_swa), term("T_win", t_win),
                   term("L_chunk", lc.chunked), term("T_chunk", t_chunk), term("d_attn", r.d_attn)};
   } else if (l_swa > 0) {
-    attn_terms = {term("T", o.seq), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa), term("T_win", t_win),
+    attn_terms = {term("T", o.context), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa), term("T_win", t_win),
                   term("d_attn", r.d_attn)};
   } else {
-    attn_terms = {term("T", o.seq), term("d_attn", r.d_attn), term("L", m.n_layer)};
+    attn_terms = {term("T", o.context), term("d_attn", r.d_attn), term("L", m.n_layer)};
   }
   s.lines.push_back(computed("flops.prefill_linear", "Prefill linear term", r.prefill_linear, Unit::kFlop,
-                             fx::kPrefillLinear, {term("N_blocks", r.blocks_active), term("T", o.seq)}));
+                             fx::kPrefillLinear, {term("N_blocks", r.blocks_active), term("T", o.context)}));
   s.lines.push_back(computed("flops.prefill_attention", "Prefill attention term", r.prefill_attention,
                              Unit::kFlop,
                              layered ? fx::kPrefillAttentionLayers
@@ -224,17 +224,17 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
                              Unit::kFraction, fx::kAttentionFraction,
                              {term("attention", fmt_sig(r.prefill_attention)), term("total", fmt_sig(r.prefill_total))}));
   s.lines.push_back(computed("flops.prefill_per_token", "Prefill per token", r.prefill_per_token, Unit::kFlop,
-                             fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.seq)}));
+                             fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.context)}));
   std::vector<Term> decode_terms;
   if (layered) {
-    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", lc.full), term("T", o.seq), term("L_swa", l_swa),
+    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", lc.full), term("T", o.context), term("L_swa", l_swa),
                     term("T_win", t_win), term("L_chunk", lc.chunked), term("T_chunk", t_chunk),
                     term("d_attn", r.d_attn)};
   } else if (l_swa > 0) {
-    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", m.n_layer - l_swa), term("T", o.seq),
+    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", m.n_layer - l_swa), term("T", o.context),
                     term("L_swa", l_swa), term("T_win", t_win), term("d_attn", r.d_attn)};
   } else {
-    decode_terms = {term("N_blocks", r.blocks_active), term("T", o.seq), term("d_attn", r.d_attn),
+    decode_terms = {term("N_blocks", r.blocks_active), term("T", o.context), term("d_attn", r.d_attn),
                     term("L", m.n_layer)};
   }
   s.lines.push_back(computed("flops.decode_per_token", "Decode per token at T context", r.decode_per_token,
@@ -281,16 +281,16 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
     if (layered) {
       return computed(key, std::move(label), value, Unit::kBytes, fx::kKvPerSeqLayers,
                       {term("KV_token", per_token), term("L_attn", lc.attention()), term("L_full", lc.full),
-                       term("T", o.seq), term("L_swa", lc.sliding), term("window", m.n_swa),
+                       term("T", o.context), term("L_swa", lc.sliding), term("window", m.n_swa),
                        term("L_chunk", lc.chunked), term("chunk", m.n_chunk)},
                       std::move(comment));
     }
     return computed(key, std::move(label), value, Unit::kBytes, swa ? fx::kKvPerSeqSwa : fx::kKvPerSeq,
-                    {term("KV_token", per_token), term("T", o.seq), term("window", m.n_swa), term("L", m.n_layer),
+                    {term("KV_token", per_token), term("T", o.context), term("window", m.n_swa), term("L", m.n_layer),
                      term("L_full", m.n_layer - m.n_swa_layers()), term("L_swa", m.n_swa_layers())},
                     std::move(comment));
   };
-  s.lines.push_back(per_seq_line("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.seq), r.kv_per_seq,
+  s.lines.push_back(per_seq_line("kv.bytes_per_sequence", "Per sequence at T = " + group_digits(o.context), r.kv_per_seq,
                                  r.kv_per_token, ""));
   s.lines.push_back(per_seq_line("kv.mha_bytes_per_sequence", "Same under MHA", r.kv_mha_per_seq, r.kv_mha_per_token,
                                  "(every head keeps its K and V)"));
@@ -313,7 +313,9 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
 }
 
 Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
-  Section s{"5. Decode ceiling on " + gpu.name + " (" + format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS) + ")", {}, {}};
+  Section s{"Teaching view (the seed's formulas): 5. Decode ceiling on " + gpu.name + " (" +
+                format_quantity(gpu.bandwidth_bytes_per_s, Unit::kBytesPerS) + ")",
+            {}, {}};
   const std::string w = format_quantity(r.decode_weight_bytes, Unit::kBytes);
   const std::string kvb = format_quantity(dbl(r.kv_per_seq), Unit::kBytes);
   s.lines.push_back(computed("decode.tokens_per_s_weights_only", "Single stream, weights only",
@@ -341,29 +343,14 @@ Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
         "touches, E·(1 − (1 − k/E)^B) per layer under uniform routing (all {} once B is large).",
         m.n_expert_used, m.n_expert));
   }
-  s.notes.push_back("A ceiling, not a prediction: real decode loses to kernel launches, sampling and "
-                    "scheduling; 60–80 % of it is typical of a well-tuned engine.");
+  s.notes.push_back("The seed's whiteboard ceiling: the GPUs pooled into one, the weights read whole every step, "
+                    "nothing kept back. The deployment engine's figures (the Answer, Decode step) shard, keep a "
+                    "reserve and count communication; they are the ones to plan with.");
   return s;
 }
 
-std::string regime_text(const SizeResult& r) {
-  switch (r.regime) {
-    case ServingRegime::kWeightsDoNotFit:
-      return "capacity-bound: the weights do not fit; shard them (tensor parallel) or quantize";
-    case ServingRegime::kCapacityBound:
-      return fmt::format(
-          "bandwidth-bound at every batch that fits: capacity holds {} sequences at T, below the ~{} needed "
-          "to turn compute-bound, so capacity (HBM), not FLOPs, limits how far batching amortizes the weight read",
-          r.max_batch_by_capacity, fmt_fixed(std::ceil(r.compute_bound_batch), 0));
-    case ServingRegime::kComputeReachable:
-      return fmt::format("bandwidth-bound below batch ~{}, compute-bound above it; capacity holds {} sequences at T",
-                         fmt_fixed(std::ceil(r.compute_bound_batch), 0), r.max_batch_by_capacity);
-  }
-  return "";
-}
-
 Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
-  Section s{"6. Regime", {}, {}};
+  Section s{"Teaching view (the seed's formulas): 6. Regime figures", {}, {}};
   const double b = dtype_bytes(o.weight_dtype);
   s.lines.push_back(computed("roofline.ridge", "Ridge point of " + gpu.name, r.ridge, Unit::kFlopPerByte,
                              fx::kRidge,
@@ -374,9 +361,9 @@ Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                              Unit::kFlopPerByte, fx::kProjectionIntensity,
                              {term("T", int64_t{1}), term("d", m.n_embd), term("b", b)},
                              r.intensity_one_token < r.ridge ? "(memory-bound)" : "(compute-bound)"));
-  s.lines.push_back(computed("roofline.intensity_full_prompt", "d×d projection, T = " + group_digits(o.seq),
+  s.lines.push_back(computed("roofline.intensity_full_prompt", "d×d projection, T = " + group_digits(o.context),
                              r.intensity_full_prompt, Unit::kFlopPerByte, fx::kProjectionIntensity,
-                             {term("T", o.seq), term("d", m.n_embd), term("b", b)},
+                             {term("T", o.context), term("d", m.n_embd), term("b", b)},
                              r.intensity_full_prompt < r.ridge ? "(memory-bound)" : "(compute-bound)"));
   s.lines.push_back(computed("roofline.compute_bound_batch", "Decode turns compute-bound at batch",
                              r.compute_bound_batch, Unit::kSequences, fx::kComputeBatch,
@@ -389,7 +376,8 @@ Section regime(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
                              {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
                               term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes)),
                               term("KV", format_quantity(dbl(r.kv_per_seq), Unit::kBytes))}));
-  s.lines.push_back(given("roofline.regime", "Conclusion", regime_text(r), Unit::kNone));
+  s.notes.push_back("The regime serving lands in is the deployment engine's (the Answer above): these pooled "
+                    "figures are the drill's reasoning, not a second answer.");
   return s;
 }
 
@@ -426,8 +414,8 @@ std::vector<std::string> ignored(const ModelSpec& m, const SizeResult& r) {
 std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o,
                                   const SizeResult& r) {
   std::vector<std::string> v = m.assumptions;
-  if (m.n_ctx_train > 0 && o.seq > m.n_ctx_train) {
-    v.push_back(fmt::format("seq {} exceeds the model's max_position_embeddings {}.", o.seq, m.n_ctx_train));
+  if (m.n_ctx_train > 0 && o.context > m.n_ctx_train) {
+    v.push_back(fmt::format("seq {} exceeds the model's max_position_embeddings {}.", o.context, m.n_ctx_train));
   }
   if (!o.has_gpu) return v;
   if (r.tps_weights_only > 10000) {
@@ -441,7 +429,7 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
                             format_quantity(gpu.capacity_bytes, Unit::kBytes)));
   } else if (r.max_batch_by_capacity < o.batch) {
     v.push_back(fmt::format("Batch {} at T = {} needs {} of KV; only {} sequences fit beside the weights.", o.batch,
-                            o.seq, format_quantity(dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes),
+                            o.context, format_quantity(dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes),
                             r.max_batch_by_capacity));
   }
   return v;
@@ -452,7 +440,7 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
 Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
   Report rep;
   rep.title = fmt::format("modelcalc size — {}{}\n  {}\n  T = {} tokens, batch {}, weights {}, KV {}{}", m.name,
-                          m.model_type == "custom" ? "" : " (" + m.model_type + ")", model_line(m), o.seq, o.batch,
+                          m.model_type == "custom" ? "" : " (" + m.model_type + ")", model_line(m), o.context, o.batch,
                           dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           o.has_gpu ? ", on " + gpu.name : ", no GPU given");
   rep.sections.push_back(parameters(m, r));
@@ -472,7 +460,7 @@ Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptio
                              {"hidden", m.n_embd},      {"heads", m.n_head},          {"kv_heads", m.n_head_kv},
                              {"head_dim", m.n_embd_head}, {"ffn", m.n_ff},            {"gated_ffn", m.ffn_gated},
                              {"vocab", m.n_vocab},      {"tied", m.tied_embeddings}};
-  rep.extra_json["options"] = {{"seq", o.seq}, {"batch", o.batch}, {"dtype", dtype_name(o.weight_dtype)},
+  rep.extra_json["options"] = {{"context", o.context}, {"batch", o.batch}, {"dtype", dtype_name(o.weight_dtype)},
                                {"kv_dtype", dtype_name(o.kv_dtype)}};
   if (o.has_gpu) {
     rep.extra_json["gpu"] = {{"key", gpu.key}, {"name", gpu.name}, {"capacity_bytes", gpu.capacity_bytes},

@@ -1,6 +1,8 @@
 // Presentation of `modelcalc sweep`: the columns a row can show and the
-// printers (text, csv, md, json, jsonl) that lay a table of them out. Every
-// printer reads the same cells, so the formats cannot disagree.
+// printers (text, csv, md, json, jsonl) that lay a table of them out
+// (sweep_table.cc), and the streaming writers that print the same bytes row by
+// row (sweep_writer.cc). Every printer reads the same cells, so the formats
+// cannot disagree.
 #ifndef MODELCALC_SWEEP_TABLE_H_
 #define MODELCALC_SWEEP_TABLE_H_
 
@@ -40,6 +42,10 @@ std::span<const SweepColumn> sweep_columns();
 // verdicts). Every other column is a function of (model, GPU, seq, dtype, KV
 // dtype); the streaming writers reuse their text while those repeat.
 bool column_varies_with_batch(const SweepColumn& c);
+
+// Whether the column reads the row's prediction (the predicted_* columns): a
+// sweep none of whose columns does may skip it (SweepSpec::predict).
+bool column_reads_prediction(const SweepColumn& c);
 
 // The columns `text` names, comma-separated, in the order given; "" gives the
 // default columns. Unknown, empty or repeated names fail with InvalidArgument
@@ -97,6 +103,12 @@ Result<std::unique_ptr<SweepWriter>> make_sweep_writer(std::string_view name,
 // RFC 4180: quoted when the field holds a comma, a double quote, CR or LF,
 // with inner quotes doubled. Exposed for tests.
 std::string csv_field(std::string_view s);
+
+// Shared by the table printers (sweep_table.cc) and the streaming writers
+// (sweep_writer.cc), so both format a cell the same way: a cell in human
+// units (text and Markdown), and a Markdown cell (pipes escaped).
+std::string sweep_human(const Cell& c, Unit u);
+std::string sweep_md_cell(const std::string& s);
 
 }  // namespace modelcalc
 
