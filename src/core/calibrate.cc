@@ -13,6 +13,7 @@
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -22,17 +23,6 @@ constexpr size_t kCols = 19;
 constexpr const char* kHeader[kCols] = {"id",     "model", "checkpoint", "gpu",    "gpus",   "tp",     "pp",
                                         "ep",     "weight_dtype", "kv_dtype", "isl", "osl", "load", "metric",
                                         "value",  "engine", "engine_version", "source", "notes"};
-
-std::vector<std::string_view> split_tabs(std::string_view s) {
-  std::vector<std::string_view> out;
-  for (size_t start = 0;;) {
-    const size_t pos = s.find('\t', start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
 
 bool parse_count(std::string_view t, int64_t* v) {
   const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
@@ -80,17 +70,12 @@ void read_metric(ServingRow* r) {
 Result<std::vector<ServingRow>> parse_serving_tsv(std::string_view text, std::string_view file) {
   std::vector<ServingRow> out;
   bool header = false;
-  int64_t line_no = 0;
   std::map<std::string, int64_t, std::less<>> ids;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
+  TsvLines lines(text);
+  for (std::string_view line; lines.next(&line);) {
+    const int64_t line_no = lines.line_no();
     const std::string where = std::string(file) + " line " + std::to_string(line_no);
-    const auto c = split_tabs(line);
+    const auto c = split_fields(line);
     if (c.size() != kCols) {
       return Status::InvalidArgument(where, "expected 19 tab-separated columns (the schema of "
                                             "shared/reference/README.md), got " + std::to_string(c.size()));

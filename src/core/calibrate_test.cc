@@ -68,6 +68,35 @@ TEST(CalibrateTest, StrictParseNamesTheLineAndColumn) {
   EXPECT_NE(error_of(good("a", "1000", "0")).find("column gpus"), std::string::npos);
 }
 
+// Line 1 a comment, 2 the header, 3 blank, 4 and 5 rows with the same id; CRLF ends read as '\n'.
+TEST(CalibrateTest, ErrorsNameTheEditorsLineAndCrlfIsALineEnd) {
+  auto crlf = [](std::string s) {
+    for (size_t i = s.find('\n'); i != std::string::npos; i = s.find('\n', i + 2)) s.insert(i, "\r");
+    return s;
+  };
+  auto r = parse_serving_tsv(crlf("# c\n" + std::string(kHeader) + "\n" + good("a") + good("a")), "f.tsv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "f.tsv line 5: column id 'a' repeats line 4");
+}
+
+// The engine profiles' reader counts lines the same way: 1 a comment, 2 the header, 3 blank, 4 a bad value.
+TEST(CalibrateTest, EngineProfileErrorsNameTheEditorsLine) {
+  auto r = parse_engine_params("# c\r\nengine\tparameter\tvalue\r\n\r\ntrtllm\tgemm_fraction\tx\r\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "engine_profiles.tsv line 4: value is not a number");
+  // The compiled-in file read with CRLF ends gives the same parameters.
+  std::string text(embedded_file_or_die("engine_profiles.tsv"));
+  const auto lf = parse_engine_params(text);
+  for (size_t i = text.find('\n'); i != std::string::npos; i = text.find('\n', i + 2)) text.insert(i, "\r");
+  const auto crlf = parse_engine_params(text);
+  ASSERT_TRUE(lf.ok() && crlf.ok()) << crlf.status().message();
+  ASSERT_EQ(crlf->size(), lf->size());
+  for (size_t k = 0; k < lf->size(); ++k) {
+    EXPECT_EQ((*crlf)[k].first, (*lf)[k].first);
+    for (int i = 0; i < kStepTimeParamCount; ++i) EXPECT_EQ(step_param((*crlf)[k].second, i), step_param((*lf)[k].second, i));
+  }
+}
+
 TEST(CalibrateTest, TheSharedFileIsCompiledInWhole) {
   // 373 throughput rows + 22 online rows (shared/reference/README.md).
   const auto rows = shared_serving_rows();

@@ -12,6 +12,7 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -103,21 +104,10 @@ Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::
   std::vector<std::pair<Engine, StepTimeParams>> out;
   std::vector<std::array<bool, kStepTimeParamCount>> seen;
   bool header = false;
-  size_t line_no = 0;
-  while (!tsv.empty()) {
-    const size_t nl = tsv.find('\n');
-    const std::string_view line = tsv.substr(0, nl);
-    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = "engine_profiles.tsv line " + std::to_string(line_no);
-    std::vector<std::string_view> cols;
-    for (size_t start = 0;;) {
-      const size_t tab = line.find('\t', start);
-      cols.push_back(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start));
-      if (tab == std::string_view::npos) break;
-      start = tab + 1;
-    }
+  TsvLines lines(tsv);
+  for (std::string_view line; lines.next(&line);) {
+    const std::string where = "engine_profiles.tsv line " + std::to_string(lines.line_no());
+    const std::vector<std::string_view> cols = split_fields(line);
     if (cols.size() != 3) {
       return Status::InvalidArgument(where, "expected 3 tab-separated columns: engine, parameter, value");
     }

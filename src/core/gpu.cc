@@ -15,6 +15,7 @@
 
 #include "embedded_data.h"
 #include "suggest.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -50,18 +51,6 @@ enum Col {
   kLinkGbps, kDomainGpus, kScaleoutGbps, kLinkLatencyUs, kScaleoutLatencyUs, kLinkSource,
   kExposedMib, kExposedSource, kNumCols
 };
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
 
 // Parses a plain non-negative decimal ("5.3", "989.4", "80") scaled by 10^exp10.
 // The scaling is done in the text ("5.3" -> "5.3e12") so the result is the
@@ -207,7 +196,7 @@ Status parse_exposed(std::string_view mib_text, std::string_view source, const s
 // One data row of gpus.tsv (line `line_no`), checked field by field.
 Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   const std::string where = "gpus.tsv line " + std::to_string(line_no);
-  const std::vector<std::string_view> f = split(line, '\t');
+  const std::vector<std::string_view> f = split_fields(line);
   if (f.size() != kNumCols) {
     return Status::InvalidArgument(where, "expected " + std::to_string(kNumCols) + " tab-separated columns, got " +
                                               std::to_string(f.size()));
@@ -221,7 +210,7 @@ Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   g.name = std::string(f[kName]);
   if (g.name.empty()) return Status::InvalidArgument(row, "name is empty");
   if (!f[kAliases].empty()) {
-    for (std::string_view a : split(f[kAliases], ',')) {
+    for (std::string_view a : split_fields(f[kAliases], ',')) {
       if (a.empty()) return Status::InvalidArgument(row, "empty alias in '" + std::string(f[kAliases]) + "'");
       g.aliases.emplace_back(a);
     }
@@ -278,15 +267,9 @@ Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
 template <typename OnRow>
 Status for_each_row(std::string_view tsv, OnRow on_row) {
   bool seen_header = false;
-  int line_no = 0;
-  for (size_t start = 0; start <= tsv.size();) {
-    size_t end = tsv.find('\n', start);
-    if (end == std::string_view::npos) end = tsv.size();
-    std::string_view line = tsv.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
+  TsvLines lines(tsv);
+  for (std::string_view line; lines.next(&line);) {
+    const int line_no = static_cast<int>(lines.line_no());
     if (!seen_header) {
       if (line != kHeader) {
         return Status::InvalidArgument("gpus.tsv line " + std::to_string(line_no),

@@ -206,6 +206,20 @@ TEST(GpuCatalogTest, ParserRejectsMalformedRows) {
       parse_gpu_catalog(h + kGoodRow + "x2\tX Two\tX-1\t80\t3.35\t989.4\t\t\t\t\t\t700\tyes\tsrc\t\t450\t8\t50\t6\t20\tls\t\t\n").ok());
 }
 
+// Line 1 the comment, 2 the header, 3 blank, 4 a row of 2 columns; CRLF ends read as '\n'.
+TEST(GpuCatalogTest, ErrorsNameTheEditorsLineAndCrlfIsALineEnd) {
+  auto crlf = [](std::string s) {
+    for (size_t i = s.find('\n'); i != std::string::npos; i = s.find('\n', i + 2)) s.insert(i, "\r");
+    return s;
+  };
+  auto bad = parse_gpu_catalog(crlf(std::string("# c\n") + kHeader + "\nx1\tX\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "gpus.tsv line 4: expected 23 tab-separated columns, got 2");
+  auto ok = parse_gpu_catalog(crlf(std::string(kHeader) + kGoodRow));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0].exposed_source, "an nvidia-smi paste");  // the last field without the '\r'
+}
+
 // --- Seed figures -----------------------------------------------------------
 
 TEST(GpuCatalogTest, SeedFiguresMi300x) {

@@ -35,13 +35,6 @@ RecurrentMixer mamba2(int64_t d, int64_t heads, int64_t head_dim, int64_t groups
   return r;
 }
 
-Status check_heads(Cfg& c, const Decoder& a) {
-  if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
-    return c.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) + ")");
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 // configuration_qwen3_next.py: vocab 151936, kv 2, head_dim 256, 512 experts
@@ -60,16 +53,11 @@ Status check_heads(Cfg& c, const Decoder& a) {
 // checkpoint are ignored on load and not described by the config.
 Result<ModelSpec> build_qwen3_next(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 151936));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 2048));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", 5632));
-  MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", 48));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 16));
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 151936, .hidden = 2048, .intermediate = 5632, .layers = 48,
+                                                .heads = 16, .ctx = 32768, .tied = false}));
   MC_ASSIGN_OR_RETURN(a.kv_heads, req_or_default(c, "num_key_value_heads", 2));
   MC_ASSIGN_OR_RETURN(a.head_dim, req_or_default(c, "head_dim", 256));
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 32768));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", false));
-  MC_RETURN_IF_ERROR(check_heads(c, a));
+  MC_RETURN_IF_ERROR(check_kv_heads(c, a));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   a.q_out_mult = 2;
@@ -135,16 +123,13 @@ Result<ModelSpec> build_qwen3_next(Cfg& c) {
 Result<ModelSpec> build_nemotron_h(Cfg& c) {
   c.alias("head_dim", "attention_head_dim");
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 131072));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 4096));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", 21504));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 32));
+  // The layers are the pattern's (below), not num_hidden_layers.
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 131072, .hidden = 4096, .intermediate = 21504, .layers = 0,
+                                                .heads = 32, .ctx = 4096, .tied = false}));
   MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", 8));
   a.kv_heads = kv.value_or(a.heads);
   MC_ASSIGN_OR_RETURN(a.head_dim, req_or_default(c, "head_dim", 128));
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 4096));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", false));
-  MC_RETURN_IF_ERROR(check_heads(c, a));
+  MC_RETURN_IF_ERROR(check_kv_heads(c, a));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   MC_ASSIGN_OR_RETURN(a.mlp_bias, c.flag("mlp_bias", false));
@@ -222,19 +207,9 @@ Result<ModelSpec> build_nemotron_h(Cfg& c) {
 // MuP multipliers are config floats or buffers, not parameters.
 Result<ModelSpec> build_falcon_h1(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 128000));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 4096));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", 14336));
-  MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", 32));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 32));
-  MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", 8));
-  a.kv_heads = kv.value_or(a.heads);
-  MC_ASSIGN_OR_RETURN(auto hd, c.opt("head_dim", std::nullopt));
-  if (!hd && a.d % a.heads != 0) return c.error("num_attention_heads", "must divide hidden_size");
-  a.head_dim = hd.value_or(a.d / a.heads);
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 8192));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", false));
-  MC_RETURN_IF_ERROR(check_heads(c, a));
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 128000, .hidden = 4096, .intermediate = 14336, .layers = 32,
+                                                .heads = 32, .ctx = 8192, .tied = false}));
+  MC_RETURN_IF_ERROR(read_heads(c, a, 8, std::nullopt));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   MC_ASSIGN_OR_RETURN(a.mlp_bias, c.flag("mlp_bias", false));
@@ -272,18 +247,13 @@ Result<ModelSpec> build_falcon_h1(Cfg& c) {
 // bias and gated experts; input_layernorm and pre_ff_layernorm; final_layernorm.
 Result<ModelSpec> build_jamba(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 65536));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 4096));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", 14336));
-  MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", 32));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 32));
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 65536, .hidden = 4096, .intermediate = 14336, .layers = 32,
+                                                .heads = 32, .ctx = 262144, .tied = false}));
   MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", 8));
   a.kv_heads = kv.value_or(a.heads);
   if (a.d % a.heads != 0) return c.error("num_attention_heads", "must divide hidden_size");
-  a.head_dim = a.d / a.heads;
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 262144));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", false));
-  MC_RETURN_IF_ERROR(check_heads(c, a));
+  a.head_dim = a.d / a.heads;  // JambaConfig has no head_dim
+  MC_RETURN_IF_ERROR(check_kv_heads(c, a));
   MC_ASSIGN_OR_RETURN(a.n_expert, req_or_default(c, "num_experts", 16));
   MC_ASSIGN_OR_RETURN(a.top_k, req_or_default(c, "num_experts_per_tok", 2));
   if (a.top_k > a.n_expert) return c.error("num_experts_per_tok", "exceeds num_experts");

@@ -33,10 +33,42 @@ Result<ModelSpec> build_text_config(Cfg& c, std::string_view text_type) {
   return build(text);
 }
 
-void note_no_vision(Cfg& c, ModelSpec& m) {
-  m.assumptions.push_back(c.model_type() +
-                          " config without vision_config: the vision tower is not counted (transformers would "
-                          "build its vision class's defaults, which are not the released checkpoint's)");
+// Counts a wrapper's vision tower and projector from `v` (its vision_config)
+// and `c` (the wrapper's own keys), beside `text`, the language model.
+using VisionCount = Result<Exact> (*)(Cfg& c, Cfg& v, const ModelSpec& text);
+
+// A wrapper: the language model of text_config (default `text_type`) and, when
+// there is a vision_config (of default `vision_type`), `vision`'s count in
+// params_vision, beside the total. Without one the report says so.
+Result<ModelSpec> build_wrapper(Cfg& c, std::string_view text_type, std::string_view vision_type,
+                                VisionCount vision) {
+  MC_ASSIGN_OR_RETURN(ModelSpec m, build_text_config(c, text_type));
+  if (!c.has_object("vision_config")) {
+    m.assumptions.push_back(c.model_type() +
+                            " config without vision_config: the vision tower is not counted (transformers would "
+                            "build its vision class's defaults, which are not the released checkpoint's)");
+    return m;
+  }
+  Cfg v = c.child("vision_config", vision_type);
+  MC_ASSIGN_OR_RETURN(const Exact count, vision(c, v, m));
+  if (count.overflow()) return Status::Overflow(c.source());
+  m.params_vision = count.value();
+  return m;
+}
+
+// The keys every vision tower here has, with its config class's defaults.
+struct VisionShape {
+  int64_t hidden = 0, intermediate = 0, layers = 0, channels = 0, patch = 0;
+};
+
+Result<VisionShape> read_vision_shape(Cfg& v, const VisionShape& d) {
+  VisionShape s;
+  MC_ASSIGN_OR_RETURN(s.hidden, req_or_default(v, "hidden_size", d.hidden));
+  MC_ASSIGN_OR_RETURN(s.intermediate, req_or_default(v, "intermediate_size", d.intermediate));
+  MC_ASSIGN_OR_RETURN(s.layers, req_or_default(v, "num_hidden_layers", d.layers));
+  MC_ASSIGN_OR_RETURN(s.channels, req_or_default(v, "num_channels", d.channels));
+  MC_ASSIGN_OR_RETURN(s.patch, req_or_default(v, "patch_size", d.patch));
+  return s;
 }
 
 // SigLIP's vision tower (modeling_siglip.py SiglipVisionTransformer):
@@ -45,22 +77,65 @@ void note_no_vision(Cfg& c, ModelSpec& m) {
 // layer_norm2, fc1/fc2 (biased); post_layernorm; with vision_use_head the
 // attention-pooling head (probe, MultiheadAttention's in/out projections,
 // layernorm, MLP). LayerNorms hold weight and bias.
-Result<Exact> siglip_vision(Cfg v) {
-  MC_ASSIGN_OR_RETURN(const int64_t h, req_or_default(v, "hidden_size", 768));
-  MC_ASSIGN_OR_RETURN(const int64_t I, req_or_default(v, "intermediate_size", 3072));
-  MC_ASSIGN_OR_RETURN(const int64_t L, req_or_default(v, "num_hidden_layers", 12));
-  MC_ASSIGN_OR_RETURN(const int64_t C, req_or_default(v, "num_channels", 3));
+Result<Exact> siglip_vision(Cfg& v) {
+  MC_ASSIGN_OR_RETURN(const VisionShape s, read_vision_shape(v, {.hidden = 768, .intermediate = 3072, .layers = 12,
+                                                                 .channels = 3, .patch = 16}));
   MC_ASSIGN_OR_RETURN(const int64_t image, req_or_default(v, "image_size", 224));
-  MC_ASSIGN_OR_RETURN(const int64_t p, req_or_default(v, "patch_size", 16));
   MC_ASSIGN_OR_RETURN(const bool head, v.flag("vision_use_head", true));
-  const Exact H = h, side = Exact(image / p);
-  const Exact patch = Exact(C) * Exact(p) * Exact(p) * H + H;
+  const int64_t p = s.patch;
+  const Exact H = s.hidden, I = s.intermediate, side = Exact(image / p);
+  const Exact patch = Exact(s.channels) * Exact(p) * Exact(p) * H + H;
   const Exact pos = side * side * H;
-  const Exact mlp = H * Exact(I) + Exact(I) + Exact(I) * H + H;
+  const Exact mlp = H * I + I + I * H + H;
   const Exact layer = layer_norm(H) * Exact(2) + (H * H + H) * Exact(4) + mlp;
-  Exact total = patch + pos + layer * Exact(L) + layer_norm(H);
+  Exact total = patch + pos + layer * Exact(s.layers) + layer_norm(H);
   if (head) total += H + (Exact(3) * H * H + Exact(3) * H) + (H * H + H) + layer_norm(H) + mlp;
   return total;
+}
+
+// Gemma3ForConditionalGeneration's vision side: the SigLIP tower and
+// Gemma3MultiModalProjector (mm_input_projection_weight vision_h x text_h,
+// mm_soft_emb_norm RMSNorm(vision_h)).
+Result<Exact> gemma3_vision(Cfg&, Cfg& v, const ModelSpec& text) {
+  MC_ASSIGN_OR_RETURN(const Exact tower, siglip_vision(v));
+  MC_ASSIGN_OR_RETURN(const int64_t vh, req_or_default(v, "hidden_size", 768));
+  return tower + Exact(vh) * Exact(text.n_embd) + Exact(vh);
+}
+
+// Llama4VisionModel and Llama4MultiModalProjector (see build_llama4).
+Result<Exact> llama4_vision(Cfg&, Cfg& v, const ModelSpec& text) {
+  MC_ASSIGN_OR_RETURN(const VisionShape s, read_vision_shape(v, {.hidden = 768, .intermediate = 5632, .layers = 34,
+                                                                 .channels = 3, .patch = 14}));
+  MC_ASSIGN_OR_RETURN(const int64_t image, req_or_default(v, "image_size", 448));
+  MC_ASSIGN_OR_RETURN(const int64_t out, req_or_default(v, "vision_output_dim", 7680));
+  MC_ASSIGN_OR_RETURN(const int64_t pin, req_or_default(v, "projector_input_dim", 4096));
+  MC_ASSIGN_OR_RETURN(const int64_t pout, req_or_default(v, "projector_output_dim", 4096));
+  const int64_t p = s.patch;
+  const Exact H = s.hidden, I = s.intermediate, side = Exact(image / p);
+  const Exact layer = (H * H + H) * Exact(4) + H * I + I + I * H + H + layer_norm(H) * Exact(2);
+  const Exact tower = Exact(s.channels) * Exact(p) * Exact(p) * H + H + (side * side + Exact(1)) * H +
+                      layer_norm(H) * Exact(2) + layer * Exact(s.layers) + I * Exact(pin) + Exact(pout) * Exact(pout);
+  return tower + Exact(out) * Exact(text.n_embd);
+}
+
+// The Pixtral tower and the Mistral3 projector (see build_mistral3); the
+// projector's keys are the wrapper's.
+Result<Exact> mistral3_vision(Cfg& c, Cfg& v, const ModelSpec& text) {
+  MC_ASSIGN_OR_RETURN(const VisionShape s, read_vision_shape(v, {.hidden = 1024, .intermediate = 4096, .layers = 24,
+                                                                 .channels = 3, .patch = 16}));
+  MC_ASSIGN_OR_RETURN(const int64_t merge, req_or_default(c, "spatial_merge_size", 2));
+  MC_ASSIGN_OR_RETURN(const bool bias, c.flag("multimodal_projector_bias", false));
+  // vision_feature_layer: one layer index, or a list of them (concatenated).
+  const auto& j = c.object();
+  const auto fl = j.find("vision_feature_layer");
+  const int64_t n_features = fl != j.end() && fl->is_array() && !fl->empty() ? static_cast<int64_t>(fl->size()) : 1;
+  const int64_t p = s.patch;
+  const Exact H = s.hidden, T = text.n_embd;
+  const Exact layer = H + H + Exact(4) * H * H + Exact(3) * H * Exact(s.intermediate);
+  const Exact tower = Exact(s.channels) * Exact(p) * Exact(p) * H + H + layer * Exact(s.layers);
+  Exact projector = H + H * Exact(merge) * Exact(merge) * H + H * Exact(n_features) * T + T * T;
+  if (bias) projector += T + T;
+  return tower + projector;
 }
 
 }  // namespace
@@ -73,18 +148,11 @@ Result<Exact> siglip_vision(Cfg v) {
 // pre_feedforward, post_feedforward), GemmaRMSNorm (1 + w, one weight).
 Result<ModelSpec> build_gemma3_text(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 262208));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 2304));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", 9216));
-  MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", 26));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 8));
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 262208, .hidden = 2304, .intermediate = 9216, .layers = 26,
+                                                .heads = 8, .ctx = 131072, .tied = true}));
   MC_ASSIGN_OR_RETURN(a.kv_heads, req_or_default(c, "num_key_value_heads", 4));
   MC_ASSIGN_OR_RETURN(a.head_dim, req_or_default(c, "head_dim", 256));
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 131072));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", true));
-  if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
-    return c.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) + ")");
-  }
+  MC_RETURN_IF_ERROR(check_kv_heads(c, a));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   a.q_norm = a.k_norm = a.head_dim;
@@ -106,18 +174,7 @@ Result<ModelSpec> build_gemma3_text(Cfg& c) {
 // (mm_input_projection_weight vision_h x text_h, mm_soft_emb_norm
 // RMSNorm(vision_h)), the language model; lm_head tied to its embedding.
 Result<ModelSpec> build_gemma3(Cfg& c) {
-  MC_ASSIGN_OR_RETURN(ModelSpec m, build_text_config(c, "gemma3_text"));
-  if (!c.has_object("vision_config")) {
-    note_no_vision(c, m);
-    return m;
-  }
-  Cfg v = c.child("vision_config", "siglip_vision_model");
-  MC_ASSIGN_OR_RETURN(const Exact tower, siglip_vision(v));
-  MC_ASSIGN_OR_RETURN(const int64_t vh, req_or_default(v, "hidden_size", 768));
-  const Exact vision = tower + Exact(vh) * Exact(m.n_embd) + Exact(vh);
-  if (vision.overflow()) return Status::Overflow(c.source());
-  m.params_vision = vision.value();
-  return m;
+  return build_wrapper(c, "gemma3_text", "siglip_vision_model", gemma3_vision);
 }
 
 // configuration_llama4.py Llama4TextConfig: vocab 202048, hidden 5120, expert
@@ -133,22 +190,12 @@ Result<ModelSpec> build_gemma3(Cfg& c) {
 // Llama4TextMLP(intermediate_size); dense layers Llama4TextMLP(intermediate_size_mlp).
 Result<ModelSpec> build_llama4_text(Cfg& c) {
   Decoder a;
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", 202048));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", 5120));
-  MC_ASSIGN_OR_RETURN(a.ff_exp, req_or_default(c, "intermediate_size", 8192));
+  // intermediate_size is the experts' width; the dense layers' is intermediate_size_mlp.
+  MC_RETURN_IF_ERROR(read_core_defaults(c, a, {.vocab = 202048, .hidden = 5120, .intermediate = 8192, .layers = 48,
+                                                .heads = 40, .ctx = 131072, .tied = false}));
+  a.ff_exp = a.ff;
   MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size_mlp", 16384));
-  MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", 48));
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", 40));
-  MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", 8));
-  a.kv_heads = kv.value_or(a.heads);
-  MC_ASSIGN_OR_RETURN(auto hd, c.opt("head_dim", 128));
-  if (!hd && a.d % a.heads != 0) return c.error("num_attention_heads", "must divide hidden_size");
-  a.head_dim = hd.value_or(a.d / a.heads);
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", 131072));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", false));
-  if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
-    return c.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) + ")");
-  }
+  MC_RETURN_IF_ERROR(read_heads(c, a, 8, 128));
   MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
   a.qkv_bias = a.o_bias = attn_bias;
   MC_ASSIGN_OR_RETURN(a.n_expert, req_or_default(c, "num_local_experts", 16));
@@ -196,29 +243,7 @@ Result<ModelSpec> build_llama4_text(Cfg& c) {
 // square), both without bias; Llama4MultiModalProjector linear_1
 // (vision_output_dim -> text hidden, no bias).
 Result<ModelSpec> build_llama4(Cfg& c) {
-  MC_ASSIGN_OR_RETURN(ModelSpec m, build_text_config(c, "llama4_text"));
-  if (!c.has_object("vision_config")) {
-    note_no_vision(c, m);
-    return m;
-  }
-  Cfg v = c.child("vision_config", "llama4_vision_model");
-  MC_ASSIGN_OR_RETURN(const int64_t h, req_or_default(v, "hidden_size", 768));
-  MC_ASSIGN_OR_RETURN(const int64_t I, req_or_default(v, "intermediate_size", 5632));
-  MC_ASSIGN_OR_RETURN(const int64_t L, req_or_default(v, "num_hidden_layers", 34));
-  MC_ASSIGN_OR_RETURN(const int64_t C, req_or_default(v, "num_channels", 3));
-  MC_ASSIGN_OR_RETURN(const int64_t image, req_or_default(v, "image_size", 448));
-  MC_ASSIGN_OR_RETURN(const int64_t p, req_or_default(v, "patch_size", 14));
-  MC_ASSIGN_OR_RETURN(const int64_t out, req_or_default(v, "vision_output_dim", 7680));
-  MC_ASSIGN_OR_RETURN(const int64_t pin, req_or_default(v, "projector_input_dim", 4096));
-  MC_ASSIGN_OR_RETURN(const int64_t pout, req_or_default(v, "projector_output_dim", 4096));
-  const Exact H = h, side = Exact(image / p);
-  const Exact layer = (H * H + H) * Exact(4) + H * Exact(I) + Exact(I) + Exact(I) * H + H + layer_norm(H) * Exact(2);
-  const Exact tower = Exact(C) * Exact(p) * Exact(p) * H + H + (side * side + Exact(1)) * H + layer_norm(H) * Exact(2) +
-                      layer * Exact(L) + Exact(I) * Exact(pin) + Exact(pout) * Exact(pout);
-  const Exact vision = tower + Exact(out) * Exact(m.n_embd);
-  if (vision.overflow()) return Status::Overflow(c.source());
-  m.params_vision = vision.value();
-  return m;
+  return build_wrapper(c, "llama4_text", "llama4_vision_model", llama4_vision);
 }
 
 // configuration_mistral3.py: text_config (a MistralConfig unless it says
@@ -232,32 +257,7 @@ Result<ModelSpec> build_llama4(Cfg& c) {
 // linear_1 (h.layers -> text h) and linear_2 (text h square), biased by
 // multimodal_projector_bias.
 Result<ModelSpec> build_mistral3(Cfg& c) {
-  MC_ASSIGN_OR_RETURN(ModelSpec m, build_text_config(c, "mistral"));
-  if (!c.has_object("vision_config")) {
-    note_no_vision(c, m);
-    return m;
-  }
-  Cfg v = c.child("vision_config", "pixtral");
-  MC_ASSIGN_OR_RETURN(const int64_t h, req_or_default(v, "hidden_size", 1024));
-  MC_ASSIGN_OR_RETURN(const int64_t I, req_or_default(v, "intermediate_size", 4096));
-  MC_ASSIGN_OR_RETURN(const int64_t L, req_or_default(v, "num_hidden_layers", 24));
-  MC_ASSIGN_OR_RETURN(const int64_t C, req_or_default(v, "num_channels", 3));
-  MC_ASSIGN_OR_RETURN(const int64_t p, req_or_default(v, "patch_size", 16));
-  MC_ASSIGN_OR_RETURN(const int64_t merge, req_or_default(c, "spatial_merge_size", 2));
-  MC_ASSIGN_OR_RETURN(const bool bias, c.flag("multimodal_projector_bias", false));
-  // vision_feature_layer: one layer index, or a list of them (concatenated).
-  const auto& j = c.object();
-  const auto fl = j.find("vision_feature_layer");
-  const int64_t n_features = fl != j.end() && fl->is_array() && !fl->empty() ? static_cast<int64_t>(fl->size()) : 1;
-  const Exact H = h, T = m.n_embd;
-  const Exact layer = H + H + Exact(4) * H * H + Exact(3) * H * Exact(I);
-  const Exact tower = Exact(C) * Exact(p) * Exact(p) * H + H + layer * Exact(L);
-  Exact projector = H + H * Exact(merge) * Exact(merge) * H + H * Exact(n_features) * T + T * T;
-  if (bias) projector += T + T;
-  const Exact vision = tower + projector;
-  if (vision.overflow()) return Status::Overflow(c.source());
-  m.params_vision = vision.value();
-  return m;
+  return build_wrapper(c, "mistral", "pixtral", mistral3_vision);
 }
 
 }  // namespace modelcalc::hf

@@ -178,6 +178,27 @@ Status read_core(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::opt
   MC_ASSIGN_OR_RETURN(a.heads, c.req("num_attention_heads"));
   MC_ASSIGN_OR_RETURN(a.vocab, c.req("vocab_size"));
   MC_ASSIGN_OR_RETURN(a.ff, c.req("intermediate_size"));
+  MC_RETURN_IF_ERROR(read_heads(c, a, kv_default, head_dim_default));
+  MC_ASSIGN_OR_RETURN(auto ctx, c.opt("max_position_embeddings", std::nullopt));
+  a.ctx = ctx.value_or(0);
+  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", tie_default));
+  return Status::Ok();
+}
+
+Status read_core_defaults(Cfg& c, Decoder& a, const CoreDefaults& d) {
+  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", d.vocab));
+  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", d.hidden));
+  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", d.intermediate));
+  if (d.layers > 0) {
+    MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", d.layers));
+  }
+  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", d.heads));
+  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", d.ctx));
+  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", d.tied));
+  return Status::Ok();
+}
+
+Status read_heads(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default) {
   MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", kv_default));
   a.kv_heads = kv.value_or(a.heads);
   MC_ASSIGN_OR_RETURN(auto hd, c.opt("head_dim", head_dim_default));
@@ -186,9 +207,10 @@ Status read_core(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::opt
                    "must divide hidden_size (" + std::to_string(a.d) + ") when head_dim is not set");
   }
   a.head_dim = hd.value_or(a.d / a.heads);
-  MC_ASSIGN_OR_RETURN(auto ctx, c.opt("max_position_embeddings", std::nullopt));
-  a.ctx = ctx.value_or(0);
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", tie_default));
+  return check_kv_heads(c, a);
+}
+
+Status check_kv_heads(Cfg& c, const Decoder& a) {
   if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
     return c.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) +
                                               "), got " + std::to_string(a.kv_heads));

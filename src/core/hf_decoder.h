@@ -88,6 +88,30 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& a);
 Status read_core(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default,
                  bool tie_default);
 
+// The configuration class's defaults of the keys every decoder has, for the
+// builders whose class states one for each (today's families).
+struct CoreDefaults {
+  int64_t vocab = 0, hidden = 0, intermediate = 0;
+  int64_t layers = 0;  // 0: num_hidden_layers is not read (the builder counts the layers another way)
+  int64_t heads = 0, ctx = 0;
+  bool tied = false;
+};
+// Reads vocab_size, hidden_size, intermediate_size (into `ff`),
+// num_hidden_layers, num_attention_heads, max_position_embeddings and
+// tie_word_embeddings: an absent key takes its default, a null one is refused.
+// The KV heads and head_dim are the builder's (their None differs by class);
+// check_kv_heads after them.
+Status read_core_defaults(Cfg& c, Decoder& a, const CoreDefaults& d);
+
+// num_key_value_heads and head_dim where the class accepts None: absent is
+// `kv_default` / `head_dim_default`, None (or a nullopt default) means
+// num_attention_heads and hidden_size / num_attention_heads; then
+// check_kv_heads.
+Status read_heads(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default);
+
+// num_key_value_heads divides num_attention_heads; fails naming it.
+Status check_kv_heads(Cfg& c, const Decoder& a);
+
 // An integer >= min_value whose absence means `dflt` and which may not be null.
 Result<int64_t> req_or_default(Cfg& c, std::string_view key, int64_t dflt, int64_t min_value = 1);
 

@@ -13,6 +13,7 @@
 #include "embedded_data.h"
 #include "modelcalc/gpu.h"
 #include "quantity.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -20,18 +21,6 @@ namespace {
 
 constexpr std::string_view kHeader = "gpu\tusd_per_gpu_hour\tprovider\tdate\tconfirmed\tsource\tnotes";
 enum Col { kGpu, kPrice, kProvider, kDate, kConfirmed, kSource, kNotes, kNumCols };
-
-std::vector<std::string_view> split_tabs(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find('\t', start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
 
 // A plain decimal ("2.49", "3"), digits and at most one '.', in (0, kMaxUsdPerGpuHour].
 Status parse_price(std::string_view text, std::string_view field, double* out) {
@@ -79,15 +68,9 @@ Result<std::vector<GpuPrice>> parse_price_catalog(std::string_view tsv) {
   std::vector<GpuPrice> out;
   std::set<std::string> seen;
   bool header_seen = false;
-  size_t line_no = 0;
-  while (!tsv.empty()) {
-    const size_t nl = tsv.find('\n');
-    std::string_view line = tsv.substr(0, nl);
-    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = "prices.tsv line " + std::to_string(line_no);
+  TsvLines lines(tsv);
+  for (std::string_view line; lines.next(&line);) {
+    const std::string where = "prices.tsv line " + std::to_string(lines.line_no());
     if (!header_seen) {
       if (line != kHeader) {
         return Status::InvalidArgument(where, "header must be: " + std::string(kHeader));
@@ -95,7 +78,7 @@ Result<std::vector<GpuPrice>> parse_price_catalog(std::string_view tsv) {
       header_seen = true;
       continue;
     }
-    const auto cols = split_tabs(line);
+    const auto cols = split_fields(line);
     if (cols.size() != kNumCols) {
       return Status::InvalidArgument(where, "has " + std::to_string(cols.size()) + " columns, expected " +
                                                 std::to_string(static_cast<int>(kNumCols)));

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "modelcalc/gpu.h"
 
 namespace modelcalc {
@@ -73,6 +75,18 @@ TEST(PricesTest, Overrides) {
     ASSERT_FALSE(b.ok()) << bad;
     EXPECT_EQ(b.status().message().rfind("--price: ", 0), 0u) << b.status().message();
   }
+}
+
+// Line numbers count every line of the file (comments, blank lines), CRLF ends read as '\n' (src/core/tsv.h):
+// line 1 the comment, 2 the header, 3 blank, 4 a row of 2 columns.
+TEST(PricesTest, ErrorsNameTheEditorsLineAndCrlfIsALineEnd) {
+  const std::string header(kHeader, std::strlen(kHeader) - 1);  // without its '\n'
+  auto bad = parse_price_catalog("# c\r\n" + header + "\r\n\r\nh100-sxm\t2.49\r\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "prices.tsv line 4: has 2 columns, expected 7");
+  auto ok = parse_price_catalog("# c\r\n" + header + "\r\nh100-sxm\t2.49\tLambda\t2026-05-07\tno\tsome page\trecalled\r\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)[0].notes, "recalled");  // the last field without the '\r'
 }
 
 }  // namespace

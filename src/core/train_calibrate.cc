@@ -9,6 +9,7 @@
 #include "embedded_data.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -19,18 +20,6 @@ constexpr std::string_view kColumns[] = {
     "pp",    "dp",     "cp",     "ep",        "vp",     "split",   "mbs",     "gbs",        "recompute",
     "sp",    "flash",  "dropout", "zero",     "fp32_grads", "overlap_dp", "metric", "measured", "notes"};
 constexpr size_t kCols = std::size(kColumns);
-
-std::vector<std::string_view> split_tabs(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t start = 0;
-  while (true) {
-    const size_t pos = s.find('\t', start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
-    if (pos == std::string_view::npos) break;
-    start = pos + 1;
-  }
-  return out;
-}
 
 bool count(std::string_view t, int64_t* v, int64_t lo = 1) {
   if (t == "-") {
@@ -92,15 +81,10 @@ std::string_view train_metric_name(TrainMetric m) {
 Result<std::vector<TrainMeasuredRow>> parse_train_measured(std::string_view tsv) {
   std::vector<TrainMeasuredRow> out;
   bool header = false;
-  size_t line_no = 0;
-  while (!tsv.empty()) {
-    const size_t nl = tsv.find('\n');
-    std::string_view line = tsv.substr(0, nl);
-    tsv.remove_prefix(nl == std::string_view::npos ? tsv.size() : nl + 1);
-    ++line_no;
-    if (line.empty() || line.front() == '#') continue;
-    const std::string where = "training-measured.tsv line " + std::to_string(line_no);
-    const auto c = split_tabs(line);
+  TsvLines lines(tsv);
+  for (std::string_view line; lines.next(&line);) {
+    const std::string where = "training-measured.tsv line " + std::to_string(lines.line_no());
+    const auto c = split_fields(line);
     if (c.size() != kCols) return Status::InvalidArgument(where, "expected " + std::to_string(kCols) + " columns");
     if (!header) {
       for (size_t i = 0; i < kCols; ++i) {

@@ -94,5 +94,19 @@ TEST(TrainCalibrate, StrictParse) {
   }
 }
 
+// Line 1 the comment, 2 the header, 3 blank, 4 a row of 2 columns (the header has 27); CRLF ends read as '\n'.
+TEST(TrainCalibrate, ErrorsNameTheEditorsLineAndCrlfIsALineEnd) {
+  const std::string header =
+      "id\tsource\tmodel\tlayers\thidden\theads\tgpu\tseq\ttp\tpp\tdp\tcp\tep\tvp\tsplit\tmbs\tgbs\trecompute\tsp\t"
+      "flash\tdropout\tzero\tfp32_grads\toverlap_dp\tmetric\tmeasured\tnotes\r\n";
+  auto bad = parse_train_measured("# c\r\n" + header + "\r\na\tX\r\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "training-measured.tsv line 4: expected 27 columns");
+  auto ok = parse_train_measured(header + "a\tX\tgpt\t2\t64\t4\th100\t128\t1\t1\t1\t1\t1\t1\teven\t1\t1\tnone\tno\tno\tno\t0\t"
+                                          "yes\tyes\tstep_seconds\t1.5\tn\r\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->front().notes, "n");  // the last field without the '\r'
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -9,6 +9,7 @@
 #include "embedded_data.h"
 #include "modelcalc/training.h"
 #include "train_layers.h"
+#include "tsv.h"
 
 namespace modelcalc {
 
@@ -207,13 +208,9 @@ Result<TrainStepResult> analyze_train_step(const ModelSpec& m, const GpuSpec& gp
 Result<TrainProfile> parse_train_profile(std::string_view tsv) {
   TrainProfile p;
   bool seen[4] = {false, false, false, false};
-  size_t line_no = 0;
-  while (!tsv.empty()) {
-    const size_t nl = tsv.find('\n');
-    std::string_view line = tsv.substr(0, nl);
-    tsv = nl == std::string_view::npos ? std::string_view() : tsv.substr(nl + 1);
-    ++line_no;
-    if (line.empty() || line[0] == '#') continue;
+  TsvLines lines(tsv);
+  for (std::string_view line; lines.next(&line);) {
+    const int64_t line_no = lines.line_no();
     const size_t tab = line.find('\t');
     if (tab == std::string_view::npos) {
       return Status::InvalidArgument("profile", "line " + std::to_string(line_no) + " needs name<TAB>value");

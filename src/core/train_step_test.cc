@@ -166,5 +166,16 @@ TEST(TrainStep, NeedsAPeak) {
   EXPECT_EQ(r.status().message().rfind("gpu: ", 0), 0u);
 }
 
+// Line 1 the comment, 2 blank, 3 the bad value; the message quotes the value without the CRLF's '\r'.
+TEST(TrainStep, ProfileErrorsNameTheEditorsLineAndCrlfIsALineEnd) {
+  auto bad = parse_train_profile("# c\r\n\r\ngemm_efficiency\tx\r\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "profile: line 3: 'x' is not a number");
+  auto ok = parse_train_profile(
+      "gemm_efficiency\t0.5\r\nattention_efficiency\t0.25\r\nhbm_traffic\t3\r\nlink_efficiency\t0.9\r\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_DOUBLE_EQ(ok->link_efficiency, 0.9);
+}
+
 }  // namespace
 }  // namespace modelcalc
