@@ -30,6 +30,10 @@ struct PlanPrepared {
 };
 Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
                                             const PlanCandidate& c);
+// The same for any options (a layout plan does not search, e.g. EPLB slots):
+// the ceiling's deployment and the engine's view of it for requests of isl + osl.
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+                                     const EngineFlags& flags, int64_t isl, int64_t osl);
 
 // Both figure sets at `batch` (serve() with ServingLoad::kBatch). Pure, no allocation.
 PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl);

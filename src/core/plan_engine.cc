@@ -28,19 +28,23 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   return o;
 }
 
-Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
-                                            const PlanCandidate& c) {
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+                                     const EngineFlags& flags, int64_t isl, int64_t osl) {
   PlanPrepared p;
-  MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, plan_deployment_options(r, c)));
-  p.ceiling_memory = evaluate_deployment(p.d, 1, r.isl + r.osl, r.isl).memory;
-  MC_ASSIGN_OR_RETURN(p.settings,
-                      resolve_engine_settings(r.engine, r.engine_flags, m, gpu, p.d, EngineWorkload{r.isl, r.osl}));
+  MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, o));
+  p.ceiling_memory = evaluate_deployment(p.d, 1, isl + osl, isl).memory;
+  MC_ASSIGN_OR_RETURN(p.settings, resolve_engine_settings(engine, flags, m, gpu, p.d, EngineWorkload{isl, osl}));
   p.engine_d = engine_view(p.d, p.settings);
   p.engine_memory = engine_memory(p.engine_d, p.settings);
-  p.ceiling_cap = ceiling_capacity(p.d, p.ceiling_memory, r.isl, r.osl);
-  p.engine_cap = engine_capacity(p.engine_memory, p.settings, r.isl, r.osl, r.prefix.shared_tokens);
-  p.params = engine_profile(r.engine).time;
+  p.ceiling_cap = ceiling_capacity(p.d, p.ceiling_memory, isl, osl);
+  p.engine_cap = engine_capacity(p.engine_memory, p.settings, isl, osl, o.prefix.shared_tokens);
+  p.params = engine_profile(engine).time;
   return p;
+}
+
+Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
+                                            const PlanCandidate& c) {
+  return prepare_serving(m, gpu, plan_deployment_options(r, c), r.engine, r.engine_flags, r.isl, r.osl);
 }
 
 namespace {
