@@ -31,6 +31,10 @@ Status apply_plan_layout(const LayoutCliFlags& l, const ModelSpec& m, PlanReques
   plain.two_batch_overlap = false;  // plan applies it to its DP-attention candidates
   DeploymentOptions o;
   MC_RETURN_IF_ERROR(apply_layout_flags(plain, DeploymentFlags{}, m, &o, draft));
+  if (l.two_batch_overlap && m.n_expert == 0) {
+    return Status::InvalidArgument("--two-batch-overlap", "hides the all-to-all of expert parallelism; " + m.name +
+                                                              " has no routed experts");
+  }
   r->two_batch_overlap = l.two_batch_overlap;
   r->expert_imbalance = o.expert_imbalance;
   r->spec = o.spec;

@@ -66,6 +66,9 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const Mod
   }
   MC_ASSIGN_OR_RETURN(DeploymentOptions o, deployment_options(plain, weights, kv, context, batch));
   MC_RETURN_IF_ERROR(apply_layout_flags(d.layout, d, m, &o, draft));
+  if (d.layout.expert_imbalance && o.split.ep <= 1) {
+    return Status::InvalidArgument("--expert-imbalance", "needs expert parallelism (ep > 1): give --ep or --dp-attention");
+  }
   return o;
 }
 
@@ -127,9 +130,12 @@ void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan) {
                                      "--spec-method mtp or --draft-model)",
                     &f->spec_tokens,
                     [](std::string_view t, std::string_view fl) -> Result<int64_t> {
-                      MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(t, fl));
-                      if (v > 64) return Status::InvalidArgument(fl, "must be at most 64 draft tokens");
-                      return v;
+                      auto v = parse_count(t, fl);
+                      if (!v.ok() || *v > 64) {
+                        return Status::InvalidArgument(fl, "expected a whole number of draft tokens from 1 to 64, "
+                                                           "got '" + std::string(t) + "'");
+                      }
+                      return *v;
                     })
       .add<double>("--spec-acceptance", "Probability A each draft token is accepted, in [0, 1]: 0.8 or 80% (i.i.d.: "
                                         "(1 - A^(K+1)) / (1 - A) tokens per step)",
@@ -147,9 +153,12 @@ void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan) {
                                        "attention group (default: 0)",
                     &f->prefix_tokens, [](std::string_view t, std::string_view fl) -> Result<int64_t> {
                       if (t == "0") return int64_t{0};
-                      MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(t, fl));
-                      if (v > (int64_t{1} << 30)) return Status::InvalidArgument(fl, "must be at most 2^30 tokens");
-                      return v;
+                      auto v = parse_count(t, fl);
+                      if (!v.ok() || *v > (int64_t{1} << 30)) {
+                        return Status::InvalidArgument(fl, "expected a whole number of tokens from 0 to 2^30, got '" +
+                                                               std::string(t) + "'");
+                      }
+                      return *v;
                     });
 }
 
@@ -169,6 +178,10 @@ Status apply_layout_flags(const LayoutCliFlags& l, const DeploymentFlags& d, con
     }
     p.attn_dp = replica / p.tp;
     p.ep = d.ep.value_or(m.n_expert > 0 ? replica : 1);
+  }
+  if (m.n_expert == 0 && (l.expert_imbalance || l.redundant_experts)) {
+    return Status::InvalidArgument(l.expert_imbalance ? "--expert-imbalance" : "--redundant-experts",
+                                   "applies to routed experts; " + m.name + " has none");
   }
   if (l.expert_imbalance) o->expert_imbalance = *l.expert_imbalance;
   if (l.redundant_experts) o->redundant_experts = *l.redundant_experts;

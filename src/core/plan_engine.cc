@@ -181,6 +181,8 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
     rq.phase = ServingPhase::kDecodeOnly;
     rq.load = ServingLoad::kBatch;
     for (int64_t b : s.batches) {
+      // A decode replica never runs more sequences than the load has (sorted: no larger batch either).
+      if (r.load_kind == PlanLoadKind::kConcurrency && static_cast<double>(b) > r.load) break;
       rq.value = static_cast<double>(b);
       const ServingFigures df = serve(d, cap, pp.params, ceiling, rq);
       ++out.searched;
@@ -309,8 +311,13 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
     }
   }
   std::sort(found.begin(), found.end(), [](const DisaggPlanConfig& a, const DisaggPlanConfig& b) {
-    if (a.usd_per_million_output != b.usd_per_million_output) return a.usd_per_million_output < b.usd_per_million_output;
-    return a.gpus < b.gpus;
+    // Costs within a part in 10^9 are equal (the same GPUs at the same rate, summed in another order).
+    const double ca = a.usd_per_million_output, cb = b.usd_per_million_output;
+    if (std::fabs(ca - cb) > 1e-9 * std::max(ca, cb)) return ca < cb;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    // Equal cost and size: the faster first (TPOT, then TTFT).
+    if (a.tpot_s != b.tpot_s) return a.tpot_s < b.tpot_s;
+    return a.ttft_s < b.ttft_s;
   });
   if (found.size() > s.top) found.resize(s.top);
   out.configs = std::move(found);

@@ -729,7 +729,13 @@ Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& r
   const DeploymentResult& r = a.result;
   const DecodeStep& st = r.decode;
   const Parallelism& split = a.prepared.split;
-  Section s{fmt::format("Answer (the deployment engine: tp {} × pp {} × dp {})", split.tp, split.pp, split.dp), {}, {}};
+  const std::string layout =
+      split.dp_attention
+          ? fmt::format("DP attention {} × tp {}, ep {}, dp {}: {} GPUs", split.attn_dp, split.tp, split.ep, split.dp,
+                        split.gpus())
+          : fmt::format("tp {} × pp {} × dp {}{}", split.tp, split.pp, split.dp,
+                        split.ep > 1 ? fmt::format(", ep {}", split.ep) : std::string());
+  Section s{"Answer (the deployment engine: " + layout + ")", {}, {}};
   s.lines.push_back(given("", "Decode per sequence", st.tokens_per_s_per_sequence, Unit::kTokensPerS,
                           fmt::format("({}, {}: {} decides)", regime_name(st.regime),
                                       st.fits ? "the batch fits" : "the batch does not fit", deciding_term(r))));

@@ -1,0 +1,56 @@
+// The layout flags on the command line: a flag that would change nothing is
+// refused naming it, never dropped silently.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+void expect_refused(const std::vector<std::string>& args, const std::string& prefix) {
+  const CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_EQ(r.err.rfind("modelcalc: error: " + prefix, 0), 0u) << r.err;
+}
+
+TEST(LayoutFlagsTest, AFlagThatWouldChangeNothingIsRefused) {
+  // No EP (8 GPUs of plain TP): the imbalance of EP ranks has nothing to act on.
+  expect_refused({"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--expert-imbalance", "2"},
+                 "--expert-imbalance: needs expert parallelism");
+  // A dense model has no routed experts to balance or to overlap the all-to-all of.
+  expect_refused({"size", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "2", "--redundant-experts", "8"},
+                 "--redundant-experts: applies to routed experts");
+  expect_refused({"plan", "--model", "llama-3.1-70b", "--isl", "100", "--osl", "100", "--two-batch-overlap"},
+                 "--two-batch-overlap: hides the all-to-all of expert parallelism");
+  // Without a whole model diagnose has no deployment for the layout to shape.
+  expect_refused({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--params", "13B", "--gpu", "h100",
+                  "--dp-attention"},
+                 "--dp-attention: shapes the modeled deployment");
+}
+
+TEST(LayoutFlagsTest, RangesAreStatedAsAllowed) {
+  expect_refused({"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--spec-method", "mtp",
+                  "--spec-acceptance", "0.5", "--spec-tokens", "65"},
+                 "--spec-tokens: expected a whole number of draft tokens from 1 to 64, got '65'");
+  expect_refused({"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--prefix-tokens", "-1"},
+                 "--prefix-tokens: expected a whole number of tokens from 0 to 2^30, got '-1'");
+}
+
+// A concurrency of C never fills a decode replica beyond C sequences: every decode pool of the
+// disaggregated plan runs at most C (here 1,024, with batches up to 2,048 searched).
+TEST(LayoutFlagsTest, DisaggregatedDecodeBatchesStayWithinTheConcurrency) {
+  const CliRun r = run_args({"plan", "--model", "deepseek-v3", "--gpu", "h200", "--isl", "2000", "--osl", "200",
+                             "--concurrency", "1024", "--tpot", "50ms", "--ttft", "2s", "--disaggregated",
+                             "--batch", "256,512,1024,2048", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = r.json();
+  ASSERT_FALSE(j["configs"].empty());
+  for (const auto& c : j["configs"]) EXPECT_LE(c["decode_pool"]["batch"].get<int64_t>(), 1024) << c.dump();
+}
+
+}  // namespace
+}  // namespace modelcalc
