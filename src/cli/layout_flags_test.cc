@@ -52,5 +52,35 @@ TEST(LayoutFlagsTest, DisaggregatedDecodeBatchesStayWithinTheConcurrency) {
   for (const auto& c : j["configs"]) EXPECT_LE(c["decode_pool"]["batch"].get<int64_t>(), 1024) << c.dump();
 }
 
+// One engine, one answer: a sweep row under --dp-attention with a drafter is size's decode step for the same
+// flags (the batch-varying all-to-all included, at the second batch of the list).
+TEST(LayoutFlagsTest, SweepRowsAreSizesUnderDpAttention) {
+  const std::vector<std::string> layout = {"--model", "deepseek-v3", "--gpu", "h200", "--gpus", "16", "--dp-attention",
+                                           "--spec-method", "mtp", "--spec-tokens", "1", "--spec-acceptance", "0.8"};
+  std::vector<std::string> sweep = {"sweep", "--batch", "64,512", "--format", "json", "--fields",
+                                    "batch,layout,ep,modeled_tokens_per_s_aggregate,a2a_s,accepted_tokens_per_step"};
+  sweep.insert(sweep.end(), layout.begin(), layout.end());
+  const CliRun w = run_args(sweep);
+  ASSERT_EQ(w.status, 0) << w.err;
+  const nlohmann::json rows = w.json();
+  ASSERT_EQ(rows.size(), 2u);
+  for (const auto& row : rows) {
+    std::vector<std::string> size = {"size", "--batch", std::to_string(row["batch"].get<int64_t>()), "--json"};
+    size.insert(size.end(), layout.begin(), layout.end());
+    const CliRun z = run_args(size);
+    ASSERT_EQ(z.status, 0) << z.err;
+    const nlohmann::json j = z.json();
+    EXPECT_EQ(row["layout"], j["deployment"]["layout"]);
+    EXPECT_EQ(row["ep"], j["deployment"]["ep"]);
+    EXPECT_DOUBLE_EQ(row["modeled_tokens_per_s_aggregate"].get<double>(),
+                     j["decode_step"]["tokens_per_s_aggregate"].get<double>());
+    EXPECT_DOUBLE_EQ(row["a2a_s"].get<double>(), j["decode_step"]["a2a_seconds"].get<double>());
+    EXPECT_DOUBLE_EQ(row["accepted_tokens_per_step"].get<double>(),
+                     j["decode_step"]["accepted_tokens_per_step"].get<double>());
+  }
+  // 1 + 0.8 tokens per step for one draft token (i.i.d. acceptance).
+  EXPECT_DOUBLE_EQ(rows[0]["accepted_tokens_per_step"].get<double>(), 1.8);
+}
+
 }  // namespace
 }  // namespace modelcalc
