@@ -22,8 +22,9 @@
 // * EP (ep | tp, ep | n_expert): routed experts spread over ep ranks inside the
 //   TP group, each expert's matrices split over tp/ep. The shard per rank and the
 //   expected expert bytes read equal the pure-TP case; the MoE output is summed
-//   over the TP group by the same all-reduce. (DP-attention with EP spanning
-//   replicas, and its all-to-all, is not modelled.)
+//   over the TP group by the same all-reduce. The DP-attention layout
+//   (Parallelism::dp_attention) spreads the experts over the whole replica with
+//   an all-to-all dispatch and combine per MoE layer (docs/serving-layouts.md).
 // * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
 //   aggregate rates multiply by dp.
 // * A quantized checkpoint (ModelSpec::quant): weight_dtype applies to the parts it

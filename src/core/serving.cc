@@ -414,7 +414,12 @@ KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployme
                                                                                decode.scaleout_latency_s)
                                      : kInf;
   t.overlapped = overlapped;
-  t.ttft_seconds = overlapped ? t.seconds / static_cast<double>(std::max<int64_t>(1, d.n_layer)) : t.seconds;
+  // Streamed layer by layer behind the prefill: the last layer's share of the bytes, and the hand-off's latency
+  // once.
+  const double latency = std::max(prefill.scaleout_latency_s, decode.scaleout_latency_s);
+  t.ttft_seconds = overlapped && t.link_bytes_per_s > 0
+                       ? t.bytes / t.link_bytes_per_s / static_cast<double>(std::max<int64_t>(1, d.n_layer)) + latency
+                       : t.seconds;
   return t;
 }
 
