@@ -52,6 +52,26 @@ TEST(LayoutFlagsTest, DisaggregatedDecodeBatchesStayWithinTheConcurrency) {
   for (const auto& c : j["configs"]) EXPECT_LE(c["decode_pool"]["batch"].get<int64_t>(), 1024) << c.dump();
 }
 
+// plan states the layout options it applied to every candidate, in its JSON and its header.
+TEST(LayoutFlagsTest, PlanStatesTheLayoutOptionsItApplied) {
+  const std::vector<std::string> base = {"plan", "--model", "deepseek-v3", "--gpu", "h200", "--isl", "2000", "--osl",
+                                         "200", "--qps", "5", "--spec-method", "mtp", "--spec-tokens", "1",
+                                         "--spec-acceptance", "0.8", "--prefix-hit", "0.5"};
+  std::vector<std::string> json = base;
+  json.push_back("--json");
+  const CliRun r = run_args(json);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json o = r.json()["layout_options"];
+  EXPECT_EQ(o["spec"]["method"], "mtp");
+  EXPECT_EQ(o["spec"]["tokens"], 1);
+  EXPECT_DOUBLE_EQ(o["spec"]["acceptance"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(o["prefix"]["hit"].get<double>(), 0.5);
+  const CliRun t = run_args(base);
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("layout options: speculative decoding mtp K 1 A 0.8, prefix hit 0.5"), std::string::npos)
+      << t.out;
+}
+
 // One engine, one answer: a sweep row under --dp-attention with a drafter is size's decode step for the same
 // flags (the batch-varying all-to-all included, at the second batch of the list).
 TEST(LayoutFlagsTest, SweepRowsAreSizesUnderDpAttention) {

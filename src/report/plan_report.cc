@@ -158,6 +158,31 @@ std::string ranking_text(const PlanRequest& r) {
 
 }  // namespace
 
+// The layout options the request carries to every candidate (docs/serving-layouts.md).
+nlohmann::json layout_options_json(const PlanRequest& r) {
+  return {{"two_batch_overlap", r.two_batch_overlap},
+          {"expert_imbalance", r.expert_imbalance},
+          {"spec", {{"method", std::string(spec_method_name(r.spec.on() ? r.spec.method : SpecMethod::kNone))},
+                    {"tokens", r.spec.tokens},
+                    {"acceptance", r.spec.acceptance}}},
+          {"prefix", {{"hit", r.prefix.hit}, {"shared_tokens", r.prefix.shared_tokens}}}};
+}
+
+// "" when the request carries none.
+std::string layout_options_text(const PlanRequest& r) {
+  std::string t;
+  const auto add = [&t](const std::string& x) { t += (t.empty() ? "" : ", ") + x; };
+  if (r.spec.on()) {
+    add(fmt::format("speculative decoding {} K {} A {}", spec_method_name(r.spec.method), r.spec.tokens,
+                    fmt_sig(r.spec.acceptance, 3)));
+  }
+  if (r.prefix.hit > 0) add(fmt::format("prefix hit {}", fmt_sig(r.prefix.hit, 3)));
+  if (r.prefix.shared_tokens > 0) add(fmt::format("shared prefix {} tokens", group_digits(r.prefix.shared_tokens)));
+  if (r.expert_imbalance > 1) add(fmt::format("EP imbalance {}", fmt_sig(r.expert_imbalance, 3)));
+  if (r.two_batch_overlap) add("two-batch overlap (DP-attention candidates)");
+  return t.empty() ? t : "  layout options: " + t + "\n";
+}
+
 std::string render_plan_text(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
@@ -168,6 +193,7 @@ std::string render_plan_text(const PlanView& v) {
   out += fmt::format("  targets: TTFT {}, TPOT {}\n",
                      r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none"),
                      r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none"));
+  out += layout_options_text(r);
   out += "  " + ranking_text(r) + "\n";
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
@@ -296,6 +322,7 @@ nlohmann::json plan_json(const PlanView& v) {
                    {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
+  j["layout_options"] = layout_options_json(r);
   j["efficiency"] = r.efficiency;
   j["efficiency_note"] = efficiency_text(r);
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
@@ -561,6 +588,7 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
   j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
                  {"name", std::string(engine_profile(r.engine).display)}};
   j["kv_transfer_overlap"] = r.kv_transfer_overlap;
+  j["layout_options"] = layout_options_json(r);
   nlohmann::json configs = nlohmann::json::array();
   for (const DisaggPlanConfig& c : res.configs) {
     configs.push_back({{"prefill_pool", pool_json(c.prefill, true)},
@@ -614,6 +642,7 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
   t += "  load: " + load_text(r) + "\n";
   t += "  targets: TTFT " + (r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none")) +
        ", TPOT " + (r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none")) + "\n";
+  t += layout_options_text(r);
   t += "  " + ranking_text(r) + "\n";
   t += fmt::format("  {} prefill and {} decode pool options meet their own targets; {} evaluations in {} s\n\n",
                    res.prefill_options, res.decode_options, group_digits(res.searched), fmt_sig(res.seconds, 3));
