@@ -660,6 +660,11 @@ std::vector<std::pair<std::string, nlohmann::json>> change_fields(const Scenario
   if (c.prompt_tokens) f.emplace_back("prompt", *c.prompt_tokens);
   if (c.reserve_fraction) f.emplace_back("reserve", *c.reserve_fraction);
   if (c.engine) f.emplace_back("engine", std::string(engine_name(*c.engine)));
+  if (c.spec) {
+    f.emplace_back("spec_method", std::string(spec_method_name(c.spec->method)));
+    f.emplace_back("spec_tokens", c.spec->tokens);
+    f.emplace_back("spec_acceptance", c.spec->acceptance);
+  }
   return f;
 }
 
