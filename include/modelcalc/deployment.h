@@ -22,8 +22,9 @@
 // * EP (ep | tp, ep | n_expert): routed experts spread over ep ranks inside the
 //   TP group, each expert's matrices split over tp/ep. The shard per rank and the
 //   expected expert bytes read equal the pure-TP case; the MoE output is summed
-//   over the TP group by the same all-reduce. (DP-attention with EP spanning
-//   replicas, and its all-to-all, is not modelled.)
+//   over the TP group by the same all-reduce. The DP-attention layout
+//   (Parallelism::dp_attention) spreads the experts over the whole replica with
+//   an all-to-all dispatch and combine per MoE layer (docs/serving-layouts.md).
 // * DP replicates the whole tp x pp group; `batch` is sequences PER REPLICA,
 //   aggregate rates multiply by dp.
 // * A quantized checkpoint (ModelSpec::quant): weight_dtype applies to the parts it
@@ -66,12 +67,59 @@
 namespace modelcalc {
 
 struct Parallelism {
-  int64_t tp = 1;  // tensor parallel ranks; divides n_head; KV heads divide tp or tp divides them
+  int64_t tp = 1;  // tensor parallel ranks (under dp_attention: inside each attention group); divides n_head;
+                   // KV heads divide tp or tp divides them
   int64_t pp = 1;  // pipeline stages; divides n_layer
-  int64_t ep = 1;  // expert-parallel ranks inside the TP group; divides tp and n_expert
-  int64_t dp = 1;  // data-parallel replicas of the tp x pp group
-  int64_t gpus() const { return tp * pp * dp; }
+  // Expert-parallel ranks of the MoE group (moe_group(): the TP group, or the whole replica under
+  // dp_attention): whole experts spread over ep ranks, each expert's matrices split over the group's
+  // moe_group() / ep others; divides moe_group() and n_expert + redundant experts.
+  int64_t ep = 1;
+  int64_t dp = 1;  // data-parallel replicas of the whole group
+  // The attention-DP x MoE-EP layout (SGLang's --enable-dp-attention, DeepSeek's DP32/EP32): a
+  // replica of attn_dp x tp GPUs runs attention, its KV, the dense FFNs and the lm_head in attn_dp
+  // data-parallel groups of tp GPUs (each group holds only its own sequences' KV), and its routed
+  // experts over all of them, tokens dispatched and combined by an all-to-all per MoE layer.
+  // REQUIRES pp == 1. attn_dp > 1 only with dp_attention.
+  bool dp_attention = false;
+  int64_t attn_dp = 1;  // attention data-parallel groups per replica
+  int64_t replica_gpus() const { return tp * attn_dp * pp; }
+  int64_t moe_group() const { return tp * attn_dp; }  // GPUs one stage's routed experts spread over
+  int64_t gpus() const { return replica_gpus() * dp; }
 };
+
+// Speculative decoding: K draft tokens per target step, verified in one
+// target pass of K + 1 tokens per sequence. The acceptance model is i.i.d.:
+// each draft token is accepted with probability A given its predecessors
+// were, so a step yields (1 - A^(K+1)) / (1 - A) tokens (K + 1 at A = 1).
+enum class SpecMethod {
+  kNone,
+  kMtp,         // the model's own multi-token-prediction module (DeepSeek-V3, GLM-4.5), run K times
+                // autoregressively (TensorRT-LLM's "MTP Eagle"): one layer of the model's last kind,
+                // sharing its embedding and lm_head
+  kDraftModel,  // a separate (dense) draft model run K times per step
+};
+std::string_view spec_method_name(SpecMethod m);  // "none", "mtp", "draft"
+struct SpeculativeDecoding {
+  SpecMethod method = SpecMethod::kNone;
+  int64_t tokens = 0;        // K >= 1 draft tokens per target step (method != kNone)
+  double acceptance = 0;     // A in [0, 1]
+  // kDraftModel: the draft's shape (not owned; read by prepare_deployment only). Its weights and KV are
+  // held beside the target's on every GPU of an attention group, split over the same tp.
+  const ModelSpec* draft = nullptr;
+  bool on() const { return method != SpecMethod::kNone && tokens > 0; }
+};
+// Expected tokens one target step yields: (1 - A^(K+1)) / (1 - A); K + 1 at A = 1; 1 with K = 0.
+double accepted_tokens_per_step(int64_t k, double acceptance);
+
+// Prefix caching: prompt tokens whose KV is found in the cache are not
+// prefilled (no FLOPs, no KV written); the tokens after them still attend to
+// them. A shared prefix (a system prompt every request carries) is held once
+// per attention group instead of once per sequence.
+struct PrefixCache {
+  double hit = 0;             // share of each prompt's tokens found cached, in [0, 1)
+  int64_t shared_tokens = 0;  // tokens of a prefix every request shares (held once); counts as cached
+};
+
 
 // Defaults: modelcalc/defaults.h (context, dtypes, batch, the drills' reserve,
 // quant group). The deployment engine is the CEILING: its memory is the
@@ -112,6 +160,14 @@ struct DeploymentOptions {
   int64_t context = kDefaultContext;         // tokens of KV each sequence holds (T)
   int64_t batch = kDefaultBatch;             // sequences per replica decoding together (B)
   int64_t prompt_tokens = 0;                 // prefill length P; 0 = the whole context
+  // Routed experts under EP (ep > 1).
+  double expert_imbalance = 1.0;   // busiest EP rank's routed tokens / the mean, >= 1 (beyond uniform routing's
+                                   // own sampling spread, which the engine adds); 1 = balanced
+  int64_t redundant_experts = 0;   // EPLB-style replicas: extra expert slots per MoE layer (memory), needs ep > 1
+  bool two_batch_overlap = false;  // the all-to-all hidden behind the other micro-batch's compute (SGLang TBO,
+                                   // DeepSeek's dual micro-batch): step = max(busy, a2a) + the rest
+  SpeculativeDecoding spec;        // default: off
+  PrefixCache prefix;              // default: nothing cached
 };
 
 enum class DeploymentRegime { kBandwidthBound, kComputeBound, kCapacityBound, kCommunicationBound };
@@ -128,7 +184,25 @@ struct WeightShard {
   int64_t other = 0;       // norms, routers, biases (16-bit, replicated or sharded as they are)
   int64_t scales = 0;      // group scales of the block matrices (dtype table: int8/int4, nvfp4, mxfp4, fp8 blocks)
   int64_t recurrent = 0;   // recurrent mixers (Mamba, Gated DeltaNet), sharded by heads
-  int64_t total() const { return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent; }
+  int64_t draft = 0;       // a speculative draft held beside the model: an MTP module or a draft model (its scales
+                           // included; not in params.total)
+  int64_t total() const {
+    return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent + draft;
+  }
+};
+
+// A speculative draft reduced to what one draft pass costs on one GPU of an
+// attention group (per sequence where it says so); hoisted by prepare_deployment.
+struct DraftTerms {
+  double weight_bytes = 0;        // non-routed block weights and the lm_head shard, read once per pass
+  double row_bytes = 0;           // the input row one token reads (a draft model's own table; MTP: the model's)
+  double flops_per_token = 0;     // non-routed matmuls + lm_head, per token
+  double moe_layers = 0;          // routed-expert layers (MTP: the module's), on the model's own expert terms
+  double kv_layers = 0;           // layers whose cache each pass reads, every token of the context
+  double kv_bytes_per_key = 0;    // per layer per cached token
+  double attn_flops_per_key = 0;  // per layer per cached token and query
+  double allreduces = 0;          // TP all-reduces per pass (tp > 1)
+  int64_t kv_per_token_memory = 0;  // bytes one token adds to the draft's cache on one GPU
 };
 
 // Everything evaluate_deployment needs, hoisted. Plain numbers; copyable.
@@ -157,10 +231,13 @@ struct PreparedDeployment {
   double tp_link_bytes_per_s = 0, tp_latency_s = 0;  // inside the domain if tp fits in it
   double pp_link_bytes_per_s = 0, pp_latency_s = 0;  // inside the domain if tp x pp fits in it
   bool tp_crosses_domain = false, pp_crosses_domain = false;
+  double scaleout_bytes_per_s = 0, scaleout_latency_s = 0;  // the NIC: a disaggregated pool's KV transfer
 
   // Memory per GPU.
   WeightShard weights;                  // worst stage
   int64_t kv_elems_per_layer = 0;       // KV elements per token per layer on one rank
+  int64_t kv_unique_elems_per_layer = 0;  // per token per layer over the whole TP group, once (MLA's latent
+                                          // once, GQA's KV heads once): what a KV transfer moves
   int64_t kv_bits = 16;
   int64_t stage_full_layers = 0;        // worst stage: layers caching the whole context
   int64_t stage_swa_layers = 0;         // worst stage: sliding-window layers
@@ -202,6 +279,32 @@ struct PreparedDeployment {
   double allreduces_per_layer = 0;  // when tp > 1: sublayers per layer on average (2: attention +
                                     // MLP; a mixer-only block 1), else 0
   double ring_factor = 0;           // 2 (tp - 1) / tp
+
+  // Routed experts over the MoE group (split.moe_group() GPUs: ep ranks x expert_tp slices).
+  double attn_dp = 1;                 // attention groups per replica: sequences and dense work split over them
+  double expert_slots_per_rank = 0;   // (n_expert + redundant) / ep: experts one EP rank holds per MoE layer
+  double expert_slots = 0;            // n_expert + redundant
+  double expert_tp = 1;               // each expert's matrices split over moe_group / ep GPUs
+  double expert_flops_per_routed_token = 0;  // 2 x one expert's params / expert_tp: one (token, expert) pair
+  double ep_spread = 0;               // expected largest of ep standard normals (Blom); 0 when ep == 1
+  double expert_imbalance = 1;        // the stated factor on the busiest EP rank's routed tokens (ep > 1)
+  int64_t redundant_experts = 0;
+  // All-to-all (dp_attention with attn_dp > 1): per MoE layer and per token a GPU sends, the copies that
+  // cross the fast domain and the NIC (destinations deduplicated per domain), and the bytes of one copy.
+  bool a2a = false;
+  double a2a_link_copies = 0, a2a_nic_copies = 0;
+  double a2a_dispatch_bytes = 0, a2a_combine_bytes = 0;  // d x (fp8 + scales when the matmuls run in fp8; else 16-bit)
+  double a2a_link_bytes_per_s = 0, a2a_nic_bytes_per_s = 0, a2a_latency_s = 0;
+  bool two_batch_overlap = false;
+  // Speculative decoding.
+  SpecMethod spec_method = SpecMethod::kNone;
+  int64_t spec_tokens = 0;            // K (0 = off)
+  double spec_acceptance = 0;         // A
+  double spec_accepted = 1;           // accepted_tokens_per_step(K, A)
+  DraftTerms draft;
+  // Prefix caching.
+  double prefix_hit = 0;
+  int64_t prefix_shared_tokens = 0;
 };
 
 // Bytes one GPU reads in a decode step, by component.
@@ -212,7 +315,8 @@ struct DecodeBytes {
   double embedding_rows = 0; // B rows of the input table (its share on this GPU)
   double kv = 0;             // every sequence's KV on this GPU (a DSA indexer's keys included)
   double state = 0;          // recurrent state: read and written back once per step, every sequence
-  double total() const { return weights + experts + lm_head + embedding_rows + kv + state; }
+  double draft = 0;          // the K draft passes of speculative decoding (their weights, experts and KV)
+  double total() const { return weights + experts + lm_head + embedding_rows + kv + state + draft; }
 };
 struct DecodeFlops {
   double linear = 0;     // active block matmuls
@@ -220,7 +324,9 @@ struct DecodeFlops {
                          // form (a DSA indexer's scores over the whole context included)
   double lm_head = 0;
   double recurrent = 0;  // recurrent layers' state update and readout, O(state) per token
-  double total() const { return linear + attention + lm_head + recurrent; }
+  double experts = 0;    // routed experts on the busiest GPU of the MoE group
+  double draft = 0;      // the K draft passes of speculative decoding
+  double total() const { return linear + attention + lm_head + recurrent + experts + draft; }
 };
 
 struct DeploymentMemory {   // per GPU, worst pipeline stage
@@ -231,13 +337,19 @@ struct DeploymentMemory {   // per GPU, worst pipeline stage
   int64_t kv_per_token = 0;     // B of KV one token adds on this GPU (no window filled)
   int64_t kv_per_sequence = 0;  // B of KV one sequence of `context` tokens holds on this GPU
   int64_t state_per_sequence = 0;  // B of recurrent state one sequence holds on this GPU, any length
+  int64_t draft_kv_per_sequence = 0;  // B of the speculative draft's cache one sequence holds on this GPU
+  int64_t shared_prefix = 0;    // B of a shared prefix's KV, held once per attention group (its full layers)
   double free_for_kv = 0;       // capacity - reserve - workspace - weights (may be negative)
-  int64_t max_sequences = 0;    // per replica: free / (kv + state per sequence); 0 when the weights do not fit
+  // Per replica: attn_dp x floor((free - shared prefix) / (kv + state + draft kv per sequence)); 0 when the
+  // weights do not fit. A shared prefix shortens each sequence's own KV by its tokens on the full layers.
+  int64_t max_sequences = 0;
 };
 
 struct DecodeStep {
   int64_t batch = 0, context = 0;
   double experts_touched = 0;   // expected distinct routed experts per MoE layer
+  double experts_read = 0;      // of them, read by the busiest GPU's EP rank (= touched with ep 1)
+  double routed_per_rank = 0;   // (token, expert) pairs routed to the busiest EP rank per MoE layer
   DecodeBytes bytes;            // per GPU, per pipeline stage (average)
   DecodeFlops flops;            // per GPU, per pipeline stage (average)
   double bytes_per_gpu = 0, flops_per_gpu = 0, intensity = 0;  // intensity = flops / bytes
@@ -246,21 +358,29 @@ struct DecodeStep {
   double memory_seconds = 0;    // pp x bytes_per_gpu / bandwidth
   double allreduce_seconds = 0; // TP all-reduces, all layers
   double handoff_seconds = 0;   // PP hand-offs
-  double comm_seconds = 0;      // allreduce + handoff
-  double seconds = 0;           // max(compute, memory) + comm = TPOT
-  double tokens_per_s_per_sequence = 0;  // 1 / seconds
-  double tokens_per_s_aggregate = 0;     // batch x dp / seconds
+  double a2a_seconds = 0;       // all-to-all dispatch + combine, every MoE layer (dp_attention)
+  double comm_seconds = 0;      // allreduce + handoff + a2a (the a2a left out under two-batch overlap)
+  double seconds = 0;           // one target step: max(compute, memory) + comm (with two-batch overlap
+                                // max(compute, memory, a2a) + the rest); the K draft passes included
+  double accepted_tokens_per_step = 1;   // tokens a step yields per sequence: (1 - A^(K+1)) / (1 - A)
+  double tpot_seconds = 0;      // seconds / accepted_tokens_per_step
+  double tokens_per_s_per_sequence = 0;  // accepted / seconds
+  double tokens_per_s_aggregate = 0;     // batch x dp x accepted / seconds
+  // Speculative decoding on: the same batch without it (the step of one token, no draft).
+  double tokens_per_s_per_sequence_without_spec = 0, tokens_per_s_aggregate_without_spec = 0;
   bool fits = false;            // batch <= max_sequences
   DeploymentRegime regime = DeploymentRegime::kBandwidthBound;
 };
 
 struct Prefill {
   int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;    // of them found in the prefix cache (not computed)
   double flops = 0;             // per GPU, per stage: linear + causal attention + recurrent + lm_head (last token)
   double attention_flops = 0;
   double recurrent_flops = 0;   // per GPU, per stage: recurrent layers over the prompt
   double bytes = 0;             // per GPU, per stage: weights once, experts touched, KV written
   double compute_seconds = 0, memory_seconds = 0, comm_seconds = 0;
+  double a2a_seconds = 0;       // of comm_seconds: the all-to-all (dp_attention)
   double seconds = 0;           // TTFT of one prompt
 };
 
@@ -271,6 +391,12 @@ struct DeploymentResult {
   bool overflow = false;        // a KV count did not fit in int64 (context absurdly large)
 };
 
+// The options beside the split (expert balance, speculative decoding, prefix
+// caching) on their own: what prepare_deployment checks of them, for a search
+// to refuse them once. Errors name the field (expert_imbalance, spec_tokens,
+// spec_acceptance, spec_method, draft_model, prefix_hit, prefix_tokens).
+Status check_layout_options(const ModelSpec& m, const DeploymentOptions& options);
+
 // Validates model, GPU, split and options; hoists constants. Errors name the
 // FIELD (tp, pp, ep, dp, compute_dtype, reserve_fraction, ...) and what is allowed.
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,
@@ -280,6 +406,11 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
 // Pure, allocation-free, no I/O.
 DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch, int64_t context,
                                      int64_t prompt);
+
+// Prompt tokens of a prompt of `prompt` tokens found in the prefix cache: the
+// larger of floor(prefix_hit x prompt) and the shared prefix, at most prompt - 1
+// (the last token is computed: its logits give the first output token). Pure.
+int64_t prefill_cached_tokens(const PreparedDeployment& d, int64_t prompt);
 
 // Checks the workload numbers the hot path takes (field names batch, context,
 // prompt_tokens), including that the KV counts fit in 64 bits.

@@ -20,6 +20,7 @@
 #include "modelcalc/model.h"      // ModelSpec and exact parameter breakdowns
 #include "modelcalc/plan.h"       // plan: the cheapest deployment meeting latency targets
 #include "modelcalc/plan_engine.h" // plan over the deployment engine (plan_deployments)
+#include "modelcalc/layout_check.h" // the serving layouts' published figures against the engine
 #include "modelcalc/prices.h"     // GPU prices and the priced GPU kinds a cost search covers
 #include "modelcalc/roofline.h"   // operating points on a roofline
 #include "modelcalc/scenario.h"   // a scenario and its variations: every what-if

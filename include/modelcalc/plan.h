@@ -44,6 +44,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
@@ -64,6 +65,12 @@ struct PlanRequest {
   bool rank_by_ceiling = false;          // rank by the ceiling's figures instead of the prediction's
   Engine engine = kDefaultEngine;        // the profile the prediction uses
   EngineFlags engine_flags;              // its flags
+  // What every candidate deployment runs with (DeploymentOptions' fields of the same names).
+  bool two_batch_overlap = false;        // DP-attention candidates hide the all-to-all behind compute
+  double expert_imbalance = 1.0;         // the stated EP imbalance
+  SpeculativeDecoding spec;              // speculative decoding on every candidate (MTP, or a dense draft model)
+  PrefixCache prefix;                    // the prefix cache every candidate has
+  bool kv_transfer_overlap = false;      // disaggregated: the KV streamed behind the prefill (else after it)
 };
 
 struct PlanGpu {
@@ -91,13 +98,18 @@ struct PlanSpace {
   int64_t n_expert = 0;     //   EP experts (0 = dense: EP stays 1)
   std::vector<int64_t> eps; // expert-parallel degrees searched; empty = 1 and, for a MoE, tp
   size_t top = 10;          // configurations returned
+  // For a model with routed experts, also the attention-DP x MoE-EP layout: replicas of 8, 16, ... GPUs
+  // (powers of two dividing n_expert, at most max_gpus), attention in groups of one GPU, EP over all.
+  bool dp_attention = true;
 };
 
 // One split of one GPU kind in two dtypes: what the search prepares once.
 struct PlanCandidate {
   size_t gpu = 0;  // index into PlanSpace::gpus
   int64_t tp = 1, pp = 1, ep = 1;
+  int64_t attn_dp = 1;  // > 1: the DP-attention layout, attn_dp groups of tp GPUs per replica
   Dtype weight_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
+  int64_t gpus_per_replica() const { return tp * pp * attn_dp; }
 };
 
 // What the search needs from one evaluation.
@@ -291,7 +303,7 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   for (size_t i = 0; i < cands.size(); ++i) {
     if (!prepared[i]) continue;
     const PlanCandidate& c = cands[i];
-    const int64_t group = c.tp * c.pp;
+    const int64_t group = c.gpus_per_replica();
     // Evaluates one batch and records it everywhere; returns the engine's max_sequences.
     auto visit = [&](int64_t batch) -> int64_t {
       const auto points = evaluate(*prepared[i], batch, context, r.isl);

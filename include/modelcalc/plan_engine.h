@@ -30,6 +30,10 @@ struct PlanPrepared {
 };
 Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
                                             const PlanCandidate& c);
+// The same for any options (a layout plan does not search, e.g. EPLB slots):
+// the ceiling's deployment and the engine's view of it for requests of isl + osl.
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+                                     const EngineFlags& flags, int64_t isl, int64_t osl);
 
 // Both figure sets at `batch` (serve() with ServingLoad::kBatch). Pure, no allocation.
 PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl);
@@ -41,6 +45,50 @@ void set_plan_model(const ModelSpec& m, PlanSpace* s);
 // (a split that does not divide, a dtype the GPU has no peak for) is counted in
 // rejected.unsupported.
 Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, PlanSpace s);
+
+// ---------------------------------------------------------------- disaggregated
+// plan --disaggregated: a prefill pool of x replicas and a decode pool of y
+// replicas, each its own GPU kind, split and dtypes (the KV dtype shared), for
+// the request shape, load and targets. Every candidate of the aggregated
+// search is evaluated once as a prefill replica (serve() with
+// ServingPhase::kPrefillOnly, saturated: requests/s R_p, and its TTFT at its
+// share of the load) and per batch as a decode replica (kDecodeOnly at the
+// batch: TPOT and requests/s R_d). With a load of L requests/s, x is the
+// fewest replicas whose TTFT (queue + prefill + the KV transfer's share) meets
+// the target and y = ceil(L / R_d); without one the pools are sized to each
+// other: the smallest y <= 64 (and x = ceil(y R_d / R_p)) with the lowest cost
+// per request. The pair is the cheapest per 1M output tokens; the best
+// aggregated plan (plan_deployments) is returned beside it.
+struct PlanPool {
+  PlanCandidate c;
+  std::string gpu;             // catalog key
+  int64_t replicas = 0, gpus = 0;  // gpus = replicas x c.gpus_per_replica()
+  int64_t batch = 0;           // decode pool: sequences per replica; prefill pool: prompts per step
+  double requests_per_s_per_replica = 0;
+  double ttft_s = 0;           // prefill pool: its TTFT at its share of the load (queue included)
+  double tpot_s = 0;           // decode pool: its step / accepted tokens
+  double tokens_per_s_per_gpu = 0;  // prefill: input tokens; decode: output tokens
+  double usd_per_hour = 0;
+};
+struct DisaggPlanConfig {
+  PlanPool prefill, decode;
+  double kv_bytes_per_request = 0, kv_transfer_s = 0, kv_transfer_ttft_s = 0;
+  bool kv_transfer_overlapped = false;
+  double ttft_s = 0, tpot_s = 0;            // the ranked figures (prediction, or ceiling with rank_by_ceiling)
+  double ceiling_ttft_s = 0, ceiling_tpot_s = 0;  // the ceiling's for the same pools
+  double served_requests_per_s = 0, served_output_tokens_per_s = 0;
+  int64_t gpus = 0;
+  double usd_per_hour = 0, usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+};
+struct DisaggPlanResult {
+  std::vector<DisaggPlanConfig> configs;  // meeting every target, cheapest per 1M output first (at most top)
+  PlanResult aggregated;                  // the aggregated search, for the comparison
+  int64_t prefill_options = 0, decode_options = 0;  // pool options that meet their own targets
+  int64_t searched = 0;                   // evaluations
+  std::string binding;                    // when nothing meets the targets: "ttft", "tpot", "memory" or "gpus"
+  double seconds = 0;
+};
+Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanRequest& r, PlanSpace s);
 
 }  // namespace modelcalc
 

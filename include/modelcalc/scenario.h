@@ -63,6 +63,7 @@ struct ScenarioChange {
   std::optional<int64_t> kv_heads;        // --kv-heads: the same model retrained with this many KV heads
                                           // (GQA); K and V projections shrink with it
   std::optional<Engine> engine;           // --engine: another serving engine's prediction (its flags kept)
+  std::optional<SpeculativeDecoding> spec;  // --spec-method --spec-tokens --spec-acceptance (a draft not owned)
   // True when no field is set (the scenario itself).
   bool empty() const;
 };

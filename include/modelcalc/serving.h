@@ -43,7 +43,9 @@
 
 namespace modelcalc {
 
-// What one step carries, per replica (one column of tp x pp ranks).
+// What one step carries, per replica (one column of tp x pp ranks; under
+// dp_attention the replica's attn_dp groups share the sequences). With
+// speculative decoding each decoding sequence verifies K + 1 tokens.
 struct StepWork {
   double decode_sequences = 0;     // B, each generating one token
   double decode_context = 0;       // tokens of KV each decoding sequence reads (mean)
@@ -51,6 +53,9 @@ struct StepWork {
   double prefill_keys_full = 0;    // keys those tokens attend to, per full-attention layer (causal)
   double prefill_keys_window = 0;  // the same per sliding-window layer
   double prefill_done = 0;         // prompts whose prefill ends in the step (one lm_head row each)
+  // Attention groups (dp_attention) the prompt tokens are spread over; 0 = all of them. The decoding
+  // sequences are always spread over all; one prompt alone sits on one group.
+  double prefill_groups = 0;
 };
 
 // One step's time by part (seconds, for the token to cross every stage) and
@@ -58,10 +63,14 @@ struct StepWork {
 struct StepTime {
   double dense_s = 0, experts_s = 0, lm_head_s = 0, kv_read_s = 0, prefill_attention_s = 0;
   double elementwise_s = 0;  // norms, residual, activation: memory-bound (0 on the ideal machine)
+  double draft_s = 0;        // the K draft passes of speculative decoding
   double comm_s = 0, overhead_s = 0;
+  double a2a_s = 0;          // of comm_s: the all-to-all (dp_attention); hidden behind the kernels under
+                             // two-batch overlap up to their time
   double compute_s = 0;  // every FLOP at its achieved rate (pp x FLOPs / (peak x fraction), summed)
   double memory_s = 0;   // every byte at its achieved rate
-  double seconds = 0;    // the step: the parts summed (prediction) or max(compute, memory) + comm (ceiling)
+  double seconds = 0;    // the step: the parts summed (prediction) or max(compute, memory) + comm (ceiling);
+                         // with two-batch overlap the a2a counts only where it outlasts the kernels
   double bytes_per_gpu = 0, flops_per_gpu = 0;  // per pipeline stage (average)
 };
 
@@ -77,13 +86,23 @@ enum class ServingLoad {
   kRequestsPerS,  // Poisson arrivals at `value` requests/s for the whole deployment (all replicas)
   kConcurrency,   // `value` users in a closed loop, for the whole deployment
 };
+// Which phases one replica runs: both (continuous batching with chunked
+// prefill), or one pool of a disaggregated deployment: prefill alone (steps
+// carry only prompts; the KV leaves for a decode pool) or decode alone (steps
+// carry only decoding sequences; the KV arrives from a prefill pool).
+enum class ServingPhase { kAggregated, kPrefillOnly, kDecodeOnly };
+// "aggregated", "prefill", "decode".
+const char* serving_phase_name(ServingPhase p);
+
 struct ServingRequest {
   int64_t isl = 0, osl = 0;  // >= 1
   ServingLoad load = ServingLoad::kSaturated;
   double value = 0;          // by load; unused for kSaturated
+  ServingPhase phase = ServingPhase::kAggregated;
 };
 
-// What bounds the batch of one replica.
+// What bounds the batch: one engine instance's (one attention group under
+// dp_attention; serve() multiplies by attn_dp), the replica's otherwise.
 struct ServingCapacity {
   double sequences = 0;       // sequences memory holds (engine admission, or the ceiling's bound)
   double max_num_seqs = 0;    // the engine's sequence cap; 0 = none (the ceiling)
@@ -102,12 +121,15 @@ struct ServingFigures {
   double mean_context = 0;        // isl + osl / 2
   double prefill_tokens_per_step = 0;
   StepTime step;                  // at `batch`
-  double tpot_s = 0;              // mean time between output tokens (= step.seconds)
+  double tpot_s = 0;              // mean time between output tokens (= step.seconds / accepted tokens per step)
   double ttft_s = 0;              // mean time to first token; +inf when saturated by a rate
   double queue_s = 0;             // the queueing part of ttft_s
   double requests_per_s = 0;      // served, all replicas
   double output_tokens_per_s = 0; // served, all replicas
   double tokens_per_s_per_user = 0;  // 1 / tpot_s
+  double accepted_tokens_per_step = 1;  // speculative decoding: tokens a step yields per sequence
+  double input_tokens_per_s = 0;  // prompt tokens served, all replicas (cached ones included)
+  double cached_tokens = 0;       // of each prompt, found in the prefix cache
   bool fits = false;              // at least one sequence fits
   bool saturated = false;         // a rate or concurrency beyond what the replicas serve
 };
@@ -116,6 +138,50 @@ struct ServingFigures {
 // ignored). Allocation-free; a rate is solved in at most 64 fixed-point steps.
 ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, const StepTimeParams& p, bool ceiling,
                      const ServingRequest& r);
+
+// Disaggregated serving: the KV of one request's prompt moving from a prefill
+// replica to a decode replica over the NICs (RDMA, as SGLang's Mooncake/NIXL
+// and TensorRT-LLM's disaggregated serving do): the prompt's whole KV once
+// (every layer kept; MLA's latent and GQA's KV heads once, not per TP rank),
+// sent by the prefill attention group's tp x pp GPUs and received by the
+// decode group's, at the slower side's aggregate NIC bandwidth plus the
+// scale-out latency. Overlapped (streamed layer by layer behind the prefill's
+// forward), only the last layer's share adds to TTFT; else all of it.
+struct KvTransfer {
+  double bytes = 0;             // one request's KV
+  double link_bytes_per_s = 0;  // min(prefill group GPUs, decode group GPUs) x their NIC
+  double seconds = 0;           // bytes / link + latency
+  double ttft_seconds = 0;      // what it adds to TTFT
+  bool overlapped = false;
+};
+KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployment& decode, int64_t isl,
+                       bool overlapped);
+
+// One disaggregated deployment: `prefill_replicas` replicas of a prefill
+// pool (serve() with ServingPhase::kPrefillOnly) and `decode_replicas` of a
+// decode pool (kDecodeOnly). A rate is split evenly over each pool's
+// replicas; saturated, the pools serve min(x x R_prefill, y x R_decode)
+// requests/s. TTFT = the prefill pool's (queue included) + the transfer's
+// share; TPOT = the decode pool's. Each pool's figures are per replica
+// (PreparedDeployment::split.dp is ignored: the replica counts are these).
+struct DisaggregatedFigures {
+  ServingFigures prefill, decode;  // one replica of each, at its share of the load
+  KvTransfer transfer;
+  double prefill_replicas = 0, decode_replicas = 0;
+  double requests_per_s = 0;       // served, the whole deployment
+  double ttft_s = 0, tpot_s = 0;
+  double output_tokens_per_s = 0, input_tokens_per_s = 0;
+  bool fits = false;               // both pools hold at least one sequence
+  bool saturated = false;          // the load exceeds what one of the pools serves
+};
+struct DisaggregatedPool {
+  const PreparedDeployment* d = nullptr;  // as the engine runs it (engine_view) for the prediction
+  ServingCapacity cap;                    // ceiling_capacity or engine_capacity of that deployment
+  double replicas = 1;
+};
+DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                         const StepTimeParams& p, bool ceiling, const ServingRequest& r,
+                                         bool overlapped_transfer);
 
 // The deployment as the engine runs it: without sliding windows when the
 // engine keeps every layer's whole context (EngineSettings::sliding_window).
@@ -128,7 +194,9 @@ PreparedDeployment engine_view(const PreparedDeployment& d, const EngineSettings
 ServingCapacity ceiling_capacity(const PreparedDeployment& d, const DeploymentMemory& m, int64_t isl, int64_t osl);
 // The engine's capacity: admission (engine_admitted_sequences at the last
 // token's context isl + osl and the mean), max_num_seqs and the step budget.
-ServingCapacity engine_capacity(const EngineMemory& m, const EngineSettings& s, int64_t isl, int64_t osl);
+// `shared_prefix`: tokens every request shares, held once (PrefixCache::shared_tokens).
+ServingCapacity engine_capacity(const EngineMemory& m, const EngineSettings& s, int64_t isl, int64_t osl,
+                                int64_t shared_prefix = 0);
 
 // Both figures from the one function above: the ceiling from the engine's
 // ideal machine, the prediction from the profile (on engine_view(d, s)).
@@ -144,6 +212,7 @@ ServingPair serve_both(const PreparedDeployment& d, const DeploymentMemory& ceil
 // REQUIRES: d is engine_view(prepared, s).
 struct PredictedDecode {
   StepTime step;
+  double accepted_tokens_per_step = 1;
   double tokens_per_s_per_sequence = 0, tokens_per_s_aggregate = 0;
   bool fits = false;  // batch <= the sequences the engine admits at this context
   int64_t max_sequences = 0;

@@ -37,6 +37,14 @@ struct SweepSpec {
   // false: no row's prediction is computed (has_prediction stays false), for
   // callers that read none of it; the rest of every row is unchanged.
   bool predict = true;
+  // The layout options every row carries (deployment.h; defaults: off). A
+  // split with dp_attention spreads the experts over its ep ranks; a model
+  // without routed experts runs such a split at ep 1.
+  double expert_imbalance = 1.0;
+  int64_t redundant_experts = 0;
+  bool two_batch_overlap = false;
+  SpeculativeDecoding spec;  // spec.draft not owned: it must outlive the sweep
+  PrefixCache prefix;
 };
 
 // One combination and its result. Valid only during the callback.

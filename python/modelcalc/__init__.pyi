@@ -117,6 +117,9 @@ class SizeResult(_Document):
     compute_bound_batch: float
     gpu_capacity_bytes: float
     gpu_bandwidth_bytes_per_s: float
+    layout: str
+    a2a_s: float
+    accepted_tokens_per_step: float
     # The document's sections (size --json):
     params: Doc
     weights: Doc

@@ -69,6 +69,13 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     }
   }
   const Calibration cal = calibrate_rows(prepared, params);
+  std::vector<LayoutCheck> layouts;
+  if (f.data.empty()) {  // the compiled-in data: its layouts' published figures beside it
+    auto checked = check_layouts(shared_layout_measurements());
+    if (!checked.ok()) return checked.status();
+    layouts = std::move(checked).value();
+    v.layouts = &layouts;
+  }
   v.calibration = &cal;
   v.evaluated_with = &params[static_cast<size_t>(Engine::kTrtllm)];
   if (f.output.json) {

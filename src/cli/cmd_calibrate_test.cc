@@ -57,6 +57,16 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
     EXPECT_TRUE(j["by_regime"].contains(g)) << g;
   }
   EXPECT_EQ(j["engine"]["profile"], "trtllm");
+  // The layouts' published figures beside the fit: measured under the ceiling, measured_over_ceiling and
+  // predicted_error as defined (measured / ceiling, predicted / measured - 1).
+  ASSERT_EQ(j["reality_check"].size(), 5u);
+  for (const auto& k : j["reality_check"]) {
+    const double measured = k["measured"].get<double>(), ceiling = k["ceiling"].get<double>();
+    EXPECT_LE(measured, ceiling) << k["id"];
+    EXPECT_DOUBLE_EQ(k["measured_over_ceiling"].get<double>(), measured / ceiling);
+    EXPECT_DOUBLE_EQ(k["predicted_error"].get<double>(), k["predicted"].get<double>() / measured - 1);
+    EXPECT_FALSE(k["source"].get<std::string>().empty());
+  }
 }
 
 TEST(CmdCalibrateTest, ReadsAUsersFileInTheSchema) {
@@ -73,6 +83,7 @@ TEST(CmdCalibrateTest, ReadsAUsersFileInTheSchema) {
   EXPECT_EQ(j["rows"][0]["id"], "mine");
   EXPECT_EQ(j["rows"][0]["engine"]["profile"], "vllm");
   EXPECT_GT(j["rows"][0]["predicted"].get<double>(), j["rows"][0]["ceiling"].get<double>());  // a time: slower
+  EXPECT_FALSE(j.contains("reality_check"));  // the compiled-in data's, not a user's file's
   fs::remove(p);
 }
 

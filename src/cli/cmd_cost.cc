@@ -70,7 +70,9 @@ Status run_cost_ceiling(const CostFlags& f, double price, int64_t gpus, std::ost
   Report rep = build_cost_ceiling_report(*model, **gpu, o, price, r);
   state_context(f.dep.seq, *model, &rep);
   // The modeled deployment's aggregate rate (shards, replication, communication) as a second floor.
-  MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(f.dep, o.weight_dtype, o.kv_dtype, o.context, o.batch));
+  ModelSpec draft;
+  MC_ASSIGN_OR_RETURN(const DeploymentOptions d,
+                      deployment_options(f.dep, *model, o.weight_dtype, o.kv_dtype, o.context, o.batch, &draft));
   MC_ASSIGN_OR_RETURN(const DeploymentAnalysis a, analyze_flags_deployment(*model, **gpu, d));
   // The answer first (the engine's rate); the lab's ceiling-based floor follows as its teaching view.
   rep.sections.insert(rep.sections.begin(), modeled_cost_section(modeled_cost(a, price)));

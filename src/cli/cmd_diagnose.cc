@@ -184,11 +184,19 @@ Status run_diagnose(const DiagnoseInputs& f, const Evidence* given, std::string_
     const Dtype weights = e.model.dtype.value_or(kDefaultWeightDtype);
     const Dtype kv = dep.kv_dtype.value_or(default_kv_dtype(weights));
     const int64_t context = e.context.value_or(e.prompt_tokens.value_or(default_context(*e.model.spec)));
-    MC_ASSIGN_OR_RETURN(const DeploymentOptions o, deployment_options(dep, weights, kv, context, e.batch.value_or(1)));
+    auto draft = std::make_shared<ModelSpec>();
+    MC_ASSIGN_OR_RETURN(const DeploymentOptions o, deployment_options(dep, *e.model.spec, weights, kv, context,
+                                                                      e.batch.value_or(1), draft.get()));
+    out->draft = draft;
     // A setup the engine refuses (a split that does not divide the heads) is bad input, named by its flag.
     if (auto a = analyze_flags_deployment(*e.model.spec, gpu, o); !a.ok()) return a.status();
     MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(f.engine, f.dep));
     scenario = Scenario{*e.model.spec, gpu, o, engine};
+  } else if (f.dep.layout.any()) {
+    // The layout flags shape the deployment engine's view only; without one they would change nothing.
+    return Status::InvalidArgument(first_layout_flag(f.dep.layout),
+                                   "shapes the modeled deployment: give a whole model (--model, --config or the "
+                                   "shape flags), a GPU and a decode measurement");
   }
   out->diagnosis = diagnose(e, gpu, scenario ? &*scenario : nullptr);
   out->source = source.empty() ? "evidence from flags" : source;

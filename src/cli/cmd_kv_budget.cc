@@ -62,8 +62,10 @@ Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvB
   if (g != nullptr && !o.budget) {
     // The modeled deployment: per-GPU shards and replication, the same engine as size; the
     // proposals are that engine on each changed setup.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, o.weight_dtype, o.kv_dtype, o.context,
-                                                                in.dep.batch.value_or(1)));
+    auto draft = std::make_shared<ModelSpec>();
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, *m, o.weight_dtype, o.kv_dtype, o.context,
+                                                                in.dep.batch.value_or(1), draft.get()));
+    out->draft = draft;
     if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
     MC_ASSIGN_OR_RETURN(out->deployment, analyze_flags_deployment(*m, *g, d, "--context"));
     EngineCliFlags e = in.engine;

@@ -25,6 +25,27 @@ struct PlanFlags : PlanInputs {
   OutputFlags output;
 };
 
+// The layout flags plan applies to every candidate. `draft` holds a --draft-model's shape.
+Status apply_plan_layout(const LayoutCliFlags& l, const ModelSpec& m, PlanRequest* r, ModelSpec* draft) {
+  LayoutCliFlags plain = l;
+  plain.two_batch_overlap = false;  // plan applies it to its DP-attention candidates
+  DeploymentOptions o;
+  MC_RETURN_IF_ERROR(apply_layout_flags(plain, DeploymentFlags{}, m, &o, draft));
+  if (l.two_batch_overlap && m.n_expert == 0) {
+    return Status::InvalidArgument("--two-batch-overlap", "hides the all-to-all of expert parallelism; " + m.name +
+                                                              " has no routed experts");
+  }
+  r->two_batch_overlap = l.two_batch_overlap;
+  r->expert_imbalance = o.expert_imbalance;
+  r->spec = o.spec;
+  r->prefix = o.prefix;
+  r->kv_transfer_overlap = l.kv_transfer_overlap;
+  if (l.kv_transfer_overlap && !l.disaggregated) {
+    return Status::InvalidArgument("--kv-transfer-overlap", "applies to --disaggregated plans; give that too");
+  }
+  return Status::Ok();
+}
+
 Result<int64_t> bounded_count(const std::string& text, const char* flag, int64_t max, const char* what) {
   MC_ASSIGN_OR_RETURN(int64_t v, parse_count(text, flag));
   if (v > max) return Status::InvalidArgument(flag, std::string("must be at most ") + what + ", got " + text);
@@ -158,8 +179,17 @@ PlanView plan_view(const PlanRun& r) { return PlanView{r.model->name, &r.request
 
 Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
+  if (f.layout.disaggregated && (!f.plot.empty() || f.frontier || f.output.explain)) {
+    return Status::InvalidArgument("--disaggregated", "has no frontier, plot or --explain; give --json or the table");
+  }
   PlanRun run;
   MC_RETURN_IF_ERROR(run_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
+  if (run.disaggregated) {
+    const DisaggPlanView dv{run.model->name, &run.request, &run.space, &*run.disaggregated};
+    out << (f.output.json ? disagg_plan_json(dv).dump(2) + "\n" : render_disagg_plan_text(dv));
+    *exit_code = run.disaggregated->configs.empty() ? 1 : 0;
+    return Status::Ok();
+  }
   std::string text;
   if (f.output.json) {
     nlohmann::json j = plan_document(run);
@@ -185,13 +215,24 @@ Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
 
 Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
   MC_ASSIGN_OR_RETURN(out->request, read_request(in));
+  auto draft = std::make_shared<ModelSpec>();
+  MC_RETURN_IF_ERROR(apply_plan_layout(in.layout, *m, &out->request, draft.get()));
+  out->draft = draft;
   MC_ASSIGN_OR_RETURN(out->space, read_space(in, *m));
   if (out->space.gpus.empty()) {
     return Status::InvalidArgument("--gpu", "no GPU to search: none has a price (give --price)");
   }
-  auto planned = plan_deployments(*m, out->request, out->space);
-  if (!planned.ok()) return as_flag_error(planned.status());
-  out->result = std::move(planned).value();
+  out->disaggregated.reset();
+  if (in.layout.disaggregated) {
+    auto d = plan_disaggregated(*m, out->request, out->space);
+    if (!d.ok()) return as_flag_error(d.status());
+    out->result = d->aggregated;
+    out->disaggregated = std::move(d).value();
+  } else {
+    auto planned = plan_deployments(*m, out->request, out->space);
+    if (!planned.ok()) return as_flag_error(planned.status());
+    out->result = std::move(planned).value();
+  }
   set_plan_model(*m, &out->space);
   out->frontier = in.frontier;
   out->model = std::move(m);
@@ -236,6 +277,7 @@ CommandRun setup_plan(FlagSet& flags) {
       .text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
             &f->plot);
   add_engine_profile_flags(flags, &f->engine);
+  add_layout_flags(flags, &f->layout, /*for_plan=*/true);
   add_output_flags(flags, &f->output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) {

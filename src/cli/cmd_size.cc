@@ -81,7 +81,10 @@ Status run_size(SharedModel m, SharedGpu gpu, const SizeInputs& in, SizeRun* out
   out->has_serving = false;
   if (o.has_gpu) {
     // The modeled deployment beside the textbook: the engine every deployment command reads.
-    MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(in.dep, o.weight_dtype, o.kv_dtype, o.context, o.batch));
+    auto draft = std::make_shared<ModelSpec>();
+    MC_ASSIGN_OR_RETURN(DeploymentOptions d,
+                        deployment_options(in.dep, model, o.weight_dtype, o.kv_dtype, o.context, o.batch, draft.get()));
+    out->draft = draft;
     MC_ASSIGN_OR_RETURN(out->deployment, analyze_flags_deployment(model, *gpu, d));
     const DeploymentAnalysis& a = out->deployment;
     // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.

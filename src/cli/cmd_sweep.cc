@@ -30,6 +30,7 @@ struct SweepFlags {
   std::string format;    // default: text
   bool json = false;     // --json = --format json
   EngineCliFlags engine; // the profile of the predicted_* columns
+  LayoutCliFlags layout; // --dp-attention and the layout options, the same for every row
 };
 
 // A lookup error that does not name its flag gets `flag` in front.
@@ -151,6 +152,77 @@ Result<std::vector<Parallelism>> resolve_splits(const DeploymentLists& l) {
   return out;
 }
 
+// --dp-attention: each --gpus value is a replica of gpus / tp attention groups
+// of --tp GPUs (default 1), its experts over --ep ranks (default: all of it),
+// --dp whole replicas; --pp must be 1.
+Result<std::vector<Parallelism>> resolve_dp_attention_splits(const DeploymentLists& l) {
+  if (l.gpus.empty()) return Status::InvalidArgument("--dp-attention", "needs --gpus: the replica's GPU counts");
+  if (!l.pp.empty() && (l.pp.size() != 1 || l.pp[0] != 1)) {
+    return Status::InvalidArgument("--pp", "must be 1 with --dp-attention");
+  }
+  const std::vector<int64_t> one = {1}, all = {0};
+  std::vector<Parallelism> out;
+  for (int64_t g : l.gpus) {
+    for (int64_t tp : l.tp.empty() ? one : l.tp) {
+      if (g % tp != 0) {
+        return Status::InvalidArgument("--gpus", fmt::format("{} with --dp-attention is a replica and must be a "
+                                                             "multiple of --tp {}", g, tp));
+      }
+      for (int64_t ep : l.ep.empty() ? all : l.ep) {
+        for (int64_t dp : l.dp.empty() ? one : l.dp) {
+          Parallelism p;
+          p.dp_attention = true;
+          p.tp = tp;
+          p.attn_dp = g / tp;
+          p.ep = ep == 0 ? g : ep;
+          p.dp = dp;
+          if (g * dp > kMaxGpus) {
+            return Status::InvalidArgument("--gpus", fmt::format("{} x --dp {} exceeds {} GPUs", g, dp,
+                                                                 group_digits(kMaxGpus)));
+          }
+          out.push_back(p);
+          if (static_cast<int64_t>(out.size()) > kMaxListItems) {
+            return Status::InvalidArgument("--gpus", "more than " + group_digits(kMaxListItems) + " splits");
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The layout flags onto the spec: the same options on every row. `draft` holds a --draft-model's shape.
+Status apply_sweep_layout(const LayoutCliFlags& l, const DeploymentLists& lists, SweepSpec* spec, ModelSpec* draft) {
+  if (l.dp_attention) {
+    MC_ASSIGN_OR_RETURN(spec->splits, resolve_dp_attention_splits(lists));
+  }
+  if (l.two_batch_overlap && !l.dp_attention) {
+    return Status::InvalidArgument("--two-batch-overlap", "hides the all-to-all of --dp-attention; give that too");
+  }
+  const bool any_ep = l.dp_attention || std::any_of(spec->splits.begin(), spec->splits.end(),
+                                                    [](const Parallelism& p) { return p.ep > 1; });
+  if ((l.expert_imbalance || l.redundant_experts) && !any_ep) {
+    return Status::InvalidArgument(l.expert_imbalance ? "--expert-imbalance" : "--redundant-experts",
+                                   "needs expert parallelism (ep > 1): give --ep or --dp-attention");
+  }
+  spec->expert_imbalance = l.expert_imbalance.value_or(1.0);
+  spec->redundant_experts = l.redundant_experts.value_or(0);
+  spec->two_batch_overlap = l.two_batch_overlap;
+  // The drafter and the prefix cache: parsed as every deployment command parses them.
+  LayoutCliFlags rest;
+  rest.spec_tokens = l.spec_tokens;
+  rest.spec_acceptance = l.spec_acceptance;
+  rest.spec_method = l.spec_method;
+  rest.draft_model = l.draft_model;
+  rest.prefix_hit = l.prefix_hit;
+  rest.prefix_tokens = l.prefix_tokens;
+  DeploymentOptions o;
+  MC_RETURN_IF_ERROR(apply_layout_flags(rest, DeploymentFlags{}, ModelSpec{}, &o, draft));
+  spec->spec = o.spec;
+  spec->prefix = o.prefix;
+  return Status::Ok();
+}
+
 Status check_text_rows(size_t models, size_t gpus, const SweepSpec& s) {
   const size_t sizes[] = {models, gpus * s.splits.size(), std::max<size_t>(s.contexts.size(), 1), s.batches.size(),
                           s.dtypes.size(), std::max<size_t>(s.kv_dtypes.size(), 1)};
@@ -173,7 +245,13 @@ Status run_sweep(const SweepFlags& f, std::ostream& out) {
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(f.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, resolve_format(f));
-  MC_ASSIGN_OR_RETURN(SweepSpec spec, sweep_spec(f.lists));
+  DeploymentLists plain = f.lists;
+  if (f.layout.dp_attention) {  // the split lists mean a replica's layout, read by apply_sweep_layout
+    plain.gpus.clear(), plain.tp.clear(), plain.pp.clear(), plain.ep.clear(), plain.dp.clear();
+  }
+  MC_ASSIGN_OR_RETURN(SweepSpec spec, sweep_spec(plain));
+  ModelSpec draft;
+  MC_RETURN_IF_ERROR(apply_sweep_layout(f.layout, f.lists, &spec, &draft));
   MC_ASSIGN_OR_RETURN(spec.engine, cli_engine(f.engine));
   spec.engine_flags = f.engine.flags;
   MC_ASSIGN_OR_RETURN(const auto items, model_items(f));
@@ -246,6 +324,7 @@ CommandRun setup_sweep(FlagSet& flags) {
       .text("--format", "text, csv, md, json or jsonl (default: text)", &f->format)
       .toggle("--json", "Same as --format json", &f->json);
   add_engine_profile_flags(flags, &f->engine);
+  add_layout_flags(flags, &f->layout);
   flags.footer(footer());
   flags.stream_output();
   return [f](std::ostream& out) { return run_sweep(*f, out); };

@@ -205,12 +205,18 @@ TEST(DeploymentConsistencyTest, PlanAgreesWithSizeOnTodaysFamilies) {
     const nlohmann::json plan = p.json();
     for (const nlohmann::json& c : plan["configs"]) {
       const int64_t tp = c["tp"], pp = c["pp"];
-      const CliRun s = run_args({"size", "--model", model, "--gpu", "h100", "--gpus", std::to_string(tp * pp), "--tp",
-                                 std::to_string(tp), "--pp", std::to_string(pp), "--ep",
-                                 std::to_string(c["ep"].get<int64_t>()), "--batch",
-                                 std::to_string(c["batch"].get<int64_t>()), "--dtype", c["weight_dtype"].get<std::string>(),
-                                 "--kv-dtype", c["kv_dtype"].get<std::string>(), "--seq", "2000", "--prompt",
-                                 "1000", "--json"});
+      std::vector<std::string> args = {"size", "--model", model, "--gpu", "h100", "--gpus",
+                                       std::to_string(c["gpus_per_replica"].get<int64_t>()), "--tp",
+                                       std::to_string(tp), "--ep", std::to_string(c["ep"].get<int64_t>()), "--batch",
+                                       std::to_string(c["batch"].get<int64_t>()), "--dtype",
+                                       c["weight_dtype"].get<std::string>(), "--kv-dtype",
+                                       c["kv_dtype"].get<std::string>(), "--seq", "2000", "--prompt", "1000", "--json"};
+      if (c["dp_attention"].get<bool>()) {
+        args.push_back("--dp-attention");
+      } else {
+        args.insert(args.end(), {"--pp", std::to_string(pp)});
+      }
+      const CliRun s = run_args(args);
       ASSERT_EQ(s.status, 0) << model << s.err;
       const nlohmann::json sv = s.json()["serving"];  // size's serving section: the plan's own figures
       EXPECT_EQ(sv["max_sequences"], c["max_sequences"]) << model << c.dump();

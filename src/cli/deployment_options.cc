@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "modelcalc/hf_config.h"
 #include "quantity.h"
 
 namespace modelcalc {
@@ -52,6 +53,177 @@ void add_engine_flags(FlagSet& flags, DeploymentFlags* d) {
                         {Dep::kDp, kDpDefault},
                         {Dep::kComputeDtype, kComputeDtypeDefault},
                         {Dep::kKvDtype, kKvDtypeDefault}});
+  add_layout_flags(flags, &d->layout);
+}
+
+Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const ModelSpec& m, Dtype weights, Dtype kv,
+                                             int64_t context, int64_t batch, ModelSpec* draft) {
+  DeploymentFlags plain = d;
+  if (d.layout.dp_attention) {  // --gpus is the replica's count: the split is read by apply_layout_flags
+    plain.gpus.reset();
+    plain.tp.reset();
+    plain.pp.reset();
+  }
+  MC_ASSIGN_OR_RETURN(DeploymentOptions o, deployment_options(plain, weights, kv, context, batch));
+  MC_RETURN_IF_ERROR(apply_layout_flags(d.layout, d, m, &o, draft));
+  if (d.layout.expert_imbalance && o.split.ep <= 1) {
+    return Status::InvalidArgument("--expert-imbalance", "needs expert parallelism (ep > 1): give --ep or --dp-attention");
+  }
+  return o;
+}
+
+const char* first_layout_flag(const LayoutCliFlags& l) {
+  if (l.dp_attention) return "--dp-attention";
+  if (l.expert_imbalance) return "--expert-imbalance";
+  if (l.redundant_experts) return "--redundant-experts";
+  if (l.two_batch_overlap) return "--two-batch-overlap";
+  if (l.spec_tokens) return "--spec-tokens";
+  if (l.spec_acceptance) return "--spec-acceptance";
+  if (!l.spec_method.empty()) return "--spec-method";
+  if (!l.draft_model.empty()) return "--draft-model";
+  if (l.prefix_hit) return "--prefix-hit";
+  return "--prefix-tokens";
+}
+
+void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan) {
+  if (for_plan) {
+    flags
+        .toggle("--disaggregated",
+                "Search a prefill pool and a decode pool (x prefill replicas per y decode replicas, each its own GPU "
+                "kind, split and dtypes; the KV moved over the NICs) and compare with the best aggregated plan",
+                &f->disaggregated)
+        .toggle("--kv-transfer-overlap",
+                "Disaggregated: the KV streamed layer by layer behind the prefill (only the last layer's share adds "
+                "to TTFT; default: sent after it)",
+                &f->kv_transfer_overlap);
+  } else {
+    flags.toggle("--dp-attention",
+                 "Attention data-parallel x MoE expert-parallel layout: --gpus is the replica's GPU count, attention, "
+                 "KV, dense FFN and lm_head run in --gpus / --tp groups (each holds only its own sequences' KV), the "
+                 "routed experts spread over --ep of them (default: all) with an all-to-all per MoE layer",
+                 &f->dp_attention);
+    flags.add<int64_t>("--redundant-experts",
+                       "EPLB-style redundant expert slots per MoE layer (memory; needs --ep > 1; default: 0)",
+                       &f->redundant_experts, [](std::string_view t, std::string_view fl) -> Result<int64_t> {
+                         if (t == "0") return int64_t{0};
+                         MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(t, fl));
+                         if (v > (int64_t{1} << 20)) return Status::InvalidArgument(fl, "must be at most 1,048,576");
+                         return v;
+                       });
+  }
+  flags
+      .add<double>("--expert-imbalance",
+                   "Busiest EP rank's routed tokens / the mean, 1 to 64 (default: 1, balanced; uniform routing's own "
+                   "spread is added)",
+                   &f->expert_imbalance,
+                   [](std::string_view t, std::string_view fl) -> Result<double> {
+                     MC_ASSIGN_OR_RETURN(const double v, parse_real(t, fl));
+                     if (!(v >= 1 && v <= 64)) {
+                       return Status::InvalidArgument(fl, "expected a factor from 1 to 64, got '" + std::string(t) + "'");
+                     }
+                     return v;
+                   })
+      .toggle("--two-batch-overlap",
+              "Hide the all-to-all behind the other micro-batch's compute (SGLang's TBO, DeepSeek's dual micro-batch)",
+              &f->two_batch_overlap)
+      .add<int64_t>("--spec-tokens", "Speculative decoding: draft tokens K per target step, 1 to 64 (needs "
+                                     "--spec-method mtp or --draft-model)",
+                    &f->spec_tokens,
+                    [](std::string_view t, std::string_view fl) -> Result<int64_t> {
+                      auto v = parse_count(t, fl);
+                      if (!v.ok() || *v > 64) {
+                        return Status::InvalidArgument(fl, "expected a whole number of draft tokens from 1 to 64, "
+                                                           "got '" + std::string(t) + "'");
+                      }
+                      return *v;
+                    })
+      .add<double>("--spec-acceptance", "Probability A each draft token is accepted, in [0, 1]: 0.8 or 80% (i.i.d.: "
+                                        "(1 - A^(K+1)) / (1 - A) tokens per step)",
+                   &f->spec_acceptance, parse_fraction)
+      .text("--spec-method", "Drafter: mtp (the model's multi-token-prediction module) or draft (--draft-model; "
+                             "the default when one is given)",
+            &f->spec_method)
+      .text("--draft-model", "Draft model for speculative decoding: a preset name or a config.json path (dense, the "
+                             "model's vocabulary)",
+            &f->draft_model)
+      .add<double>("--prefix-hit", "Share of each prompt found in the prefix cache, in [0, 1): its tokens are not "
+                                   "prefilled (default: 0)",
+                   &f->prefix_hit, parse_fraction)
+      .add<int64_t>("--prefix-tokens", "A prefix every request shares, in tokens: cached, its KV held once per "
+                                       "attention group (default: 0)",
+                    &f->prefix_tokens, [](std::string_view t, std::string_view fl) -> Result<int64_t> {
+                      if (t == "0") return int64_t{0};
+                      auto v = parse_count(t, fl);
+                      if (!v.ok() || *v > (int64_t{1} << 30)) {
+                        return Status::InvalidArgument(fl, "expected a whole number of tokens from 0 to 2^30, got '" +
+                                                               std::string(t) + "'");
+                      }
+                      return *v;
+                    });
+}
+
+Status apply_layout_flags(const LayoutCliFlags& l, const DeploymentFlags& d, const ModelSpec& m, DeploymentOptions* o,
+                          ModelSpec* draft) {
+  Parallelism& p = o->split;
+  if (l.dp_attention) {
+    p.dp_attention = true;
+    if (d.pp && *d.pp != 1) return Status::InvalidArgument("--pp", "must be 1 with --dp-attention");
+    p.pp = 1;
+    p.dp = d.dp.value_or(1);
+    p.tp = d.tp.value_or(1);
+    const int64_t replica = d.gpus.value_or(p.tp);
+    if (replica % p.tp != 0) {
+      return Status::InvalidArgument("--gpus", "with --dp-attention is the replica's GPU count and must be a multiple "
+                                               "of --tp (" + std::to_string(p.tp) + "), got " + std::to_string(replica));
+    }
+    p.attn_dp = replica / p.tp;
+    p.ep = d.ep.value_or(m.n_expert > 0 ? replica : 1);
+  }
+  if (m.n_expert == 0 && (l.expert_imbalance || l.redundant_experts)) {
+    return Status::InvalidArgument(l.expert_imbalance ? "--expert-imbalance" : "--redundant-experts",
+                                   "applies to routed experts; " + m.name + " has none");
+  }
+  if (l.expert_imbalance) o->expert_imbalance = *l.expert_imbalance;
+  if (l.redundant_experts) o->redundant_experts = *l.redundant_experts;
+  o->two_batch_overlap = l.two_batch_overlap;
+  if (l.two_batch_overlap && !l.dp_attention) {
+    return Status::InvalidArgument("--two-batch-overlap", "hides the all-to-all of --dp-attention; give that too");
+  }
+  const bool spec = l.spec_tokens || l.spec_acceptance || !l.spec_method.empty() || !l.draft_model.empty();
+  if (spec) {
+    if (!l.spec_tokens) return Status::InvalidArgument("--spec-tokens", "speculative decoding needs K draft tokens");
+    if (!l.spec_acceptance) {
+      return Status::InvalidArgument("--spec-acceptance", "speculative decoding needs an acceptance rate A in [0, 1]");
+    }
+    SpeculativeDecoding& sp = o->spec;
+    sp.tokens = *l.spec_tokens;
+    sp.acceptance = *l.spec_acceptance;
+    if (l.spec_method == "mtp") {
+      if (!l.draft_model.empty()) return Status::InvalidArgument("--draft-model", "is not used with --spec-method mtp");
+      sp.method = SpecMethod::kMtp;
+    } else if (l.spec_method.empty() || l.spec_method == "draft") {
+      if (l.draft_model.empty()) {
+        return Status::InvalidArgument("--spec-method", "give --spec-method mtp or --draft-model NAME");
+      }
+      auto dm = find_preset(l.draft_model);
+      if (!dm.ok()) {
+        auto file = load_hf_config(l.draft_model);
+        if (!file.ok()) {
+          return Status::InvalidArgument("--draft-model", "'" + l.draft_model + "' is neither a preset nor a readable "
+                                                          "config.json (modelcalc models lists the presets)");
+        }
+        dm = std::move(file);
+      }
+      *draft = *dm;
+      sp.method = SpecMethod::kDraftModel;
+      sp.draft = draft;
+    } else {
+      return Status::InvalidArgument("--spec-method", "unknown drafter '" + l.spec_method + "'; choose mtp or draft");
+    }
+  }
+  if (l.prefix_hit) o->prefix.hit = *l.prefix_hit;
+  if (l.prefix_tokens) o->prefix.shared_tokens = *l.prefix_tokens;
+  return Status::Ok();
 }
 
 Result<DeploymentAnalysis> analyze_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,

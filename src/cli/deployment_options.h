@@ -4,6 +4,8 @@
 #define MODELCALC_DEPLOYMENT_OPTIONS_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "inputs.h"
@@ -18,7 +20,9 @@ namespace modelcalc {
 // --help defaults of the split and engine flags, shared by every command.
 inline constexpr const char* kTpDefault = "--gpus / (pp x dp); must divide the heads";
 inline constexpr const char* kPpDefault = "1; must divide the layers";
-inline constexpr const char* kEpDefault = "1; experts spread inside the TP group, divides --tp and the experts";
+inline constexpr const char* kEpDefault =
+    "1; experts spread inside the TP group (divides --tp and the experts); with --dp-attention all of the replica's "
+    "GPUs (divides --gpus)";
 inline constexpr const char* kDpDefault = "1; replicas of the tp x pp group, --gpus = tp x pp x dp";
 inline constexpr const char* kComputeDtypeDefault = "fp8 weights -> fp8, int8/int4 weight-only -> bf16, else --dtype";
 inline constexpr const char* kKvDtypeDefault =
@@ -32,7 +36,8 @@ inline constexpr const char* kContextDefault = "8,192 tokens, or the model's max
 inline constexpr const char* kDtypeDefault = "a quantized checkpoint's own (quantization_config), else bf16";
 
 // The split and engine flags every deployment command shares, with the same
-// defaults: --tp --pp --ep --dp --compute-dtype --kv-dtype.
+// defaults: --tp --pp --ep --dp --compute-dtype --kv-dtype, and the layout
+// flags (add_layout_flags) into d->layout.
 void add_engine_flags(FlagSet& flags, DeploymentFlags* d);
 
 // The engine's options: split from --gpus/--tp/--pp/--ep/--dp (tp defaults to
@@ -62,6 +67,22 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w = {});
 
+// plan: without --dp-attention and --redundant-experts (plan searches the
+// layout itself), with --disaggregated and --kv-transfer-overlap.
+void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan = false);
+// The first layout flag given, as typed ("--dp-attention", ...); REQUIRES: l.any().
+const char* first_layout_flag(const LayoutCliFlags& l);
+// Applies the layout flags to `o` (deployment_options' result) for model `m`.
+// Under --dp-attention the split is re-read: --gpus is the replica's GPU
+// count, --tp the tensor ranks inside each attention group (default 1),
+// attn_dp = gpus / tp, --ep defaults to the replica's GPUs for a model with
+// routed experts, --dp whole replicas. `draft` receives a --draft-model's shape
+// (it must outlive the analysis: o->spec.draft points at it). Errors name the flag.
+Status apply_layout_flags(const LayoutCliFlags& l, const DeploymentFlags& d, const ModelSpec& m, DeploymentOptions* o,
+                          ModelSpec* draft);
+// deployment_options, then d.layout applied for model `m` (apply_layout_flags).
+Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const ModelSpec& m, Dtype weights, Dtype kv,
+                                             int64_t context, int64_t batch, ModelSpec* draft);
 // The serving engine a scenario carries (scenario.h) from the flags: its
 // prediction then stands beside every varied scenario's ceiling. Errors name --engine.
 Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d,

@@ -46,6 +46,11 @@ const Args kShape = {"-L", "32", "-d", "4096", "--heads", "32", "--kv-heads", "8
                      "--ffn", "11008", "--vocab", "32000"};
 const Args kSplit = {"--tp", "1", "--pp", "1", "--ep", "1", "--dp", "1"};
 const Args kCustomGpu = {"--bandwidth", "3TB/s", "--capacity", "80GB", "--peak", "900TFLOPS"};
+// The serving-layout flags on a model that has experts and an MTP module.
+const Args kLayout = {"--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--seq", "8192",
+                      "--dp-attention", "--expert-imbalance", "1.2", "--redundant-experts", "8",
+                      "--two-batch-overlap", "--spec-tokens", "1", "--spec-acceptance", "0.8", "--spec-method", "mtp",
+                      "--prefix-hit", "0.5", "--prefix-tokens", "256"};
 
 Args cat(std::initializer_list<Args> parts) {
   Args out;
@@ -72,7 +77,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"size",
        plus({cat({{"size"}, kShape, {"--gpu", "h100", "--seq", "4096", "--batch", "8", "--gpus", "2", "--train-tokens", "1T"}}),
              cat({{"size", "--model", "llama-3.1-8b"}, kCustomGpu, kSplit, {"--prompt", "512", "--reserve", "0.1"}})},
-            with_engines({"size", "--model", "llama-3.1-8b", "--gpu", "h100"}))},
+            plus(with_engines({"size", "--model", "llama-3.1-8b", "--gpu", "h100"}), {cat({{"size"}, kLayout})}))},
       {"kv-budget",
        {cat({{"kv-budget"}, kShape,
              {"--gpu", "h100", "--gpus", "2", "--context", "8192", "--reserve", "0.1", "--workspace", "2GB",
@@ -83,7 +88,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
               "0.9", "--max-model-len", "8192", "--max-num-batched-tokens", "4096", "--max-num-seqs", "128"}}),
         {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm",
          "--kv-cache-free-gpu-mem-fraction", "0.9"},
-        {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--mem-fraction-static", "0.85"}}},
+        {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--mem-fraction-static", "0.85"},
+        cat({{"kv-budget"}, kLayout})}},
       {"train-memory",
        {cat({{"train-memory"}, kShape,
              {"--gpu", "h100", "--dp", "8", "--tp", "2", "--pp", "2", "--micro-batch", "1", "--seq", "4096",
@@ -110,7 +116,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
                       "h100"})[1],
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
-                      "h100"})[2]}},
+                      "h100"})[2],
+        cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kLayout})}},
       {"sweep",
        {cat({{"sweep"}, kShape, {"--gpu", "h100", "--seq", "2048,4096", "--batch", "1,8"}}),
         cat({{"sweep", "--model", "llama-3.1-8b"}, kCustomGpu}),
@@ -118,7 +125,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
         cat({{"sweep"}, kShape, {"--gpu", "h100"}, kSplit}),
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[0],
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[1],
-        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[2]}},
+        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[2],
+        cat({{"sweep"}, kLayout})}},
       {"train", {{"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4",
                   "--peak", "900TFLOPS"},
                  {"train", "--model", "mixtral-8x7b-v0.1", "--tokens", "1T", "--gpu", "h100", "--gpus", "16", "--tp",
@@ -146,7 +154,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
              {"--reserve", "0.1", "--prompt", "512"}}),
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[0],
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[1],
-        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[2]}},
+        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[2],
+        cat({{"cost", "--price-per-hour", "3"}, kLayout})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"},
                cat({{"mfu", "--tokens-per-s", "3000", "--gpu", "a100", "--train", "--seq", "2048"}, kShape})}},
@@ -163,7 +172,11 @@ const std::map<std::string, std::vector<Args>>& bases() {
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
                       "--max-gpus", "8"})[1],
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
-                      "--max-gpus", "8"})[2]}},
+                      "--max-gpus", "8"})[2],
+        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "16",
+         "--disaggregated", "--kv-transfer-overlap", "--two-batch-overlap", "--expert-imbalance", "1.1",
+         "--spec-tokens", "1", "--spec-acceptance", "0.8", "--spec-method", "mtp", "--prefix-hit", "0.5",
+         "--prefix-tokens", "128"}}},
   };
   return kBases;
 }
@@ -238,6 +251,13 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--max-model-len", {Kind::kCount}},
       {"--max-num-batched-tokens", {Kind::kCount}},
       {"--max-num-seqs", {Kind::kCount}},
+      // The serving layouts (deployment_options.cc add_layout_flags).
+      {"--expert-imbalance", {Kind::kReal, false, "65"}},            // a factor from 1 to 64
+      {"--redundant-experts", {Kind::kCount, true, "1048577"}},      // 0 to 2^20 slots
+      {"--spec-tokens", {Kind::kCount, false, "65"}},                // 1 to 64 draft tokens
+      {"--spec-acceptance", {Kind::kFraction, true}},                // [0, 1]
+      {"--prefix-hit", {Kind::kFraction, true, "1"}},                // [0, 1): all cached leaves no token
+      {"--prefix-tokens", {Kind::kCount, true, "1073741825"}},       // 0 to 2^30 tokens
   };
   return kFlags;
 }
@@ -253,7 +273,9 @@ const std::set<std::string> kNotNumeric = {
     "--embedding-in-split", "--loss-in-split", "--dropout", "--no-overlap", "--causal", "--grads", "--bf16-grads",
     "--no-flash", "--rank-by", "--training", "--fit",
     "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
-    "--engine", "--allow-long-max-model-len"};  // a name and a switch (cmd_engine_test.cc checks them)
+    "--engine", "--allow-long-max-model-len",
+    "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
+    "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)
 
 std::string format_over(double max) {
   char buf[64];
@@ -799,9 +821,13 @@ TEST(HardenTest, EveryCommandTakesOrRefusesEachDeploymentFlag) {
   int accepted = 0;
   for (const auto& [cmd, list] : bases()) {
     // The base invocation with a model (the last one listed that has one), so the deployment flags apply.
+    // (Not a serving-layout one: its --gpus is the replica's and its split is the layout's.)
     const Args* base = &list.front();
     for (const Args& a : list) {
-      if (has_flag(a, "--model") || has_flag(a, "-L")) base = &a;
+      if ((has_flag(a, "--model") || has_flag(a, "-L")) && !has_flag(a, "--dp-attention") &&
+          !has_flag(a, "--disaggregated")) {
+        base = &a;
+      }
     }
     for (const auto& [flag, value] : flags) {
       const Args args = with_value(*base, flag, value);

@@ -39,6 +39,25 @@ Result<ModelSpec> resolve_model(const ModelFlags& f);
 // fields mean "the command's default" (stated in its --help); what a value
 // means for a deployment (splits against the model, ...) is the deployment
 // engine's business, not the parser's.
+// The layout, speculative-decoding and prefix-cache flags (docs/serving-layouts.md).
+struct LayoutCliFlags {
+  bool dp_attention = false;                  // --dp-attention
+  std::optional<double> expert_imbalance;     // --expert-imbalance F >= 1
+  std::optional<int64_t> redundant_experts;   // --redundant-experts R
+  bool two_batch_overlap = false;             // --two-batch-overlap
+  std::optional<int64_t> spec_tokens;         // --spec-tokens K
+  std::optional<double> spec_acceptance;      // --spec-acceptance A
+  std::string spec_method;                    // --spec-method mtp|draft
+  std::string draft_model;                    // --draft-model NAME|config.json
+  std::optional<double> prefix_hit;           // --prefix-hit F
+  std::optional<int64_t> prefix_tokens;       // --prefix-tokens S
+  bool disaggregated = false;                 // plan --disaggregated
+  bool kv_transfer_overlap = false;           // plan --kv-transfer-overlap
+  bool any() const {
+    return dp_attention || expert_imbalance || redundant_experts || two_batch_overlap || spec_tokens ||
+           spec_acceptance || !spec_method.empty() || !draft_model.empty() || prefix_hit || prefix_tokens;
+  }
+};
 struct DeploymentFlags {
   std::optional<int64_t> gpus, tp, pp, ep, dp;  // [1, kMaxGpus]
   std::optional<int64_t> seq;                   // --seq = --context, [1, kMaxTokens]
@@ -46,6 +65,7 @@ struct DeploymentFlags {
   std::optional<int64_t> prompt;                // [1, kMaxTokens]
   std::optional<Dtype> dtype, compute_dtype, kv_dtype;
   std::optional<double> reserve;                // [0, 1): "10%" or "0.1"
+  LayoutCliFlags layout;                        // add_layout_flags (deployment_options.h)
 };
 // List-valued forms of the same flags (sweep, roofline): comma lists whose
 // items are parsed by the same parsers; counts also take ranges (lists.h).

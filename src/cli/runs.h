@@ -32,6 +32,7 @@
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/plan.h"
+#include "modelcalc/plan_engine.h"
 #include "modelcalc/scenario.h"
 #include "modelcalc/serving.h"
 #include "modelcalc/size.h"
@@ -68,6 +69,7 @@ struct SizeRun {
   bool has_serving = false;            // --prompt shorter than the context: a request of isl + osl tokens
   int64_t isl = 0, osl = 0;
   ServingPair serving;                 // its steady state, ceiling and predicted
+  std::shared_ptr<const ModelSpec> draft;  // --draft-model's shape (the options point at it); empty without one
 };
 
 // Overwrites *out. REQUIRES: m non-null, out non-null.
@@ -95,6 +97,7 @@ struct KvBudgetRun {
   std::optional<KvProposals> proposals;  // the engine on each changed setup (with a deployment)
   DeploymentAnalysis deployment;
   DeploymentPrediction prediction;
+  std::shared_ptr<const ModelSpec> draft;  // --draft-model's shape (the options point at it); empty without one
 };
 
 Status run_kv_budget(SharedModel m, SharedGpu gpu, const KvBudgetInputs& in, KvBudgetRun* out);
@@ -110,6 +113,7 @@ struct PlanInputs {
   std::string gpu, max_gpus = "64", dtype, kv_dtype, batch, max_pp = "8", ep;  // ep "": 1 and, for a MoE, tp
   std::string price, efficiency = "1.0", top = "10", rank_by;  // rank_by "": predicted
   EngineCliFlags engine;  // --engine and the engines' own flags
+  LayoutCliFlags layout;  // --disaggregated, --kv-transfer-overlap, --two-batch-overlap, the drafter, the prefix cache
   bool frontier = false;
 };
 
@@ -119,6 +123,8 @@ struct PlanRun {
   PlanSpace space;
   PlanResult result;  // result.configs empty: nothing meets the targets (the CLI exits 1)
   bool frontier = false;
+  std::optional<DisaggPlanResult> disaggregated;  // --disaggregated: the pools (result then holds the aggregated search)
+  std::shared_ptr<const ModelSpec> draft;          // --draft-model's shape (the request points at it)
 };
 
 Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out);
@@ -183,6 +189,7 @@ struct DiagnoseRun {
   DeploymentAnalysis modeled;
   DeploymentPrediction prediction;  // beside it, when has_modeled
   std::string source;  // the file, or "evidence from flags"
+  std::shared_ptr<const ModelSpec> draft;  // --draft-model's shape (the scenario points at it); empty without one
 };
 
 // `given`, when set, is the evidence to start from instead of in.file (Python's

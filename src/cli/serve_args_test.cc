@@ -92,8 +92,9 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
       }
     }
   }
-  // --config, --data, --lens-file, --plot, --report, --write (the table's comments say what each reads or writes).
-  EXPECT_EQ(files, 6);
+  // --config, --data, --draft-model, --lens-file, --plot, --report, --write (the table's comments say what each
+  // reads or writes).
+  EXPECT_EQ(files, 7);
 }
 
 TEST(ServeArgsTest, RefusesWhatTheApiDoesNotPass) {

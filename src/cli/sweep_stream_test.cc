@@ -253,8 +253,7 @@ TEST(SweepStream, WriterEqualsPrinterOnARowLongerThanItsBuffer) {
 
 // What the writers rely on: a column not marked column_varies_with_batch has
 // the same cell for every batch of a (model, GPU, seq, dtype, KV dtype).
-TEST(SweepStream, ColumnsNotVaryingWithTheBatchAreTheSameAtEveryBatch) {
-  const SweepSpec s = BatchRunSpec();
+void ExpectUnmarkedColumnsConstantOverBatches(const SweepSpec& s) {
   const auto columns = sweep_columns();
   std::vector<Cell> first(columns.size());
   int64_t checked = 0, varied = 0;
@@ -277,6 +276,29 @@ TEST(SweepStream, ColumnsNotVaryingWithTheBatchAreTheSameAtEveryBatch) {
               }).ok());
   EXPECT_GT(checked, 0);
   EXPECT_GT(varied, 0);  // the marked columns do change in this grid
+}
+
+TEST(SweepStream, ColumnsNotVaryingWithTheBatchAreTheSameAtEveryBatch) {
+  ExpectUnmarkedColumnsConstantOverBatches(BatchRunSpec());
+}
+
+// The same under the DP-attention layout with a drafter, where the all-to-all grows with the batch.
+TEST(SweepStream, ColumnsNotVaryingWithTheBatchHoldUnderDpAttention) {
+  SweepSpec s;
+  s.models = {find_preset("deepseek-v3").value()};
+  s.gpus = {find_gpu("h200").value()};
+  Parallelism p;
+  p.dp_attention = true;
+  p.attn_dp = 8;
+  p.ep = 8;
+  s.splits = {p};
+  s.contexts = {8192};
+  s.batches = {64, 512};
+  s.dtypes = {Dtype::kFp8};
+  s.spec.method = SpecMethod::kMtp;
+  s.spec.tokens = 1;
+  s.spec.acceptance = 0.8;
+  ExpectUnmarkedColumnsConstantOverBatches(s);
 }
 
 }  // namespace

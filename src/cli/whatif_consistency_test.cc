@@ -45,6 +45,7 @@ Flags with_change(Flags f, const nlohmann::json& change) {
 
 struct Checked {
   int compared = 0;
+  int speculative = 0;  // of them, a drafter's change
 };
 
 // Runs `size --json` for the base flags varied by each proposal's change and
@@ -62,6 +63,7 @@ void expect_after_is_size(const std::string& where, const Flags& size_base, cons
     EXPECT_EQ(p["after"]["decode_step"], size["decode_step"]) << where << ": " << show(args);
     EXPECT_EQ(p["after"]["memory_per_gpu"], size["memory_per_gpu"]) << where << ": " << show(args);
     ++checked->compared;
+    checked->speculative += p["change"].contains("spec_method") ? 1 : 0;
   }
 }
 
@@ -76,6 +78,7 @@ const std::vector<Fixture>& fixtures() {
       {"MoE", {{"--model", "mixtral-8x7b-v0.1"}}},
       {"MLA", {{"--model", "deepseek-v2-lite"}}},
       {"sliding window", {{"--model", "gemma-2-9b"}}},
+      {"MLA with an MTP module (the speculative fix)", {{"--model", "deepseek-v3"}}},
       {"hand-typed", {{"-L", "32"}, {"-d", "4096"}, {"--heads", "32"}, {"--kv-heads", "8"}, {"--ffn", "14336"},
                       {"--vocab", "128256"}}},
   };
@@ -126,6 +129,7 @@ TEST(WhatIfConsistency, DiagnoseFixesAreWhatSizeSaysForTheirFlags) {
     }
   }
   EXPECT_GE(checked.compared, 100);  // every fixture, GPU count and dtype proposed something
+  EXPECT_GT(checked.speculative, 0);  // DeepSeek-V3's MTP drafter priced by the engine at least once
 }
 
 TEST(WhatIfConsistency, KvBudgetProposalsAreWhatSizeSaysForTheirFlags) {

@@ -30,6 +30,21 @@ Dtype default_kv_dtype(const ModelSpec& m, Dtype weight) {
   return m.quant && m.quant->kv ? *m.quant->kv : default_kv_dtype(weight);
 }
 
+std::string_view spec_method_name(SpecMethod m) {
+  switch (m) {
+    case SpecMethod::kNone: return "none";
+    case SpecMethod::kMtp: return "mtp";
+    case SpecMethod::kDraftModel: return "draft";
+  }
+  return "?";
+}
+
+double accepted_tokens_per_step(int64_t k, double a) {
+  if (k <= 0) return 1.0;
+  if (a >= 1) return static_cast<double>(k + 1);
+  return (1 - std::pow(a, static_cast<double>(k + 1))) / (1 - a);
+}
+
 std::string_view regime_name(DeploymentRegime r) {
   switch (r) {
     case DeploymentRegime::kBandwidthBound: return "bandwidth-bound";
@@ -55,19 +70,27 @@ struct StageParams {
 // Bytes of the values of `params` stored in `t` (their scales are the shard's `scales`).
 Exact bytes_of(Exact params, Dtype t) { return element_bytes(params, t); }
 
-Status check_split(const ModelSpec& m, const Parallelism& s) {
+Status check_split(const ModelSpec& m, const Parallelism& s, int64_t redundant) {
   const struct {
     int64_t v;
     const char* field;
-  } parts[] = {{s.tp, "tp"}, {s.pp, "pp"}, {s.ep, "ep"}, {s.dp, "dp"}};
+  } parts[] = {{s.tp, "tp"}, {s.pp, "pp"}, {s.ep, "ep"}, {s.dp, "dp"}, {s.attn_dp, "attn_dp"}};
   for (const auto& p : parts) {
     if (p.v < 1 || p.v > kMaxSplit) {
       return Status::InvalidArgument(p.field, "must be a whole number of GPUs from 1 to " + num(kMaxSplit) +
                                                   ", got " + num(p.v));
     }
   }
-  if ((Exact(s.tp) * Exact(s.pp) * Exact(s.dp)).overflow() || s.tp * s.pp * s.dp > kMaxSplit) {
-    return Status::InvalidArgument("gpus", "tp x pp x dp must be at most " + num(kMaxSplit));
+  if ((Exact(s.tp) * Exact(s.pp) * Exact(s.dp) * Exact(s.attn_dp)).overflow() || s.gpus() > kMaxSplit) {
+    return Status::InvalidArgument("gpus", "tp x attn_dp x pp x dp must be at most " + num(kMaxSplit));
+  }
+  if (!s.dp_attention && s.attn_dp != 1) {
+    return Status::InvalidArgument("attn_dp", "must be 1 unless dp_attention selects the layout, got " +
+                                                  num(s.attn_dp));
+  }
+  if (s.dp_attention && s.pp != 1) {
+    return Status::InvalidArgument("pp", "must be 1 under dp_attention (attention data-parallel, experts over the "
+                                         "replica), got " + num(s.pp));
   }
   if (m.n_head % s.tp != 0) {
     return Status::InvalidArgument("tp", "must divide the " + num(m.n_head) + " attention heads (n_head), got " +
@@ -85,29 +108,141 @@ Status check_split(const ModelSpec& m, const Parallelism& s) {
     return Status::InvalidArgument("pp", "must divide the " + num(m.n_layer) + " layers (n_layer), got " +
                                              num(s.pp));
   }
+  if (redundant < 0 || redundant > kMaxSplit) {
+    return Status::InvalidArgument("redundant_experts", "must be a whole number of expert slots from 0 to " +
+                                                            num(kMaxSplit) + ", got " + num(redundant));
+  }
+  if (redundant > 0 && s.ep == 1) {
+    return Status::InvalidArgument("redundant_experts", "needs expert parallelism (ep > 1): replicas of hot experts "
+                                                        "balance EP ranks");
+  }
   if (s.ep > 1) {
     if (m.n_expert == 0) {
       return Status::InvalidArgument("ep", "must be 1: the model has no routed experts, got " + num(s.ep));
     }
-    if (s.tp % s.ep != 0) {
-      return Status::InvalidArgument("ep", "must divide tp (" + num(s.tp) +
-                                               "): experts are spread inside the tensor-parallel group, got " +
-                                               num(s.ep));
+    const int64_t group = s.moe_group();
+    if (group % s.ep != 0) {
+      return Status::InvalidArgument(
+          "ep", "must divide the " + num(group) +
+                    (s.dp_attention ? " GPUs of the replica (experts are spread over all of them), got "
+                                    : " GPUs of the tensor-parallel group (tp: experts are spread inside it), got ") +
+                    num(s.ep));
     }
-    if (m.n_expert % s.ep != 0) {
-      return Status::InvalidArgument("ep", "must divide the " + num(m.n_expert) + " routed experts (n_expert), got " +
-                                               num(s.ep));
+    if ((m.n_expert + redundant) % s.ep != 0) {
+      return Status::InvalidArgument("ep", "must divide the " + num(m.n_expert + redundant) +
+                                               " expert slots (n_expert" +
+                                               (redundant > 0 ? " + " + num(redundant) + " redundant" : "") +
+                                               "), got " + num(s.ep));
     }
   }
   return Status::Ok();
 }
 
+// Expected largest of n independent standard normals, by Blom's approximation
+// Phi^-1((n - 0.375) / (n + 0.25)) (within 5 % of the exact value for n >= 2;
+// 0 for n = 1). Phi^-1 by Acklam's rational approximation (relative error
+// below 1.2e-9).
+double expected_max_normal(int64_t n) {
+  if (n <= 1) return 0.0;
+  const double p = (static_cast<double>(n) - 0.375) / (static_cast<double>(n) + 0.25);
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01,  -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549671010114782e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
+  constexpr double kHigh = 1 - 0.02425;
+  if (p <= kHigh) {  // p >= 0.5 here: the central region
+    const double q = p - 0.5, r = q * q;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  const double q = std::sqrt(-2 * std::log(1 - p));
+  return -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+         ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+}
+
+// Expected distinct groups hit when k of E experts are drawn without
+// replacement and the experts sit in `groups` equal groups:
+// groups x (1 - C(E - E/groups, k) / C(E, k)).
+double expected_groups_hit(double experts, double k, double groups) {
+  if (groups <= 1) return 1.0;
+  const double per = experts / groups;
+  double miss = 1.0;  // P(a given group is missed) = prod_{i<k} (E - per - i) / (E - i)
+  for (int64_t i = 0; i < static_cast<int64_t>(k); ++i) {
+    const double num_left = experts - per - static_cast<double>(i);
+    if (num_left <= 0) {
+      miss = 0;
+      break;
+    }
+    miss *= num_left / (experts - static_cast<double>(i));
+  }
+  return groups * (1 - miss);
+}
+
 }  // namespace
+
+Status check_layout_options(const ModelSpec& m, const DeploymentOptions& o) {
+  if (!(o.expert_imbalance >= 1 && o.expert_imbalance <= 64)) {
+    return Status::InvalidArgument("expert_imbalance",
+                                   "must be a factor from 1 (balanced) to 64: the busiest EP rank's routed tokens "
+                                   "over the mean");
+  }
+  const SpeculativeDecoding& sp = o.spec;
+  if (sp.method != SpecMethod::kNone || sp.tokens != 0) {
+    if (sp.method == SpecMethod::kNone) {
+      return Status::InvalidArgument("spec_method", "speculative decoding needs a drafter: the model's MTP module "
+                                                    "(mtp) or a draft model");
+    }
+    if (sp.tokens < 1 || sp.tokens > 64) {
+      return Status::InvalidArgument("spec_tokens", "must be a whole number of draft tokens from 1 to 64, got " +
+                                                        num(sp.tokens));
+    }
+    if (!(sp.acceptance >= 0 && sp.acceptance <= 1)) {
+      return Status::InvalidArgument("spec_acceptance", "must be a probability in [0, 1]");
+    }
+    if (sp.method == SpecMethod::kMtp && !(m.params_mtp && *m.params_mtp > 0)) {
+      return Status::InvalidArgument("spec_method", "mtp needs the model's multi-token-prediction module; " + m.name +
+                                                        " has none (num_nextn_predict_layers)");
+    }
+    if (sp.method == SpecMethod::kDraftModel) {
+      if (sp.draft == nullptr) return Status::InvalidArgument("draft_model", "no draft model given");
+      MC_RETURN_IF_ERROR(validate(*sp.draft));
+      if (sp.draft->n_expert > 0) {
+        return Status::InvalidArgument("draft_model", "a draft with routed experts is not modelled; use a dense draft");
+      }
+      if (sp.draft->is_hybrid() || sp.draft->is_mla()) {
+        return Status::InvalidArgument("draft_model", "the draft must be a plain attention model (no MLA, windows "
+                                                      "or recurrent layers)");
+      }
+      if (sp.draft->n_vocab != m.n_vocab) {
+        return Status::InvalidArgument("draft_model", "the draft's vocabulary (" + num(sp.draft->n_vocab) +
+                                                          ") must be the model's (" + num(m.n_vocab) + ")");
+      }
+      if (sp.draft->n_head % o.split.tp != 0 ||
+          (sp.draft->n_head_kv % o.split.tp != 0 && o.split.tp % sp.draft->n_head_kv != 0)) {
+        return Status::InvalidArgument("draft_model", "its heads must split over tp " + num(o.split.tp) +
+                                                          " as the model's do");
+      }
+    }
+  }
+  if (!(o.prefix.hit >= 0 && o.prefix.hit < 1)) {
+    return Status::InvalidArgument("prefix_hit", "must be a fraction in [0, 1) of each prompt found cached");
+  }
+  if (o.prefix.shared_tokens < 0 || o.prefix.shared_tokens > kMaxWorkload) {
+    return Status::InvalidArgument("prefix_tokens", "must be a whole number of tokens from 0 to " +
+                                                        num(kMaxWorkload));
+  }
+  return Status::Ok();
+}
 
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                               const DeploymentOptions& o) {
   MC_RETURN_IF_ERROR(validate(m));
-  MC_RETURN_IF_ERROR(check_split(m, o.split));
+  MC_RETURN_IF_ERROR(check_split(m, o.split, o.redundant_experts));
+  MC_RETURN_IF_ERROR(check_layout_options(m, o));
   if (o.quant_group_size < 1) {
     return Status::InvalidArgument("quant_group_size", "must be a positive number of weights per scale, got " +
                                                            num(o.quant_group_size));
@@ -158,8 +293,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
         "compute_dtype", "'" + gpu.name + "' has no " + std::string(dtype_name(d.compute_dtype)) +
                              " peak in the catalog; choose a compute dtype it runs (bf16, fp8, int8, nvfp4 where listed)");
   }
-  const int64_t tp = o.split.tp, pp = o.split.pp;
-  if ((tp > 1 || pp > 1) && !(gpu.link_bytes_per_s > 0 && gpu.scaleout_bytes_per_s > 0)) {
+  const int64_t tp = o.split.tp, pp = o.split.pp, moe_group = o.split.moe_group();
+  if ((tp > 1 || pp > 1 || moe_group > 1) && !(gpu.link_bytes_per_s > 0 && gpu.scaleout_bytes_per_s > 0)) {
     return Status::InvalidArgument("gpu", "'" + gpu.name + "' has no interconnect figures; a split needs them");
   }
   d.capacity_bytes = gpu.usable_capacity_bytes();
@@ -171,6 +306,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.tp_latency_s = d.tp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
   d.pp_link_bytes_per_s = d.pp_crosses_domain ? gpu.scaleout_bytes_per_s : gpu.link_bytes_per_s;
   d.pp_latency_s = d.pp_crosses_domain ? gpu.scaleout_latency_s : gpu.link_latency_s;
+  d.scaleout_bytes_per_s = gpu.scaleout_bytes_per_s;
+  d.scaleout_latency_s = gpu.scaleout_latency_s;
   d.memory_budget = d.capacity_bytes * (1 - o.reserve_fraction) - workspace;
 
   auto pr = param_breakdown(m);
@@ -201,6 +338,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     }
     d.kv_elems_per_layer = kv_heads_rank * (dk + dv);
   }
+  d.kv_unique_elems_per_layer = m.is_mla() ? d.kv_elems_per_layer : m.n_head_kv * (dk + dv);
   d.index_elems_per_layer = m.n_embd_head_index;  // one key per token, whole on every rank
   d.index_topk = m.n_index_topk;
   const Exact sharded_struct = m.is_mla() ? attn_repl : attn_kv_struct;
@@ -210,7 +348,14 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   const Exact rec_rank = n_rec > 0 ? ceil_div(ceil_div(Exact(p.recurrent), n_rec), tp) : Exact(0);
   const Exact dense_ffn_rank = n_dense > 0 ? ceil_div(Exact(p.mlp_dense / n_dense), tp) : Exact(0);
   const Exact shared_rank = n_moe > 0 ? ceil_div(Exact(p.mlp_shared / n_moe), tp) : Exact(0);
-  const Exact routed_rank = n_moe > 0 ? ceil_div(Exact(p.mlp_routed / n_moe), tp) : Exact(0);
+  // Routed experts: (n_expert + redundant) slots per MoE layer over the MoE group's GPUs (ep ranks of
+  // whole experts, each split expert_tp ways), so a GPU holds slots / moe_group experts' worth.
+  const int64_t slots = m.n_expert + o.redundant_experts;
+  const bool even_experts = n_moe > 0 && m.n_expert > 0 && (p.mlp_routed / n_moe) % m.n_expert == 0;
+  const Exact routed_rank =
+      n_moe == 0 ? Exact(0)
+      : even_experts ? ceil_div(Exact(p.mlp_routed / n_moe / m.n_expert) * Exact(slots), moe_group)
+                     : ceil_div(Exact(p.mlp_routed / n_moe), moe_group);
   const Exact router_layer = n_moe > 0 ? Exact(p.router / n_moe) : Exact(0);
   const Exact norms_layer = ceil_div(Exact(p.norms), L);
   const Exact biases_rank = ceil_div(ceil_div(Exact(p.biases), L), tp);
@@ -312,16 +457,24 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   }
   d.n_expert = static_cast<double>(m.n_expert);
   d.n_expert_used = static_cast<double>(m.n_expert_used);
-  const double expert_params_rank =
-      n_moe > 0 ? static_cast<double>(p.mlp_routed) / static_cast<double>(n_moe) / d.n_expert / static_cast<double>(tp)
-                : 0.0;
-  d.expert_bytes = expert_params_rank * per_param(qx);
+  const int64_t ep = o.split.ep;
+  d.attn_dp = static_cast<double>(o.split.attn_dp);
+  d.expert_slots = static_cast<double>(slots);
+  d.expert_slots_per_rank = static_cast<double>(slots) / static_cast<double>(ep);
+  d.expert_tp = static_cast<double>(moe_group / ep);
+  d.redundant_experts = o.redundant_experts;
+  d.expert_imbalance = ep > 1 ? o.expert_imbalance : 1.0;
+  d.ep_spread = expected_max_normal(ep);
+  // One expert of one layer: its params, and the slice one GPU holds.
+  const double expert_params =
+      n_moe > 0 ? static_cast<double>(p.mlp_routed) / static_cast<double>(n_moe) / d.n_expert : 0.0;
+  d.expert_bytes = expert_params / d.expert_tp * per_param(qx);
+  d.expert_flops_per_routed_token = 2.0 * expert_params / d.expert_tp;
   const double lm_matrix = static_cast<double>(m.n_vocab) * static_cast<double>(d_model);
   d.lm_head_bytes = lm_matrix / static_cast<double>(tp) * kb;
   d.embedding_row_bytes = static_cast<double>(d_model) * kb / static_cast<double>(tp);
   const double router_flop_params = static_cast<double>(router_layer.value()) * static_cast<double>(n_moe);
-  d.linear_flops_per_token =
-      2.0 * (q_params + router_flop_params + expert_params_rank * d.n_expert_used * static_cast<double>(n_moe));
+  d.linear_flops_per_token = 2.0 * (q_params + router_flop_params);  // the routed experts: moe_rank_load
   d.lm_head_flops_per_token = 2.0 * lm_matrix / static_cast<double>(tp);
   const double h_rank = static_cast<double>(m.n_head / tp);
   if (m.is_mla()) {
@@ -354,6 +507,98 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   const double sublayers = static_cast<double>((L - all.no_mixer) + (L - all.no_ffn));
   d.allreduces_per_layer = tp > 1 ? sublayers / Ld : 0.0;
   d.ring_factor = 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp);
+
+  // ---- the all-to-all of the DP-attention layout: tokens live on their attention group, experts on the
+  // whole replica. Per token a GPU sends (the group's tp GPUs share its tokens), one copy to each distinct
+  // destination GPU (its k experts' EP ranks, each expert_tp slices wide), the sender's own excluded;
+  // across fast domains one copy per distinct remote domain crosses the NIC (forwarded inside the domain
+  // over the fast links, as DeepEP does). Dispatch in fp8 (+ one fp32 scale per 128) when the matmuls run
+  // in fp8, combine in 16 bits (DeepSeek's inference overview).
+  d.two_batch_overlap = o.two_batch_overlap;
+  if (o.split.dp_attention && o.split.attn_dp > 1 && n_moe > 0) {
+    d.a2a = true;
+    const double G = static_cast<double>(moe_group);
+    const double k = d.n_expert_used, E = d.n_expert;
+    const double dest = expected_groups_hit(E, k, static_cast<double>(ep)) * d.expert_tp * (1 - 1 / G);
+    const bool cross = moe_group > domain;
+    d.a2a_link_copies = dest;
+    if (cross) {
+      const double domains = std::ceil(G / static_cast<double>(domain));
+      d.a2a_nic_copies = expected_groups_hit(E, k, domains) * (1 - 1 / domains);
+    }
+    const double dm = static_cast<double>(d_model);
+    d.a2a_dispatch_bytes = d.compute_dtype == Dtype::kFp8 ? dm * (1.0 + 4.0 / 128.0) : dm * d.act_bytes;
+    d.a2a_combine_bytes = dm * d.act_bytes;
+    d.a2a_link_bytes_per_s = gpu.link_bytes_per_s;
+    d.a2a_nic_bytes_per_s = gpu.scaleout_bytes_per_s;
+    d.a2a_latency_s = cross ? gpu.scaleout_latency_s : gpu.link_latency_s;
+  }
+
+  // ---- speculative decoding: the drafter's weights, cache and passes
+  if (o.spec.on()) {
+    d.spec_method = o.spec.method;
+    d.spec_tokens = o.spec.tokens;
+    d.spec_acceptance = o.spec.acceptance;
+    d.spec_accepted = accepted_tokens_per_step(o.spec.tokens, o.spec.acceptance);
+    DraftTerms& dr = d.draft;
+    if (o.spec.method == SpecMethod::kMtp) {
+      // One module of the model's last layer kind (attention, MoE or dense FFN as that layer has), sharing
+      // the embedding and the lm_head (read again by each pass, held once), plus its projection of the
+      // concatenated [embedding; hidden] (2d x d, split over tp) and its two input norms.
+      const LayerKind last = m.layer(L - 1);
+      const bool moe_last = last.ffn == Ffn::kMoe;
+      const Exact eh = ceil_div(Exact(2 * d_model) * Exact(d_model), tp);
+      const Exact keep_parts = norms_layer + biases_rank + (moe_last ? router_layer : Exact(0)) + Exact(2 * d_model);
+      const Exact held = bytes_of(attn_rank, qa) + bytes_of(moe_last ? shared_rank : dense_ffn_rank, qm) +
+                         bytes_of(moe_last ? routed_rank : Exact(0), qx) + bytes_of(eh, qm) +
+                         bytes_of(keep_parts, keep) + scales_in(attn_rank, qa) +
+                         scales_in(moe_last ? shared_rank : dense_ffn_rank, qm) +
+                         scales_in(moe_last ? routed_rank : Exact(0), qx) + scales_in(eh, qm);
+      if (held.overflow()) return Status::Overflow("model shape");
+      d.weights.draft = held.value();
+      const double dense_params = static_cast<double>((attn_rank + (moe_last ? shared_rank : dense_ffn_rank) + eh).value());
+      dr.weight_bytes = dense_params * per_param(qm) + static_cast<double>(keep_parts.value()) * kb + d.lm_head_bytes;
+      dr.row_bytes = d.embedding_row_bytes;
+      dr.flops_per_token = 2.0 * (dense_params + (moe_last ? static_cast<double>(router_layer.value()) : 0.0)) +
+                           d.lm_head_flops_per_token;
+      dr.moe_layers = moe_last ? 1.0 : 0.0;
+      dr.kv_layers = last.attn == Attn::kNone ? 0.0 : 1.0;
+      dr.kv_bytes_per_key = static_cast<double>(d.kv_elems_per_layer + d.index_elems_per_layer) *
+                            static_cast<double>(d.kv_bits) / 8.0;
+      dr.attn_flops_per_key = d.attn_flops_per_key_decode;
+      dr.allreduces = tp > 1 ? 2.0 : 0.0;
+      dr.kv_per_token_memory = static_cast<int64_t>(
+          ceil_div(Exact(dr.kv_layers > 0 ? d.kv_elems_per_layer + d.index_elems_per_layer : 0) * Exact(d.kv_bits), 8)
+              .value());
+    } else {
+      // A dense draft model on the same GPUs, split over the same tp, in its own checkpoint's dtype (else
+      // the model's), its cache in the model's KV dtype.
+      const ModelSpec& dm = *o.spec.draft;
+      DeploymentOptions q_opt;
+      q_opt.split.tp = tp;
+      q_opt.weight_dtype = default_weight_dtype(dm, o.weight_dtype);
+      q_opt.kv_dtype = d.kv_dtype;
+      q_opt.compute_dtype = d.compute_dtype;
+      q_opt.quant_group_size = o.quant_group_size;
+      auto qd = prepare_deployment(dm, gpu, q_opt);
+      if (!qd.ok()) return Status::InvalidArgument("draft_model", qd.status().message());
+      d.weights.draft = qd->weights.total();
+      dr.weight_bytes = qd->dense_bytes + qd->lm_head_bytes;
+      dr.row_bytes = qd->embedding_row_bytes;
+      dr.flops_per_token = qd->linear_flops_per_token + qd->lm_head_flops_per_token;
+      dr.kv_layers = static_cast<double>(qd->n_full_layers + qd->n_swa_layers + qd->n_chunked_layers);
+      dr.kv_bytes_per_key = static_cast<double>(qd->kv_elems_per_layer) * static_cast<double>(qd->kv_bits) / 8.0;
+      dr.attn_flops_per_key = qd->attn_flops_per_key_decode;
+      dr.allreduces = static_cast<double>(qd->n_layer) * qd->allreduces_per_layer;
+      dr.kv_per_token_memory = static_cast<int64_t>(
+          ceil_div(Exact(qd->kv_elems_per_layer) * Exact(qd->n_full_layers + qd->n_swa_layers + qd->n_chunked_layers) *
+                       Exact(qd->kv_bits),
+                   8)
+              .value());
+    }
+  }
+  d.prefix_hit = o.prefix.hit;
+  d.prefix_shared_tokens = o.prefix.shared_tokens;
   return d;
 }
 
@@ -414,64 +659,105 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
                       Exact(d.index_elems_per_layer) * Exact(d.stage_full_layers)) *
                          Exact(d.kv_bits),
                      8);
-  const Exact per_seq = kv_stage_bytes(d, context);
+  // A shared prefix of S tokens: its full-layer KV (and indexer keys) held once per attention group;
+  // each sequence keeps only the rest of its context there (windows and chunks keep their own tokens).
+  const int64_t shared = std::min(d.prefix_shared_tokens, context);
+  const Exact shared_bytes =
+      shared == 0 ? Exact(0)
+                  : ceil_div((Exact(d.kv_elems_per_layer) + Exact(d.index_elems_per_layer)) *
+                                 Exact(d.stage_full_layers) * Exact(shared) * Exact(d.kv_bits),
+                             8);
+  const Exact per_seq_all = kv_stage_bytes(d, context);
+  const Exact per_seq = shared == 0 ? per_seq_all
+                        : per_seq_all.value() > shared_bytes.value() ? per_seq_all - shared_bytes
+                                                                      : Exact(0);
   const Exact state_seq =
       d.stage_recurrent_layers == 0
           ? Exact(0)
           : ceil_div(Exact(d.state_elems_per_layer) * Exact(d.stage_recurrent_layers) * Exact(d.state_bits), 8);
-  r.overflow = per_tok.overflow() || per_seq.overflow() || state_seq.overflow();
+  const Exact draft_seq = Exact(d.draft.kv_per_token_memory) * Exact(context);
+  r.overflow = per_tok.overflow() || per_seq.overflow() || state_seq.overflow() || shared_bytes.overflow() ||
+               draft_seq.overflow();
   mem.kv_per_token = per_tok.value();
   mem.kv_per_sequence = per_seq.value();
   mem.state_per_sequence = state_seq.value();
+  mem.draft_kv_per_sequence = draft_seq.value();
+  mem.shared_prefix = shared_bytes.value();
   mem.free_for_kv = d.memory_budget - static_cast<double>(d.weights.total());
-  const Exact fit = max_batch_by_capacity(mem.free_for_kv, 0,
+  const Exact fit = max_batch_by_capacity(mem.free_for_kv, static_cast<double>(mem.shared_prefix),
                                           static_cast<double>(mem.kv_per_sequence) +
-                                              static_cast<double>(mem.state_per_sequence));
-  r.overflow = r.overflow || fit.overflow();  // a count beyond int64 is an error, never a wrapped number
-  mem.max_sequences = fit.value();
+                                              static_cast<double>(mem.state_per_sequence) +
+                                              static_cast<double>(mem.draft_kv_per_sequence));
+  const Exact groups = fit * Exact(static_cast<int64_t>(d.attn_dp));
+  r.overflow = r.overflow || groups.overflow();  // a count beyond int64 is an error, never a wrapped number
+  mem.max_sequences = groups.value();
 
   // ---- decode step: the one function a sweep's batch loop calls too
   r.decode.context = context;
   r.decode.ridge = d.peak_flops / d.bandwidth;
   evaluate_decode_step(d, batch, expected_experts_touched(d.n_expert, d.n_expert_used, B), &r);
 
-  // ---- prefill of one prompt
+  // ---- prefill of one prompt (on one attention group; its routed experts over the whole MoE group).
+  // Cached prompt tokens (prefix caching: the hit share, or a shared prefix) are not computed; the
+  // computed ones still attend to them.
   Prefill& pf = r.prefill;
   const int64_t P = prompt > 0 ? prompt : context;
-  const double Pd = static_cast<double>(P);
+  const int64_t cached = prefill_cached_tokens(d, P);
+  const double Pd = static_cast<double>(P), Cd = static_cast<double>(P - cached), cd = static_cast<double>(cached);
   pf.prompt_tokens = P;
+  pf.cached_tokens = cached;
   const double kv_bytes_per_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
   const double index_bytes_per_key_layer =
       static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
   const double moe = static_cast<double>(d.n_moe_layers);
   const double full = static_cast<double>(d.n_full_layers);
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
-  double keys = full * causal_keys(Pd, static_cast<double>(d.index_topk)) +
-                static_cast<double>(d.n_swa_layers) * causal_keys(Pd, static_cast<double>(d.n_swa));
-  if (d.n_chunked_layers > 0) keys += static_cast<double>(d.n_chunked_layers) * chunked_keys(Pd, static_cast<double>(d.n_chunk));
-  const double index_keys = d.index_elems_per_layer > 0 ? full * causal_keys(Pd, 0) : 0.0;
+  const double topk = static_cast<double>(d.index_topk), win = static_cast<double>(d.n_swa);
+  double keys = full * (causal_keys(Pd, topk) - causal_keys(cd, topk)) +
+                static_cast<double>(d.n_swa_layers) * (causal_keys(Pd, win) - causal_keys(cd, win));
+  if (d.n_chunked_layers > 0) {
+    const double ch = static_cast<double>(d.n_chunk);
+    keys += static_cast<double>(d.n_chunked_layers) * (chunked_keys(Pd, ch) - chunked_keys(cd, ch));
+  }
+  const double index_keys = d.index_elems_per_layer > 0 ? full * (causal_keys(Pd, 0) - causal_keys(cd, 0)) : 0.0;
   pf.attention_flops = (keys * d.attn_flops_per_key_prefill + index_keys * d.index_flops_per_key) / pp;
-  pf.recurrent_flops = Pd * static_cast<double>(d.n_recurrent_layers) * d.state_flops_per_token / pp;
-  pf.flops = (Pd * d.linear_flops_per_token + d.lm_head_flops_per_token) / pp + pf.attention_flops +
-             pf.recurrent_flops;
+  pf.recurrent_flops = Cd * static_cast<double>(d.n_recurrent_layers) * d.state_flops_per_token / pp;
+  const MoeLoad load = moe_rank_load(d, Cd);
+  const double draft_flops = d.spec_tokens > 0 ? Cd * d.draft.flops_per_token : 0.0;  // the drafter reads the prompt
+  pf.flops = (Cd * d.linear_flops_per_token + moe * load.routed * d.expert_flops_per_routed_token +
+              d.lm_head_flops_per_token + draft_flops) / pp +
+             pf.attention_flops + pf.recurrent_flops;
   const double p_window = static_cast<double>(d.n_swa > 0 && P > d.n_swa ? d.n_swa : P);
   const double p_chunk = static_cast<double>(d.n_chunk > 0 && P > d.n_chunk ? d.n_chunk : P);
   const double kv_written =
-      (full * Pd + static_cast<double>(d.n_swa_layers) * p_window +
-       static_cast<double>(d.n_chunked_layers) * p_chunk) * kv_bytes_per_key_layer +
-      full * Pd * index_bytes_per_key_layer;
+      (full * Cd + static_cast<double>(d.n_swa_layers) * std::min(Cd, p_window) +
+       static_cast<double>(d.n_chunked_layers) * std::min(Cd, p_chunk)) * kv_bytes_per_key_layer +
+      full * Cd * index_bytes_per_key_layer;
   // The recurrent state is written once, after the prompt.
   const double state_written = static_cast<double>(d.n_recurrent_layers) * static_cast<double>(d.state_elems_per_layer) *
                                static_cast<double>(d.state_bits) / 8.0;
-  pf.bytes = (d.dense_bytes + moe * expected_experts_touched(d.n_expert, d.n_expert_used, Pd) * d.expert_bytes +
-              d.lm_head_bytes + Pd * d.embedding_row_bytes + kv_written + state_written) / pp;
+  const double draft_bytes = d.spec_tokens > 0 ? d.draft.weight_bytes + Cd * static_cast<double>(d.draft.kv_per_token_memory) : 0.0;
+  pf.bytes = (d.dense_bytes + moe * load.experts_read * d.expert_bytes + d.lm_head_bytes + Cd * d.embedding_row_bytes +
+              kv_written + state_written + draft_bytes) / pp;
   pf.compute_seconds = pp * pf.flops / d.peak_flops;
   pf.memory_seconds = pp * pf.bytes / d.bandwidth;
-  const double pmsg = Pd * static_cast<double>(d.n_embd) * d.act_bytes;
+  const double pmsg = Cd * static_cast<double>(d.n_embd) * d.act_bytes;
+  // The prompt's tokens are on one attention group: its tp GPUs send them to the experts.
+  pf.a2a_seconds = a2a_seconds(d, moe, Cd / static_cast<double>(d.split.tp), load.ratio);
   pf.comm_seconds = (d.split.tp > 1 ? n_ar * (d.ring_factor * pmsg / d.tp_link_bytes_per_s + d.tp_latency_s) : 0) +
-                    (d.split.pp > 1 ? (pp - 1) * (pmsg / d.pp_link_bytes_per_s + d.pp_latency_s) : 0);
-  pf.seconds = std::max(pf.compute_seconds, pf.memory_seconds) + pf.comm_seconds;
+                    (d.split.pp > 1 ? (pp - 1) * (pmsg / d.pp_link_bytes_per_s + d.pp_latency_s) : 0) +
+                    pf.a2a_seconds;
+  const double busy = std::max(pf.compute_seconds, pf.memory_seconds);
+  pf.seconds = d.two_batch_overlap ? std::max(busy, pf.a2a_seconds) + pf.comm_seconds - pf.a2a_seconds
+                                   : busy + pf.comm_seconds;
   return r;
+}
+
+int64_t prefill_cached_tokens(const PreparedDeployment& d, int64_t prompt) {
+  const double by_hit = std::floor(d.prefix_hit * static_cast<double>(prompt));
+  const int64_t hit = static_cast<int64_t>(by_hit);
+  // At least one token is computed: the one whose logits give the first output token.
+  return std::min(prompt - 1, std::max(hit, std::min(d.prefix_shared_tokens, prompt)));
 }
 
 Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t context, int64_t prompt) {

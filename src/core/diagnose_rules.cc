@@ -167,8 +167,21 @@ void engine_bandwidth_fixes(Diagnosis* d, double frac) {
       fix_with(d, DxCode::kFixShrinkKvRead, {kv_bytes, st.bytes.total(), g}, g, *std::move(v));
     }
   }
-  if (n.step_intensity && n.ridge > 0 && *n.step_intensity * 2 < n.ridge) {
-    fix(d, DxCode::kFixSpeculative, {*n.step_intensity, n.ridge});
+  if (n.step_intensity && n.ridge > 0 && *n.step_intensity * 2 < n.ridge && !d->scenario->options.spec.on()) {
+    // The model's own MTP module is a drafter the engine can price; without one the fix stays a direction.
+    const ModelSpec& model = d->scenario->model;
+    std::optional<Variation> v;
+    if (model.params_mtp && *model.params_mtp > 0) {
+      ScenarioChange c;
+      c.spec = SpeculativeDecoding{SpecMethod::kMtp, 1, kAssumedMtpAcceptance, nullptr};
+      v = vary_engine(*d, c);
+    }
+    if (v && per_seq(*v) > now) {
+      const double g = per_seq(*v) / now;
+      fix_with(d, DxCode::kFixSpeculativeMtp, {*n.step_intensity, n.ridge, g, kAssumedMtpAcceptance}, g, *std::move(v));
+    } else if (!v) {
+      fix(d, DxCode::kFixSpeculative, {*n.step_intensity, n.ridge});
+    }
   }
   if (n.ridge > 0 && n.step_intensity && *n.step_intensity * 4 < n.ridge) {
     // A whole batch, and never one HBM cannot hold.

@@ -396,7 +396,7 @@ EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s)
   m.total_bytes = s.total_bytes;
   m.weights_bytes = static_cast<double>(d.weights.total());
   const int64_t layers = d.stage_full_layers + d.stage_swa_layers;
-  m.kv_bytes_per_token = (d.kv_elems_per_layer * layers * d.kv_bits + 7) / 8;
+  m.kv_bytes_per_token = (d.kv_elems_per_layer * layers * d.kv_bits + 7) / 8 + d.draft.kv_per_token_memory;
   const double act = static_cast<double>(s.max_num_batched_tokens) * s.activation_bytes_per_token +
                      static_cast<double>(std::min<int64_t>(s.max_num_seqs, s.max_num_batched_tokens)) *
                          s.logits_bytes_per_sequence;

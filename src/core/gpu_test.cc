@@ -81,7 +81,7 @@ TEST(GpuCatalogTest, UnconfirmedRowsAreTheRecalledOnes) {
     if (!g.confirmed) unconfirmed.insert(g.key);
   }
   EXPECT_EQ(unconfirmed, (std::set<std::string>{"a10g", "h100-nvl", "rtx-4090", "mi355x", "h20", "gh200", "gb300",
-                                                "rtx-5090", "rtx-pro-6000"}));
+                                                "rtx-5090", "rtx-pro-6000", "h800-sxm"}));
 }
 
 TEST(GpuCatalogTest, A10gBf16IsUnpublished) {

@@ -100,8 +100,23 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s) {
           for (Dtype w : s.weight_dtypes) {
             for (Dtype kv : s.kv_dtypes) {
               if (kv == Dtype::kFp8 && s.fp8_kv_needs_fp8 && !(s.gpus[g].gpu.peak_fp8_flops > 0)) continue;
-              out.push_back({g, tp, pp, ep, w, kv});
+              out.push_back({g, tp, pp, ep, 1, w, kv});
             }
+          }
+        }
+      }
+    }
+  }
+  // The DP-attention layout for a model with routed experts: a replica of G GPUs (attention groups of one,
+  // EP over all G), G = 8, 16, ... dividing the experts.
+  if (s.dp_attention && s.n_expert > 0) {
+    for (size_t g = 0; g < s.gpus.size(); ++g) {
+      for (int64_t G = 8; G <= s.max_gpus && G <= s.n_expert; G *= 2) {
+        if (s.n_expert % G != 0) continue;
+        for (Dtype w : s.weight_dtypes) {
+          for (Dtype kv : s.kv_dtypes) {
+            if (kv == Dtype::kFp8 && s.fp8_kv_needs_fp8 && !(s.gpus[g].gpu.peak_fp8_flops > 0)) continue;
+            out.push_back({g, 1, 1, G, G, w, kv});
           }
         }
       }
@@ -145,7 +160,7 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   const double requests_per_s = p.tokens_per_s > 0 ? p.tokens_per_s * eff / osl : b / cycle;
   if (p.tokens_per_s > 0) o->prefill_stall_per_token_s = 0;  // chunks inside the steps: TPOT holds them
   o->tokens_per_s_per_replica = requests_per_s * osl;
-  const int64_t group = c.tp * c.pp;
+  const int64_t group = c.gpus_per_replica();
   o->replicas = plan_replicas(r, batch, requests_per_s);
   // group <= max_gpus <= 1e6: the product fits in int64 up to 1e12 replicas; beyond, it is over any limit.
   o->gpus = o->replicas <= 1'000'000'000'000 ? group * o->replicas : o->replicas;

@@ -1,7 +1,9 @@
 #include "modelcalc/plan_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace modelcalc {
@@ -12,6 +14,12 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   o.split.pp = c.pp;
   o.split.ep = c.ep;
   o.split.dp = 1;
+  o.split.attn_dp = c.attn_dp;
+  o.split.dp_attention = c.attn_dp > 1;
+  o.two_batch_overlap = r.two_batch_overlap && c.attn_dp > 1;
+  o.expert_imbalance = c.ep > 1 ? r.expert_imbalance : 1.0;
+  o.spec = r.spec;
+  o.prefix = r.prefix;
   o.weight_dtype = c.weight_dtype;
   o.kv_dtype = c.kv_dtype;
   o.context = r.isl + r.osl;
@@ -20,19 +28,23 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   return o;
 }
 
-Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
-                                            const PlanCandidate& c) {
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+                                     const EngineFlags& flags, int64_t isl, int64_t osl) {
   PlanPrepared p;
-  MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, plan_deployment_options(r, c)));
-  p.ceiling_memory = evaluate_deployment(p.d, 1, r.isl + r.osl, r.isl).memory;
-  MC_ASSIGN_OR_RETURN(p.settings,
-                      resolve_engine_settings(r.engine, r.engine_flags, m, gpu, p.d, EngineWorkload{r.isl, r.osl}));
+  MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, o));
+  p.ceiling_memory = evaluate_deployment(p.d, 1, isl + osl, isl).memory;
+  MC_ASSIGN_OR_RETURN(p.settings, resolve_engine_settings(engine, flags, m, gpu, p.d, EngineWorkload{isl, osl}));
   p.engine_d = engine_view(p.d, p.settings);
   p.engine_memory = engine_memory(p.engine_d, p.settings);
-  p.ceiling_cap = ceiling_capacity(p.d, p.ceiling_memory, r.isl, r.osl);
-  p.engine_cap = engine_capacity(p.engine_memory, p.settings, r.isl, r.osl);
-  p.params = engine_profile(r.engine).time;
+  p.ceiling_cap = ceiling_capacity(p.d, p.ceiling_memory, isl, osl);
+  p.engine_cap = engine_capacity(p.engine_memory, p.settings, isl, osl, o.prefix.shared_tokens);
+  p.params = engine_profile(engine).time;
   return p;
+}
+
+Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
+                                            const PlanCandidate& c) {
+  return prepare_serving(m, gpu, plan_deployment_options(r, c), r.engine, r.engine_flags, r.isl, r.osl);
 }
 
 namespace {
@@ -104,6 +116,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   set_plan_model(m, &s);
   MC_RETURN_IF_ERROR(check_plan(r, s));
   MC_RETURN_IF_ERROR(check_engine_flags(r.engine, r.engine_flags, m));
+  MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
   const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   auto prepare = [&](const PlanCandidate& c) -> Result<PlanPrepared> {
     const GpuSpec& gpu = s.gpus[c.gpu].gpu;
@@ -122,6 +135,202 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   PlanResult res = search_plan(r, s, prepare, evaluate);
   evaluate_miss_changes(m, r, s, &res);
   return res;
+}
+
+namespace {
+
+struct PoolOption {
+  size_t cand = 0;
+  int64_t batch = 0;
+  double rate = 0;        // requests/s per replica (the ranked figures)
+  double ttft_s = 0;      // prefill: saturated TTFT (a prompt waits for its step)
+  double tpot_s = 0;      // decode
+  double usd_per_replica_hour = 0;
+};
+
+}  // namespace
+
+Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
+  const auto start = std::chrono::steady_clock::now();
+  DisaggPlanResult out;
+  MC_ASSIGN_OR_RETURN(out.aggregated, plan_deployments(m, r, s));
+  set_plan_model(m, &s);
+  const std::vector<PlanCandidate> cands = enumerate_plan_candidates(s);
+  const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
+  const bool ceiling = r.rank_by_ceiling;
+  const double eff = r.efficiency;
+  std::vector<std::optional<PlanPrepared>> prepared(cands.size());
+  std::vector<PoolOption> prefill, decode;
+  int64_t tpot_misses = 0, memory_misses = 0;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    const GpuSpec& gpu = s.gpus[cands[i].gpu].gpu;
+    if (!(gpu.peak_flops(default_compute_dtype(cands[i].weight_dtype, gpu)) > 0)) continue;
+    auto p = prepare_plan_candidate(m, r, gpu, cands[i]);
+    if (!p.ok() || !check_workload(p->d, max_batch, r.isl + r.osl, r.isl).ok()) continue;
+    prepared[i].emplace(std::move(p).value());
+    const PlanPrepared& pp = *prepared[i];
+    const PreparedDeployment& d = ceiling ? pp.d : pp.engine_d;
+    const ServingCapacity& cap = ceiling ? pp.ceiling_cap : pp.engine_cap;
+    const double price = s.gpus[cands[i].gpu].usd_per_hour * static_cast<double>(cands[i].gpus_per_replica());
+    ServingRequest rq{r.isl, r.osl, ServingLoad::kSaturated, 0, ServingPhase::kPrefillOnly};
+    const ServingFigures pf = serve(d, cap, pp.params, ceiling, rq);
+    ++out.searched;
+    if (pf.fits && pf.requests_per_s > 0) {
+      prefill.push_back({i, static_cast<int64_t>(pf.batch), pf.requests_per_s * eff, pf.ttft_s / eff, 0, price});
+    }
+    rq.phase = ServingPhase::kDecodeOnly;
+    rq.load = ServingLoad::kBatch;
+    for (int64_t b : s.batches) {
+      // A decode replica never runs more sequences than the load has (sorted: no larger batch either).
+      if (r.load_kind == PlanLoadKind::kConcurrency && static_cast<double>(b) > r.load) break;
+      rq.value = static_cast<double>(b);
+      const ServingFigures df = serve(d, cap, pp.params, ceiling, rq);
+      ++out.searched;
+      if (!df.fits || static_cast<double>(b) > df.capacity_sequences) {
+        ++memory_misses;
+        break;  // larger batches do not fit either
+      }
+      if (r.tpot_s && df.tpot_s / eff > *r.tpot_s) {
+        ++tpot_misses;
+        break;  // the step grows with the batch
+      }
+      decode.push_back({i, b, df.requests_per_s * eff, 0, df.tpot_s / eff, price});
+    }
+  }
+  out.prefill_options = static_cast<int64_t>(prefill.size());
+  out.decode_options = static_cast<int64_t>(decode.size());
+  // The cheapest options first: by cost per request/s.
+  const auto per_rate = [](const PoolOption& o) { return o.usd_per_replica_hour / o.rate; };
+  std::sort(prefill.begin(), prefill.end(), [&](const PoolOption& a, const PoolOption& b) { return per_rate(a) < per_rate(b); });
+  std::sort(decode.begin(), decode.end(), [&](const PoolOption& a, const PoolOption& b) { return per_rate(a) < per_rate(b); });
+  // The load in requests/s, when one is given.
+  std::optional<double> load;
+  if (r.load_kind == PlanLoadKind::kRequestsPerS) load = r.load;
+  if (r.load_kind == PlanLoadKind::kOutputTokensPerS) load = r.load / static_cast<double>(r.osl);
+  const size_t kTop = 24;  // pool options paired, each side (sorted: the cheap ones decide)
+  std::vector<DisaggPlanConfig> found;
+  int64_t ttft_misses = 0, gpu_misses = 0;
+  for (size_t a = 0; a < prefill.size() && a < kTop; ++a) {
+    const PoolOption& po = prefill[a];
+    const PlanPrepared& pp = *prepared[po.cand];
+    for (size_t b = 0, paired = 0; b < decode.size() && paired < kTop; ++b) {
+      const PoolOption& dco = decode[b];
+      if (cands[dco.cand].kv_dtype != cands[po.cand].kv_dtype) continue;
+      ++paired;
+      const PlanPrepared& dp = *prepared[dco.cand];
+      // Replicas: by the load, else sized to each other.
+      double x = 0, y = 0;
+      if (r.load_kind == PlanLoadKind::kConcurrency) {
+        y = std::ceil(r.load / static_cast<double>(dco.batch) * (1 - 1e-12));
+        x = std::ceil(y * dco.rate / po.rate * (1 - 1e-12));
+      } else if (load) {
+        x = std::ceil(*load / po.rate * (1 - 1e-12));
+        y = std::ceil(*load / dco.rate * (1 - 1e-12));
+      } else {
+        double best = 0;
+        for (double yy = 1; yy <= 64; ++yy) {
+          const double xx = std::ceil(yy * dco.rate / po.rate * (1 - 1e-12));
+          const double cost = (xx * po.usd_per_replica_hour + yy * dco.usd_per_replica_hour) /
+                              std::min(xx * po.rate, yy * dco.rate);
+          if (best == 0 || cost < best * (1 - 1e-9)) {
+            best = cost;
+            x = xx;
+            y = yy;
+          }
+        }
+      }
+      x = std::max(1.0, x);
+      y = std::max(1.0, y);
+      const auto figures = [&](bool ceil_set, double xr) {
+        DisaggregatedPool P{ceil_set ? &pp.d : &pp.engine_d, ceil_set ? pp.ceiling_cap : pp.engine_cap, xr};
+        DisaggregatedPool D{ceil_set ? &dp.d : &dp.engine_d, ceil_set ? dp.ceiling_cap : dp.engine_cap, y};
+        ServingRequest rq{r.isl, r.osl, ServingLoad::kSaturated, 0};
+        if (load) {
+          rq.load = ServingLoad::kRequestsPerS;
+          rq.value = *load;
+        }
+        DisaggregatedFigures f = serve_disaggregated(P, D, pp.params, ceil_set, rq, r.kv_transfer_overlap);
+        // The decode pool runs at the batch searched (its TPOT), whatever the load.
+        ServingRequest rd{r.isl, r.osl, ServingLoad::kBatch, static_cast<double>(dco.batch), ServingPhase::kDecodeOnly};
+        PreparedDeployment one = *D.d;
+        one.split.dp = 1;
+        f.decode = serve(one, D.cap, pp.params, ceil_set, rd);
+        f.tpot_s = f.decode.tpot_s;
+        return f;
+      };
+      // The fewest prefill replicas whose TTFT (queue, prefill, the KV's share) meets the target.
+      DisaggregatedFigures f = figures(ceiling, x);
+      while (load && r.ttft_s && f.ttft_s / eff > *r.ttft_s && x < 4 * std::ceil(*load / po.rate) + 4) {
+        x += 1;
+        f = figures(ceiling, x);
+      }
+      ++out.searched;
+      if (r.ttft_s && !(f.ttft_s / eff <= *r.ttft_s)) {
+        ++ttft_misses;
+        continue;
+      }
+      DisaggPlanConfig c;
+      auto pool = [&](const PoolOption& o, double replicas, PlanPool* pl) {
+        pl->c = cands[o.cand];
+        pl->gpu = s.gpus[cands[o.cand].gpu].gpu.key;
+        pl->replicas = static_cast<int64_t>(replicas);
+        pl->gpus = pl->replicas * pl->c.gpus_per_replica();
+        pl->batch = o.batch;
+        pl->requests_per_s_per_replica = o.rate;
+        pl->usd_per_hour = replicas * o.usd_per_replica_hour;
+      };
+      pool(po, x, &c.prefill);
+      pool(dco, y, &c.decode);
+      c.prefill.ttft_s = f.prefill.ttft_s / eff;
+      c.decode.tpot_s = dco.tpot_s;
+      c.kv_bytes_per_request = f.transfer.bytes;
+      c.kv_transfer_s = f.transfer.seconds;
+      c.kv_transfer_ttft_s = f.transfer.ttft_seconds;
+      c.kv_transfer_overlapped = f.transfer.overlapped;
+      c.ttft_s = f.ttft_s / eff;
+      c.tpot_s = dco.tpot_s;
+      const DisaggregatedFigures other = figures(!ceiling, x);
+      c.ceiling_ttft_s = ceiling ? c.ttft_s : other.ttft_s;
+      c.ceiling_tpot_s = ceiling ? c.tpot_s : other.tpot_s;
+      c.served_requests_per_s = load ? *load : std::min(x * po.rate, y * dco.rate);
+      c.served_output_tokens_per_s = c.served_requests_per_s * static_cast<double>(r.osl);
+      c.prefill.tokens_per_s_per_gpu = c.served_requests_per_s * static_cast<double>(r.isl) /
+                                       static_cast<double>(c.prefill.gpus);
+      c.decode.tokens_per_s_per_gpu = c.served_output_tokens_per_s / static_cast<double>(c.decode.gpus);
+      c.gpus = c.prefill.gpus + c.decode.gpus;
+      if (c.gpus > s.max_gpus) {
+        ++gpu_misses;
+        continue;
+      }
+      c.usd_per_hour = c.prefill.usd_per_hour + c.decode.usd_per_hour;
+      const double out_h = c.served_output_tokens_per_s * 3600, in_h = c.served_requests_per_s * static_cast<double>(r.isl) * 3600;
+      c.usd_per_million_output = c.usd_per_hour / out_h * 1e6;
+      c.usd_per_million_input = c.prefill.usd_per_hour / in_h * 1e6;
+      c.usd_per_million_blended = c.usd_per_hour / (out_h + in_h) * 1e6;
+      found.push_back(std::move(c));
+    }
+  }
+  std::sort(found.begin(), found.end(), [](const DisaggPlanConfig& a, const DisaggPlanConfig& b) {
+    // Costs within a part in 10^9 are equal (the same GPUs at the same rate, summed in another order).
+    const double ca = a.usd_per_million_output, cb = b.usd_per_million_output;
+    if (std::fabs(ca - cb) > 1e-9 * std::max(ca, cb)) return ca < cb;
+    if (a.gpus != b.gpus) return a.gpus < b.gpus;
+    // Equal cost and size: the faster first (TPOT, then TTFT).
+    if (a.tpot_s != b.tpot_s) return a.tpot_s < b.tpot_s;
+    return a.ttft_s < b.ttft_s;
+  });
+  if (found.size() > s.top) found.resize(s.top);
+  out.configs = std::move(found);
+  if (out.configs.empty()) {
+    out.binding = decode.empty() ? (tpot_misses > 0 ? "tpot" : "memory")
+                  : prefill.empty() ? "memory"
+                  : ttft_misses > 0 ? "ttft"
+                  : gpu_misses > 0  ? "gpus"
+                                    : "memory";
+  }
+  (void)memory_misses;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
 }
 
 }  // namespace modelcalc

@@ -196,5 +196,72 @@ TEST(PlanEngineTest, MoeSearchesExpertParallel) {
   EXPECT_TRUE(ep);
 }
 
+
+// A disaggregated plan small enough to check by hand: a 32-layer dense model (d 1024, 8 MHA heads of 128,
+// V 32000) on H100s alone, TP 1, 2, 4 or 8, bf16 weights and KV, one batch (64), 5 requests/s of 2,048 in and
+// 256 out, ranked by the ceiling, no targets. Each candidate's pool figures are serve()'s (a prefill replica
+// saturated: R_p requests/s; a decode replica at batch 64: R_d); the plan must pick, over every pair, the
+// fewest replicas x = ceil(5 / R_p), y = ceil(5 / R_d) at the lowest cost (x tp_p + y tp_d) x price, and
+// price its output at cost / (5 x 256 x 3600) x 1e6. Its prompt's KV: 2,048 x 32 x 2 x 1024 x 2 B.
+TEST(PlanEngineTest, DisaggregatedPlanByHand) {
+  ModelSpec m;
+  m.n_layer = 32;
+  m.n_embd = 1024;
+  m.n_head = 8;
+  m.n_head_kv = 8;
+  m.n_embd_head = 128;
+  m.n_ff = 4096;
+  m.ffn_gated = true;
+  m.n_vocab = 32000;
+  PlanRequest r;
+  r.isl = 2048;
+  r.osl = 256;
+  r.load_kind = PlanLoadKind::kRequestsPerS;
+  r.load = 5;
+  r.rank_by_ceiling = true;
+  PlanSpace s = space_of({"h100"});
+  s.max_pp = 1;
+  s.weight_dtypes = {Dtype::kBf16};
+  s.kv_dtypes = {Dtype::kBf16};
+  s.batches = {64};
+  s.top = 1;
+  auto res = plan_disaggregated(m, r, s);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_EQ(res->configs.size(), 1u);
+  const DisaggPlanConfig& c = res->configs[0];
+  const double price = s.gpus[0].usd_per_hour;
+  double best = 1e30;
+  int64_t best_x = 0, best_y = 0, best_tp_p = 0, best_tp_d = 0;
+  for (int64_t tp_p : {1, 2, 4, 8}) {
+    for (int64_t tp_d : {1, 2, 4, 8}) {
+      PlanCandidate cp{0, tp_p, 1, 1, 1, Dtype::kBf16, Dtype::kBf16}, cd{0, tp_d, 1, 1, 1, Dtype::kBf16, Dtype::kBf16};
+      auto pp = prepare_plan_candidate(m, r, s.gpus[0].gpu, cp);
+      auto dp = prepare_plan_candidate(m, r, s.gpus[0].gpu, cd);
+      ASSERT_TRUE(pp.ok() && dp.ok());
+      const ServingFigures pf = serve(pp->d, pp->ceiling_cap, pp->params, true,
+                                      {r.isl, r.osl, ServingLoad::kSaturated, 0, ServingPhase::kPrefillOnly});
+      const ServingFigures df = serve(dp->d, dp->ceiling_cap, dp->params, true,
+                                      {r.isl, r.osl, ServingLoad::kBatch, 64, ServingPhase::kDecodeOnly});
+      const int64_t x = static_cast<int64_t>(std::ceil(5 / pf.requests_per_s));
+      const int64_t y = static_cast<int64_t>(std::ceil(5 / df.requests_per_s));
+      const double cost = static_cast<double>(x * tp_p + y * tp_d) * price;
+      if (cost < best) {
+        best = cost;
+        best_x = x, best_y = y, best_tp_p = tp_p, best_tp_d = tp_d;
+      }
+    }
+  }
+  EXPECT_EQ(c.prefill.replicas, best_x);
+  EXPECT_EQ(c.decode.replicas, best_y);
+  EXPECT_EQ(c.prefill.c.tp * c.prefill.replicas + c.decode.c.tp * c.decode.replicas,
+            best_tp_p * best_x + best_tp_d * best_y);
+  EXPECT_DOUBLE_EQ(c.usd_per_hour, best);
+  EXPECT_DOUBLE_EQ(c.usd_per_million_output, best / (5.0 * 256 * 3600) * 1e6);
+  EXPECT_DOUBLE_EQ(c.kv_bytes_per_request, 2048.0 * 32 * 2 * 1024 * 2);
+  EXPECT_EQ(c.decode.batch, 64);
+  // The aggregated plan beside it.
+  EXPECT_FALSE(res->aggregated.configs.empty());
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -6,7 +6,7 @@ namespace modelcalc {
 
 bool ScenarioChange::empty() const {
   return !weight_dtype && !compute_dtype && !kv_dtype && !batch && !context && !prompt_tokens && !split && !gpu &&
-         !reserve_fraction && !kv_heads && !engine;
+         !reserve_fraction && !kv_heads && !engine && !spec;
 }
 
 Scenario vary(const Scenario& s, const ScenarioChange& c) {
@@ -22,6 +22,7 @@ Scenario vary(const Scenario& s, const ScenarioChange& c) {
   if (c.gpu) v.gpu = *c.gpu;
   if (c.reserve_fraction) o.reserve_fraction = *c.reserve_fraction;
   if (c.kv_heads) v.model.n_head_kv = *c.kv_heads;
+  if (c.spec) o.spec = *c.spec;
   if (c.engine) {
     if (!v.engine) v.engine = ScenarioEngine{};
     v.engine->engine = *c.engine;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
 
 namespace modelcalc {
@@ -381,6 +382,28 @@ TEST(ServingTest, LittlesLawAtARate) {
                                  false, ServingRequest{500, 200, ServingLoad::kRequestsPerS, 1e6});
   EXPECT_TRUE(g.saturated);
   EXPECT_TRUE(std::isinf(g.ttft_s));
+}
+
+// The prompt's KV from a prefill replica to a decode replica, by hand: Llama-3.1-8B keeps 32 layers x K and V x
+// 8 KV heads x 128 x 2 B = 131,072 B per token, so 1,000 prompt tokens move 131,072,000 B. The slower side is
+// the TP-1 prefill replica's one NIC (H100: 50 GB/s; the decode replica at TP 2 has two): 2.62144 ms, plus the
+// 20 us scale-out latency once. Streamed layer by layer, only the last layer's share waits: 2.62144 ms / 32 =
+// 81.92 us, plus the latency.
+TEST(ServingTest, KvTransferByHand) {
+  const ModelSpec m = find_preset("llama-3.1-8b").value();
+  const GpuSpec g = find_gpu("h100").value();
+  DeploymentOptions po, dop;
+  dop.split.tp = 2;
+  const PreparedDeployment p = prepare_deployment(m, g, po).value();
+  const PreparedDeployment d = prepare_deployment(m, g, dop).value();
+  const KvTransfer t = kv_transfer(p, d, 1000, false);
+  EXPECT_DOUBLE_EQ(t.bytes, 131072000.0);
+  EXPECT_DOUBLE_EQ(t.link_bytes_per_s, 50e9);
+  EXPECT_NEAR(t.seconds, 2.62144e-3 + 20e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(t.ttft_seconds, t.seconds);
+  const KvTransfer o = kv_transfer(p, d, 1000, true);
+  EXPECT_NEAR(o.ttft_seconds, 2.62144e-3 / 32 + 20e-6, 1e-12);
+  EXPECT_TRUE(o.overlapped);
 }
 
 }  // namespace

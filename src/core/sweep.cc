@@ -54,6 +54,15 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
   for (const ModelSpec& m : s.models) MC_RETURN_IF_ERROR(check_engine_flags(s.engine, s.engine_flags, m));
+  // The layout options are every row's: checked once per model, as prepare_deployment checks them.
+  if (s.redundant_experts < 0) return Status::InvalidArgument("redundant_experts", "must be 0 or more expert slots");
+  for (const ModelSpec& m : s.models) {
+    DeploymentOptions o;
+    o.expert_imbalance = s.expert_imbalance;
+    o.spec = s.spec;
+    o.prefix = s.prefix;
+    MC_RETURN_IF_ERROR(check_layout_options(m, o));
+  }
   if (auto n = sweep_row_count(s); !n.ok()) return n.status();
   for (int64_t b : s.batches) {
     if (b <= 0) return Status::InvalidArgument("batch", "must be a positive number of sequences");
@@ -151,6 +160,13 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           rows[c].split_spec = &split;
           DeploymentOptions o;
           o.split = split;
+          if (split.dp_attention && m.n_expert == 0) o.split.ep = 1;
+          const bool moe = o.split.ep > 1;
+          o.expert_imbalance = moe ? s.expert_imbalance : 1.0;
+          o.redundant_experts = moe ? s.redundant_experts : 0;
+          o.two_batch_overlap = s.two_batch_overlap && split.dp_attention;
+          o.spec = s.spec;
+          o.prefix = s.prefix;
           o.weight_dtype = rows[c].options.weight_dtype;
           o.kv_dtype = rows[c].options.kv_dtype;
           auto pd = prepare_deployment(m, g, o);

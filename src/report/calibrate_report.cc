@@ -56,6 +56,66 @@ nlohmann::json step_params_json(const StepTimeParams& p) {
   return j;
 }
 
+namespace {
+
+nlohmann::json layout_check_json(const LayoutCheck& k) {
+  const LayoutMeasurement& r = *k.row;
+  nlohmann::json j = {{"id", r.id},
+                      {"engine", r.engine},
+                      {"profile", std::string(engine_profile(r.profile).name)},
+                      {"model", r.model},
+                      {"gpu", r.gpu},
+                      {"gpus", r.gpus},
+                      {"layout", {{"tp", r.tp}, {"attn_dp", r.attn_dp}, {"ep", r.ep},
+                                  {"redundant_experts", r.redundant_experts},
+                                  {"two_batch_overlap", r.two_batch_overlap}}},
+                      {"phase", serving_phase_name(r.phase)},
+                      {"isl", r.isl},
+                      {"osl", r.osl},
+                      {"prefix_hit", r.prefix_hit},
+                      {"spec", {{"method", std::string(spec_method_name(r.spec_method))},
+                                {"tokens", r.spec_tokens}, {"acceptance", r.spec_acceptance}}},
+                      {"metric", std::string(layout_metric_name(r.metric))},
+                      {"measured", r.value},
+                      {"shape", r.shape_assumed ? "assumed" : "published"},
+                      {"ceiling", k.ceiling},
+                      {"measured_over_ceiling", k.ceiling_ratio},
+                      {"predicted", k.predicted},
+                      {"predicted_error", k.predicted_error},
+                      {"node_gpus", k.node_gpus},
+                      {"source", r.source},
+                      {"notes", r.notes}};
+  if (r.metric == LayoutMetric::kSpecSpeedup) {
+    j["modelled_ceiling"] = k.modelled_ceiling;
+  } else {
+    j["batch"] = {{"ceiling", k.batch_ceiling}, {"predicted", k.batch_predicted}};
+  }
+  return j;
+}
+
+std::string layout_checks_text(const std::vector<LayoutCheck>& checks) {
+  std::string out =
+      "\nReality check: the serving layouts' published figures (data/serving-layouts-measured.tsv; not fitted)\n";
+  out += fmt::format("  {:<18} {:<10} {:<22} {:>9} {:>9} {:>7} {:>10} {:>8}\n", "row", "gpu", "layout", "measured",
+                     "ceiling", "÷ceil", "predicted", "error");
+  for (const LayoutCheck& k : checks) {
+    const LayoutMeasurement& r = *k.row;
+    const std::string layout = fmt::format("{} {}×DPA·EP{}{}", r.phase == ServingPhase::kPrefillOnly ? "P" : "D",
+                                           r.attn_dp, r.ep, r.spec_method == SpecMethod::kMtp ? "+MTP" : "");
+    const bool ratio = r.metric == LayoutMetric::kSpecSpeedup;
+    auto figure = [&](double x) { return ratio ? fmt_sig(x, 3) + "×" : fmt_sig(x / 1000, 3) + "k"; };
+    out += fmt::format("  {:<18} {:<10} {:<22} {:>9} {:>9} {:>7} {:>10} {:>8}\n", r.id, r.gpu, layout,
+                       figure(r.value), figure(k.ceiling), fmt_sig(k.ceiling_ratio, 3), figure(k.predicted),
+                       fmt::format("{:+.0f} %", 100 * k.predicted_error));
+  }
+  out += "  Throughputs per 8-GPU node (tokens/s: input for P pools, output for D pools), saturated. The speed-up's "
+         "ceiling is the tokens a step yields (1 + A for one draft token); the engine's own with/without ratio is in "
+         "the JSON (modelled_ceiling). Shapes a source does not publish are assumed (docs/serving-layouts.md).\n";
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json calibrate_json(const CalibrateView& v) {
   const Calibration& c = *v.calibration;
   nlohmann::json rows = nlohmann::json::array();
@@ -125,6 +185,11 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
     }
     j["fit"] = fit;
   }
+  if (v.layouts) {
+    nlohmann::json rc = nlohmann::json::array();
+    for (const LayoutCheck& k : *v.layouts) rc.push_back(layout_check_json(k));
+    j["reality_check"] = rc;
+  }
   return j;
 }
 
@@ -190,6 +255,7 @@ std::string calibrate_text(const CalibrateView& v) {
       }
     }
   }
+  if (v.layouts) out += layout_checks_text(*v.layouts);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "modelcalc/calibrate.h"
+#include "modelcalc/layout_check.h"
 
 namespace modelcalc {
 
@@ -19,6 +20,8 @@ struct CalibrateView {
   const CrossValidation* cv = nullptr; // --fit: their cross-validated error
   const StepTimeParams* evaluated_with = nullptr;  // the trtllm parameters the rows were evaluated with
   std::string written;                 // --write: the file the parameters went to
+  // The serving layouts' published figures, not fitted (layout_check.h); null with --data.
+  const std::vector<LayoutCheck>* layouts = nullptr;
 };
 
 std::string calibrate_text(const CalibrateView& v);

@@ -20,13 +20,60 @@ std::string name(Dtype t) { return std::string(dtype_name(t)); }
 Section deployment_section(const GpuSpec& gpu, const PreparedDeployment& d) {
   Section s{"Deployment (modeled)", {}, {}};
   const Parallelism& p = d.split;
-  s.lines.push_back(given("deployment.gpus", "GPUs", p.gpus(), Unit::kNone,
-                          "(" + gpu.name + "; tp × pp × dp = " + std::to_string(p.tp) + " × " +
-                              std::to_string(p.pp) + " × " + std::to_string(p.dp) + ")"));
-  s.lines.push_back(given("deployment.tp", "Tensor parallel", p.tp, Unit::kNone));
+  const std::string shape =
+      p.dp_attention ? "tp × attn_dp × dp = " + std::to_string(p.tp) + " × " + std::to_string(p.attn_dp) + " × " +
+                           std::to_string(p.dp)
+                     : "tp × pp × dp = " + std::to_string(p.tp) + " × " + std::to_string(p.pp) + " × " +
+                           std::to_string(p.dp);
+  s.lines.push_back(given("deployment.gpus", "GPUs", p.gpus(), Unit::kNone, "(" + gpu.name + "; " + shape + ")"));
+  s.lines.push_back(given("deployment.layout", "Layout",
+                          std::string(p.dp_attention ? "dp-attention" : "tensor-parallel"), Unit::kNone,
+                          p.dp_attention ? "(attention, KV, dense FFN and lm_head data-parallel over " +
+                                               std::to_string(p.attn_dp) + " groups of " + std::to_string(p.tp) +
+                                               " GPUs; routed experts over all " + std::to_string(p.moe_group()) + ")"
+                                         : ""));
+  s.lines.push_back(given("deployment.dp_attention", "Attention data-parallel", p.dp_attention, Unit::kNone));
+  s.lines.push_back(given("deployment.replica_gpus", "GPUs per replica", p.replica_gpus(), Unit::kNone));
+  s.lines.push_back(given("deployment.tp", p.dp_attention ? "Tensor parallel (inside each attention group)"
+                                                          : "Tensor parallel",
+                          p.tp, Unit::kNone));
+  if (p.dp_attention) {
+    s.lines.push_back(given("deployment.attn_dp", "Attention groups per replica", p.attn_dp, Unit::kNone));
+  }
   s.lines.push_back(given("deployment.pp", "Pipeline stages", p.pp, Unit::kNone));
-  s.lines.push_back(given("deployment.ep", "Expert parallel (inside TP)", p.ep, Unit::kNone));
+  s.lines.push_back(given("deployment.ep", p.dp_attention ? "Expert parallel (over the replica)"
+                                                          : "Expert parallel (inside TP)",
+                          p.ep, Unit::kNone,
+                          d.n_moe_layers > 0 ? "(" + fmt_sig(d.expert_slots_per_rank, 6) +
+                                                   " experts per EP rank, each split over " +
+                                                   fmt_sig(d.expert_tp, 6) + " GPUs)"
+                                             : ""));
+  if (d.n_moe_layers > 0 && p.ep > 1) {
+    s.lines.push_back(given("deployment.redundant_experts", "Redundant expert slots (EPLB)", d.redundant_experts,
+                            Unit::kNone));
+    s.lines.push_back(given("deployment.expert_imbalance", "Expert load imbalance (stated)", d.expert_imbalance,
+                            Unit::kFactor, "(busiest EP rank's routed tokens / the mean, beyond uniform routing)"));
+  }
+  if (d.a2a) {
+    s.lines.push_back(given("deployment.two_batch_overlap", "Two-batch overlap (a2a hidden behind compute)",
+                            d.two_batch_overlap, Unit::kNone));
+  }
   s.lines.push_back(given("deployment.dp", "Data-parallel replicas", p.dp, Unit::kNone));
+  if (d.spec_tokens > 0) {
+    s.lines.push_back(given("deployment.spec_method", "Speculative decoding", std::string(spec_method_name(d.spec_method)),
+                            Unit::kNone, d.spec_method == SpecMethod::kMtp
+                                             ? "(the model's MTP module, run K times; shares the lm_head)"
+                                             : "(a draft model on the same GPUs)"));
+    s.lines.push_back(given("deployment.spec_tokens", "Draft tokens per step K", d.spec_tokens, Unit::kTokens));
+    s.lines.push_back(given("deployment.spec_acceptance", "Acceptance rate A (i.i.d. per token)", d.spec_acceptance,
+                            Unit::kFraction));
+  }
+  if (d.prefix_hit > 0 || d.prefix_shared_tokens > 0) {
+    s.lines.push_back(given("deployment.prefix_hit", "Prefix-cache hit (share of each prompt)", d.prefix_hit,
+                            Unit::kFraction));
+    s.lines.push_back(given("deployment.prefix_tokens", "Shared prefix (held once)", d.prefix_shared_tokens,
+                            Unit::kTokens));
+  }
   s.lines.push_back(given("deployment.weight_dtype", "Weights", name(d.weight_dtype), Unit::kNone));
   if (d.checkpoint_quant) {
     // A quantized checkpoint: weight_dtype is what its quantized parts hold; its 16-bit parts stay so.
@@ -58,6 +105,18 @@ Section deployment_section(const GpuSpec& gpu, const PreparedDeployment& d) {
                       ", PP over " + std::string(d.pp_crosses_domain ? "the scale-out NIC" : "the fast domain") +
                       " (" + std::to_string(gpu.domain_gpus) + " GPUs per fast domain).");
   }
+  if (d.a2a) {
+    s.notes.push_back("All-to-all per MoE layer: each token to " + fmt_sig(d.a2a_link_copies, 4) +
+                      " destination GPUs over the fast links" +
+                      (d.a2a_nic_copies > 0 ? ", " + fmt_sig(d.a2a_nic_copies, 4) + " remote domains over the NIC"
+                                            : std::string()) +
+                      "; dispatch " + fmt_sig(d.a2a_dispatch_bytes, 6) + " B, combine " +
+                      fmt_sig(d.a2a_combine_bytes, 6) + " B per copy.");
+  } else if (d.n_moe_layers > 0 && p.ep > 1) {
+    s.notes.push_back("EP inside the tensor-parallel group: every rank holds the step's tokens after the "
+                      "attention all-reduce, computes its own experts' share and the TP all-reduce sums the "
+                      "MoE output: no all-to-all. The busiest EP rank sets the experts' time.");
+  }
   return s;
 }
 
@@ -72,9 +131,11 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   std::vector<Term> wt = {term("emb", w.embeddings), term("lm_head", w.lm_head), term("attn", w.attention),
                           term("mlp", w.mlp),         term("experts", w.experts), term("other", w.other),
                           term("scales", w.scales)};
-  if (w.recurrent > 0) wt.push_back(term("rec", w.recurrent));
+  if (w.recurrent > 0 || w.draft > 0) wt.push_back(term("rec", w.recurrent));
+  if (w.draft > 0) wt.push_back(term("draft", w.draft));
   s.lines.push_back(computed("memory_per_gpu.weights", "Weight shard", w.total(), Unit::kBytes,
-                             w.recurrent > 0 ? fx::kDepWeightsRec : fx::kDepWeights, std::move(wt)));
+                             w.draft > 0 ? fx::kDepWeightsDraft : w.recurrent > 0 ? fx::kDepWeightsRec : fx::kDepWeights,
+                             std::move(wt), w.draft > 0 ? "(draft: the speculative drafter, not in params.total)" : ""));
   const int64_t layers = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
   const double b_kv = static_cast<double>(d.kv_bits) / 8.0;
   if (d.index_elems_per_layer > 0) {
@@ -90,7 +151,18 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   }
   const int64_t T = r.decode.context;
   const int64_t win = d.n_swa > 0 ? std::min(T, d.n_swa) : T;
-  if (d.stage_chunked_layers > 0 || d.index_elems_per_layer > 0) {
+  const int64_t S = std::min(d.prefix_shared_tokens, T);
+  if (S > 0 && (d.stage_chunked_layers > 0 || d.index_elems_per_layer > 0)) {
+    s.lines.push_back(given("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
+                            "(the shared prefix's full-layer KV held once)"));
+  } else if (S > 0) {
+    s.lines.push_back(computed("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
+                               fx::kDepKvSeqShared,
+                               {term("e_rank", d.kv_elems_per_layer), term("b_kv", b_kv),
+                                term("L_full", d.stage_full_layers), term("T", T), term("S", S),
+                                term("L_swa", d.stage_swa_layers), term("T_win", win)},
+                               "(the shared prefix's full-layer KV held once)"));
+  } else if (d.stage_chunked_layers > 0 || d.index_elems_per_layer > 0) {
     const int64_t chunk = d.n_chunk > 0 ? std::min(T, d.n_chunk) : T;
     s.lines.push_back(computed("memory_per_gpu.kv_per_sequence", "KV per sequence", m.kv_per_sequence, Unit::kBytes,
                                fx::kDepKvSeqLayers,
@@ -118,7 +190,19 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   s.lines.push_back(computed("memory_per_gpu.free_for_kv", "Free for KV", m.free_for_kv, Unit::kBytes, fx::kDepFree,
                              {term("capacity", m.capacity), term("reserve", m.reserve),
                               term("workspace", m.workspace), term("W", static_cast<double>(w.total()))}));
-  if (m.state_per_sequence > 0) {
+  s.lines.push_back(given("memory_per_gpu.draft_kv_per_sequence", "Draft KV per sequence", m.draft_kv_per_sequence,
+                          Unit::kBytes, d.spec_tokens > 0 ? "(the drafter's own cache)" : "(no drafter)"));
+  s.lines.push_back(given("memory_per_gpu.shared_prefix", "Shared prefix KV (held once per attention group)",
+                          m.shared_prefix, Unit::kBytes));
+  const bool general = d.attn_dp > 1 || m.draft_kv_per_sequence > 0 || m.shared_prefix > 0;
+  if (general) {
+    s.lines.push_back(computed("memory_per_gpu.max_sequences", "Sequences that fit (per replica)", m.max_sequences,
+                               Unit::kSequences, fx::kDepMaxSeqGroups,
+                               {term("attn_dp", d.attn_dp), term("free", std::max(0.0, m.free_for_kv)),
+                                term("prefix", m.shared_prefix), term("KV_seq", m.kv_per_sequence),
+                                term("S_seq", m.state_per_sequence), term("D_seq", m.draft_kv_per_sequence)},
+                               d.attn_dp > 1 ? "(each attention group holds only its own sequences' KV)" : ""));
+  } else if (m.state_per_sequence > 0) {
     s.lines.push_back(computed("memory_per_gpu.max_sequences", "Sequences that fit (per replica)", m.max_sequences,
                                Unit::kSequences, fx::kDepMaxSeqState,
                                {term("free", std::max(0.0, m.free_for_kv)), term("KV_seq", m.kv_per_sequence),
@@ -134,26 +218,49 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
 Section decode_section(const PreparedDeployment& d, const DeploymentResult& r) {
   const DecodeStep& st = r.decode;
   Section s{"Decode step (per GPU)", {}, {}};
-  s.lines.push_back(given("decode_step.batch", "Batch B (per replica)", st.batch, Unit::kSequences));
+  const bool spec = d.spec_tokens > 0;
+  s.lines.push_back(given("decode_step.batch", "Batch B (per replica)", st.batch, Unit::kSequences,
+                          d.attn_dp > 1 ? "(spread over " + fmt_sig(d.attn_dp, 6) + " attention groups)" : ""));
   s.lines.push_back(given("decode_step.context", "Context T", st.context, Unit::kTokens));
   if (d.n_moe_layers > 0) {
+    const double tokens = static_cast<double>(st.batch) * (spec ? static_cast<double>(d.spec_tokens + 1) : 1.0);
     s.lines.push_back(computed("decode_step.experts_touched", "Experts read per MoE layer", st.experts_touched,
                                Unit::kNone, fx::kDepExperts,
-                               {term("E", d.n_expert), term("k", d.n_expert_used),
-                                term("B", st.batch)}));
+                               {term("E", d.n_expert), term("k", d.n_expert_used), term("B", tokens)},
+                               spec ? "(B: the verified tokens, K + 1 per sequence)" : ""));
+    if (d.split.ep > 1) {
+      const double n = d.expert_slots_per_rank, p = st.experts_touched / d.n_expert;
+      s.lines.push_back(computed("decode_step.experts_read", "  by the busiest EP rank", st.experts_read, Unit::kNone,
+                                 fx::kDepExpertsRead,
+                                 {term("n_rank", n), term("p", p), term("z", d.ep_spread)},
+                                 "(uniform routing: the expected largest of the ep ranks' counts)"));
+      s.lines.push_back(computed("decode_step.routed_per_rank", "  tokens routed to it", st.routed_per_rank,
+                                 Unit::kNone, fx::kDepRouted,
+                                 {term("F", d.expert_imbalance), term("N", tokens), term("k", d.n_expert_used),
+                                  term("ep", d.split.ep), term("z", d.ep_spread)}));
+    }
   }
   const DecodeBytes& b = st.bytes;
   std::vector<Term> bt = {term("W_blocks", b.weights), term("W_experts", b.experts), term("W_lm_head", b.lm_head),
                           term("W_rows", b.embedding_rows), term("KV", b.kv)};
   if (b.state > 0) bt.push_back(term("S", b.state));
+  if (spec) bt.push_back(term("W_draft", b.draft));
   s.lines.push_back(computed("decode_step.bytes_per_gpu", "Bytes read", st.bytes_per_gpu, Unit::kBytes,
-                             b.state > 0 ? fx::kDepStepBytesState : fx::kDepStepBytes, std::move(bt),
-                             b.state > 0 ? "(S: recurrent state read and written back)" : ""));
+                             fx::kDepStepBytesVariants[(b.state > 0 ? 1 : 0) + (spec ? 2 : 0)], std::move(bt),
+                             b.state > 0 ? "(S: recurrent state read and written back)"
+                             : spec      ? "(W_draft: the K draft passes)"
+                                         : ""));
   const DecodeFlops& f = st.flops;
-  std::vector<Term> ft = {term("F_linear", f.linear), term("F_attn", f.attention), term("F_lm_head", f.lm_head)};
+  const bool moe = d.n_moe_layers > 0;
+  std::vector<Term> ft = {term("F_linear", f.linear)};
+  if (moe) ft.push_back(term("F_experts", f.experts));
+  ft.push_back(term("F_attn", f.attention));
+  ft.push_back(term("F_lm_head", f.lm_head));
   if (f.recurrent > 0) ft.push_back(term("F_rec", f.recurrent));
+  if (spec) ft.push_back(term("F_draft", f.draft));
   s.lines.push_back(computed("decode_step.flops_per_gpu", "FLOPs", st.flops_per_gpu, Unit::kFlop,
-                             f.recurrent > 0 ? fx::kDepStepFlopsRec : fx::kDepStepFlops, std::move(ft)));
+                             fx::kDepStepFlopsVariants[(f.recurrent > 0 ? 1 : 0) + (moe ? 2 : 0) + (spec ? 4 : 0)],
+                             std::move(ft)));
   s.lines.push_back(computed("decode_step.intensity", "Intensity", st.intensity, Unit::kFlopPerByte, fx::kIntensity,
                              {term("F", st.flops_per_gpu), term("bytes", st.bytes_per_gpu)}));
   s.lines.push_back(computed("decode_step.ridge", "Ridge (" + name(d.compute_dtype) + ")", st.ridge,
@@ -164,18 +271,67 @@ Section decode_section(const PreparedDeployment& d, const DeploymentResult& r) {
                              {term("pp", pp), term("F", st.flops_per_gpu), term("peak", d.peak_flops)}));
   s.lines.push_back(computed("decode_step.memory_seconds", "Memory time", st.memory_seconds, Unit::kSeconds,
                              fx::kDepMemory, {term("pp", pp), term("bytes", st.bytes_per_gpu), term("bw", d.bandwidth)}));
-  s.lines.push_back(computed("decode_step.comm_seconds", "Communication (not overlapped)", st.comm_seconds,
-                             Unit::kSeconds, fx::kDepComm,
-                             {term("t_allreduce", st.allreduce_seconds), term("t_handoff", st.handoff_seconds)}));
-  s.lines.push_back(computed("decode_step.seconds", "Step time (TPOT)", st.seconds, Unit::kSeconds, fx::kDepStep,
-                             {term("t_compute", st.compute_seconds), term("t_memory", st.memory_seconds),
-                              term("t_comm", st.comm_seconds)}));
-  s.lines.push_back(computed("decode_step.tokens_per_s_per_sequence", "Tokens/s per sequence",
-                             st.tokens_per_s_per_sequence, Unit::kTokensPerS, fx::kDepTpsSeq,
-                             {term("t_step", st.seconds)}));
-  s.lines.push_back(computed("decode_step.tokens_per_s_aggregate", "Tokens/s aggregate", st.tokens_per_s_aggregate,
-                             Unit::kTokensPerS, fx::kDepTpsAgg,
-                             {term("B", st.batch), term("dp", d.split.dp), term("t_step", st.seconds)}));
+  s.lines.push_back(given("decode_step.a2a_seconds", "All-to-all (dispatch + combine, every MoE layer)",
+                          st.a2a_seconds, Unit::kSeconds,
+                          d.a2a ? (d.two_batch_overlap ? "(hidden behind the kernels up to their time)" : "")
+                                : "(no all-to-all: tokens are replicated on the TP group)"));
+  if (d.a2a) {
+    s.lines.push_back(computed("decode_step.comm_seconds", "Communication", st.comm_seconds, Unit::kSeconds,
+                               fx::kDepCommA2a,
+                               {term("t_allreduce", st.allreduce_seconds), term("t_handoff", st.handoff_seconds),
+                                term("t_a2a", st.a2a_seconds)},
+                               d.two_batch_overlap ? "" : "(not overlapped)"));
+  } else {
+    s.lines.push_back(computed("decode_step.comm_seconds", "Communication (not overlapped)", st.comm_seconds,
+                               Unit::kSeconds, fx::kDepComm,
+                               {term("t_allreduce", st.allreduce_seconds), term("t_handoff", st.handoff_seconds)}));
+  }
+  const std::string step_label = spec ? "Step time (one target step, drafts included)" : "Step time (TPOT)";
+  if (d.a2a && d.two_batch_overlap) {
+    s.lines.push_back(computed("decode_step.seconds", step_label, st.seconds, Unit::kSeconds, fx::kDepStepOverlap,
+                               {term("t_compute", st.compute_seconds), term("t_memory", st.memory_seconds),
+                                term("t_a2a", st.a2a_seconds), term("t_allreduce", st.allreduce_seconds),
+                                term("t_handoff", st.handoff_seconds)}));
+  } else {
+    s.lines.push_back(computed("decode_step.seconds", step_label, st.seconds, Unit::kSeconds, fx::kDepStep,
+                               {term("t_compute", st.compute_seconds), term("t_memory", st.memory_seconds),
+                                term("t_comm", st.comm_seconds)}));
+  }
+  if (spec) {
+    s.lines.push_back(computed("decode_step.accepted_tokens_per_step", "Accepted tokens per step",
+                               st.accepted_tokens_per_step, Unit::kTokens, fx::kDepAccepted,
+                               {term("A", d.spec_acceptance), term("K", d.spec_tokens)},
+                               "(i.i.d. acceptance: each draft token accepted with probability A)"));
+    s.lines.push_back(computed("decode_step.tpot_seconds", "TPOT", st.tpot_seconds, Unit::kSeconds, fx::kDepTpot,
+                               {term("t_step", st.seconds), term("tau", st.accepted_tokens_per_step)}));
+    s.lines.push_back(computed("decode_step.tokens_per_s_per_sequence", "Tokens/s per sequence",
+                               st.tokens_per_s_per_sequence, Unit::kTokensPerS, fx::kDepTpsSeqSpec,
+                               {term("tau", st.accepted_tokens_per_step), term("t_step", st.seconds)}));
+    s.lines.push_back(computed("decode_step.tokens_per_s_aggregate", "Tokens/s aggregate", st.tokens_per_s_aggregate,
+                               Unit::kTokensPerS, fx::kDepTpsAggSpec,
+                               {term("B", st.batch), term("dp", d.split.dp), term("tau", st.accepted_tokens_per_step),
+                                term("t_step", st.seconds)}));
+    s.lines.push_back(given("decode_step.tokens_per_s_per_sequence_without_spec",
+                            "Tokens/s per sequence without speculative decoding",
+                            st.tokens_per_s_per_sequence_without_spec, Unit::kTokensPerS, "(same batch)"));
+    s.lines.push_back(given("decode_step.tokens_per_s_aggregate_without_spec",
+                            "Tokens/s aggregate without speculative decoding", st.tokens_per_s_aggregate_without_spec,
+                            Unit::kTokensPerS));
+    s.lines.push_back(computed("decode_step.spec_speedup", "Speed-up per sequence", st.tokens_per_s_per_sequence /
+                                                                                       st.tokens_per_s_per_sequence_without_spec,
+                               Unit::kFactor, fx::kDepSpeedup,
+                               {term("tps_spec", st.tokens_per_s_per_sequence),
+                                term("tps_without", st.tokens_per_s_per_sequence_without_spec)}));
+  } else {
+    s.lines.push_back(given("decode_step.accepted_tokens_per_step", "Accepted tokens per step",
+                            st.accepted_tokens_per_step, Unit::kTokens, "(no speculative decoding)"));
+    s.lines.push_back(computed("decode_step.tokens_per_s_per_sequence", "Tokens/s per sequence",
+                               st.tokens_per_s_per_sequence, Unit::kTokensPerS, fx::kDepTpsSeq,
+                               {term("t_step", st.seconds)}));
+    s.lines.push_back(computed("decode_step.tokens_per_s_aggregate", "Tokens/s aggregate", st.tokens_per_s_aggregate,
+                               Unit::kTokensPerS, fx::kDepTpsAgg,
+                               {term("B", st.batch), term("dp", d.split.dp), term("t_step", st.seconds)}));
+  }
   s.lines.push_back(given("decode_step.fits", "Batch fits in memory", st.fits, Unit::kNone));
   s.lines.push_back(given("decode_step.regime", "Regime", std::string(regime_name(st.regime)), Unit::kNone));
   return s;
@@ -185,6 +341,15 @@ Section prefill_section(const PreparedDeployment& d, const DeploymentResult& r) 
   const Prefill& p = r.prefill;
   Section s{"Prefill (one prompt, per GPU)", {}, {}};
   s.lines.push_back(given("prefill.prompt_tokens", "Prompt P", p.prompt_tokens, Unit::kTokens));
+  if (d.prefix_hit > 0 || d.prefix_shared_tokens > 0) {
+    s.lines.push_back(computed("prefill.cached_tokens", "Found in the prefix cache (not computed)", p.cached_tokens,
+                               Unit::kTokens, fx::kDepCached,
+                               {term("h", d.prefix_hit), term("P", p.prompt_tokens),
+                                term("S", std::min(d.prefix_shared_tokens, p.prompt_tokens))},
+                               "(at most P − 1: the last token's logits give the first output token)"));
+  } else {
+    s.lines.push_back(given("prefill.cached_tokens", "Found in the prefix cache", p.cached_tokens, Unit::kTokens));
+  }
   s.lines.push_back(given("prefill.flops", "FLOPs (linear + causal attention + last lm_head)", p.flops, Unit::kFlop));
   s.lines.push_back(given("prefill.bytes", "Bytes (weights once + KV written)", p.bytes, Unit::kBytes));
   const double pp = static_cast<double>(d.split.pp);
@@ -193,9 +358,18 @@ Section prefill_section(const PreparedDeployment& d, const DeploymentResult& r) 
   s.lines.push_back(computed("prefill.memory_seconds", "Memory time", p.memory_seconds, Unit::kSeconds,
                              fx::kDepMemory, {term("pp", pp), term("bytes", p.bytes), term("bw", d.bandwidth)}));
   s.lines.push_back(given("prefill.comm_seconds", "Communication", p.comm_seconds, Unit::kSeconds));
-  s.lines.push_back(computed("prefill.seconds", "Time to first token", p.seconds, Unit::kSeconds, fx::kDepPrefill,
-                             {term("t_compute", p.compute_seconds), term("t_memory", p.memory_seconds),
-                              term("t_comm", p.comm_seconds)}));
+  s.lines.push_back(given("prefill.a2a_seconds", "of which all-to-all", p.a2a_seconds, Unit::kSeconds));
+  if (d.a2a && d.two_batch_overlap) {
+    s.lines.push_back(computed("prefill.seconds", "Time to first token", p.seconds, Unit::kSeconds,
+                               fx::kDepStepOverlap,
+                               {term("t_compute", p.compute_seconds), term("t_memory", p.memory_seconds),
+                                term("t_a2a", p.a2a_seconds), term("t_allreduce", p.comm_seconds - p.a2a_seconds),
+                                term("t_handoff", 0.0)}));
+  } else {
+    s.lines.push_back(computed("prefill.seconds", "Time to first token", p.seconds, Unit::kSeconds, fx::kDepPrefill,
+                               {term("t_compute", p.compute_seconds), term("t_memory", p.memory_seconds),
+                                term("t_comm", p.comm_seconds)}));
+  }
   return s;
 }
 
@@ -377,21 +551,39 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
     dec.lines.push_back(given("decode_step.predicted.context", "Context T (predicted)", a.result.decode.context,
                               Unit::kTokens));
     add_step_lines("decode_step.predicted.", t, &dec);
-    dec.lines.push_back(computed("decode_step.predicted.seconds", "Step time (TPOT), predicted", t.seconds,
-                                 Unit::kSeconds, fx::kPredStep,
-                                 {term("t_dense", t.dense_s, Unit::kSeconds), term("t_experts", t.experts_s, Unit::kSeconds),
-                                  term("t_lm_head", t.lm_head_s, Unit::kSeconds), term("t_kv", t.kv_read_s, Unit::kSeconds),
-                                  term("t_prefill_attn", t.prefill_attention_s, Unit::kSeconds),
-                                  term("t_elementwise", t.elementwise_s, Unit::kSeconds),
-                                  term("t_comm", t.comm_s, Unit::kSeconds), term("t_overhead", t.overhead_s, Unit::kSeconds)},
-                                 "(" + std::string(p->profile->display) + ")"));
+    const bool exposed_sum = !(a.prepared.a2a && a.prepared.two_batch_overlap);
+    if (exposed_sum) {
+      dec.lines.push_back(computed("decode_step.predicted.seconds", "Step time, predicted", t.seconds,
+                                   Unit::kSeconds, fx::kPredStepFull,
+                                   {term("t_dense", t.dense_s, Unit::kSeconds), term("t_experts", t.experts_s, Unit::kSeconds),
+                                    term("t_lm_head", t.lm_head_s, Unit::kSeconds), term("t_kv", t.kv_read_s, Unit::kSeconds),
+                                    term("t_prefill_attn", t.prefill_attention_s, Unit::kSeconds),
+                                    term("t_draft", t.draft_s, Unit::kSeconds),
+                                    term("t_elementwise", t.elementwise_s, Unit::kSeconds),
+                                    term("t_comm", t.comm_s, Unit::kSeconds), term("t_overhead", t.overhead_s, Unit::kSeconds)},
+                                   "(" + std::string(p->profile->display) + ")"));
+    } else {
+      dec.lines.push_back(given("decode_step.predicted.seconds", "Step time, predicted", t.seconds, Unit::kSeconds,
+                                "(" + std::string(p->profile->display) + "; the a2a hidden behind the kernels up to "
+                                "their time)"));
+    }
+    dec.lines.push_back(given("decode_step.predicted.a2a_seconds", "All-to-all (predicted)", t.a2a_s, Unit::kSeconds));
+    dec.lines.push_back(given("decode_step.predicted.accepted_tokens_per_step", "Accepted tokens per step (predicted)",
+                              d.accepted_tokens_per_step, Unit::kTokens));
+    const bool sp = a.prepared.spec_tokens > 0;
     dec.lines.push_back(computed("decode_step.predicted.tokens_per_s_per_sequence", "Tokens/s per sequence, predicted",
-                                 d.tokens_per_s_per_sequence, Unit::kTokensPerS, fx::kPredTpsSeq,
-                                 {term("t_step", t.seconds, Unit::kSeconds)}));
+                                 d.tokens_per_s_per_sequence, Unit::kTokensPerS,
+                                 sp ? fx::kPredTpsSeqSpec : fx::kPredTpsSeq,
+                                 sp ? std::vector<Term>{term("tau", d.accepted_tokens_per_step),
+                                                        term("t_step", t.seconds, Unit::kSeconds)}
+                                    : std::vector<Term>{term("t_step", t.seconds, Unit::kSeconds)}));
     dec.lines.push_back(computed("decode_step.predicted.tokens_per_s_aggregate", "Tokens/s aggregate, predicted",
-                                 d.tokens_per_s_aggregate, Unit::kTokensPerS, fx::kPredTpsAgg,
-                                 {term("B", a.result.decode.batch), term("dp", a.prepared.split.dp),
-                                  term("t_step", t.seconds, Unit::kSeconds)}));
+                                 d.tokens_per_s_aggregate, Unit::kTokensPerS, sp ? fx::kPredTpsAggSpec : fx::kPredTpsAgg,
+                                 sp ? std::vector<Term>{term("B", a.result.decode.batch), term("dp", a.prepared.split.dp),
+                                                        term("tau", d.accepted_tokens_per_step),
+                                                        term("t_step", t.seconds, Unit::kSeconds)}
+                                    : std::vector<Term>{term("B", a.result.decode.batch), term("dp", a.prepared.split.dp),
+                                                        term("t_step", t.seconds, Unit::kSeconds)}));
     dec.lines.push_back(given("decode_step.predicted.fits", "Batch fits the engine's KV cache", d.fits, Unit::kNone));
     dec.lines.push_back(given("decode_step.predicted.regime", "Regime (predicted)", regime_of(t, d.fits), Unit::kNone));
     const StepTime& f = p->prefill;
@@ -408,10 +600,11 @@ std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAna
     pre.lines.push_back(given("prefill.predicted.overhead_seconds", "Engine overhead (predicted)", f.overhead_s,
                               Unit::kSeconds));
     pre.lines.push_back(computed("prefill.predicted.seconds", "Time to first token, predicted", f.seconds,
-                                 Unit::kSeconds, fx::kPredStep,
+                                 Unit::kSeconds, fx::kPredStepFull,
                                  {term("t_dense", f.dense_s, Unit::kSeconds), term("t_experts", f.experts_s, Unit::kSeconds),
                                   term("t_lm_head", f.lm_head_s, Unit::kSeconds), term("t_kv", f.kv_read_s, Unit::kSeconds),
                                   term("t_prefill_attn", f.prefill_attention_s, Unit::kSeconds),
+                                  term("t_draft", f.draft_s, Unit::kSeconds),
                                   term("t_elementwise", f.elementwise_s, Unit::kSeconds),
                                   term("t_comm", f.comm_s, Unit::kSeconds), term("t_overhead", f.overhead_s, Unit::kSeconds)},
                                  "(alone: no queue, no batch beside it)"));
@@ -467,6 +660,11 @@ std::vector<std::pair<std::string, nlohmann::json>> change_fields(const Scenario
   if (c.prompt_tokens) f.emplace_back("prompt", *c.prompt_tokens);
   if (c.reserve_fraction) f.emplace_back("reserve", *c.reserve_fraction);
   if (c.engine) f.emplace_back("engine", std::string(engine_name(*c.engine)));
+  if (c.spec) {
+    f.emplace_back("spec_method", std::string(spec_method_name(c.spec->method)));
+    f.emplace_back("spec_tokens", c.spec->tokens);
+    f.emplace_back("spec_acceptance", c.spec->acceptance);
+  }
   return f;
 }
 
@@ -536,7 +734,13 @@ Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& r
   const DeploymentResult& r = a.result;
   const DecodeStep& st = r.decode;
   const Parallelism& split = a.prepared.split;
-  Section s{fmt::format("Answer (the deployment engine: tp {} × pp {} × dp {})", split.tp, split.pp, split.dp), {}, {}};
+  const std::string layout =
+      split.dp_attention
+          ? fmt::format("DP attention {} × tp {}, ep {}, dp {}: {} GPUs", split.attn_dp, split.tp, split.ep, split.dp,
+                        split.gpus())
+          : fmt::format("tp {} × pp {} × dp {}{}", split.tp, split.pp, split.dp,
+                        split.ep > 1 ? fmt::format(", ep {}", split.ep) : std::string());
+  Section s{"Answer (the deployment engine: " + layout + ")", {}, {}};
   s.lines.push_back(given("", "Decode per sequence", st.tokens_per_s_per_sequence, Unit::kTokensPerS,
                           fmt::format("({}, {}: {} decides)", regime_name(st.regime),
                                       st.fits ? "the batch fits" : "the batch does not fit", deciding_term(r))));

@@ -251,11 +251,12 @@ DxWords dx_words(const DxStatement& s, const Diagnosis& d) {
       return {"Shrink the KV cache read each step (int8/fp8 KV)",
               fmt::format("KV is {} of the {} step; halving it: {}", format_brief(v[0], Unit::kBytes),
                           format_brief(v[1], Unit::kBytes), format_brief(v[2], Unit::kFactor))};
+    case DxCode::kFixSpeculativeMtp:  // worded with its variation (fix_words); this is the fallback
     case DxCode::kFixSpeculative:
       return {"Speculative decoding: verify several drafted tokens per weight read",
-              fmt::format("the step runs at {} FLOP/byte against a ridge of {}: verifying k tokens costs about the "
-                          "same bytes, so per-sequence speed scales with the tokens accepted per step (typically "
-                          "2–3×)",
+              fmt::format("the step runs at {} FLOP/byte against a ridge of {}: verifying K tokens costs about the "
+                          "same bytes, so per-sequence speed grows with the tokens accepted per step; give a drafter "
+                          "(--draft-model NAME, --spec-tokens K, --spec-acceptance A) and size prices it",
                           fmt_sig(v[0], 3), fmt_sig(v[1], 3))};
     case DxCode::kFixBatch:
       return {"Batch concurrent requests, if traffic allows",
@@ -493,6 +494,11 @@ DxWords fix_words(const DxStatement& what, const std::optional<Variation>& varia
               before_after(before, after)};
     case DxCode::kFixShrinkKvRead:
       return {"Shrink the KV cache read each step (" + flags + ")", before_after(before, after)};
+    case DxCode::kFixSpeculativeMtp:
+      return {"Speculative decoding with the model's MTP module, one draft token at an assumed acceptance of " +
+                  fmt_sig(what.v[3], 2) + " (" + flags + ")",
+              before_after(before, after) + "; the draft pass reads the module and the lm_head again, the verify "
+                                            "step reads the weights once for 1 + A tokens"};
     case DxCode::kFixBatch:
       return {"Batch concurrent requests, if traffic allows (" + flags + ")",
               before_after(before, after) +

@@ -115,6 +115,8 @@ inline constexpr FormulaText kFits{"fits", "W + KV ≤ capacity"};
 // Deployment engine (modelcalc/deployment.h): per GPU, per pipeline stage.
 inline constexpr FormulaText kDepWeights{"WeightShard::total",
                                          "emb + lm_head + attn + mlp + experts + other + scales"};
+inline constexpr FormulaText kDepWeightsDraft{"WeightShard::total",
+                                              "emb + lm_head + attn + mlp + experts + other + scales + rec + draft"};
 inline constexpr FormulaText kDepReserve{"reserve", "capacity × r"};
 inline constexpr FormulaText kDepFree{"free_for_kv", "capacity − reserve − workspace − W"};
 inline constexpr FormulaText kDepKvTok{"kv_per_token", "L_stage × e_rank × b_kv"};
@@ -141,11 +143,47 @@ inline constexpr FormulaText kDepStep{"evaluate_deployment", "max(t_compute, t_m
 inline constexpr FormulaText kDepTpsSeq{"tokens_per_s_per_sequence", "1 / t_step"};
 inline constexpr FormulaText kDepTpsAgg{"tokens_per_s_aggregate", "B × dp / t_step"};
 inline constexpr FormulaText kDepPrefill{"prefill seconds", "max(t_compute, t_memory) + t_comm"};
+// Layouts, speculative decoding and prefix caching (deployment.h; docs/serving-layouts.md). The decode
+// step's sums by what the deployment has: routed experts, recurrent state, a drafter.
+inline constexpr FormulaText kDepStepFlopsVariants[8] = {
+    {"DecodeFlops::total", "F_linear + F_attn + F_lm_head"},
+    {"DecodeFlops::total", "F_linear + F_attn + F_lm_head + F_rec"},
+    {"DecodeFlops::total", "F_linear + F_experts + F_attn + F_lm_head"},
+    {"DecodeFlops::total", "F_linear + F_experts + F_attn + F_lm_head + F_rec"},
+    {"DecodeFlops::total", "F_linear + F_attn + F_lm_head + F_draft"},
+    {"DecodeFlops::total", "F_linear + F_attn + F_lm_head + F_rec + F_draft"},
+    {"DecodeFlops::total", "F_linear + F_experts + F_attn + F_lm_head + F_draft"},
+    {"DecodeFlops::total", "F_linear + F_experts + F_attn + F_lm_head + F_rec + F_draft"}};
+inline constexpr FormulaText kDepStepBytesVariants[4] = {
+    {"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV"},
+    {"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV + S"},
+    {"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV + W_draft"},
+    {"DecodeBytes::total", "W_blocks + W_experts + W_lm_head + W_rows + KV + S + W_draft"}};
+inline constexpr FormulaText kDepCommA2a{"comm_seconds", "t_allreduce + t_handoff + t_a2a"};
+inline constexpr FormulaText kDepStepOverlap{"evaluate_deployment",
+                                             "max(t_compute, t_memory, t_a2a) + t_allreduce + t_handoff"};
+inline constexpr FormulaText kDepStepCeiling{"evaluate_deployment", "max(t_compute, t_memory) + t_comm"};
+inline constexpr FormulaText kDepAccepted{"accepted_tokens_per_step", "(1 − A^(K+1)) / (1 − A)"};
+inline constexpr FormulaText kDepTpsSeqSpec{"tokens_per_s_per_sequence", "tau / t_step"};
+inline constexpr FormulaText kDepTpsAggSpec{"tokens_per_s_aggregate", "B × dp × tau / t_step"};
+inline constexpr FormulaText kDepTpot{"tpot_seconds", "t_step / tau"};
+inline constexpr FormulaText kDepSpeedup{"spec_speedup", "tps_spec / tps_without"};
+inline constexpr FormulaText kDepExpertsRead{"moe_rank_load", "min(n_rank, n_rank × p + z × sqrt(n_rank × p × (1 − p)))"};
+inline constexpr FormulaText kDepRouted{"moe_rank_load", "F × (N × k / ep + z × sqrt(N × k × (1 / ep) × (1 − 1 / ep)))"};
+inline constexpr FormulaText kDepMaxSeqGroups{"max_batch_by_capacity",
+                                              "attn_dp × floor((free − prefix) / (KV_seq + S_seq + D_seq))"};
+inline constexpr FormulaText kDepKvSeqShared{"kv_per_sequence",
+                                             "e_rank × b_kv × (L_full × (T − S) + L_swa × T_win)"};
+inline constexpr FormulaText kDepCached{"prefill_cached_tokens", "max(floor(h × P), S)"};
 // The prediction (serving.h step_time, engine_profile.h engine_memory).
 inline constexpr FormulaText kPredStep{"step_time", "t_dense + t_experts + t_lm_head + t_kv + t_prefill_attn + "
                                                     "t_elementwise + t_comm + t_overhead"};
 inline constexpr FormulaText kPredTpsSeq{"predict_decode", "1 / t_step"};
 inline constexpr FormulaText kPredTpsAgg{"predict_decode", "B × dp / t_step"};
+inline constexpr FormulaText kPredTpsSeqSpec{"predict_decode", "tau / t_step"};
+inline constexpr FormulaText kPredTpsAggSpec{"predict_decode", "B × dp × tau / t_step"};
+inline constexpr FormulaText kPredStepFull{"step_time", "t_dense + t_experts + t_lm_head + t_kv + t_prefill_attn + "
+                                                        "t_draft + t_elementwise + t_comm + t_overhead"};
 inline constexpr FormulaText kPredKvTrt{"engine_memory", "f × (total − W − non_torch − activation)"};
 inline constexpr FormulaText kPredKvVllm{"engine_memory", "f × total − W − non_torch − activation"};
 inline constexpr FormulaText kPredKvSgl{"engine_memory", "f × total − W"};

@@ -21,12 +21,12 @@ namespace pfx {
 inline constexpr FormulaText kEffTime{"cost_plan_point", "t_engine / efficiency"};
 inline constexpr FormulaText kCycle{"cost_plan_point", "osl × TPOT + B × TTFT"};
 inline constexpr FormulaText kPerReplica{"cost_plan_point", "B × osl / cycle"};
-inline constexpr FormulaText kPerGpu{"cost_plan_point", "tokens_per_s_per_replica / (tp × pp)"};
+inline constexpr FormulaText kPerGpu{"cost_plan_point", "tokens_per_s_per_replica / (tp × pp × attn_dp)"};
 inline constexpr FormulaText kPerUser{"cost_plan_point", "1 / TPOT"};
 inline constexpr FormulaText kReplicasQps{"plan_replicas", "ceil(qps / (B / cycle))"};
 inline constexpr FormulaText kReplicasRate{"plan_replicas", "ceil(rate / tokens_per_s_per_replica)"};
 inline constexpr FormulaText kReplicasConc{"plan_replicas", "ceil(concurrency / B)"};
-inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × replicas"};
+inline constexpr FormulaText kGpus{"cost_plan_point", "tp × pp × attn_dp × replicas"};
 inline constexpr FormulaText kUsdHour{"cost_plan_point", "gpus × price"};
 inline constexpr FormulaText kUsdOut{"cost_plan_point", "usd_per_hour / (served × 3600) × 1e6"};
 inline constexpr FormulaText kUsdIn{"cost_plan_point", "usd_per_hour × (B × TTFT / cycle) / (served × isl / osl × 3600) × 1e6"};
@@ -38,6 +38,11 @@ inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (serve
 }  // namespace pfx
 
 std::string split_text(const PlanCandidate& c) {
+  if (c.attn_dp > 1) {  // the DP-attention layout
+    std::string s = fmt::format("DPA{}", c.attn_dp);
+    if (c.tp > 1) s += fmt::format("×TP{}", c.tp);
+    return s + fmt::format("·EP{}", c.ep);
+  }
   std::string s = fmt::format("TP{}", c.tp);
   if (c.pp > 1) s += fmt::format("·PP{}", c.pp);
   if (c.ep > 1) s += fmt::format("·EP{}", c.ep);
@@ -122,6 +127,9 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   j["tp"] = c.c.tp;
   j["pp"] = c.c.pp;
   j["ep"] = c.c.ep;
+  j["dp_attention"] = c.c.attn_dp > 1;
+  j["attn_dp"] = c.c.attn_dp;
+  j["gpus_per_replica"] = c.c.gpus_per_replica();
   j["weight_dtype"] = std::string(dtype_name(c.c.weight_dtype));
   j["kv_dtype"] = std::string(dtype_name(c.c.kv_dtype));
   j["deciding"] = plan_deciding_text(*v.request, *v.space, c);
@@ -150,6 +158,31 @@ std::string ranking_text(const PlanRequest& r) {
 
 }  // namespace
 
+// The layout options the request carries to every candidate (docs/serving-layouts.md).
+nlohmann::json layout_options_json(const PlanRequest& r) {
+  return {{"two_batch_overlap", r.two_batch_overlap},
+          {"expert_imbalance", r.expert_imbalance},
+          {"spec", {{"method", std::string(spec_method_name(r.spec.on() ? r.spec.method : SpecMethod::kNone))},
+                    {"tokens", r.spec.tokens},
+                    {"acceptance", r.spec.acceptance}}},
+          {"prefix", {{"hit", r.prefix.hit}, {"shared_tokens", r.prefix.shared_tokens}}}};
+}
+
+// "" when the request carries none.
+std::string layout_options_text(const PlanRequest& r) {
+  std::string t;
+  const auto add = [&t](const std::string& x) { t += (t.empty() ? "" : ", ") + x; };
+  if (r.spec.on()) {
+    add(fmt::format("speculative decoding {} K {} A {}", spec_method_name(r.spec.method), r.spec.tokens,
+                    fmt_sig(r.spec.acceptance, 3)));
+  }
+  if (r.prefix.hit > 0) add(fmt::format("prefix hit {}", fmt_sig(r.prefix.hit, 3)));
+  if (r.prefix.shared_tokens > 0) add(fmt::format("shared prefix {} tokens", group_digits(r.prefix.shared_tokens)));
+  if (r.expert_imbalance > 1) add(fmt::format("EP imbalance {}", fmt_sig(r.expert_imbalance, 3)));
+  if (r.two_batch_overlap) add("two-batch overlap (DP-attention candidates)");
+  return t.empty() ? t : "  layout options: " + t + "\n";
+}
+
 std::string render_plan_text(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
@@ -160,6 +193,7 @@ std::string render_plan_text(const PlanView& v) {
   out += fmt::format("  targets: TTFT {}, TPOT {}\n",
                      r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none"),
                      r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none"));
+  out += layout_options_text(r);
   out += "  " + ranking_text(r) + "\n";
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
@@ -288,6 +322,7 @@ nlohmann::json plan_json(const PlanView& v) {
                    {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
+  j["layout_options"] = layout_options_json(r);
   j["efficiency"] = r.efficiency;
   j["efficiency_note"] = efficiency_text(r);
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
@@ -307,7 +342,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["feasible"] = res.feasible;
   nlohmann::json frontier = nlohmann::json::array();
   for (const PlanFrontierPoint& f : res.frontier) {
-    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep},
+    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep}, {"attn_dp", f.c.attn_dp},
                         {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
                         {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))}, {"batch", f.batch},
                         {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
@@ -375,7 +410,7 @@ Report build_plan_explain(const PlanView& v) {
   th.lines.push_back(computed("tokens_per_s_per_gpu", "output tokens/s per GPU", c.tokens_per_s_per_gpu,
                               Unit::kTokensPerS, pfx::kPerGpu,
                               {term("tokens_per_s_per_replica", fmt_sig(c.tokens_per_s_per_replica, 6)),
-                               term("tp", c.c.tp), term("pp", c.c.pp)}));
+                               term("tp", c.c.tp), term("pp", c.c.pp), term("attn_dp", c.c.attn_dp)}));
   rep.sections.push_back(std::move(th));
 
   Section co{"Replicas and cost", {}, {}};
@@ -404,7 +439,8 @@ Report build_plan_explain(const PlanView& v) {
       break;
   }
   co.lines.push_back(computed("gpus", "GPUs", c.gpus, Unit::kNone, pfx::kGpus,
-                              {term("tp", c.c.tp), term("pp", c.c.pp), term("replicas", c.replicas)}));
+                              {term("tp", c.c.tp), term("pp", c.c.pp), term("attn_dp", c.c.attn_dp),
+                               term("replicas", c.replicas)}));
   co.lines.push_back(computed("usd_per_hour", "US$ per hour", c.usd_per_hour, Unit::kUsd, pfx::kUsdHour,
                               {term("gpus", c.gpus), term("price", fmt_sig(price, 6))},
                               "price: " + s.gpus[c.c.gpu].price_source));
@@ -499,6 +535,157 @@ std::string plan_frontier_svg(const PlanView& v) {
     svg.text(kL + kPW + 36, ly, order[i], {{"font-family", font}, {"font-size", "12"}});
   }
   return svg.document();
+}
+
+
+namespace {
+
+nlohmann::json pool_json(const PlanPool& p, bool prefill) {
+  nlohmann::json j = {{"gpu", p.gpu},
+                      {"tp", p.c.tp},
+                      {"pp", p.c.pp},
+                      {"ep", p.c.ep},
+                      {"dp_attention", p.c.attn_dp > 1},
+                      {"attn_dp", p.c.attn_dp},
+                      {"gpus_per_replica", p.c.gpus_per_replica()},
+                      {"replicas", p.replicas},
+                      {"gpus", p.gpus},
+                      {"weight_dtype", std::string(dtype_name(p.c.weight_dtype))},
+                      {"kv_dtype", std::string(dtype_name(p.c.kv_dtype))},
+                      {"requests_per_s_per_replica", num(p.requests_per_s_per_replica)},
+                      {"usd_per_hour", num(p.usd_per_hour)},
+                      {"split", split_text(p.c)}};
+  if (prefill) {
+    j["prompts_per_step"] = p.batch;
+    j["ttft_s"] = num(p.ttft_s);
+    j["input_tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
+  } else {
+    j["batch"] = p.batch;
+    j["tpot_s"] = num(p.tpot_s);
+    j["output_tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
+  }
+  return j;
+}
+
+std::string pool_text(const PlanPool& p) {
+  return fmt::format("{} × {} {} {}/{}", p.replicas, p.gpu, split_text(p.c), dtype_name(p.c.weight_dtype),
+                     dtype_name(p.c.kv_dtype));
+}
+
+}  // namespace
+
+nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
+  const PlanRequest& r = *v.request;
+  const DisaggPlanResult& res = *v.result;
+  nlohmann::json j;
+  j["model"] = v.model;
+  j["disaggregated"] = true;
+  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"load_kind", load_key(r.load_kind)},
+                   {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
+  j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
+                  {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
+  j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
+  j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
+                 {"name", std::string(engine_profile(r.engine).display)}};
+  j["kv_transfer_overlap"] = r.kv_transfer_overlap;
+  j["layout_options"] = layout_options_json(r);
+  nlohmann::json configs = nlohmann::json::array();
+  for (const DisaggPlanConfig& c : res.configs) {
+    configs.push_back({{"prefill_pool", pool_json(c.prefill, true)},
+                       {"decode_pool", pool_json(c.decode, false)},
+                       {"ratio", fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas)},
+                       {"kv_transfer",
+                        {{"bytes_per_request", num(c.kv_bytes_per_request)},
+                         {"seconds", num(c.kv_transfer_s)},
+                         {"ttft_seconds", num(c.kv_transfer_ttft_s)},
+                         {"overlapped", c.kv_transfer_overlapped}}},
+                       {"ttft_s", num(c.ttft_s)},
+                       {"tpot_s", num(c.tpot_s)},
+                       {"tokens_per_s_per_user", num(1 / c.tpot_s)},
+                       {"ceiling", {{"ttft_s", num(c.ceiling_ttft_s)}, {"tpot_s", num(c.ceiling_tpot_s)}}},
+                       {"served_requests_per_s", num(c.served_requests_per_s)},
+                       {"served_output_tokens_per_s", num(c.served_output_tokens_per_s)},
+                       {"gpus", c.gpus},
+                       {"usd_per_hour", num(c.usd_per_hour)},
+                       {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
+                       {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
+                       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)}});
+  }
+  j["configs"] = configs;
+  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false};
+  j["aggregated"] = res.aggregated.configs.empty() ? nlohmann::json() : config_json(agg, res.aggregated.configs[0]);
+  nlohmann::json cmp;
+  cmp["disaggregated_usd_per_million_output_tokens"] =
+      res.configs.empty() ? nlohmann::json() : num(res.configs[0].usd_per_million_output);
+  cmp["aggregated_usd_per_million_output_tokens"] =
+      res.aggregated.configs.empty() ? nlohmann::json() : num(res.aggregated.configs[0].usd_per_million_output);
+  cmp["winner"] = res.configs.empty() && res.aggregated.configs.empty() ? "none"
+                  : res.configs.empty()                                  ? "aggregated"
+                  : res.aggregated.configs.empty()                       ? "disaggregated"
+                  : res.configs[0].usd_per_million_output < res.aggregated.configs[0].usd_per_million_output
+                      ? "disaggregated"
+                      : "aggregated";
+  j["comparison"] = cmp;
+  j["prefill_options"] = res.prefill_options;
+  j["decode_options"] = res.decode_options;
+  j["searched"] = res.searched;
+  j["seconds"] = res.seconds;
+  j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
+  return j;
+}
+
+std::string render_disagg_plan_text(const DisaggPlanView& v) {
+  const PlanRequest& r = *v.request;
+  const DisaggPlanResult& res = *v.result;
+  std::string t = fmt::format("Plan (disaggregated): {} — input {} tokens, output {} tokens\n", v.model,
+                              group_digits(r.isl), group_digits(r.osl));
+  t += "  load: " + load_text(r) + "\n";
+  t += "  targets: TTFT " + (r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none")) +
+       ", TPOT " + (r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none")) + "\n";
+  t += layout_options_text(r);
+  t += "  " + ranking_text(r) + "\n";
+  t += fmt::format("  {} prefill and {} decode pool options meet their own targets; {} evaluations in {} s\n\n",
+                   res.prefill_options, res.decode_options, group_digits(res.searched), fmt_sig(res.seconds, 3));
+  if (res.configs.empty()) {
+    t += "No prefill and decode pools meet every target" +
+         (res.binding.empty() ? std::string(".") : " (binding: " + res.binding + ").") + "\n";
+  } else {
+    t += "Best disaggregated deployments, cheapest per 1M output tokens first:\n";
+    t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", "#", "prefill pool", "decode pool (batch)",
+                     "xPyD", "TTFT", "TPOT", "$/h", "$/1M out");
+    for (size_t i = 0; i < res.configs.size(); ++i) {
+      const DisaggPlanConfig& c = res.configs[i];
+      t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", i + 1, pool_text(c.prefill),
+                       pool_text(c.decode) + fmt::format(" ({})", c.decode.batch),
+                       fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas),
+                       format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
+                       format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd));
+    }
+    const DisaggPlanConfig& b = res.configs[0];
+    t += fmt::format("\n  #1: the prompt's KV, {} per request, crosses the NICs in {} ({}; TTFT += {}); the "
+                     "prefill pool's TTFT {} at its share of the load.\n",
+                     format_brief(b.kv_bytes_per_request, Unit::kBytes), format_brief(b.kv_transfer_s, Unit::kSeconds),
+                     b.kv_transfer_overlapped ? "streamed behind the prefill" : "after the prefill, not overlapped",
+                     format_brief(b.kv_transfer_ttft_s, Unit::kSeconds), format_brief(b.prefill.ttft_s, Unit::kSeconds));
+  }
+  t += "\nBest aggregated plan (both phases on every replica), for comparison:\n";
+  if (res.aggregated.configs.empty()) {
+    t += "  none meets the targets\n";
+  } else {
+    const PlanConfig& a = res.aggregated.configs[0];
+    t += fmt::format("  {} × {} {} {}/{} batch {}: TTFT {}, TPOT {}, {} GPUs, {}/h, {}/1M output tokens\n", a.replicas,
+                     a.gpu, split_text(a.c), dtype_name(a.c.weight_dtype), dtype_name(a.c.kv_dtype), a.batch,
+                     format_brief(a.ttft_s, Unit::kSeconds), format_brief(a.tpot_s, Unit::kSeconds), a.gpus,
+                     format_brief(a.usd_per_hour, Unit::kUsd), format_brief(a.usd_per_million_output, Unit::kUsd));
+    if (!res.configs.empty()) {
+      const double ratio = res.configs[0].usd_per_million_output / a.usd_per_million_output;
+      t += fmt::format("  disaggregated / aggregated cost per 1M output tokens: {}\n", fmt_sig(ratio, 3));
+    }
+  }
+  t += "\nThe prefill pool runs steps of prompts only (the engine's step budget; the ceiling: as many prompts as "
+       "its memory holds), the decode pool steps of decoding sequences only (their KV arrives over the NICs); "
+       "docs/serving-layouts.md states the model.\n";
+  return t;
 }
 
 }  // namespace modelcalc

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "modelcalc/plan.h"
+#include "modelcalc/plan_engine.h"
 #include "report.h"
 
 namespace modelcalc {
@@ -34,6 +35,18 @@ Report build_plan_explain(const PlanView& v);
 // The frontier as a standalone SVG document: tokens/s per user (x) against
 // tokens/s per GPU (y), one polyline per GPU kind, log-log.
 std::string plan_frontier_svg(const PlanView& v);
+
+// plan --disaggregated: the pools' table beside the best aggregated plan.
+struct DisaggPlanView {
+  std::string model;
+  const PlanRequest* request = nullptr;
+  const PlanSpace* space = nullptr;
+  const DisaggPlanResult* result = nullptr;
+};
+std::string render_disagg_plan_text(const DisaggPlanView& v);
+// configs[].{prefill_pool, decode_pool, kv_transfer, ...}, aggregated (the best aggregated config, as plan's
+// configs[] holds it, or null), comparison (docs/serving-layouts.md lists the keys).
+nlohmann::json disagg_plan_json(const DisaggPlanView& v);
 
 }  // namespace modelcalc
 

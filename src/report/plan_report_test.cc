@@ -92,9 +92,9 @@ TEST(PlanReportTest, ExplainSubstitutesTheResultsOwnNumbers) {
   const Report rep = build_plan_explain(fx.view());
   const std::string e = render_explain(rep);
   EXPECT_NE(e.find("osl × TPOT + B × TTFT"), std::string::npos);
-  // The GPU count explained is tp x pp x replicas of the chosen config.
+  // The GPU count explained is tp x pp x attn_dp x replicas of the chosen config.
   const PlanConfig& c = fx.res.configs[0];
-  EXPECT_NE(e.find(std::to_string(c.c.tp) + " × 1 × " + std::to_string(c.replicas)), std::string::npos) << e;
+  EXPECT_NE(e.find(std::to_string(c.c.tp) + " × 1 × 1 × " + std::to_string(c.replicas)), std::string::npos) << e;
   const nlohmann::json j = render_json(rep);
   EXPECT_EQ(j["gpus"].get<int64_t>(), c.gpus);
   EXPECT_DOUBLE_EQ(j["usd_per_hour"].get<double>(), c.usd_per_hour);

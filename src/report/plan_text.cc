@@ -12,7 +12,8 @@ namespace modelcalc {
 namespace {
 
 std::string describe(const PlanSpace& s, const PlanNeighbour& c) {
-  std::string split = fmt::format("TP{}", c.c.tp);
+  std::string split = c.c.attn_dp > 1 ? fmt::format("DP-attention {}", c.c.attn_dp) : fmt::format("TP{}", c.c.tp);
+  if (c.c.attn_dp > 1 && c.c.tp > 1) split += fmt::format(" TP{}", c.c.tp);
   if (c.c.pp > 1) split += fmt::format(" PP{}", c.c.pp);
   if (c.c.ep > 1) split += fmt::format(" EP{}", c.c.ep);
   return fmt::format("{} {} {}/{} KV, batch {}", s.gpus[c.c.gpu].gpu.key, split, dtype_name(c.c.weight_dtype),

@@ -394,7 +394,10 @@ std::vector<std::string> ignored(const ModelSpec& m, const SizeResult& r) {
   v.push_back("Causal masking: an ideal kernel skips half of the 4·T²·d attention term; the seed's "
               "convention counts all of it.");
   v.push_back("Activations, workspace and allocator fragmentation: reserve 5–10 % of HBM for them in practice.");
-  if (m.n_expert > 0) v.push_back("MoE routing imbalance: the decode ceiling assumes uniform routing.");
+  if (m.n_expert > 0) {
+    v.push_back("MoE routing imbalance in the teaching view: it assumes uniform routing (the deployment engine adds "
+                "--expert-imbalance under EP).");
+  }
   const LayerCounts& lc = r.layers;
   if (lc.recurrent > 0) {
     v.push_back("Recurrent mixers: the drill-1 FLOPs count their projections as parameters but not the O(state) "

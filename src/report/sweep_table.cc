@@ -98,6 +98,17 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.split_spec->ep; }},
     {"dp", "/deployment/dp", Unit::kNone, false, "data-parallel replicas",
      [](const SweepRow& r) -> Cell { return r.split_spec->dp; }},
+    {"layout", "/deployment/layout", Unit::kNone, false,
+     "tensor-parallel, or dp-attention (--dp-attention: gpus / tp attention groups, experts over ep)",
+     [](const SweepRow& r) -> Cell {
+       return std::string_view(r.split_spec->dp_attention ? "dp-attention" : "tensor-parallel");
+     }},
+    {"a2a_s", "/decode_step/a2a_seconds", Unit::kSeconds, false,
+     "all-to-all dispatch + combine of one decode step, every MoE layer (DP attention)",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.a2a_seconds : 0.0; }},
+    {"accepted_tokens_per_step", "/decode_step/accepted_tokens_per_step", Unit::kNone, false,
+     "tokens one step yields per sequence (speculative decoding; 1 without)",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.accepted_tokens_per_step : 1.0; }},
     {"params_blocks", "/params/blocks", Unit::kParams, false, "parameters in the transformer blocks",
      [](const SweepRow& r) -> Cell { return r.result.blocks; }},
     {"kv_bytes_per_token", "/kv/bytes_per_token", Unit::kBytes, false, "KV cache per token per sequence, bytes",
@@ -130,7 +141,7 @@ constexpr std::string_view kVaryWithBatch[] = {
     "batch",          "tokens_per_s_aggregate",            "batch_fits",
     "modeled_regime", "modeled_tokens_per_s_per_sequence", "modeled_tokens_per_s_aggregate",
     "modeled_intensity", "step_bytes", "predicted_batch_fits", "predicted_tokens_per_s_per_sequence",
-    "predicted_tokens_per_s_aggregate",
+    "predicted_tokens_per_s_aggregate", "a2a_s",
 };
 
 std::string trim_right(std::string s) {
