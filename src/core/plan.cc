@@ -1,4 +1,5 @@
 #include "modelcalc/plan.h"
+#include "plan_search.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,5 @@
 #include "modelcalc/plan_engine.h"
+#include "plan_search.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,7 @@
 // The search over a stand-in evaluator whose numbers are simple enough to
 // derive by hand (the engine-backed search is tested in plan_engine_test.cc).
 #include "modelcalc/plan.h"
+#include "plan_search.h"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "plan_search.h"
 #include "plan_text.h"
 
 namespace modelcalc {
