@@ -16,6 +16,6 @@ int main() {
     std::fprintf(stderr, "%s\n", r.status().message().c_str());
     return 2;
   }
-  std::printf("%.0f tokens/s\n", r->tps_aggregate);  // 32 x 3.35e12 / (16.06e9 + 32 x 1.074e9) ~= 2126
+  std::printf("%.0f tokens/s\n", r->tokens_per_s_aggregate);  // 32 x 3.35e12 / (16.06e9 + 32 x 1.074e9) ~= 2126
   return 0;
 }

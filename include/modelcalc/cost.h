@@ -19,7 +19,7 @@
 
 namespace modelcalc {
 
-// Aggregate decode tokens/s: the bandwidth ceiling (SizeResult::tps_aggregate),
+// Aggregate decode tokens/s: the bandwidth ceiling (SizeResult::tokens_per_s_aggregate),
 // the compute ceiling peak / F_token, and the smaller of the two.
 struct DecodeCeiling {
   double bandwidth_tps = 0;

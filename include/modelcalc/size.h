@@ -64,7 +64,7 @@ struct SizeResult {
 
   // 5. Decode ceiling (tokens/s); needs a GPU
   double decode_weight_bytes = 0;   // bytes of weights one step reads (all experts)
-  double tps_weights_only = 0, tps_with_kv = 0, tps_aggregate = 0;
+  double tokens_per_s_weights_only = 0, tokens_per_s_with_kv = 0, tokens_per_s_aggregate = 0;  // as the JSON keys
   double step_bytes_aggregate = 0;
 
   // 6. Regime figures; need a GPU. The drill's numbers only: the conclusion

@@ -73,7 +73,7 @@ Status apply_flags(const DiagnoseInputs& f, Evidence* e) {
   set(f.dep.seq, &e->context);
   set(f.dep.prompt, &e->prompt_tokens);
   set(f.tps, &e->measured.tokens_per_s_per_sequence);
-  set(f.tps_aggregate, &e->measured.tokens_per_s_aggregate);
+  set(f.tokens_per_s_aggregate, &e->measured.tokens_per_s_aggregate);
   set(f.ttft, &e->measured.ttft_s);
   set(f.itl, &e->measured.itl_s);
   set(f.flop_util, &e->profile.flop_utilization);
@@ -235,7 +235,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
   add_engine_profile_flags(flags, &f->engine);
   flags.alias("--prompt-tokens", "--prompt")
       .add<double>("--tokens-per-s", "Measured decode tokens/s per sequence", &f->tps, parse_positive_real)
-      .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tps_aggregate, parse_positive_real)
+      .add<double>("--aggregate-tokens-per-s", "Measured tokens/s over all sequences", &f->tokens_per_s_aggregate, parse_positive_real)
       .add<double>("--ttft", "Measured time to first token, seconds", &f->ttft, parse_positive_real)
       .add<double>("--itl", "Measured inter-token latency, seconds", &f->itl, parse_positive_real)
       .add<double>("--flop-util", "Achieved FLOP/s ÷ peak: 0.61 or 61%", &f->flop_util, parse_utilization)

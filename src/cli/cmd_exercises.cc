@@ -44,8 +44,8 @@ Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
   check.lines.push_back({"check.int8.weights_bytes", "--dtype int8: weights (2b)", r_int8->weight_bytes,
                          Unit::kBytes, nullptr, {}, ""});
   check.lines.push_back({"check.int8.tokens_per_s_weights_only", "--dtype int8: MI300X ceiling (5c)",
-                         r_int8->tps_weights_only, Unit::kTokensPerS, nullptr, {}, "(half the bytes, twice the tokens/s)"});
-  check.lines.push_back({"check.h100.tokens_per_s_weights_only", "--gpu h100: ceiling (5d)", r_h100->tps_weights_only,
+                         r_int8->tokens_per_s_weights_only, Unit::kTokensPerS, nullptr, {}, "(half the bytes, twice the tokens/s)"});
+  check.lines.push_back({"check.h100.tokens_per_s_weights_only", "--gpu h100: ceiling (5d)", r_h100->tokens_per_s_weights_only,
                          Unit::kTokensPerS, nullptr, {}, "(set by HBM bandwidth alone)"});
   check.lines.push_back({"check.mha.kv_bytes_per_sequence", "--kv-heads 48: KV per sequence (4c)", r_mha->kv_per_seq,
                          Unit::kBytes, nullptr, {}, fmt::format("(×{} the GQA cache)", fmt_sig(r->kv_mha_ratio))});

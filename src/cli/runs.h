@@ -174,7 +174,7 @@ struct DiagnoseInputs {
   std::optional<double> params;
   DeploymentFlags dep;  // --dtype --gpus --batch --seq/--context --prompt
   EngineCliFlags engine;  // the prediction beside the modeled ceiling
-  std::optional<double> tps, tps_aggregate, ttft, itl;
+  std::optional<double> tps, tokens_per_s_aggregate, ttft, itl;
   std::optional<double> flop_util, bw_util;
   std::optional<int64_t> kernels;
   std::optional<Range> kernel_us, gap_us;

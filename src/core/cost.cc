@@ -10,7 +10,7 @@ namespace modelcalc {
 
 DecodeCeiling decode_ceiling(const SizeResult& r, const GpuSpec& g) {
   DecodeCeiling c;
-  c.bandwidth_tps = r.tps_aggregate;
+  c.bandwidth_tps = r.tokens_per_s_aggregate;
   c.compute_tps = decode_compute_ceiling(g.peak_bf16_flops, r.decode_per_token);
   c.tps = std::min(c.bandwidth_tps, c.compute_tps);
   return c;

@@ -129,7 +129,7 @@ inline double attention_width(const ModelSpec& m) {
                         : state_bytes_per_sequence_exact(m, r.layers.recurrent, default_kv_dtype(o.weight_dtype)).value();
   if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
     r.decode_weight_bytes = 0;
-    r.tps_weights_only = r.tps_with_kv = r.tps_aggregate = 0;
+    r.tokens_per_s_weights_only = r.tokens_per_s_with_kv = r.tokens_per_s_aggregate = 0;
     r.step_bytes_aggregate = 0;
     r.ridge = 0;
     r.intensity_one_token = r.intensity_full_prompt = 0;
@@ -150,8 +150,8 @@ inline double attention_width(const ModelSpec& m) {
                     : 0.0;
   };
   r.decode_weight_bytes = decode_weight_bytes_touched(w, touched(1));
-  r.tps_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
-  r.tps_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
+  r.tokens_per_s_weights_only = decode_tokens_per_sec(bw, r.decode_weight_bytes, 0, 1);
+  r.tokens_per_s_with_kv = decode_tokens_per_sec(bw, r.decode_weight_bytes, kv, 1);
   // What depends on the batch: the one function a sweep's batch loop calls.
   compute_size_batch_part(gpu, o, w, o.batch != 1 ? touched(B) : 0.0, out);
 

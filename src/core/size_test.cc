@@ -75,9 +75,9 @@ TEST(SizeTest, Drill1DecodeCeilingAndRegime) {
   auto r = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r.ok());
   // 5.3e12 B/s / 39,019,610,112 B = 135.83 tokens/s.
-  EXPECT_NEAR(r->tps_weights_only, 135.83, 0.01);
+  EXPECT_NEAR(r->tokens_per_s_weights_only, 135.83, 0.01);
   // 5.3e12 / (39,019,610,112 + 1,610,612,736) = 5.3e12 / 40,630,222,848 = 130.44.
-  EXPECT_NEAR(r->tps_with_kv, 130.44, 0.01);
+  EXPECT_NEAR(r->tokens_per_s_with_kv, 130.44, 0.01);
   EXPECT_NEAR(r->ridge, 246.68, 0.01);                // 1307.4 / 5.3
   EXPECT_NEAR(r->intensity_one_token, 0.99967, 1e-5);  // 6144 / 6146
   EXPECT_NEAR(r->intensity_full_prompt, 2234.18, 0.01);  // 8192 x 6144 / (6144 + 16384)
@@ -95,8 +95,8 @@ TEST(SizeTest, Int8HalvesWeightsAndDoublesCeiling) {
   auto r16 = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r8.ok() && r16.ok());
   EXPECT_EQ(2 * r8->weight_bytes, r16->weight_bytes);
-  EXPECT_NEAR(r8->tps_weights_only, 2 * r16->tps_weights_only, 1e-9);
-  EXPECT_NEAR(r8->tps_weights_only, 271.66, 0.01);  // 5.3e12 / 19,509,805,056
+  EXPECT_NEAR(r8->tokens_per_s_weights_only, 2 * r16->tokens_per_s_weights_only, 1e-9);
+  EXPECT_NEAR(r8->tokens_per_s_weights_only, 271.66, 0.01);  // 5.3e12 / 19,509,805,056
 }
 
 TEST(SizeTest, CeilingScalesWithBandwidth) {
@@ -104,7 +104,7 @@ TEST(SizeTest, CeilingScalesWithBandwidth) {
   h100.bandwidth_bytes_per_s = 3.35e12;
   auto r = analyze_size(drill1_model(), h100, Seq8192());
   ASSERT_TRUE(r.ok());
-  EXPECT_NEAR(r->tps_weights_only, 85.85, 0.01);  // 3.35e12 / 39,019,610,112
+  EXPECT_NEAR(r->tokens_per_s_weights_only, 85.85, 0.01);  // 3.35e12 / 39,019,610,112
 }
 
 TEST(SizeTest, GqaDividesKvByGroupSize) {
@@ -123,9 +123,9 @@ TEST(SizeTest, BatchRaisesAggregateLessThanLinearlyOnceKvMatters) {
   auto r1 = analyze_size(drill1_model(), Mi300x(), Seq8192());
   ASSERT_TRUE(r64.ok() && r1.ok());
   // 64 x 5.3e12 / (39.02e9 + 64 x 1.6106e9) = 3.392e14 / 1.4210e11 = 2387 tokens/s.
-  EXPECT_NEAR(r64->tps_aggregate, 64 * 5.3e12 / (39'019'610'112.0 + 64 * 1'610'612'736.0), 1e-6);
-  EXPECT_GT(r64->tps_aggregate, r1->tps_aggregate);
-  EXPECT_LT(r64->tps_aggregate, 64 * r1->tps_aggregate);
+  EXPECT_NEAR(r64->tokens_per_s_aggregate, 64 * 5.3e12 / (39'019'610'112.0 + 64 * 1'610'612'736.0), 1e-6);
+  EXPECT_GT(r64->tokens_per_s_aggregate, r1->tokens_per_s_aggregate);
+  EXPECT_LT(r64->tokens_per_s_aggregate, 64 * r1->tokens_per_s_aggregate);
 }
 
 TEST(SizeTest, WeightsThatDoNotFitAreSaid) {

@@ -88,9 +88,9 @@ void expect_same_size(const SizeResult& g, const SizeResult& w, const std::strin
   EXPECT_SAME(g, w, kv_mha_per_seq);
   EXPECT_SAME(g, w, kv_mha_ratio);
   EXPECT_SAME(g, w, decode_weight_bytes);
-  EXPECT_SAME(g, w, tps_weights_only);
-  EXPECT_SAME(g, w, tps_with_kv);
-  EXPECT_SAME(g, w, tps_aggregate);
+  EXPECT_SAME(g, w, tokens_per_s_weights_only);
+  EXPECT_SAME(g, w, tokens_per_s_with_kv);
+  EXPECT_SAME(g, w, tokens_per_s_aggregate);
   EXPECT_SAME(g, w, step_bytes_aggregate);
   EXPECT_SAME(g, w, ridge);
   EXPECT_SAME(g, w, intensity_one_token);
@@ -246,7 +246,7 @@ TEST(SweepHoist, ComputeSizeIntoAReusedResultEqualsTheByValueResult) {
   // The by-value results of the two models differ where the reuse could leak.
   EXPECT_TRUE(compute_size(dense, param_breakdown(dense).value(), g, with_gpu).has_layer_matrices);
   EXPECT_EQ(compute_size(mla, param_breakdown(mla).value(), g, no_gpu).layer.q, 0);
-  EXPECT_EQ(compute_size(mla, param_breakdown(mla).value(), g, no_gpu).tps_aggregate, 0);
+  EXPECT_EQ(compute_size(mla, param_breakdown(mla).value(), g, no_gpu).tokens_per_s_aggregate, 0);
 }
 
 // The batch-only update of the deployment engine on splits a sweep does not

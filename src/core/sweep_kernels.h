@@ -62,7 +62,7 @@ inline double decode_weight_bytes_touched(const DecodeWeightTerms& w, double exp
 }
 
 // The part of compute_size that depends on the batch alone: step_bytes_aggregate
-// and tps_aggregate. compute_size_row_part ends with it; a sweep's batch loop
+// and tokens_per_s_aggregate. compute_size_row_part ends with it; a sweep's batch loop
 // calls it alone. REQUIRES: *r holds compute_size_row_part's result for the
 // same model, GPU, seq and dtypes (at any batch), o.has_gpu, w ==
 // decode_weight_terms(m, p, p.total(), o.weight_dtype), and experts_touched
@@ -75,7 +75,7 @@ inline void compute_size_batch_part(const GpuSpec& gpu, const SizeOptions& o, co
   const double kv = static_cast<double>(r->kv_per_seq);
   const double w_batch = o.batch == 1 ? r->decode_weight_bytes : decode_weight_bytes_touched(w, experts_touched);
   r->step_bytes_aggregate = decode_step_bytes(w_batch, kv, B);
-  r->tps_aggregate = decode_tokens_per_sec(gpu.bandwidth_bytes_per_s, w_batch, kv, B);
+  r->tokens_per_s_aggregate = decode_tokens_per_sec(gpu.bandwidth_bytes_per_s, w_batch, kv, B);
 }
 
 // What the routed experts of one MoE layer cost the busiest GPU of the MoE

@@ -87,7 +87,7 @@ TEST(SweepLib, RowsAreWhatAnalyzeSizeGives) {
                 const SizeResult want = analyze_size(*r.model_spec, *r.gpu_spec, r.options).value();
                 EXPECT_EQ(r.result.weight_bytes, want.weight_bytes);
                 EXPECT_EQ(r.result.kv_per_seq, want.kv_per_seq);
-                EXPECT_EQ(r.result.tps_aggregate, want.tps_aggregate);  // bitwise: the same computation
+                EXPECT_EQ(r.result.tokens_per_s_aggregate, want.tokens_per_s_aggregate);  // bitwise: the same computation
                 EXPECT_EQ(r.result.max_batch_by_capacity, want.max_batch_by_capacity);
                 if (r.has_deployment) {  // the serving regime is the engine's at the largest batch that fits
                   Scenario sc{*r.model_spec, *r.gpu_spec, {}};
@@ -104,7 +104,7 @@ TEST(SweepLib, RowsAreWhatAnalyzeSizeGives) {
                 EXPECT_EQ(r.result.prefill_total, want.prefill_total);
                 EXPECT_EQ(r.result.decode_per_token, want.decode_per_token);
                 EXPECT_EQ(r.result.crossover_mlp_tokens, want.crossover_mlp_tokens);
-                EXPECT_EQ(r.result.tps_with_kv, want.tps_with_kv);
+                EXPECT_EQ(r.result.tokens_per_s_with_kv, want.tokens_per_s_with_kv);
                 EXPECT_EQ(r.result.step_bytes_aggregate, want.step_bytes_aggregate);
                 EXPECT_EQ(r.result.decode_weight_bytes, want.decode_weight_bytes);
                 EXPECT_EQ(r.result.kv_room_bytes, want.kv_room_bytes);
@@ -132,7 +132,7 @@ TEST(SweepLib, WithoutPredictRowsAreTheSameAndCarryNoPrediction) {
                 const SweepRow& w = with[i++];
                 EXPECT_TRUE(w.has_prediction);   // the default computes it
                 EXPECT_FALSE(r.has_prediction);  // asked not to
-                EXPECT_EQ(r.result.tps_aggregate, w.result.tps_aggregate);
+                EXPECT_EQ(r.result.tokens_per_s_aggregate, w.result.tokens_per_s_aggregate);
                 EXPECT_EQ(r.deployment.decode.seconds, w.deployment.decode.seconds);
                 EXPECT_EQ(r.deployment.memory.max_sequences, w.deployment.memory.max_sequences);
               }).ok());

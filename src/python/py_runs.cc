@@ -360,7 +360,7 @@ DiagnoseHolder run_diagnose_py(py::handle evidence, py::handle model, py::handle
   in.dep.seq = opt_count(context, "context", kMaxTokens);
   in.dep.prompt = opt_count(prompt, "prompt", kMaxTokens);
   in.tps = opt_real(tps, "tokens_per_s", parse_positive_real);
-  in.tps_aggregate = opt_real(tps_aggregate, "aggregate_tokens_per_s", parse_positive_real);
+  in.tokens_per_s_aggregate = opt_real(tps_aggregate, "aggregate_tokens_per_s", parse_positive_real);
   in.ttft = measured_seconds(ttft, "ttft");
   in.itl = measured_seconds(itl, "itl");
   in.flop_util = opt_real(flop_util, "flop_util", parse_utilization);

@@ -319,24 +319,24 @@ Section decode(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, con
   const std::string w = format_quantity(r.decode_weight_bytes, Unit::kBytes);
   const std::string kvb = format_quantity(dbl(r.kv_per_seq), Unit::kBytes);
   s.lines.push_back(computed("decode.tokens_per_s_weights_only", "Single stream, weights only",
-                             r.tps_weights_only, Unit::kTokensPerS, fx::kTpsWeights,
+                             r.tokens_per_s_weights_only, Unit::kTokensPerS, fx::kTpsWeights,
                              {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w)}, "(B/s ÷ B = 1/s)"));
   s.lines.push_back(
-      computed("decode.tokens_per_s_with_kv", "Single stream, with KV at T", r.tps_with_kv, Unit::kTokensPerS,
+      computed("decode.tokens_per_s_with_kv", "Single stream, with KV at T", r.tokens_per_s_with_kv, Unit::kTokensPerS,
                fx::kTpsKv, {term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS), term("W", w), term("KV", kvb)},
-               fmt::format("({} lower)", format_brief(1 - r.tps_with_kv / r.tps_weights_only, Unit::kFraction))));
+               fmt::format("({} lower)", format_brief(1 - r.tokens_per_s_with_kv / r.tokens_per_s_weights_only, Unit::kFraction))));
   s.lines.push_back(
       computed("decode.step_bytes", "Bytes per step at batch " + group_digits(o.batch), r.step_bytes_aggregate,
                Unit::kBytes, fx::kStepBytes,
                {term("W", format_quantity(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes)),
                 term("B", o.batch), term("KV", kvb)}));
   s.lines.push_back(
-      computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch), r.tps_aggregate,
+      computed("decode.tokens_per_s_aggregate", "Aggregate at batch " + group_digits(o.batch), r.tokens_per_s_aggregate,
                Unit::kTokensPerS, fx::kTpsAggregate,
                {term("B", o.batch), term("bw", gpu.bandwidth_bytes_per_s, Unit::kBytesPerS),
                 term("W", format_quantity(r.step_bytes_aggregate - dbl(o.batch) * dbl(r.kv_per_seq), Unit::kBytes)),
                 term("KV", kvb)},
-               fmt::format("({} per sequence)", format_quantity(r.tps_aggregate / dbl(o.batch), Unit::kTokensPerS))));
+               fmt::format("({} per sequence)", format_quantity(r.tokens_per_s_aggregate / dbl(o.batch), Unit::kTokensPerS))));
   if (m.n_expert > 0) {
     s.notes.push_back(fmt::format(
         "MoE: a single stream reads only its top-{} experts per layer; a batch of B reads the experts it "
@@ -421,10 +421,10 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
     v.push_back(fmt::format("seq {} exceeds the model's max_position_embeddings {}.", o.context, m.n_ctx_train));
   }
   if (!o.has_gpu) return v;
-  if (r.tps_weights_only > 10000) {
+  if (r.tokens_per_s_weights_only > 10000) {
     v.push_back(fmt::format("A single-stream ceiling of {} tokens/s is implausibly high; check the model size "
                             "and the GPU bandwidth.",
-                            fmt_fixed(r.tps_weights_only, 0)));
+                            fmt_fixed(r.tokens_per_s_weights_only, 0)));
   }
   if (!r.fits) {
     v.push_back(fmt::format("The {} weights ({}) exceed one {} ({}): the single-GPU ceilings assume they fit.",
