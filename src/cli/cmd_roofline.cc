@@ -130,6 +130,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   }
 
   const ModelSpec* m = model ? &*model : nullptr;
+  std::vector<RooflineEnginePoint> engine_points;
   auto r = analyze_roofline(m, *gpus, o);
   if (!r.ok()) return r.status();
   Report rep = build_roofline_report(m, o, *r);
@@ -138,6 +139,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   if (m != nullptr) {
     // The deployment engine at each (GPU, batch): the same figures size, kv-budget and sweep report.
     nlohmann::json deployments = nlohmann::json::array();
+    engine_points.clear();
     const bool split_given =
         f.dep.gpus || f.dep.tp || f.dep.pp || f.dep.ep || f.dep.dp || f.dep.prompt || f.dep.compute_dtype;
     for (const GpuSpec& g : *gpus) {
@@ -151,6 +153,7 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
         if (!a.ok()) continue;
         nlohmann::json j = deployment_json(g, *a);
         j["gpu"] = g.key;
+        engine_points.push_back({&g, a->result.decode, static_cast<double>(a->result.memory.max_sequences)});
         deployments.push_back(std::move(j));
       }
     }
@@ -163,7 +166,13 @@ Status run_roofline(const RooflineFlags& f, std::ostream& out) {
   } else if (f.output.explain) {
     text = render_explain(rep);
   } else {
+    // The engine's answer first, the seed's roofline after it as its teaching view.
     text = render_roofline_table(m, o, *r);
+    const std::string answer = render_roofline_engine(engine_points);
+    if (!answer.empty()) {
+      const size_t head = text.find("\n\n");  // after the title and options lines
+      text.insert(head == std::string::npos ? text.size() : head + 1, answer);
+    }
   }
   if (!f.plot.empty()) {
     PlotOptions po;

@@ -166,5 +166,24 @@ TEST(RooflineCli, PlotDashPrintsTheSvgInsteadOfTheTable) {
   EXPECT_EQ(r.out.substr(r.out.size() - 7), "</svg>\n");
 }
 
+// One answer per screen: the text leads with the engine's decode step (size's, for the same flags) and
+// labels the seed's points as the teaching view after it. The step printed is size's, rounded as size
+// prints it.
+TEST(RooflineCli, TheEnginesStepComesFirstAsSizeReportsIt) {
+  const CliRun r = run_args({"roofline", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "32"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t answer = r.out.find("Answer (the deployment engine");
+  const size_t teaching = r.out.find("Teaching view: operating points");
+  ASSERT_NE(answer, std::string::npos) << r.out;
+  ASSERT_NE(teaching, std::string::npos) << r.out;
+  EXPECT_LT(answer, teaching);
+  const CliRun z = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "32", "--json"});
+  ASSERT_EQ(z.status, 0) << z.err;
+  const double ms = z.json()["decode_step"]["seconds"].get<double>() * 1e3;
+  char want[32];
+  std::snprintf(want, sizeof want, "%.1f ms", ms);  // 14.7 ms: three significant digits
+  EXPECT_NE(r.out.substr(answer, teaching - answer).find(want), std::string::npos) << want << "\n" << r.out;
+}
+
 }  // namespace
 }  // namespace modelcalc

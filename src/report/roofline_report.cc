@@ -190,12 +190,30 @@ Report build_roofline_report(const ModelSpec* m, const RooflineOptions& o, const
   return rep;
 }
 
+std::string render_roofline_engine(const std::vector<RooflineEnginePoint>& points) {
+  if (points.empty()) return "";
+  std::string out = "\nAnswer (the deployment engine: the decode step per GPU, as size reports it)\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"gpu", "batch", "FLOP/GPU", "bytes/GPU", "intensity", "ridge", "step", "regime", "fits"}};
+  for (const RooflineEnginePoint& p : points) {
+    const DecodeStep& st = p.step;
+    rows.push_back({p.gpu->key, group_digits(st.batch), format_value(st.flops_per_gpu, Unit::kFlop),
+                    format_value(st.bytes_per_gpu, Unit::kBytes), format_value(st.intensity, Unit::kFlopPerByte),
+                    fmt_sig(st.ridge), format_brief(st.seconds, Unit::kSeconds),
+                    std::string(regime_name(st.regime)), st.fits ? "yes" : "no"});
+  }
+  out += render_rows(rows);
+  out += "  (the experts a batch touches, the KV per GPU as sharded, the compute dtype's roof; the teaching view "
+         "below places the seed's whole-model points under one roof)\n";
+  return out;
+}
+
 std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, const RooflineResult& r) {
   std::string out = "modelcalc roofline — " + model_text(m) + "\n  " + options_text(m, o) + "\n";
   bool any_work = false;
   for (const OperatingPoint& p : r.points) any_work |= p.kind != PointKind::kGiven;
   if (any_work) {
-    out += "\nOperating points (the same on every GPU)\n";
+    out += "\nTeaching view: operating points (the seed's roofline, the same on every GPU)\n";
     std::vector<std::vector<std::string>> rows = {{"point", "FLOP/step", "bytes/step", "intensity"}};
     for (const OperatingPoint& p : r.points) {
       if (p.kind == PointKind::kGiven) continue;

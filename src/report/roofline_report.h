@@ -7,6 +7,7 @@
 #include <string>
 
 #include "modelcalc/model.h"
+#include "modelcalc/deployment.h"
 #include "modelcalc/roofline.h"
 #include "report.h"
 
@@ -25,6 +26,16 @@ Report build_roofline_report(const ModelSpec* model, const RooflineOptions& o, c
 // One table per GPU: point, FLOP/step, bytes/step, intensity, attainable,
 // share of peak, regime, fits. Numbers formatted by format_value, as in the Report.
 std::string render_roofline_table(const ModelSpec* model, const RooflineOptions& o, const RooflineResult& r);
+
+// The deployment engine's decode step at one (GPU, batch): what size reports for the same flags.
+struct RooflineEnginePoint {
+  const GpuSpec* gpu = nullptr;  // not owned
+  DecodeStep step;
+  double max_sequences = 0;      // per replica
+};
+// The answer section of roofline's text: per GPU and batch, the engine's step (per GPU: FLOPs / bytes =
+// intensity against the compute dtype's ridge, its time and regime). "" without points.
+std::string render_roofline_engine(const std::vector<RooflineEnginePoint>& points);
 
 }  // namespace modelcalc
 
