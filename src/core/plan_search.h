@@ -1,0 +1,180 @@
+// Internal to the core: plan's search over any evaluator, a template so that
+// the deployment engine (plan_engine.cc) and the tests' stand-ins share one
+// search. Not installed; the public entry point is plan_deployments()
+// (modelcalc/plan_engine.h).
+#ifndef MODELCALC_PLAN_SEARCH_H_
+#define MODELCALC_PLAN_SEARCH_H_
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "modelcalc/plan.h"
+
+namespace modelcalc {
+
+// The search, over any evaluator: `prepare(const PlanCandidate&) -> Result<P>`
+// and `evaluate(const P&, batch, context, prompt) -> PlanPoint`. REQUIRES
+// check_plan(r, s).ok(); s.batches ascending. plan_deployments() (plan_engine.h) runs it with the
+// deployment engine; tests run it with stand-ins.
+template <typename Prepare, typename Evaluate>
+PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepare, Evaluate&& evaluate);
+
+// ---------------------------------------------------------------------------
+// Implementation of the template (the rest lives in src/core/plan.cc).
+namespace plan_detail {
+struct FrontierRaw {
+  size_t gpu, cand;
+  int64_t batch;
+  double user, per_gpu;
+};
+// Finishes a search: ranks, frontier, deciding constraints, misses.
+void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
+            std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,
+            std::vector<FrontierRaw>& frontier, std::array<PlanConfig, 3>& misses, size_t n_misses,
+            PlanResult* out);
+// How far a rejected configuration is from meeting every target (1 = just).
+double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c);
+}  // namespace plan_detail
+
+template <typename Prepare, typename Evaluate>
+PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepare, Evaluate&& evaluate) {
+  const auto start = std::chrono::steady_clock::now();
+  PlanResult out;
+  const std::vector<PlanCandidate> cands = enumerate_plan_candidates(s);
+  using Prepared = std::decay_t<decltype(prepare(cands.front()).value())>;
+  std::vector<std::optional<Prepared>> prepared(cands.size());
+  for (size_t i = 0; i < cands.size(); ++i) {
+    auto p = prepare(cands[i]);
+    if (p.ok()) {
+      prepared[i].emplace(std::move(p).value());
+    } else {
+      ++out.rejected.unsupported;
+      if (out.first_unsupported.empty()) out.first_unsupported = p.status().message();
+    }
+  }
+  // Everything the loop writes is allocated here.
+  std::vector<PlanConfig> best(cands.size()), next(cands.size());
+  PlanConfig cheapest;  // the cheapest rejected point whose weights fit
+  std::vector<plan_detail::FrontierRaw> frontier;
+  // + the largest batch that fits, + up to 31 bisection steps (batches are at most 2^30).
+  frontier.reserve(cands.size() * (s.batches.size() + 32));
+  std::array<PlanConfig, 3> misses;
+  std::array<double, 3> miss_d{};
+  size_t n_misses = 0;
+  const int64_t context = r.isl + r.osl;
+  PlanConfig cfg, other;
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (!prepared[i]) continue;
+    const PlanCandidate& c = cands[i];
+    const int64_t group = c.gpus_per_replica();
+    // Evaluates one batch and records it everywhere; returns the engine's max_sequences.
+    auto visit = [&](int64_t batch) -> int64_t {
+      const auto points = evaluate(*prepared[i], batch, context, r.isl);
+      PlanPoint p;
+      if constexpr (std::is_same_v<std::decay_t<decltype(points)>, PlanPoints>) {
+        p = r.rank_by_ceiling ? points.ceiling : points.predicted;
+        // The other set, as modelled (efficiency 1), beside the ranked one.
+        PlanRequest plain = r;
+        plain.efficiency = 1;
+        cost_plan_point(plain, s, c, batch, r.rank_by_ceiling ? points.predicted : points.ceiling, &other);
+        cost_plan_point(r, s, c, batch, p, &cfg);
+        cfg.has_figures = true;
+        (r.rank_by_ceiling ? cfg.ceiling : cfg.predicted) = plan_figures(cfg);
+        (r.rank_by_ceiling ? cfg.predicted : cfg.ceiling) = plan_figures(other);
+      } else {
+        p = points;
+        cost_plan_point(r, s, c, batch, p, &cfg);
+      }
+      ++out.searched;
+      if (batch <= p.max_sequences) {
+        frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /
+                                                                             static_cast<double>(group)});
+      }
+      switch (cfg.reason) {
+        case PlanReason::kOk: break;
+        case PlanReason::kMemory: ++out.rejected.memory; break;
+        case PlanReason::kTtft: ++out.rejected.ttft; break;
+        case PlanReason::kTpot: ++out.rejected.tpot; break;
+        case PlanReason::kCommunication: ++out.rejected.communication; break;
+        case PlanReason::kGpus: ++out.rejected.gpus; break;
+      }
+      if (cfg.reason == PlanReason::kOk) {
+        // PlanConfig's strings are empty here (finish() names things), so copies do not allocate.
+        if (best[i].batch == 0 || cfg.usd_per_million_output < best[i].usd_per_million_output) {
+          best[i] = cfg;
+          next[i].batch = 0;  // its neighbour is the next batch, if that one is rejected
+        }
+        return p.max_sequences;
+      }
+      if (best[i].batch != 0 && (next[i].batch == 0 || batch < next[i].batch)) next[i] = cfg;
+      if (p.max_sequences > 0 &&
+          (cheapest.batch == 0 || cfg.usd_per_million_output < cheapest.usd_per_million_output)) {
+        cheapest = cfg;
+      }
+      // The three closest misses, nearest first (reported when nothing is feasible).
+      const double d = plan_detail::miss_distance(r, s, cfg);
+      size_t slot = n_misses;
+      if (slot == misses.size()) {
+        if (!(d < miss_d[slot - 1])) return p.max_sequences;
+        --slot;
+      } else {
+        ++n_misses;
+      }
+      misses[slot] = cfg;
+      miss_d[slot] = d;
+      for (; slot > 0 && miss_d[slot] < miss_d[slot - 1]; --slot) {
+        std::swap(misses[slot], misses[slot - 1]);
+        std::swap(miss_d[slot], miss_d[slot - 1]);
+      }
+      return p.max_sequences;
+    };
+    // The listed batches, plus the largest batch HBM holds when it falls between two of
+    // them (max_sequences depends only on the context, so the first evaluation gives it).
+    const size_t n_listed = s.batches.size();
+    int64_t fill = 0;  // the extra batch, once known; -1 when none
+    size_t k = 0;
+    while (k < n_listed || fill > 0) {
+      int64_t batch = 0;
+      if (fill > 0 && (k == n_listed || fill < s.batches[k])) {
+        batch = fill;
+        fill = -1;
+      } else {
+        batch = s.batches[k++];
+      }
+      const int64_t m = visit(batch);
+      if (fill == 0) {
+        const bool listed = std::find(s.batches.begin(), s.batches.end(), m) != s.batches.end();
+        fill = (m > batch && m < s.batches.back() && !listed) ? m : -1;
+      }
+    }
+    // When TPOT stops the next batch, the largest batch that still meets it lies in between:
+    // bisect (the step time grows with the batch).
+    if (best[i].batch != 0 && next[i].batch > best[i].batch + 1 &&
+        (next[i].reason == PlanReason::kTpot || next[i].reason == PlanReason::kCommunication)) {
+      int64_t lo = best[i].batch, hi = next[i].batch;
+      PlanConfig above = next[i];  // the smallest batch known to miss
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        visit(mid);
+        if (cfg.reason == PlanReason::kOk) {
+          lo = mid;
+        } else {
+          hi = mid;
+          above = cfg;
+        }
+      }
+      next[i] = above;
+    }
+  }
+  plan_detail::finish(r, s, cands, best, next, cheapest, frontier, misses, n_misses, &out);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace modelcalc
+
+#endif  // MODELCALC_PLAN_SEARCH_H_
