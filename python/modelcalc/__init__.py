@@ -56,6 +56,17 @@ _ENGINE_KEYWORDS = ("engine", "gpu_memory_utilization", "kv_cache_free_gpu_mem_f
                     "allow_long_max_model_len")
 
 
+_LAYOUT_KEYWORDS = ("dp_attention", "expert_imbalance", "redundant_experts", "two_batch_overlap", "spec_tokens",
+                    "spec_acceptance", "spec_method", "draft_model", "prefix_hit", "prefix_tokens", "disaggregated",
+                    "kv_transfer_overlap")
+_LAYOUT_TOGGLES = ("dp_attention", "two_batch_overlap", "disaggregated", "kv_transfer_overlap")
+
+
+def _layout(keywords):
+    """The layout keywords of a call (its locals()), in the order the native functions take them."""
+    return tuple(keywords.get(k, False if k in _LAYOUT_TOGGLES else None) for k in _LAYOUT_KEYWORDS)
+
+
 def _engine(keywords):
     """The engine keywords of a call (its locals()), in the order the native functions take them."""
     return tuple(keywords.get(k, False if k == "allow_long_max_model_len" else None) for k in _ENGINE_KEYWORDS)
@@ -74,7 +85,9 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
          pp=None, ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None,
          gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
          max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
-         allow_long_max_model_len=False):
+         allow_long_max_model_len=False, dp_attention=False, expert_imbalance=None, redundant_experts=None,
+         two_batch_overlap=False, spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None,
+         prefix_hit=None, prefix_tokens=None):
     """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
     the regime, and beside them the deployment engine's modeled figures.
 
@@ -95,6 +108,11 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     flags as the CLI spells them: gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm),
     mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
     (tokens, sequences); block_size (tokens per KV block); allow_long_max_model_len.
+    The serving layouts as the CLI's flags (docs/serving-layouts.md): dp_attention (gpus is then the replica,
+    tp the ranks inside each attention group, ep default all of it), expert_imbalance (1 to 64),
+    redundant_experts (EPLB slots), two_batch_overlap; speculative decoding: spec_tokens K, spec_acceptance A,
+    spec_method ("mtp" or "draft"), draft_model (a preset or a config.json path); prefix_hit (share of each
+    prompt cached, [0, 1)), prefix_tokens (a shared prefix).
 
     Returns a SizeResult: every sweep column as an attribute (weight_bytes in bytes, tokens_per_s_aggregate
     in tokens/s, ...: modelcalc.sweep_columns() lists them), the document's sections as attributes
@@ -103,14 +121,16 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     """
     return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
                             compute_dtype, kv_dtype, reserve, train_tokens,
-                            _engine(locals()))
+                            _engine(locals()), _layout(locals()))
 
 
 def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
               kv_dtype=None, workspace=None, mean_len=None, block_size=None, batch=1, prompt=None, tp=None, pp=None,
               ep=None, dp=None, compute_dtype=None, engine=None, gpu_memory_utilization=None,
               kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
-              max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False):
+              max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False, dp_attention=False,
+              expert_imbalance=None, redundant_experts=None, two_batch_overlap=False, spec_tokens=None,
+              spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None, prefix_tokens=None):
     """Drill 2 (`modelcalc kv-budget`): an HBM budget turned into concurrent sequences, MHA against the
     model's attention, and the changes that double it (ranked by effort).
 
@@ -120,14 +140,14 @@ def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None
     (default 2048 x (FFN width + vocab) x 2 B).
     mean_len: mean sequence length for the paged-allocation proposal (default context / 2); block_size: the
     paged block in tokens, for the proposal and the engine (default 16; the engine's own when not given).
-    batch, prompt and the split: the modeled deployment's (as size); the engine keywords as size's.
+    batch, prompt and the split: the modeled deployment's (as size); the engine and layout keywords as size's.
 
     Returns a KvBudgetResult: max_sequences, budget_bytes, kv_bytes_per_sequence (ints), the document's
     sections as attributes, to_dict() = `modelcalc kv-budget --json`, text(), explain().
     """
     return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
                                  mean_len, block_size, batch, prompt, tp, pp, ep, dp, compute_dtype,
-                                 _engine(locals()))
+                                 _engine(locals()), _layout(locals()))
 
 
 def _price_text(price):
@@ -140,7 +160,10 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
          tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None, max_pp=8,
          price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None,
          kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
-         max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False):
+         max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False,
+         disaggregated=False, kv_transfer_overlap=False, expert_imbalance=None, two_batch_overlap=False,
+         spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
+         prefix_tokens=None):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -154,6 +177,10 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the fraction of the ranked
     figures reached on top of the model, in (0, 1]. top: configurations listed. frontier: also the Pareto
     table in text(). rank_by: "predicted" (default) or "ceiling". The engine keywords as size's.
+    disaggregated: search prefill and decode pools instead (x prefill per y decode replicas; the document is
+    `plan --disaggregated --json`'s, the best aggregated plan beside it); kv_transfer_overlap: its KV streamed
+    behind the prefill. The layout keywords plan applies to every candidate, as size's (it searches
+    DP attention itself).
 
     Returns a PlanResult: feasible (False: nothing meets the targets, the document lists the closest misses,
     as the CLI does with exit status 1), the document's sections as attributes, to_dict() = `modelcalc plan
@@ -161,7 +188,7 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     """
     return _modelcalc._plan(model, isl, osl, qps, rate, concurrency, ttft, tpot, tokens_per_s_per_user, gpu,
                             max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier,
-                            rank_by, _engine(locals()))
+                            rank_by, _engine(locals()), _layout(locals()))
 
 
 def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),

@@ -253,7 +253,12 @@ def size(model: ModelLike, gpu: GpuLike | None = None, *, context: Count | None 
          kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
          mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
          max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-         block_size: Count | None = None, allow_long_max_model_len: bool = False) -> SizeResult: ...
+         block_size: Count | None = None, allow_long_max_model_len: bool = False,
+         dp_attention: bool = False, expert_imbalance: Union[float, str, None] = None,
+         redundant_experts: Count | None = None, two_batch_overlap: bool = False, spec_tokens: Count | None = None,
+         spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
+         draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
+         prefix_tokens: Count | None = None) -> SizeResult: ...
 def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | None = None, context: Count | None = None,
               seq: Count | None = None,
               gpus: Count | None = None, reserve: Union[float, str, None] = None, dtype: Dtype | None = None,
@@ -265,7 +270,12 @@ def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | N
               kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
               mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
               max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-              allow_long_max_model_len: bool = False) -> KvBudgetResult: ...
+              allow_long_max_model_len: bool = False,
+              dp_attention: bool = False, expert_imbalance: Union[float, str, None] = None,
+              redundant_experts: Count | None = None, two_batch_overlap: bool = False, spec_tokens: Count | None = None,
+              spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
+              draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
+              prefix_tokens: Count | None = None) -> KvBudgetResult: ...
 def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, None] = None,
          rate: Union[float, str, None] = None, concurrency: Count | None = None, ttft: Seconds | None = None,
          tpot: Seconds | None = None, tokens_per_s_per_user: Union[float, str, None] = None,
@@ -277,7 +287,12 @@ def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, Non
          kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
          mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
          max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-         block_size: Count | None = None, allow_long_max_model_len: bool = False) -> PlanResult: ...
+         block_size: Count | None = None, allow_long_max_model_len: bool = False,
+         disaggregated: bool = False, kv_transfer_overlap: bool = False,
+         expert_imbalance: Union[float, str, None] = None, two_batch_overlap: bool = False,
+         spec_tokens: Count | None = None, spec_acceptance: Union[float, str, None] = None,
+         spec_method: str | None = None, draft_model: Union[str, os.PathLike[str], None] = None,
+         prefix_hit: Union[float, str, None] = None, prefix_tokens: Count | None = None) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
                max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),

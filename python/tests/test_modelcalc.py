@@ -226,6 +226,34 @@ class SameAsTheCli(unittest.TestCase):
                                                           ttft="1s", gpu="h100,mi300x").to_dict()),
                          without_wall_time(theirs))
 
+    def test_size_and_kv_budget_with_the_layout_keywords(self):
+        # DeepSeek-V3 on 8 H200 in the DP-attention layout with its MTP drafter and a prefix cache: the CLI's
+        # document for the same flags, key for key.
+        kw = dict(gpus=8, dp_attention=True, spec_method="mtp", spec_tokens=1, spec_acceptance=0.8, prefix_hit=0.5,
+                  expert_imbalance=1.2, two_batch_overlap=True, batch=64)
+        flags = ["--gpus", "8", "--dp-attention", "--spec-method", "mtp", "--spec-tokens", "1", "--spec-acceptance",
+                 "0.8", "--prefix-hit", "0.5", "--expert-imbalance", "1.2", "--two-batch-overlap", "--batch", "64"]
+        r = modelcalc.size("deepseek-v3", "h200", **kw)
+        self.assertEqual(r.to_dict(), cli_json(["size", "--model", "deepseek-v3", "--gpu", "h200"] + flags + ["--json"]))
+        self.assertEqual(r.layout, "dp-attention")
+        self.assertAlmostEqual(r.accepted_tokens_per_step, 1.8, places=12)  # 1 + A for one draft token
+        self.assertEqual(modelcalc.kv_budget("deepseek-v3", "h200", **kw).to_dict(),
+                         cli_json(["kv-budget", "--model", "deepseek-v3", "--gpu", "h200"] + flags + ["--json"]))
+        # A layout keyword that would change nothing is refused as the CLI refuses it, naming the keyword.
+        with self.assertRaises(modelcalc.InputError) as e:
+            modelcalc.size("deepseek-v3", "h200", gpus=8, expert_imbalance=2)
+        self.assertIn("expert_imbalance", str(e.exception))
+
+    def test_plan_disaggregated(self):
+        ours = modelcalc.plan("deepseek-v3", isl=2000, osl=200, qps=5, gpu="h200", disaggregated=True,
+                              spec_method="mtp", spec_tokens=1, spec_acceptance=0.8)
+        theirs = cli_json(["plan", "--model", "deepseek-v3", "--isl", "2000", "--osl", "200", "--qps", "5",
+                           "--gpu", "h200", "--disaggregated", "--spec-method", "mtp", "--spec-tokens", "1",
+                           "--spec-acceptance", "0.8", "--json"])
+        self.assertTrue(ours.feasible)
+        self.assertEqual(without_wall_time(ours.to_dict()), without_wall_time(theirs))
+        self.assertTrue(ours.to_dict()["disaggregated"])
+
     def test_plan_with_nothing_feasible_returns_the_misses(self):
         ours = modelcalc.plan("llama-3.1-70b", isl=2048, osl=512, qps=20, tpot=0.001, gpu="h100", max_gpus=8)
         self.assertFalse(ours.feasible)

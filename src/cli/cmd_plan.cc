@@ -185,9 +185,8 @@ Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   PlanRun run;
   MC_RETURN_IF_ERROR(run_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
   if (run.disaggregated) {
-    const DisaggPlanView dv{run.model->name, &run.request, &run.space, &*run.disaggregated};
-    out << (f.output.json ? disagg_plan_json(dv).dump(2) + "\n" : render_disagg_plan_text(dv));
-    *exit_code = run.disaggregated->configs.empty() ? 1 : 0;
+    out << (f.output.json ? plan_document(run).dump(2) + "\n" : plan_text(run));
+    *exit_code = plan_feasible(run) ? 0 : 1;
     return Status::Ok();
   }
   std::string text;
@@ -239,8 +238,18 @@ Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
   return Status::Ok();
 }
 
-nlohmann::json plan_document(const PlanRun& r) { return plan_json(plan_view(r)); }
-std::string plan_text(const PlanRun& r) { return render_plan_text(plan_view(r)); }
+static DisaggPlanView disagg_view(const PlanRun& r) {
+  return DisaggPlanView{r.model->name, &r.request, &r.space, &*r.disaggregated};
+}
+nlohmann::json plan_document(const PlanRun& r) {
+  return r.disaggregated ? disagg_plan_json(disagg_view(r)) : plan_json(plan_view(r));
+}
+std::string plan_text(const PlanRun& r) {
+  return r.disaggregated ? render_disagg_plan_text(disagg_view(r)) : render_plan_text(plan_view(r));
+}
+bool plan_feasible(const PlanRun& r) {
+  return r.disaggregated ? !r.disaggregated->configs.empty() : !r.result.configs.empty();
+}
 Report plan_explain(const PlanRun& r) { return build_plan_explain(plan_view(r)); }
 
 CommandRun setup_plan(FlagSet& flags) {

@@ -128,8 +128,10 @@ struct PlanRun {
 };
 
 Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out);
+// The plan's document and text: the disaggregated plan's when r.disaggregated is set.
 nlohmann::json plan_document(const PlanRun& r);
 std::string plan_text(const PlanRun& r);
+bool plan_feasible(const PlanRun& r);  // a configuration meets every target (else the CLI exits 1)
 // --explain of the chosen configuration; REQUIRES: !r.result.configs.empty().
 Report plan_explain(const PlanRun& r);
 

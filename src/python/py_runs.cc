@@ -125,11 +125,12 @@ void fill_engine_flags(DeploymentFlags& d, py::handle gpus, py::handle tp, py::h
 SizeHolder run_size_py(py::handle model, py::handle gpu, py::handle context, py::handle batch, py::handle gpus,
                        py::handle tp, py::handle pp, py::handle ep, py::handle dp, py::handle prompt, py::handle dtype,
                        py::handle compute_dtype, py::handle kv_dtype, py::handle reserve, py::handle train_tokens,
-                       const py::tuple& engine) {
+                       const py::tuple& engine, const py::tuple& layout) {
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
   SizeInputs in;
   in.engine = engine_flags(engine);
+  in.dep.layout = layout_flags(layout);
   in.dep.seq = opt_count(context, "context", kMaxTokens);
   in.dep.batch = opt_count(batch, "batch", kMaxBatch);
   in.dep.dtype = opt_dtype(dtype, "dtype");
@@ -155,11 +156,12 @@ KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, py::handle bud
                                 py::handle gpus, py::handle reserve, py::handle dtype, py::handle kv_dtype,
                                 py::handle workspace, py::handle mean_len, py::handle block_size, py::handle batch,
                                 py::handle prompt, py::handle tp, py::handle pp, py::handle ep, py::handle dp,
-                                py::handle compute_dtype, const py::tuple& engine) {
+                                py::handle compute_dtype, const py::tuple& engine, const py::tuple& layout) {
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
   KvBudgetInputs in;
   in.engine = engine_flags(engine);
+  in.dep.layout = layout_flags(layout);
   in.dep.seq = opt_count(context, "context", kMaxTokens);
   in.dep.batch = opt_count(batch, "batch", kMaxBatch);
   in.dep.dtype = opt_dtype(dtype, "dtype");
@@ -223,10 +225,12 @@ PlanHolder run_plan_py(py::handle model, py::handle isl, py::handle osl, py::han
                        py::handle concurrency, py::handle ttft, py::handle tpot, py::handle tps_per_user,
                        py::handle gpu, py::handle max_gpus, py::handle dtype, py::handle kv_dtype, py::handle batch,
                        py::handle max_pp, py::handle price, py::handle efficiency, py::handle top,
-                       py::handle frontier, py::handle rank_by, const py::tuple& engine) {
+                       py::handle frontier, py::handle rank_by, const py::tuple& engine,
+                       const py::tuple& layout) {
   const PyModel& m = as_model(model);
   PlanInputs in;
   in.engine = engine_flags(engine);
+  in.layout = layout_flags(layout);
   if (auto r = opt_str(rank_by, "rank_by")) in.rank_by = *r;
   in.isl = text_or(isl, "isl", "");
   in.osl = text_or(osl, "osl", "");
@@ -547,10 +551,11 @@ void init_runs(py::module_& m) {
   bind_document<PlanRun>(
       plan_cls, [](const PlanRun& r) { return plan_document(r); }, [](const PlanRun& r) { return plan_text(r); },
       [](const PlanRun& r) {
-        if (r.result.configs.empty()) return plan_text(r);  // as the CLI: the misses, nothing to explain
+        // As the CLI: the misses (or the disaggregated table, which has no --explain), nothing to explain.
+        if (r.disaggregated || r.result.configs.empty()) return plan_text(r);
         return render_explain(plan_explain(r));
       });
-  plan_cls.def_property_readonly("feasible", [](const PlanHolder& h) { return !h.run.result.configs.empty(); },
+  plan_cls.def_property_readonly("feasible", [](const PlanHolder& h) { return plan_feasible(h.run); },
                                  "True when a configuration meets every target (else the closest misses)");
   m.def("_plan", &run_plan_py);
 

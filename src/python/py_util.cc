@@ -338,4 +338,34 @@ EngineCliFlags engine_flags_of(const EngineArgs& a) {
 
 EngineCliFlags engine_flags(const py::tuple& args) { return engine_flags_of(engine_args(args)); }
 
+namespace {
+
+// A count that may be 0 (slots, tokens): 0 directly, else opt_count.
+std::optional<int64_t> opt_count_or_zero(py::handle v, std::string_view keyword, int64_t max) {
+  if (!is_none(v) && py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v) && v.cast<int64_t>() == 0) {
+    return int64_t{0};
+  }
+  return opt_count(v, keyword, max);
+}
+
+}  // namespace
+
+LayoutCliFlags layout_flags(const py::tuple& t) {
+  if (t.size() != 12) throw py::type_error("layout arguments: expected 12");
+  LayoutCliFlags l;
+  l.dp_attention = truth(t[0], "dp_attention");
+  l.expert_imbalance = opt_real(t[1], "expert_imbalance", parse_real);
+  l.redundant_experts = opt_count_or_zero(t[2], "redundant_experts", int64_t{1} << 20);
+  l.two_batch_overlap = truth(t[3], "two_batch_overlap");
+  l.spec_tokens = opt_count(t[4], "spec_tokens", 64);
+  l.spec_acceptance = opt_real(t[5], "spec_acceptance", parse_fraction);
+  if (auto m = opt_str(t[6], "spec_method")) l.spec_method = *m;
+  if (auto d = opt_str(t[7], "draft_model")) l.draft_model = *d;
+  l.prefix_hit = opt_real(t[8], "prefix_hit", parse_fraction);
+  l.prefix_tokens = opt_count_or_zero(t[9], "prefix_tokens", int64_t{1} << 30);
+  l.disaggregated = truth(t[10], "disaggregated");
+  l.kv_transfer_overlap = truth(t[11], "kv_transfer_overlap");
+  return l;
+}
+
 }  // namespace modelcalc::py_bind

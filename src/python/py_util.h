@@ -105,6 +105,13 @@ std::string comma_text(py::handle v, std::string_view keyword);
 // (the CLI's engine flags, with their parsers).
 EngineCliFlags engine_flags(const py::tuple& args);
 
+// The layout keywords, in this order: dp_attention, expert_imbalance,
+// redundant_experts, two_batch_overlap, spec_tokens, spec_acceptance,
+// spec_method, draft_model, prefix_hit, prefix_tokens, disaggregated,
+// kv_transfer_overlap (the CLI's layout flags, docs/serving-layouts.md; the
+// ranges are the engine's, checked where the CLI's are).
+LayoutCliFlags layout_flags(const py::tuple& args);
+
 // nlohmann::json -> dict, list, str, int, float, bool, None.
 py::object to_py(const nlohmann::json& j);
 // dict/list/str/number/bool/None -> nlohmann::json (TypeError naming `keyword` otherwise).
