@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -24,15 +23,9 @@ constexpr const char* kHeader[kCols] = {"id",     "model", "checkpoint", "gpu", 
                                         "ep",     "weight_dtype", "kv_dtype", "isl", "osl", "load", "metric",
                                         "value",  "engine", "engine_version", "source", "notes"};
 
-bool parse_count(std::string_view t, int64_t* v) {
-  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
-  return ec == std::errc() && p == t.data() + t.size() && *v >= 1 && *v <= (int64_t{1} << 30);
-}
+bool parse_count(std::string_view t, int64_t* v) { return tsv_int(t, v) && *v >= 1 && *v <= (int64_t{1} << 30); }
 
-bool parse_positive(std::string_view t, double* v) {
-  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
-  return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*v) && *v > 0;
-}
+bool parse_positive(std::string_view t, double* v) { return tsv_real(t, v) && *v > 0; }
 
 std::string lower(std::string_view s) {
   std::string out(s);

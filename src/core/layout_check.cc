@@ -1,6 +1,5 @@
 #include "modelcalc/layout_check.h"
 
-#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -23,14 +22,8 @@ constexpr const char* kColumns[] = {"id",       "engine",       "profile",    "m
                                     "notes"};
 constexpr size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
 
-bool read_count(std::string_view t, int64_t* v) {
-  const auto r = std::from_chars(t.data(), t.data() + t.size(), *v);
-  return r.ec == std::errc() && r.ptr == t.data() + t.size() && *v >= 0;
-}
-bool read_real(std::string_view t, double* v) {
-  const auto r = std::from_chars(t.data(), t.data() + t.size(), *v);
-  return r.ec == std::errc() && r.ptr == t.data() + t.size() && std::isfinite(*v) && *v >= 0;
-}
+bool read_count(std::string_view t, int64_t* v) { return tsv_int(t, v) && *v >= 0; }
+bool read_real(std::string_view t, double* v) { return tsv_real(t, v) && *v >= 0; }
 
 }  // namespace
 

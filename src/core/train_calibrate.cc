@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <system_error>
 
@@ -26,8 +25,7 @@ bool count(std::string_view t, int64_t* v, int64_t lo = 1) {
     *v = 0;
     return true;
   }
-  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
-  return ec == std::errc() && p == t.data() + t.size() && *v >= lo && *v <= (int64_t{1} << 30);
+  return tsv_int(t, v) && *v >= lo && *v <= (int64_t{1} << 30);
 }
 
 bool yes_no(std::string_view t, bool* v) {
@@ -131,8 +129,7 @@ Result<std::vector<TrainMeasuredRow>> parse_train_measured(std::string_view tsv)
     else if (c[24] == "model_tflops_per_gpu") r.metric = TrainMetric::kModelTflopsPerGpu;
     else if (c[24] == "step_seconds") r.metric = TrainMetric::kStepSeconds;
     else return Status::InvalidArgument(where, "unknown metric '" + std::string(c[24]) + "'");
-    auto [p, ec] = std::from_chars(c[25].data(), c[25].data() + c[25].size(), r.measured);
-    if (ec != std::errc() || p != c[25].data() + c[25].size() || !(r.measured > 0)) {
+    if (!tsv_real(c[25], &r.measured) || !(r.measured > 0)) {
       return Status::InvalidArgument(where, "measured must be a positive number");
     }
     r.notes = c[26];

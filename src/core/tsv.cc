@@ -1,5 +1,8 @@
 #include "tsv.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace modelcalc {
 
 std::vector<std::string_view> split_fields(std::string_view line, char sep) {
@@ -10,6 +13,16 @@ std::vector<std::string_view> split_fields(std::string_view line, char sep) {
     if (pos == std::string_view::npos) return out;
     start = pos + 1;
   }
+}
+
+bool tsv_int(std::string_view t, int64_t* v) {
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
+  return ec == std::errc() && p == t.data() + t.size();
+}
+
+bool tsv_real(std::string_view t, double* v) {
+  const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
+  return ec == std::errc() && p == t.data() + t.size() && std::isfinite(*v);
 }
 
 bool TsvLines::next(std::string_view* line) {

@@ -16,6 +16,11 @@ namespace modelcalc {
 // `line`.
 std::vector<std::string_view> split_fields(std::string_view line, char sep = '\t');
 
+// A whole field as a decimal integer / a finite real (std::from_chars: no
+// sign but '-', no spaces, no trailing characters). Ranges are the caller's.
+bool tsv_int(std::string_view field, int64_t* v);
+bool tsv_real(std::string_view field, double* v);
+
 // The lines of a table that hold something: blank lines and lines starting
 // with '#' are skipped, a trailing '\r' is dropped.
 //   TsvLines lines(text);

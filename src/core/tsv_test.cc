@@ -76,5 +76,21 @@ TEST(Tsv, FieldsPointIntoTheLine) {
   EXPECT_EQ(f[1].data(), line.data() + 3);  // after "ab\t"
 }
 
+// A field is a number only when all of it is: no spaces, no trailing text, and a real must be finite.
+TEST(Tsv, FieldNumbersAreWholeFields) {
+  int64_t n = 0;
+  EXPECT_TRUE(tsv_int("128", &n));
+  EXPECT_EQ(n, 128);
+  EXPECT_TRUE(tsv_int("-3", &n));
+  EXPECT_EQ(n, -3);
+  for (const char* bad : {"", " 1", "1 ", "12x", "1.5", "+1"}) EXPECT_FALSE(tsv_int(bad, &n)) << bad;
+  double x = 0;
+  EXPECT_TRUE(tsv_real("1e3", &x));
+  EXPECT_EQ(x, 1000.0);
+  EXPECT_TRUE(tsv_real("0.875", &x));
+  EXPECT_EQ(x, 0.875);
+  for (const char* bad : {"", "inf", "nan", "1.0.0", "2 "}) EXPECT_FALSE(tsv_real(bad, &x)) << bad;
+}
+
 }  // namespace
 }  // namespace modelcalc
