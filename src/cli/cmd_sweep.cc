@@ -164,18 +164,9 @@ Result<std::vector<Parallelism>> resolve_dp_attention_splits(const DeploymentLis
   std::vector<Parallelism> out;
   for (int64_t g : l.gpus) {
     for (int64_t tp : l.tp.empty() ? one : l.tp) {
-      if (g % tp != 0) {
-        return Status::InvalidArgument("--gpus", fmt::format("{} with --dp-attention is a replica and must be a "
-                                                             "multiple of --tp {}", g, tp));
-      }
       for (int64_t ep : l.ep.empty() ? all : l.ep) {
         for (int64_t dp : l.dp.empty() ? one : l.dp) {
-          Parallelism p;
-          p.dp_attention = true;
-          p.tp = tp;
-          p.attn_dp = g / tp;
-          p.ep = ep == 0 ? g : ep;
-          p.dp = dp;
+          MC_ASSIGN_OR_RETURN(const Parallelism p, dp_attention_split(g, tp, ep == 0 ? g : ep, dp));
           if (g * dp > kMaxGpus) {
             return Status::InvalidArgument("--gpus", fmt::format("{} x --dp {} exceeds {} GPUs", g, dp,
                                                                  group_digits(kMaxGpus)));

@@ -72,6 +72,20 @@ Result<DeploymentOptions> deployment_options(const DeploymentFlags& d, const Mod
   return o;
 }
 
+Result<Parallelism> dp_attention_split(int64_t replica, int64_t tp, int64_t ep, int64_t dp) {
+  if (replica % tp != 0) {
+    return Status::InvalidArgument("--gpus", "with --dp-attention is the replica's GPU count and must be a multiple "
+                                             "of --tp (" + std::to_string(tp) + "), got " + std::to_string(replica));
+  }
+  Parallelism p;
+  p.dp_attention = true;
+  p.tp = tp;
+  p.attn_dp = replica / tp;
+  p.ep = ep;
+  p.dp = dp;
+  return p;
+}
+
 const char* first_layout_flag(const LayoutCliFlags& l) {
   if (l.dp_attention) return "--dp-attention";
   if (l.expert_imbalance) return "--expert-imbalance";
@@ -166,18 +180,10 @@ Status apply_layout_flags(const LayoutCliFlags& l, const DeploymentFlags& d, con
                           ModelSpec* draft) {
   Parallelism& p = o->split;
   if (l.dp_attention) {
-    p.dp_attention = true;
     if (d.pp && *d.pp != 1) return Status::InvalidArgument("--pp", "must be 1 with --dp-attention");
-    p.pp = 1;
-    p.dp = d.dp.value_or(1);
-    p.tp = d.tp.value_or(1);
-    const int64_t replica = d.gpus.value_or(p.tp);
-    if (replica % p.tp != 0) {
-      return Status::InvalidArgument("--gpus", "with --dp-attention is the replica's GPU count and must be a multiple "
-                                               "of --tp (" + std::to_string(p.tp) + "), got " + std::to_string(replica));
-    }
-    p.attn_dp = replica / p.tp;
-    p.ep = d.ep.value_or(m.n_expert > 0 ? replica : 1);
+    const int64_t tp = d.tp.value_or(1), replica = d.gpus.value_or(tp);
+    MC_ASSIGN_OR_RETURN(p, dp_attention_split(replica, tp, d.ep.value_or(m.n_expert > 0 ? replica : 1),
+                                              d.dp.value_or(1)));
   }
   if (m.n_expert == 0 && (l.expert_imbalance || l.redundant_experts)) {
     return Status::InvalidArgument(l.expert_imbalance ? "--expert-imbalance" : "--redundant-experts",

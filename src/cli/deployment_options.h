@@ -70,6 +70,11 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
 // plan: without --dp-attention and --redundant-experts (plan searches the
 // layout itself), with --disaggregated and --kv-transfer-overlap.
 void add_layout_flags(FlagSet& flags, LayoutCliFlags* f, bool for_plan = false);
+// One replica of the DP-attention layout: `replica` GPUs in replica / tp
+// attention groups of tp GPUs, experts over `ep` ranks, dp whole replicas.
+// Errors name --gpus (replica not a multiple of tp).
+Result<Parallelism> dp_attention_split(int64_t replica, int64_t tp, int64_t ep, int64_t dp);
+
 // The first layout flag given, as typed ("--dp-attention", ...); REQUIRES: l.any().
 const char* first_layout_flag(const LayoutCliFlags& l);
 // Applies the layout flags to `o` (deployment_options' result) for model `m`.
