@@ -5,22 +5,12 @@
 
 #include "drills.h"
 #include "modelcalc/deployment.h"
+#include "typed_gpus.h"
 
 namespace modelcalc {
 namespace {
 
-GpuSpec H100() {
-  GpuSpec g;
-  g.capacity_bytes = 80e9;
-  g.bandwidth_bytes_per_s = 3.35e12;
-  g.peak_bf16_flops = 989.4e12;
-  g.link_bytes_per_s = 450e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 6e-6;
-  g.scaleout_latency_s = 20e-6;
-  return g;
-}
+GpuSpec H100() { return typed_h100(); }  // typed_gpus.h: the bf16 step never reads its fp8 peak
 
 // evaluate_deployment on a prepared drill-1 deployment at TP 8; batch and
 // context vary so nothing is hoisted out of the loop.

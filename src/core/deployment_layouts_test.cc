@@ -9,25 +9,13 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/hf_config.h"
 #include "modelcalc/serving.h"
+#include "typed_gpus.h"
 
 namespace modelcalc {
 namespace {
 
-// One HGX H100 node's links as the catalog gives them, typed out.
-GpuSpec H100() {
-  GpuSpec g;
-  g.name = "H100";
-  g.capacity_bytes = 80e9;
-  g.bandwidth_bytes_per_s = 3.35e12;
-  g.peak_bf16_flops = 989.4e12;
-  g.peak_fp8_flops = 1978.9e12;
-  g.link_bytes_per_s = 450e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 6e-6;
-  g.scaleout_latency_s = 20e-6;
-  return g;
-}
+// One HGX H100 node's links as the catalog gives them (typed_gpus.h).
+GpuSpec H100() { return typed_h100(); }
 
 // A small MoE: 4 layers, d 1024, 8 heads (MHA of 128), 8 experts of 2048 (gated), top-2, V 1000.
 // Seed counts: one expert 3 x 1024 x 2048 = 6,291,456 params.

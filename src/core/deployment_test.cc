@@ -8,41 +8,19 @@
 #include <cmath>
 
 #include "drills.h"
+#include "typed_gpus.h"
 
 namespace modelcalc {
 namespace {
 
-// An H100 SXM as the catalog gives it, typed out so the test does not move with the catalog.
+// An H100 SXM as the catalog gives it (typed_gpus.h), with its int8 peak.
 GpuSpec H100() {
-  GpuSpec g;
-  g.name = "H100";
-  g.capacity_bytes = 80e9;
-  g.bandwidth_bytes_per_s = 3.35e12;
-  g.peak_bf16_flops = 989.4e12;
-  g.peak_fp8_flops = 1978.9e12;
+  GpuSpec g = typed_h100();
   g.peak_int8_ops = 1978.9e12;
-  g.link_bytes_per_s = 450e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 6e-6;
-  g.scaleout_latency_s = 20e-6;
   return g;
 }
 
-GpuSpec Mi300x() {
-  GpuSpec g;
-  g.name = "MI300X";
-  g.capacity_bytes = 192e9;
-  g.bandwidth_bytes_per_s = 5.3e12;
-  g.peak_bf16_flops = 1307.4e12;
-  g.peak_fp8_flops = 2614.9e12;
-  g.link_bytes_per_s = 448e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 10e-6;
-  g.scaleout_latency_s = 20e-6;
-  return g;
-}
+GpuSpec Mi300x() { return typed_mi300x(); }
 
 // Llama-3.1-70B's shape: 80 layers, d 8192, 64 heads, 8 KV heads of 128, SwiGLU 28672, V 128256.
 ModelSpec Llama70b() {

@@ -7,23 +7,14 @@
 #include <gtest/gtest.h>
 
 #include "drills.h"
+#include "typed_gpus.h"
 
 namespace modelcalc {
 namespace {
 
-GpuSpec Mi300x() {  // the drills' reference machine, typed out
-  GpuSpec g;
+GpuSpec Mi300x() {  // the drills' reference machine, typed out (typed_gpus.h)
+  GpuSpec g = typed_mi300x();
   g.key = "mi300x";
-  g.name = "MI300X";
-  g.capacity_bytes = 192e9;
-  g.bandwidth_bytes_per_s = 5.3e12;
-  g.peak_bf16_flops = 1307.4e12;
-  g.peak_fp8_flops = 2614.9e12;
-  g.link_bytes_per_s = 448e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 10e-6;
-  g.scaleout_latency_s = 20e-6;
   return g;
 }
 

@@ -8,6 +8,7 @@
 
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
+#include "typed_gpus.h"
 
 namespace modelcalc {
 namespace {
@@ -17,19 +18,9 @@ constexpr double kGiB = 1073741824.0;
 // An H100 SXM typed out (so the test does not move with the catalog) with the driver-exposed
 // 81,559 MiB = 85,520,809,984 B nvidia-smi reports.
 GpuSpec H100() {
-  GpuSpec g;
+  GpuSpec g = typed_h100();
   g.key = "h100-sxm";
-  g.name = "H100";
-  g.capacity_bytes = 80e9;
   g.exposed_bytes = 81559.0 * 1048576.0;
-  g.bandwidth_bytes_per_s = 3.35e12;
-  g.peak_bf16_flops = 989.4e12;
-  g.peak_fp8_flops = 1978.9e12;
-  g.link_bytes_per_s = 450e9;
-  g.domain_gpus = 8;
-  g.scaleout_bytes_per_s = 50e9;
-  g.link_latency_s = 6e-6;
-  g.scaleout_latency_s = 20e-6;
   return g;
 }
 
