@@ -162,7 +162,7 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   const double eff = r.efficiency;
   std::vector<std::optional<PlanPrepared>> prepared(cands.size());
   std::vector<PoolOption> prefill, decode;
-  int64_t tpot_misses = 0, memory_misses = 0;
+  int64_t tpot_misses = 0;
   for (size_t i = 0; i < cands.size(); ++i) {
     const GpuSpec& gpu = s.gpus[cands[i].gpu].gpu;
     if (!(gpu.peak_flops(default_compute_dtype(cands[i].weight_dtype, gpu)) > 0)) continue;
@@ -188,7 +188,6 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
       const ServingFigures df = serve(d, cap, pp.params, ceiling, rq);
       ++out.searched;
       if (!df.fits || static_cast<double>(b) > df.capacity_sequences) {
-        ++memory_misses;
         break;  // larger batches do not fit either
       }
       if (r.tpot_s && df.tpot_s / eff > *r.tpot_s) {
@@ -242,28 +241,22 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
       }
       x = std::max(1.0, x);
       y = std::max(1.0, y);
-      const auto figures = [&](bool ceil_set, double xr) {
-        DisaggregatedPool P{ceil_set ? &pp.d : &pp.engine_d, ceil_set ? pp.ceiling_cap : pp.engine_cap, xr};
-        DisaggregatedPool D{ceil_set ? &dp.d : &dp.engine_d, ceil_set ? dp.ceiling_cap : dp.engine_cap, y};
+      // The pools at x prefill and y decode replicas: TTFT (queue, prefill, the KV's share) from the prefill pool.
+      const auto pools = [&](bool ceil_set, double xr) {
+        const DisaggregatedPool P{ceil_set ? &pp.d : &pp.engine_d, ceil_set ? pp.ceiling_cap : pp.engine_cap, xr};
+        const DisaggregatedPool D{ceil_set ? &dp.d : &dp.engine_d, ceil_set ? dp.ceiling_cap : dp.engine_cap, y};
         ServingRequest rq{r.isl, r.osl, ServingLoad::kSaturated, 0};
         if (load) {
           rq.load = ServingLoad::kRequestsPerS;
           rq.value = *load;
         }
-        DisaggregatedFigures f = serve_disaggregated(P, D, pp.params, ceil_set, rq, r.kv_transfer_overlap);
-        // The decode pool runs at the batch searched (its TPOT), whatever the load.
-        ServingRequest rd{r.isl, r.osl, ServingLoad::kBatch, static_cast<double>(dco.batch), ServingPhase::kDecodeOnly};
-        PreparedDeployment one = *D.d;
-        one.split.dp = 1;
-        f.decode = serve(one, D.cap, pp.params, ceil_set, rd);
-        f.tpot_s = f.decode.tpot_s;
-        return f;
+        return serve_disaggregated(P, D, pp.params, ceil_set, rq, r.kv_transfer_overlap);
       };
-      // The fewest prefill replicas whose TTFT (queue, prefill, the KV's share) meets the target.
-      DisaggregatedFigures f = figures(ceiling, x);
+      // The fewest prefill replicas whose TTFT meets the target.
+      DisaggregatedFigures f = pools(ceiling, x);
       while (load && r.ttft_s && f.ttft_s / eff > *r.ttft_s && x < 4 * std::ceil(*load / po.rate) + 4) {
         x += 1;
-        f = figures(ceiling, x);
+        f = pools(ceiling, x);
       }
       ++out.searched;
       if (r.ttft_s && !(f.ttft_s / eff <= *r.ttft_s)) {
@@ -290,9 +283,16 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
       c.kv_transfer_overlapped = f.transfer.overlapped;
       c.ttft_s = f.ttft_s / eff;
       c.tpot_s = dco.tpot_s;
-      const DisaggregatedFigures other = figures(!ceiling, x);
-      c.ceiling_ttft_s = ceiling ? c.ttft_s : other.ttft_s;
-      c.ceiling_tpot_s = ceiling ? c.tpot_s : other.tpot_s;
+      if (ceiling) {
+        c.ceiling_ttft_s = c.ttft_s;
+        c.ceiling_tpot_s = c.tpot_s;
+      } else {
+        // The ceiling's for the same pools: the decode pool at the batch searched, whatever the load.
+        c.ceiling_ttft_s = pools(true, x).ttft_s;
+        const ServingRequest rd{r.isl, r.osl, ServingLoad::kBatch, static_cast<double>(dco.batch),
+                                ServingPhase::kDecodeOnly};
+        c.ceiling_tpot_s = serve(dp.d, dp.ceiling_cap, dp.params, true, rd).tpot_s;
+      }
       c.served_requests_per_s = load ? *load : std::min(x * po.rate, y * dco.rate);
       c.served_output_tokens_per_s = c.served_requests_per_s * static_cast<double>(r.osl);
       c.prefill.tokens_per_s_per_gpu = c.served_requests_per_s * static_cast<double>(r.isl) /
@@ -329,7 +329,6 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
                   : gpu_misses > 0  ? "gpus"
                                     : "memory";
   }
-  (void)memory_misses;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
