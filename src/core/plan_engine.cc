@@ -29,7 +29,7 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   return o;
 }
 
-Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, const EngineRelease& engine,
                                      const EngineFlags& flags, int64_t isl, int64_t osl) {
   PlanPrepared p;
   MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, o));
