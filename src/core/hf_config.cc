@@ -222,9 +222,17 @@ Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_vie
   }
   ModelSpec m = std::move(read).value();
   m.model_type = std::string(hf::canonical_type(type));
+  // A wrapper's checkpoint may state its quantization inside the language model's config (Kimi-K2.5).
+  const hf::FamilyRow* row = hf::find_family(type);
+  const std::string_view text_key = row != nullptr ? row->text_key : std::string_view();
   if (cfg.has_object("quantization_config")) {
     MC_ASSIGN_OR_RETURN(m.quant,
                         hf::read_quantization_config(cfg.child("quantization_config", type), m, &m.assumptions));
+  } else if (!text_key.empty() && cfg.has_object(text_key) &&
+             cfg.child(text_key, type).has_object("quantization_config")) {
+    const hf::Cfg text = cfg.child(text_key, type);
+    MC_ASSIGN_OR_RETURN(m.quant,
+                        hf::read_quantization_config(text.child("quantization_config", type), m, &m.assumptions));
   } else if (cfg.has("quantization_config") && !j["quantization_config"].is_null()) {
     return cfg.error("quantization_config", std::string("expected an object, got ") +
                                                 j["quantization_config"].type_name());

@@ -148,6 +148,23 @@ constexpr FamilyRow kRows[] = {
      .qk_norm_key = "use_qk_norm",
      .score_bias = true,
      .mtp = Mtp::kDecoderLayer},
+    // configuration_glm_moe_dsa.py / modeling_glm_moe_dsa.py (GLM-5): DeepSeek-V3.2's MLA with the DSA indexer
+    // on every layer (indexer_types "shared" layers still build it), MoE after the dense first layers,
+    // the score bias a buffer, MLPs without biases; MTP layers (model.layers.78.*) beside the total.
+    {.model_type = "glm_moe_dsa",
+     .modeling = "transformers modeling_glm_moe_dsa.py",
+     .defaults = "vocab_size=154880 hidden_size=6144 intermediate_size=12288 moe_intermediate_size=2048 "
+                 "num_hidden_layers=78 num_attention_heads=64 num_key_value_heads=64 n_shared_experts=1 "
+                 "n_routed_experts=256 kv_lora_rank=512 q_lora_rank=2048 qk_rope_head_dim=64 v_head_dim=256 "
+                 "qk_nope_head_dim=192 num_experts_per_tok=8 max_position_embeddings=202752 index_topk=2048 "
+                 "index_head_dim=128 index_n_heads=32 first_k_dense_replace=3",
+     .ignored = "indexer_rope_interleave indexer_types index_topk_freq index_skip_topk_offset index_topk_pattern "
+                "index_share_for_mtp_iteration mlp_bias",
+     .fixed = "moe_layer_freq=1",
+     .mlp_bias_key = "",
+     .score_bias = true,
+     .layer_type_names = "deepseek_sparse_attention=full",
+     .mtp = Mtp::kDecoderLayer},
     // configuration_gpt2.py: n_inner None -> 4 x n_embd, tied, Conv1D everywhere biased, wpe.
     {.model_type = "gpt2",
      .modeling = "transformers modeling_gpt2.py",
@@ -206,6 +223,13 @@ constexpr FamilyRow kRows[] = {
       r.quirks = kQuirkNone;
       return r;
     }(),
+    // Kimi-K2.5 / K2.6 (KimiK25ForConditionalGeneration, remote code; vLLM kimi_k25.py builds the
+    // same tensors): the text_config is Kimi-K2 (DeepSeek-V3's), the vision tower MoonViT + projector.
+    {.model_type = "kimi_k25",
+     .modeling = "vLLM kimi_k25.py",
+     .text_key = "text_config",
+     .text_type = "kimi_k2",
+     .vision = Tower::kMoonVit},
     // configuration_llama.py.
     {.model_type = "llama",
      .modeling = "transformers modeling_llama.py",
@@ -230,6 +254,33 @@ constexpr FamilyRow kRows[] = {
      .ff_is_expert = true,
      .dense_ff_key = "intermediate_size_mlp",
      .layer_type_names = "full_attention=full chunked_attention=chunked"},
+    // MiMo-7B (remote code MiMoForCausalLM; vLLM mimo.py is Qwen2Model): q, k, v biased, o never, whatever
+    // attention_bias says; the MTP layers (model.mtp_layers.*) are loaded by the drafter, not counted here.
+    {.model_type = "mimo",
+     .modeling = "vLLM mimo.py (Qwen2Model)",
+     .defaults = "num_key_value_heads=32 sliding_window=4096",
+     .ignored = "attention_bias",
+     .bias_key = "",
+     .bias_default = true,
+     .bias_on_o = false,
+     .window = Window::kQwen,
+     .mtp = Mtp::kUncounted},
+    // configuration_minimax_m2.py / modeling_minimax_m2.py: Mixtral's experts (intermediate_size is their
+    // width) and router, e_score_correction_bias a buffer, FlexOlmo attention without biases and with
+    // q_norm / k_norm over the whole q and k widths; the MTP modules are not built.
+    {.model_type = "minimax_m2",
+     .modeling = "transformers modeling_minimax_m2.py",
+     .defaults = "vocab_size=200064 hidden_size=3072 intermediate_size=1536 num_hidden_layers=62 "
+                 "num_attention_heads=48 num_key_value_heads=8 head_dim=128 max_position_embeddings=196608 "
+                 "num_experts_per_tok=8 num_local_experts=256",
+     .aliases = "num_nextn_predict_layers=num_mtp_modules",
+     .ignored = "use_mtp mtp_transformer_layers",
+     .fixed = "use_qk_norm=true",
+     .bias_key = "",
+     .qk_norm = QkNorm::kWidth,
+     .ff_is_expert = true,
+     .score_bias = true,
+     .mtp = Mtp::kUncounted},
     // configuration_mistral.py: kv 8, a window of 4096 on every layer unless null.
     {.model_type = "mistral",
      .modeling = "transformers modeling_mistral.py",
@@ -262,12 +313,14 @@ constexpr FamilyRow kRows[] = {
                  "moe_shared_expert_intermediate_size=7688 mamba_num_heads=128 mamba_head_dim=64 n_groups=8 "
                  "ssm_state_size=128 conv_kernel=4 use_conv_bias=true use_bias=false mamba_rms_norm=true",
      .aliases = "head_dim=attention_head_dim",
-     .ignored = "expand mamba_proj_bias chunk_size time_step_rank moe_shared_expert_overlap",
-     .fixed = "n_shared_experts=1 moe_latent_size=null",
+     .ignored = "expand mamba_proj_bias chunk_size time_step_rank moe_shared_expert_overlap "
+                "mtp_hybrid_override_pattern mtp_layers_block_type",
+     .fixed = "n_shared_experts=1",
      .layer_norms = 1,
      .gated = false,
      .score_bias = true,
      .mixer = Mixer::kMamba2,
+     .mtp = Mtp::kUncounted,
      .quirks = kQuirkLayersFromPattern},
     // configuration_olmo2.py: q_norm / k_norm over the whole q and k widths; no input norm
     // (post-attention and post-feedforward norms instead: still two a layer).
@@ -323,6 +376,51 @@ constexpr FamilyRow kRows[] = {
      .defaults = "num_key_value_heads=32 head_dim=128 sliding_window=4096",
      .qk_norm = QkNorm::kHead,
      .window = Window::kQwen},
+    // Qwen3.5 (modeling_qwen3_5.py): qwen3_5_text in text_config, the Qwen3-VL tower without deepstack.
+    {.model_type = "qwen3_5",
+     .modeling = "transformers modeling_qwen3_5.py",
+     .text_key = "text_config",
+     .text_type = "qwen3_5_text",
+     .vision = Tower::kQwen3Vl},
+    // Qwen3.5-MoE (modeling_qwen3_5_moe.py).
+    {.model_type = "qwen3_5_moe",
+     .modeling = "transformers modeling_qwen3_5_moe.py",
+     .text_key = "text_config",
+     .text_type = "qwen3_5_moe_text",
+     .vision = Tower::kQwen3Vl},
+    // Qwen3_5MoeTextConfig (a Qwen3NextConfig): Qwen3-Next's gated attention and Gated DeltaNet, the
+    // Qwen3-Next MoE block (gated shared expert) on every layer (mlp_only_layers is not a field).
+    {.model_type = "qwen3_5_moe_text",
+     .modeling = "transformers modeling_qwen3_5_moe.py",
+     .defaults = "vocab_size=248320 hidden_size=2048 num_hidden_layers=40 num_attention_heads=16 "
+                 "max_position_embeddings=32768 num_key_value_heads=2 head_dim=256 num_experts=256 "
+                 "num_experts_per_tok=8 moe_intermediate_size=512 shared_expert_intermediate_size=512 "
+                 "full_attention_interval=4 linear_num_key_heads=16 linear_num_value_heads=32 "
+                 "linear_key_head_dim=128 linear_value_head_dim=128 linear_conv_kernel_dim=4",
+     .aliases = "num_nextn_predict_layers=mtp_num_hidden_layers",
+     .ignored = "mtp_use_dedicated_embeddings output_gate_type",
+     .fixed = "attn_output_gate=true mlp_only_layers=[] use_sliding_window=false",
+     .qk_norm = QkNorm::kHead,
+     .output_gate = true,
+     .shared_gate = true,
+     .layer_type_names = "full_attention=full linear_attention=linear",
+     .mixer = Mixer::kGatedDeltaNet,
+     .mtp = Mtp::kUncounted},
+    // Qwen3_5TextConfig (a Qwen3NextConfig): the same layers with a dense MLP of intermediate_size.
+    {.model_type = "qwen3_5_text",
+     .modeling = "transformers modeling_qwen3_5.py",
+     .defaults = "vocab_size=248320 hidden_size=4096 intermediate_size=12288 num_hidden_layers=32 "
+                 "num_attention_heads=16 max_position_embeddings=32768 num_key_value_heads=4 head_dim=256 "
+                 "full_attention_interval=4 linear_num_key_heads=16 linear_num_value_heads=32 "
+                 "linear_key_head_dim=128 linear_value_head_dim=128 linear_conv_kernel_dim=4",
+     .aliases = "num_nextn_predict_layers=mtp_num_hidden_layers",
+     .ignored = "mtp_use_dedicated_embeddings output_gate_type",
+     .fixed = "attn_output_gate=true use_sliding_window=false",
+     .qk_norm = QkNorm::kHead,
+     .output_gate = true,
+     .layer_type_names = "full_attention=full linear_attention=linear",
+     .mixer = Mixer::kGatedDeltaNet,
+     .mtp = Mtp::kUncounted},
     // configuration_qwen3_moe.py: kv 4, no head_dim (hidden / heads), 128 experts top-8 of 768.
     {.model_type = "qwen3_moe",
      .modeling = "transformers modeling_qwen3_moe.py",
@@ -348,6 +446,32 @@ constexpr FamilyRow kRows[] = {
      .shared_gate = true,
      .layer_type_names = "full_attention=full linear_attention=linear",
      .mixer = Mixer::kGatedDeltaNet},
+    // Qwen3-VL (modeling_qwen3_vl.py): qwen3_vl_text in text_config, the Qwen3-VL vision tower.
+    {.model_type = "qwen3_vl",
+     .modeling = "transformers modeling_qwen3_vl.py",
+     .text_key = "text_config",
+     .text_type = "qwen3_vl_text",
+     .vision = Tower::kQwen3Vl},
+    // Qwen3-VL-MoE (modeling_qwen3_vl_moe.py): qwen3_vl_moe_text, the same tower.
+    {.model_type = "qwen3_vl_moe",
+     .modeling = "transformers modeling_qwen3_vl_moe.py",
+     .text_key = "text_config",
+     .text_type = "qwen3_vl_moe_text",
+     .vision = Tower::kQwen3Vl},
+    // Qwen3VLMoeTextConfig (a Qwen3MoeConfig with these defaults): Qwen3-MoE layers, q/k norms of head_dim.
+    {.model_type = "qwen3_vl_moe_text",
+     .modeling = "transformers modeling_qwen3_vl_moe.py",
+     .defaults = "vocab_size=151936 hidden_size=2048 intermediate_size=5632 num_hidden_layers=24 "
+                 "num_attention_heads=16 num_key_value_heads=16 max_position_embeddings=128000 "
+                 "moe_intermediate_size=1408 num_experts_per_tok=4 num_experts=60 head_dim=none "
+                 "tie_word_embeddings=true",
+     .qk_norm = QkNorm::kHead},
+    // Qwen3VLTextConfig: Qwen3's layers (q/k norms of head_dim).
+    {.model_type = "qwen3_vl_text",
+     .modeling = "transformers modeling_qwen3_vl.py",
+     .defaults = "vocab_size=151936 hidden_size=4096 intermediate_size=22016 num_hidden_layers=32 "
+                 "num_attention_heads=32 num_key_value_heads=32 head_dim=128 max_position_embeddings=128000",
+     .qk_norm = QkNorm::kHead},
 };
 
 // Legacy spellings of remote-code checkpoints whose tensors are a row's.

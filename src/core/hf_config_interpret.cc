@@ -54,8 +54,23 @@ Status read_opt(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// Tying: the config's own key, else a wrapper's (Qwen3-VL states it only at the
+// top), else the class default; a text config and its wrapper that disagree are refused.
+Result<bool> read_tied(Cfg& c, const FamilyRow& row, const Cfg* wrapper) {
+  if (wrapper != nullptr && wrapper->has_value("tie_word_embeddings")) {
+    MC_ASSIGN_OR_RETURN(const bool outer, wrapper->flag("tie_word_embeddings", false));
+    if (!c.has_value("tie_word_embeddings")) return outer;
+    MC_ASSIGN_OR_RETURN(const bool inner, c.flag("tie_word_embeddings", false));
+    if (inner != outer) {
+      return c.error("tie_word_embeddings", "disagrees with the wrapper's tie_word_embeddings; give one value");
+    }
+    return inner;
+  }
+  return get_bool(c, row, "tie_word_embeddings", false);
+}
+
 // The keys every decoder has: width, layers, heads, vocabulary, context, tying.
-Status read_core(Cfg& c, const FamilyRow& row, Decoder& a) {
+Status read_core(Cfg& c, const FamilyRow& row, const Cfg* wrapper, Decoder& a) {
   MC_ASSIGN_OR_RETURN(a.d, need_int(c, row, "hidden_size"));
   if (!row.has(kQuirkLayersFromPattern)) {
     MC_ASSIGN_OR_RETURN(a.layers, need_int(c, row, "num_hidden_layers"));
@@ -64,7 +79,7 @@ Status read_core(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(a.vocab, need_int(c, row, "vocab_size"));
   MC_ASSIGN_OR_RETURN(auto ctx, get_int(c, row, "max_position_embeddings"));
   a.ctx = ctx.value_or(0);
-  MC_ASSIGN_OR_RETURN(a.tied, get_bool(c, row, "tie_word_embeddings", false));
+  MC_ASSIGN_OR_RETURN(a.tied, read_tied(c, row, wrapper));
   if (row.has(kQuirkFalcon)) {
     MC_RETURN_IF_ERROR(read_falcon(c, row, a));
   } else {
@@ -130,6 +145,14 @@ Status read_mla(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(a.index_heads, need_int(c, row, "index_n_heads"));
   MC_ASSIGN_OR_RETURN(a.index_dim, need_int(c, row, "index_head_dim"));
   MC_ASSIGN_OR_RETURN(a.index_topk, need_int(c, row, "index_topk"));
+  // GLM-5.2's indexer_types: a "shared" layer reuses the previous layer's top-k (its indexer is still built).
+  MC_ASSIGN_OR_RETURN(auto types, c.str_list("indexer_types"));
+  const auto shared = std::count(types.begin(), types.end(), std::string("shared"));
+  if (shared > 0) {
+    a.assumptions.push_back(std::to_string(shared) + " of " + std::to_string(types.size()) +
+                            " layers reuse the previous layer's top-k (indexer_types \"shared\"): their indexer "
+                            "is counted among the parameters, and the engine still charges its scoring");
+  }
   return Status::Ok();
 }
 
@@ -141,7 +164,7 @@ Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   a.qkv_bias = bias;
   a.o_bias = bias && row.bias_on_o;
   a.sinks = row.sinks;
-  if (c.has_value("kv_lora_rank")) {
+  if (c.has_value("kv_lora_rank") || row_value(row.defaults, "kv_lora_rank").has_value()) {
     if (!row.bias_on_q_lora) a.qkv_bias = false;
     c.mark_used("head_dim");  // MLA heads are qk_nope_head_dim + qk_rope_head_dim wide
     return read_mla(c, row, a);
@@ -210,13 +233,13 @@ Status read_mtp(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
-Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row) {
+Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row, const Cfg* wrapper) {
   Decoder a;
   a.norm = row.norm;
   a.layer_norms = row.layer_norms;
   a.embed_norm = row.embed_norm;
   a.lm_head_bias = row.lm_head_bias;
-  MC_RETURN_IF_ERROR(read_core(c, row, a));
+  MC_RETURN_IF_ERROR(read_core(c, row, wrapper, a));
   MC_RETURN_IF_ERROR(read_attention(c, row, a));
   MC_RETURN_IF_ERROR(read_ffn_form(c, row, a));
   MC_RETURN_IF_ERROR(read_moe(c, row, a));
@@ -281,8 +304,14 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
     if (t) type = *t;
   }
   Cfg text = c.child(row.text_key, type);
-  MC_ASSIGN_OR_RETURN(ModelSpec m, interpret(text));
-  c.mark_used("tie_word_embeddings");  // the language model's own key decides (its lm_head is built there)
+  text.mark_used("quantization_config");  // the checkpoint's, read with the model (hf_config.cc)
+  MC_ASSIGN_OR_RETURN(ModelSpec m, interpret(text, &c));
+  MC_ASSIGN_OR_RETURN(const bool text_only, c.flag("language_model_only", false));
+  if (text_only) {
+    c.mark_used("vision_config");
+    m.assumptions.push_back("language_model_only: the checkpoint holds no vision tower");
+    return m;
+  }
   if (row.vision == Tower::kNone || !c.has_object("vision_config")) {
     if (c.has_value("vision_config")) return c.error("vision_config", "no vision tower is known for " + c.model_type());
     if (row.vision != Tower::kNone) {
@@ -301,13 +330,13 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
 
 }  // namespace
 
-Result<ModelSpec> interpret(Cfg& c) {
+Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper) {
   const FamilyRow* found = find_family(c.model_type());
   const FamilyRow& row = found != nullptr ? *found : generic_family();
   apply_aliases(c, row.aliases);
   MC_RETURN_IF_ERROR(check_architecture(c, row));
   MC_RETURN_IF_ERROR(check_fixed(c, row));
-  MC_ASSIGN_OR_RETURN(ModelSpec m, row.text_key.empty() ? read_decoder(c, row) : read_wrapper(c, row));
+  MC_ASSIGN_OR_RETURN(ModelSpec m, row.text_key.empty() ? read_decoder(c, row, wrapper) : read_wrapper(c, row));
   MC_RETURN_IF_ERROR(check_placed(c, row));
   if (found == nullptr) {
     m.assumptions.push_back("model_type '" + c.model_type() +

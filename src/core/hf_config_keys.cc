@@ -22,7 +22,7 @@ constexpr std::string_view kHarmless =
     " transformers_version torch_dtype dtype use_cache use_bfloat16 torchscript tf_legacy_loss return_dict"
     " output_attentions output_hidden_states pruned_heads problem_type finetuning_task id2label label2id"
     " prefix task_specific_params tokenizer_class cache_implementation is_decoder is_encoder_decoder"
-    " tie_encoder_decoder chunk_size_feed_forward cross_attention_hidden_size num_logits_to_keep _modelcalc"
+    " chunk_size_feed_forward cross_attention_hidden_size num_logits_to_keep _modelcalc num_labels unk_token_id"
     " pretraining_tp"
     // token ids and multimodal plumbing
     " bos_token_id eos_token_id pad_token_id sep_token_id decoder_start_token_id image_token_id"
@@ -45,6 +45,7 @@ constexpr std::string_view kHarmless =
     " scale_attn_weights scale_attn_by_inverse_layer_idx reorder_and_upcast_attn n_ctx"
     " attention_softmax_in_fp32 masked_softmax_fusion slow_but_exact offset_alibi alibi"
     " apply_residual_connection_post_layernorm use_parallel_residual flash_attn flash_rotary fused_dense"
+    " bias_dropout_fusion skip_bias_add skip_bias_add_qkv"
     // which layers rotate positions (RoPE or NoPE holds the same weights; Llama 4 reads them for its chunks)
     " no_rope_layers no_rope_layer_interval"
     // routing hyperparameters (the router's weight is placed by the expert count)
@@ -106,9 +107,16 @@ bool is_harmless_key(std::string_view key) {
   return row_lists(kHarmless, key);
 }
 
+// Keys that build nothing at this value (and something at another).
+bool harmless_at_value(const Cfg& c, std::string_view key) {
+  if (key != "add_cross_attention" && key != "tie_encoder_decoder") return false;
+  const nlohmann::json* v = c.raw(key);
+  return v != nullptr && (v->is_null() || (v->is_boolean() && !v->get<bool>()));
+}
+
 Status check_placed(const Cfg& c, const FamilyRow& row) {
   for (const std::string& k : c.unused_keys()) {
-    if (is_harmless_key(k) || row_lists(row.ignored, k)) continue;
+    if (is_harmless_key(k) || row_lists(row.ignored, k) || harmless_at_value(c, k)) continue;
     return c.error(k, "not placed: modelcalc does not know what model_type '" + c.model_type() +
                           "' builds from this key, so it does not guess a count (the models command lists the "
                           "families it reads)");

@@ -72,6 +72,19 @@ Status from_layer_types(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// MiniMax's attn_type_list: 1 softmax attention, 0 linear (lightning) attention, one entry a layer.
+Status from_attn_type_list(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto types, c.int_list("attn_type_list"));
+  MC_RETURN_IF_ERROR(check_length(c, row, "attn_type_list", static_cast<int64_t>(types.size()), a));
+  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
+  for (int64_t il = 0; il < a.layers; ++il) {
+    const int64_t t = types[static_cast<size_t>(il)];
+    if (t != 0 && t != 1) return c.error("attn_type_list", "entry " + std::to_string(il) + " must be 0 or 1");
+    set_kind(a, il, t == 1 ? Kind::kFull : Kind::kLinear);
+  }
+  return Status::Ok();
+}
+
 // Nemotron-H's pattern: M Mamba-2, * attention, - MLP, E MoE; one mixer or FFN a block.
 Status from_block_pattern(Cfg& c, const FamilyRow& row, Decoder& a) {
   std::string key = "hybrid_override_pattern";
@@ -231,6 +244,10 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
       MC_RETURN_IF_ERROR(window_rule(c, row, a));
     }
     return from_layer_types(c, row, a);
+  }
+  if (c.has_value("attn_type_list")) {
+    MC_RETURN_IF_ERROR(from_attn_type_list(c, row, a));
+    return window_rule(c, row, a);
   }
   bool applied = false;
   MC_RETURN_IF_ERROR(interval_rule(c, row, a, applied));

@@ -54,6 +54,7 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a) {
     mark_all(c, kSharedCountKeys);
     mark_all(c, kSharedWidthKeys);
     mark_all(c, kPlacementKeys);
+    c.mark_used("moe_latent_size");
     return Status::Ok();
   }
   if (!top_k || *top_k < 1) return c.error(kTopKKeys[0], "missing; a model with experts needs experts per token");
@@ -70,6 +71,8 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a) {
   a.expert_bias = row.expert_bias;
   a.router_bias = row.router_bias;
   a.router_score_bias = row.score_bias;
+  MC_ASSIGN_OR_RETURN(auto latent, get_int(c, row, "moe_latent_size"));
+  a.moe_latent = latent.value_or(0);
   for (std::string_view k : {"use_routing_bias", "use_moe_router_bias"}) {
     MC_ASSIGN_OR_RETURN(const bool b, c.flag(k, false));
     a.router_score_bias = a.router_score_bias || b;
@@ -165,7 +168,10 @@ Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     return Status::Ok();
   }
   MC_RETURN_IF_ERROR(materialize_kinds(c, a));
-  if (types) return moe_from_list(c, row, "mlp_layer_types", a);
+  if (types) {
+    c.mark_used("first_k_dense_replace");  // the list states every layer
+    return moe_from_list(c, row, "mlp_layer_types", a);
+  }
   if (freq_list) {
     c.mark_used("first_k_dense_replace");  // the list states every layer
     return moe_from_list(c, row, "moe_layer_freq", a);

@@ -9,11 +9,10 @@ namespace modelcalc::hf {
 namespace {
 
 // The vision config's defaults as a pseudo-row (get_int / need_int read them).
-FamilyRow tower_row(std::string_view defaults, std::string_view aliases = {}) {
+FamilyRow tower_row(std::string_view defaults) {
   FamilyRow r;
   r.model_type = "vision";
   r.defaults = defaults;
-  r.aliases = aliases;
   return r;
 }
 
@@ -104,6 +103,87 @@ Result<Exact> pixtral_mistral3(Cfg& c, Cfg& v, const ModelSpec& text) {
   return tower + projector;
 }
 
+// Qwen3VLVisionModel (modeling_qwen3_vl.py), also Qwen3.5's (without the
+// deepstack mergers, whose list its configs leave empty): patch_embed Conv3d(C,
+// h, [t, p, p]) with bias, pos_embed (num_position_embeddings x h); per block
+// norm1/norm2 (LayerNorm), attn.qkv (h -> 3h, biased), attn.proj (biased),
+// mlp.linear_fc1/fc2 (biased); merger: LayerNorm(h), linear_fc1 (M -> M) and
+// linear_fc2 (M -> out_hidden_size), both biased, M = h x merge^2; each
+// deepstack merger the same with LayerNorm(M).
+Result<Exact> qwen3_vl_vision(Cfg&, Cfg& v, const ModelSpec& text) {
+  const FamilyRow r = tower_row(
+      "depth=27 hidden_size=1152 intermediate_size=4304 in_channels=3 patch_size=16 spatial_merge_size=2 "
+      "temporal_patch_size=2 out_hidden_size=3584 num_position_embeddings=2304");
+  MC_ASSIGN_OR_RETURN(const int64_t depth, need_int(v, r, "depth"));
+  MC_ASSIGN_OR_RETURN(const int64_t hidden, need_int(v, r, "hidden_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t inter, need_int(v, r, "intermediate_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t channels, need_int(v, r, "in_channels"));
+  MC_ASSIGN_OR_RETURN(const int64_t patch, need_int(v, r, "patch_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t merge, need_int(v, r, "spatial_merge_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t temporal, need_int(v, r, "temporal_patch_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t out, need_int(v, r, "out_hidden_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t positions, need_int(v, r, "num_position_embeddings"));
+  const nlohmann::json* ds = v.raw("deepstack_visual_indexes");
+  const int64_t deepstack = ds == nullptr ? 3 : ds->is_array() ? static_cast<int64_t>(ds->size()) : 0;
+  if (out != text.n_embd) {
+    return v.error("out_hidden_size", "must be the language model's hidden_size (" + std::to_string(text.n_embd) + ")");
+  }
+  const Exact H = hidden, I = inter, M = Exact(hidden) * Exact(merge) * Exact(merge), O = out;
+  const Exact patch_embed = Exact(channels) * Exact(temporal) * Exact(patch) * Exact(patch) * H + H;
+  const Exact block = layer_norm(H) * Exact(2) + (Exact(3) * H * H + Exact(3) * H) + (H * H + H) + (H * I + I) + (I * H + H);
+  const Exact mlp = (M * M + M) + (M * O + O);
+  const Exact merger = layer_norm(H) + mlp;
+  const Exact deepstack_merger = layer_norm(M) + mlp;
+  return patch_embed + Exact(positions) * H + block * Exact(depth) + merger + deepstack_merger * Exact(deepstack);
+}
+
+// MoonViT and the Kimi-K2.5 projector (vLLM kimi_k25_vit.py, the engine file
+// that loads the checkpoint; transformers has no Kimi-K2.5): patch_embed.proj
+// Conv2d(C, h, p) biased by patch_embed_proj_bias, pos_emb weight
+// (init_pos_emb_height x width x h; its time table a buffer); per block
+// norm0/norm1 (LayerNorm, or RMSNorm for norm_type rmsnorm), wqkv (h -> 3q,
+// q = qkv_hidden_size, biased by attn_bias), wo (q -> h), mlp fc0/fc1 (biased by
+// linear_bias); final_layernorm. Projector "patchmerger": pre_norm LayerNorm(h),
+// linear_1 (M -> M) and linear_2 (M -> text h), both biased, M = h x kh x kw;
+// "patchmergerv2": linear_1, linear_2 without bias and post_norm RMSNorm(text h).
+Result<Exact> moonvit(Cfg&, Cfg& v, const ModelSpec& text) {
+  const FamilyRow r = tower_row(
+      "hidden_size=1152 intermediate_size=4304 num_hidden_layers=27 num_channels=3 patch_size=14 "
+      "init_pos_emb_height=64 init_pos_emb_width=64");
+  Cfg& w = v;
+  w.alias("hidden_size", "vt_hidden_size");
+  w.alias("intermediate_size", "vt_intermediate_size");
+  w.alias("num_hidden_layers", "vt_num_hidden_layers");
+  MC_ASSIGN_OR_RETURN(const int64_t hidden, need_int(w, r, "hidden_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t inter, need_int(w, r, "intermediate_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t layers, need_int(w, r, "num_hidden_layers"));
+  MC_ASSIGN_OR_RETURN(const int64_t channels, need_int(w, r, "num_channels"));
+  MC_ASSIGN_OR_RETURN(const int64_t patch, need_int(w, r, "patch_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t pos_h, need_int(w, r, "init_pos_emb_height"));
+  MC_ASSIGN_OR_RETURN(const int64_t pos_w, need_int(w, r, "init_pos_emb_width"));
+  MC_ASSIGN_OR_RETURN(auto qkv_opt, w.opt("qkv_hidden_size", std::nullopt));
+  MC_ASSIGN_OR_RETURN(const bool patch_bias, w.flag("patch_embed_proj_bias", true));
+  MC_ASSIGN_OR_RETURN(const bool attn_bias, w.flag("attn_bias", true));
+  MC_ASSIGN_OR_RETURN(const bool linear_bias, w.flag("linear_bias", true));
+  MC_ASSIGN_OR_RETURN(auto norm_type, w.str("norm_type"));
+  MC_ASSIGN_OR_RETURN(auto projector, w.str("mm_projector_type"));
+  MC_ASSIGN_OR_RETURN(const std::vector<int64_t> merge, w.int_list("merge_kernel_size"));
+  const Norm norm = norm_type && *norm_type == "rmsnorm" ? Norm::kRms : Norm::kLayer;
+  if (norm_type && *norm_type != "rmsnorm" && *norm_type != "layernorm") {
+    return w.error("norm_type", "'" + *norm_type + "' is not a norm MoonViT builds (layernorm, rmsnorm)");
+  }
+  const int64_t kh = merge.size() == 2 ? merge[0] : 2, kw = merge.size() == 2 ? merge[1] : 2;
+  const Exact H = hidden, I = inter, Q = qkv_opt.value_or(hidden), T = text.n_embd;
+  const Exact M = H * Exact(kh) * Exact(kw);
+  const Exact patch_embed = Exact(channels) * Exact(patch) * Exact(patch) * H + (patch_bias ? H : Exact(0));
+  const Exact block = norm_params(norm, H) * Exact(2) + H * Exact(3) * Q + Q * H +
+                      (attn_bias ? Exact(3) * Q + H : Exact(0)) + H * I + I * H + (linear_bias ? I + H : Exact(0));
+  const Exact tower = patch_embed + Exact(pos_h) * Exact(pos_w) * H + block * Exact(layers) + norm_params(norm, H);
+  if (!projector || *projector == "patchmerger") return tower + layer_norm(H) + (M * M + M) + (M * T + T);
+  if (*projector == "patchmergerv2") return tower + M * M + M * T + T;
+  return w.error("mm_projector_type", "'" + *projector + "' is not a projector the reader knows (patchmerger, patchmergerv2)");
+}
+
 }  // namespace
 
 std::string_view tower_type(Tower t) {
@@ -124,10 +204,10 @@ Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text) {
     case Tower::kSiglipGemma3: return siglip_gemma3(c, v, text);
     case Tower::kLlama4: return llama4_vision(c, v, text);
     case Tower::kPixtral: return pixtral_mistral3(c, v, text);
+    case Tower::kQwen3Vl: return qwen3_vl_vision(c, v, text);
+    case Tower::kMoonVit: return moonvit(c, v, text);
     case Tower::kNone:
-    case Tower::kQwen3Vl:
-    case Tower::kGemma4:
-    case Tower::kMoonVit: break;
+    case Tower::kGemma4: break;
   }
   return c.error("vision_config", "its tower is not counted by this reader");
 }

@@ -84,7 +84,9 @@ AttentionParams attention_params(const Decoder& a) {
   return p;
 }
 
-Exact ffn_matrices(const Decoder& a, int64_t ff) { return Exact(a.gated ? 3 : 2) * Exact(a.d) * Exact(ff); }
+Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width) {
+  return Exact(a.gated ? 3 : 2) * Exact(width > 0 ? width : a.d) * Exact(ff);
+}
 
 namespace {
 
@@ -121,13 +123,18 @@ Counts count(const Decoder& a) {
   const Exact up_width = Exact(a.gated ? 2 : 1);  // gate and up, or up alone
   c.mlp_dense = ffn_matrices(a, a.ff) * n_dense;
   if (a.mlp_bias) c.biases += (up_width * Exact(a.ff) + d) * n_dense;
-  Exact expert = ffn_matrices(a, a.ff_exp);
-  if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + d;
+  Exact expert = ffn_matrices(a, a.ff_exp, a.moe_latent);
+  if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : d);
   c.mlp_routed = expert * Exact(a.n_expert) * n_moe;
   c.mlp_routed_active = expert * Exact(a.top_k) * n_moe;
   c.router = (d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0))) * n_moe;
   Exact shared = ffn_matrices(a, a.ff_shexp) * Exact(a.n_shared);
   if (a.shared_gate) shared += d;
+  if (a.moe_latent > 0) {  // fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), biased by mlp_bias
+    const Exact lat = a.moe_latent;
+    shared += Exact(2) * d * lat;
+    if (a.mlp_bias) c.biases += (lat + d) * n_moe;
+  }
   c.mlp_shared = shared * n_moe;
   return c;
 }

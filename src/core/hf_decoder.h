@@ -52,6 +52,7 @@ struct Decoder {
   // MoE: layers are MoE as `kinds` says (or from dense_lead on, when kinds is empty).
   int64_t n_expert = 0, top_k = 0, ff_exp = 0, dense_lead = 0;
   int64_t n_shared = 0, ff_shexp = 0;  // shared experts and the width of ONE
+  int64_t moe_latent = 0;              // experts run in this width between fc1/fc2_latent_proj (0: d)
   bool shared_gate = false;            // Linear(d, 1) gating the shared expert
   bool expert_bias = false;            // biases on every expert's projections
   bool router_bias = false;            // the router Linear has a bias
@@ -83,8 +84,8 @@ AttentionParams attention_params(const Decoder& a);
 
 // Parameters of a norm of width n.
 Exact norm_params(Norm kind, Exact n);
-// Parameters of one FFN of inner width `ff`, gated or not (biases apart).
-Exact ffn_matrices(const Decoder& a, int64_t ff);
+// Parameters of one FFN of inner width `ff` over `width` (0: d), gated or not (biases apart).
+Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width = 0);
 
 // Counts every parameter of the decoder.
 Counts count(const Decoder& a);

@@ -118,8 +118,10 @@ inline Exact layer_norm(Exact n) { return n * Exact(2); }
 
 // Reads one config object (a whole config.json, or a wrapper's text_config)
 // with the row of its model_type; `source` is for messages. Fails naming the
-// key it cannot place. The caller sets `m.name`. Defined in hf_config_interpret.cc.
-Result<ModelSpec> interpret(Cfg& c);
+// key it cannot place. `wrapper` is the multimodal config around a
+// text_config (its tie_word_embeddings applies when the text config states
+// none). The caller sets `m.name`. Defined in hf_config_interpret.cc.
+Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper = nullptr);
 
 // hf_quant.cc: a quantized checkpoint's scheme for model `m` (its layer counts
 // decide which parts layer-numbered exclusions cover); what is not modelled
