@@ -153,6 +153,7 @@ constexpr FamilyRow kRows[] = {
     // the score bias a buffer, MLPs without biases; MTP layers (model.layers.78.*) beside the total.
     {.model_type = "glm_moe_dsa",
      .modeling = "transformers modeling_glm_moe_dsa.py",
+     .confirmed = true,
      .defaults = "vocab_size=154880 hidden_size=6144 intermediate_size=12288 moe_intermediate_size=2048 "
                  "num_hidden_layers=78 num_attention_heads=64 num_key_value_heads=64 n_shared_experts=1 "
                  "n_routed_experts=256 kv_lora_rank=512 q_lora_rank=2048 qk_rope_head_dim=64 v_head_dim=256 "
@@ -227,6 +228,7 @@ constexpr FamilyRow kRows[] = {
     // same tensors): the text_config is Kimi-K2 (DeepSeek-V3's), the vision tower MoonViT + projector.
     {.model_type = "kimi_k25",
      .modeling = "vLLM kimi_k25.py",
+     .confirmed = true,
      .text_key = "text_config",
      .text_type = "kimi_k2",
      .vision = Tower::kMoonVit},
@@ -258,6 +260,7 @@ constexpr FamilyRow kRows[] = {
     // attention_bias says; the MTP layers (model.mtp_layers.*) are loaded by the drafter, not counted here.
     {.model_type = "mimo",
      .modeling = "vLLM mimo.py (Qwen2Model)",
+     .confirmed = true,
      .defaults = "num_key_value_heads=32 sliding_window=4096",
      .ignored = "attention_bias",
      .bias_key = "",
@@ -270,6 +273,7 @@ constexpr FamilyRow kRows[] = {
     // q_norm / k_norm over the whole q and k widths; the MTP modules are not built.
     {.model_type = "minimax_m2",
      .modeling = "transformers modeling_minimax_m2.py",
+     .confirmed = true,
      .defaults = "vocab_size=200064 hidden_size=3072 intermediate_size=1536 num_hidden_layers=62 "
                  "num_attention_heads=48 num_key_value_heads=8 head_dim=128 max_position_embeddings=196608 "
                  "num_experts_per_tok=8 num_local_experts=256",
@@ -379,12 +383,14 @@ constexpr FamilyRow kRows[] = {
     // Qwen3.5 (modeling_qwen3_5.py): qwen3_5_text in text_config, the Qwen3-VL tower without deepstack.
     {.model_type = "qwen3_5",
      .modeling = "transformers modeling_qwen3_5.py",
+     .confirmed = true,
      .text_key = "text_config",
      .text_type = "qwen3_5_text",
      .vision = Tower::kQwen3Vl},
     // Qwen3.5-MoE (modeling_qwen3_5_moe.py).
     {.model_type = "qwen3_5_moe",
      .modeling = "transformers modeling_qwen3_5_moe.py",
+     .confirmed = true,
      .text_key = "text_config",
      .text_type = "qwen3_5_moe_text",
      .vision = Tower::kQwen3Vl},
@@ -392,6 +398,7 @@ constexpr FamilyRow kRows[] = {
     // Qwen3-Next MoE block (gated shared expert) on every layer (mlp_only_layers is not a field).
     {.model_type = "qwen3_5_moe_text",
      .modeling = "transformers modeling_qwen3_5_moe.py",
+     .confirmed = true,
      .defaults = "vocab_size=248320 hidden_size=2048 num_hidden_layers=40 num_attention_heads=16 "
                  "max_position_embeddings=32768 num_key_value_heads=2 head_dim=256 num_experts=256 "
                  "num_experts_per_tok=8 moe_intermediate_size=512 shared_expert_intermediate_size=512 "
@@ -409,6 +416,7 @@ constexpr FamilyRow kRows[] = {
     // Qwen3_5TextConfig (a Qwen3NextConfig): the same layers with a dense MLP of intermediate_size.
     {.model_type = "qwen3_5_text",
      .modeling = "transformers modeling_qwen3_5.py",
+     .confirmed = true,
      .defaults = "vocab_size=248320 hidden_size=4096 intermediate_size=12288 num_hidden_layers=32 "
                  "num_attention_heads=16 max_position_embeddings=32768 num_key_value_heads=4 head_dim=256 "
                  "full_attention_interval=4 linear_num_key_heads=16 linear_num_value_heads=32 "
@@ -449,18 +457,21 @@ constexpr FamilyRow kRows[] = {
     // Qwen3-VL (modeling_qwen3_vl.py): qwen3_vl_text in text_config, the Qwen3-VL vision tower.
     {.model_type = "qwen3_vl",
      .modeling = "transformers modeling_qwen3_vl.py",
+     .confirmed = true,
      .text_key = "text_config",
      .text_type = "qwen3_vl_text",
      .vision = Tower::kQwen3Vl},
     // Qwen3-VL-MoE (modeling_qwen3_vl_moe.py): qwen3_vl_moe_text, the same tower.
     {.model_type = "qwen3_vl_moe",
      .modeling = "transformers modeling_qwen3_vl_moe.py",
+     .confirmed = true,
      .text_key = "text_config",
      .text_type = "qwen3_vl_moe_text",
      .vision = Tower::kQwen3Vl},
     // Qwen3VLMoeTextConfig (a Qwen3MoeConfig with these defaults): Qwen3-MoE layers, q/k norms of head_dim.
     {.model_type = "qwen3_vl_moe_text",
      .modeling = "transformers modeling_qwen3_vl_moe.py",
+     .confirmed = true,
      .defaults = "vocab_size=151936 hidden_size=2048 intermediate_size=5632 num_hidden_layers=24 "
                  "num_attention_heads=16 num_key_value_heads=16 max_position_embeddings=128000 "
                  "moe_intermediate_size=1408 num_experts_per_tok=4 num_experts=60 head_dim=none "
@@ -469,6 +480,7 @@ constexpr FamilyRow kRows[] = {
     // Qwen3VLTextConfig: Qwen3's layers (q/k norms of head_dim).
     {.model_type = "qwen3_vl_text",
      .modeling = "transformers modeling_qwen3_vl.py",
+     .confirmed = true,
      .defaults = "vocab_size=151936 hidden_size=4096 intermediate_size=22016 num_hidden_layers=32 "
                  "num_attention_heads=32 num_key_value_heads=32 head_dim=128 max_position_embeddings=128000",
      .qk_norm = QkNorm::kHead},
