@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "modelcalc/engine_rules.h"
 #include "modelcalc/hf_config.h"
 #include "quantity.h"
 
@@ -296,6 +297,9 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w) {
   MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
+  // stands beside the ceiling without that check.
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_flag_error(check_engine_rules(engine, m, gpu, a.prepared)));
   auto p = predict_deployment(m, gpu, a, engine, cli_engine_flags(e, d), w);
   if (!p.ok()) return as_flag_error(p.status());
   return p;
