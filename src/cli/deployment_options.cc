@@ -253,7 +253,8 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag) {
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size) {
   EngineFlags& f = e->flags;
   flags.text("--engine", "Serving engine the prediction models: trtllm, vllm or sglang (default: trtllm, the one the "
-                         "published runs fit)", &e->engine)
+                         "published runs fit); when given, a layout that engine will not load is refused "
+                         "(docs/planning.md)", &e->engine)
       .add<double>("--gpu-memory-utilization", "vLLM: fraction of GPU memory it may use, (0, 1] (default: 0.9)",
                    &f.gpu_memory_utilization, engine_fraction)
       .add<double>("--kv-cache-free-gpu-mem-fraction",

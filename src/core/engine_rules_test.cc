@@ -237,5 +237,18 @@ TEST(EngineRulesTest, EveryRowIsSourcedAndEveryCatalogGpuHasAnArchitecture) {
   EXPECT_EQ(table.size(), gpu_catalog().size());
 }
 
+// docs/planning.md lists every row by name ("What the engines accept").
+TEST(EngineRulesTest, TheDocsListEveryRule) {
+  const std::string doc = [] {
+    std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/docs/planning.md");
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }();
+  for (const EngineRule& r : engine_rules()) {
+    EXPECT_NE(doc.find("`" + std::string(r.name) + "`"), std::string::npos) << r.name;
+  }
+}
+
 }  // namespace
 }  // namespace modelcalc
