@@ -9,6 +9,7 @@
 #include <string>
 
 #include "embedded_data.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {
