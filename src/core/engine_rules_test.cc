@@ -14,6 +14,7 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
 
 namespace modelcalc {
 namespace {

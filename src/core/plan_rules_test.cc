@@ -11,6 +11,7 @@
 
 #include "modelcalc/engine_rules.h"
 #include "modelcalc/hf_config.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
 #include "modelcalc/plan_engine.h"
 #include "modelcalc/prices.h"
 
