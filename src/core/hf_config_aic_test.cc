@@ -1,0 +1,328 @@
+// The 86 configs NVIDIA's aiconfigurator ships (tests/fixtures/hf-configs-aic, README there): each read with a
+// total and an active count derived by hand from its family's modeling code, or refused naming a key. Every
+// expected count below is a formula over the config's numbers, one term per module the modeling code builds
+// (the file is named per family); the model card's rounded figure is quoted only as a cross-check.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "modelcalc/hf_config.h"
+#include "modelcalc/model.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
+
+namespace modelcalc {
+namespace {
+
+std::string Dir(const std::string& name) {
+  return std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-aic/" + name;
+}
+
+ModelSpec Load(const std::string& name) {
+  auto r = load_hf_config(Dir(name));
+  EXPECT_TRUE(r.ok()) << name << ": " << (r.ok() ? "" : r.status().message());
+  return r.ok() ? r.value() : ModelSpec{};
+}
+
+// The architecture of a config whose quantization scheme is read by issue #35's reader, not yet here:
+// config.json without its quantization_config.
+ModelSpec LoadArchitecture(const std::string& name) {
+  std::ifstream in(Dir(name) + "/config.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str());
+  j.erase("quantization_config");
+  auto r = model_from_hf_json(j.dump(), name);
+  EXPECT_TRUE(r.ok()) << name << ": " << (r.ok() ? "" : r.status().message());
+  return r.ok() ? r.value() : ModelSpec{};
+}
+
+struct Expected {
+  int64_t total, active;
+  std::optional<int64_t> vision, mtp;
+};
+
+void ExpectCounts(const ModelSpec& m, const Expected& e, const std::string& name) {
+  ASSERT_TRUE(m.exact.has_value()) << name;
+  EXPECT_EQ(m.exact->total(), e.total) << name;
+  EXPECT_EQ(m.exact->active(), e.active) << name;
+  EXPECT_EQ(m.params_vision, e.vision) << name;
+  EXPECT_EQ(m.params_mtp, e.mtp) << name;
+  EXPECT_TRUE(validate(m).ok()) << name;
+}
+
+bool Says(const ModelSpec& m, const std::string& text) {
+  for (const std::string& a : m.assumptions) {
+    if (a.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// --- GLM-5 (transformers modeling_glm_moe_dsa.py) -----------------------------------------------
+// d = 6144, L = 78 (3 dense, then MoE), h = 64, V = 154880 untied; MLA: q_lora 2048, kv_lora 512,
+// rope 64, nope 192, v 256; the DSA indexer: 32 heads x 128; 256 experts top-8 of 2048, one shared.
+namespace glm5 {
+constexpr int64_t d = 6144, L = 78, V = 154880;
+// q_a_proj d x q_lora + q_a_layernorm(q_lora) + q_b_proj q_lora x h (nope + rope)
+constexpr int64_t q = d * 2048 + 2048 + 2048 * 64 * (192 + 64);
+// kv_a_proj_with_mqa d x (kv_lora + rope) + kv_a_layernorm(kv_lora) + kv_b_proj kv_lora x h (nope + v)
+constexpr int64_t kv = d * (512 + 64) + 512 + 512 * 64 * (192 + 256);
+constexpr int64_t o = 64 * 256 * d;  // o_proj h v x d
+// GlmMoeDsaIndexer: wq_b q_lora x heads dim, wk d x dim, weights_proj d x heads, k_norm LayerNorm(dim)
+constexpr int64_t indexer = 2048 * 32 * 128 + d * 128 + d * 32 + 2 * 128;
+constexpr int64_t attention = q + kv + o + indexer;
+constexpr int64_t expert = 3 * d * 2048;                        // gate_up_proj 2f x d + down_proj d x f
+constexpr int64_t moe = 256 * d + 256 * expert + 3 * d * 2048;  // router weight, experts, shared_experts(f x 1)
+constexpr int64_t dense = 3 * d * 12288;                        // GlmMoeDsaMLP(intermediate_size)
+constexpr int64_t total = 2 * V * d + L * (attention + 2 * d) + 3 * dense + (L - 3) * moe + d;
+constexpr int64_t active = total - (L - 3) * (256 - 8) * expert;
+// One MTP layer (model.layers.78.*, ignored on load): the decoder layer with its MoE block, enorm,
+// hnorm, eh_proj 2d x d, the shared head's norm.
+constexpr int64_t mtp = attention + moe + 2 * d + d + d + 2 * d * d + d;
+}  // namespace glm5
+
+TEST(HfAicTest, Glm5FamilyIsDeepSeekSparseAttentionWithMoe) {
+  static_assert(glm5::total == 743'911'199'232);  // GLM-5 card: 744B
+  static_assert(glm5::active == 41'784'709'632);  // card: 40B active (without embeddings and lm_head)
+  for (const char* name : {"zai-org--GLM-5", "zai-org--GLM-5-FP8", "zai-org--GLM-5.1", "zai-org--GLM-5.1-FP8",
+                           "zai-org--GLM-5.2", "zai-org--GLM-5.2-FP8", "nvidia--GLM-5-NVFP4", "nvidia--GLM-5.1-NVFP4",
+                           "nvidia--GLM-5.2-NVFP4"}) {
+    const ModelSpec m = Load(name);
+    ExpectCounts(m, {glm5::total, glm5::active, std::nullopt, glm5::mtp}, name);
+    EXPECT_EQ(m.n_index_topk, 2048) << name;
+    EXPECT_EQ(m.n_layer_dense_lead, 3) << name;
+  }
+  // GLM-5.2's indexer_types: 3 of 4 layers reuse the previous layer's top-k, and it is said.
+  EXPECT_TRUE(Says(Load("zai-org--GLM-5.2"), "reuse the previous layer's top-k"));
+  EXPECT_FALSE(Says(Load("zai-org--GLM-5"), "reuse the previous layer's top-k"));
+}
+
+// --- Qwen3-VL (transformers modeling_qwen3_vl.py, modeling_qwen3_vl_moe.py) --------------------------
+// The language model is Qwen3's: q/k/v/o, q_norm and k_norm RMSNorm(head_dim), a gated MLP, two norms a
+// layer. Qwen3VLVisionModel: h, I, depth blocks, patch 16, temporal patch 2, merge 2, 2304 positions,
+// out_hidden_size = the text width, deepstack mergers as listed (2B/4B: h 1024, I 4096, 24 blocks; the
+// others: h 1152, I 4304, 27 blocks; 3 deepstack mergers, none in Qwen3.5).
+namespace qwen3vl {
+constexpr int64_t vision(int64_t H, int64_t I, int64_t depth, int64_t out, int64_t deepstack) {
+  const int64_t M = H * 2 * 2;
+  const int64_t patch = 3 * 2 * 16 * 16 * H + H;  // Conv3d(3, h, [2, 16, 16]) with bias
+  const int64_t pos = 2304 * H;                    // pos_embed
+  // norm1, norm2 LayerNorm; attn.qkv h -> 3h biased; attn.proj biased; mlp.linear_fc1/fc2 biased
+  const int64_t block = 2 * 2 * H + (3 * H * H + 3 * H) + (H * H + H) + (H * I + I) + (I * H + H);
+  // The merger: LayerNorm(h), linear_fc1 M -> M, linear_fc2 M -> out (biased); a deepstack merger: LayerNorm(M).
+  return patch + pos + depth * block + (2 * H + (M * M + M) + (M * out + out)) +
+         deepstack * (2 * M + (M * M + M) + (M * out + out));
+}
+constexpr int64_t big(int64_t out, int64_t deepstack) { return vision(1152, 4304, 27, out, deepstack); }
+constexpr int64_t small(int64_t out) { return vision(1024, 4096, 24, out, 3); }
+// Qwen3 layers: q h hd, k and v kv hd, o; q_norm, k_norm hd; two norms d; MLP 3 d ff.
+constexpr int64_t dense_total(int64_t d, int64_t L, int64_t h, int64_t kv, int64_t hd, int64_t ff, int64_t V,
+                              bool tied) {
+  return V * d * (tied ? 1 : 2) + L * (d * h * hd + 2 * d * kv * hd + h * hd * d + 2 * hd + 2 * d + 3 * d * ff) + d;
+}
+}  // namespace qwen3vl
+
+TEST(HfAicTest, Qwen3VlDenseCountsTheTextModelAndTheTowerApart) {
+  using namespace qwen3vl;
+  struct Case {
+    const char* name;
+    int64_t total, vision;
+  };
+  // 2B: d 2048, 28 layers, 16 heads, 8 kv, hd 128, ff 6144, tied. 4B: d 2560, 36, 32, 8, ff 9728, tied.
+  // 8B: d 4096, 36, 32, 8, ff 12288. 32B: d 5120, 64, 64, 8, ff 25600. V = 151936.
+  for (const Case& c : {Case{"Qwen--Qwen3-VL-2B-Instruct", dense_total(2048, 28, 16, 8, 128, 6144, 151936, true),
+                             small(2048)},
+                        Case{"Qwen--Qwen3-VL-4B-Instruct", dense_total(2560, 36, 32, 8, 128, 9728, 151936, true),
+                             small(2560)},
+                        Case{"Qwen--Qwen3-VL-8B-Instruct", dense_total(4096, 36, 32, 8, 128, 12288, 151936, false),
+                             big(4096, 3)},
+                        Case{"Qwen--Qwen3-VL-32B-Instruct", dense_total(5120, 64, 64, 8, 128, 25600, 151936, false),
+                             big(5120, 3)},
+                        Case{"Qwen--Qwen3-VL-32B-Thinking", dense_total(5120, 64, 64, 8, 128, 25600, 151936, false),
+                             big(5120, 3)}}) {
+    ExpectCounts(Load(c.name), {c.total, c.total, c.vision, std::nullopt}, c.name);
+  }
+  // Cross-checks with the cards (text + vision): 2B 2.13B, 8B 8.77B.
+  static_assert(dense_total(2048, 28, 16, 8, 128, 6144, 151936, true) + small(2048) == 2'127'532'032);
+  static_assert(dense_total(4096, 36, 32, 8, 128, 12288, 151936, false) + big(4096, 3) == 8'767'123'696);
+}
+
+TEST(HfAicTest, Qwen3VlMoeIsQwen3MoeWithTheTower) {
+  using namespace qwen3vl;
+  // Qwen3-MoE layers: attention as above, a router E x d, E experts of 3 d f, no shared expert, on every
+  // layer (decoder_sparse_step 1, mlp_only_layers []).
+  constexpr auto moe_total = [](int64_t d, int64_t L, int64_t h, int64_t kv, int64_t E, int64_t f, int64_t V) {
+    return 2 * V * d + L * (d * h * 128 + 2 * d * kv * 128 + h * 128 * d + 2 * 128 + 2 * d + E * d + E * 3 * d * f) + d;
+  };
+  // 30B-A3B: d 2048, 48 layers, 32 heads, 4 kv, 128 experts top-8 of 768. 235B-A22B: d 4096, 94, 64, 4, f 1536.
+  constexpr int64_t t30 = moe_total(2048, 48, 32, 4, 128, 768, 151936), a30 = t30 - int64_t{48} * 120 * 3 * 2048 * 768;
+  constexpr int64_t t235 = moe_total(4096, 94, 64, 4, 128, 1536, 151936), a235 = t235 - int64_t{94} * 120 * 3 * 4096 * 1536;
+  ExpectCounts(Load("Qwen--Qwen3-VL-30B-A3B-Instruct"), {t30, a30, big(2048, 3), std::nullopt}, "30B");
+  ExpectCounts(Load("Qwen--Qwen3-VL-235B-A22B-Instruct"), {t235, a235, big(4096, 3), std::nullopt}, "235B");
+  static_assert(t30 == 30'532'122'624 && a30 == 3'353'032'704);  // the text model of Qwen3-30B-A3B
+}
+
+// --- Qwen3.5 / 3.6 (transformers modeling_qwen3_5.py, modeling_qwen3_5_moe.py) ------------------------
+// Qwen3-Next's layers: full attention every 4th layer (layer_types), Gated DeltaNet elsewhere; the tower is
+// Qwen3-VL's without deepstack mergers (deepstack_visual_indexes []).
+namespace qwen35 {
+// Qwen3NextAttention: q_proj d -> 2 h hd (query and its output gate), k, v d -> kv hd, o, q/k norms hd.
+constexpr int64_t attention(int64_t d, int64_t h, int64_t kv) {
+  return d * 2 * h * 256 + 2 * d * kv * 256 + h * 256 * d + 2 * 256;
+}
+// Qwen3_5GatedDeltaNet: in_proj_qkv d -> 2 kd + vd, in_proj_z d -> vd, in_proj_b and in_proj_a d -> vh,
+// conv1d (2 kd + vd) x 4 without bias, dt_bias and A_log vh, the gated norm RMSNorm(128), out_proj vd -> d;
+// kd = 16 x 128 key heads, vd = vh x 128.
+constexpr int64_t deltanet(int64_t d, int64_t vh) {
+  const int64_t kd = 16 * 128, vd = vh * 128;
+  return d * (2 * kd + vd) + d * vd + 2 * d * vh + (2 * kd + vd) * 4 + 2 * vh + 128 + vd * d;
+}
+// The Qwen3-Next MoE block: router E x d, E experts 3 d f, shared_expert 3 d fs, shared_expert_gate d x 1.
+constexpr int64_t moe(int64_t d, int64_t E, int64_t f, int64_t fs) { return E * d + E * 3 * d * f + 3 * d * fs + d; }
+constexpr int64_t total(int64_t d, int64_t L, int64_t h, int64_t kv, int64_t vh, int64_t ffn, int64_t V) {
+  return 2 * V * d + (L / 4) * attention(d, h, kv) + (L - L / 4) * deltanet(d, vh) + L * (2 * d + ffn) + d;
+}
+}  // namespace qwen35
+
+TEST(HfAicTest, Qwen35HybridsWithTheTower) {
+  using namespace qwen35;
+  constexpr int64_t V = 248320;
+  // 27B: d 5120, 64 layers, 24 heads, 4 kv, 48 value heads, dense MLP 3 d 17408.
+  constexpr int64_t t27 = total(5120, 64, 24, 4, 48, 3 * 5120 * 17408, V);
+  // 35B-A3B: d 2048, 40, 16 heads, 2 kv, 32 v heads, 256 experts top-8 of 512, shared 512.
+  constexpr int64_t t35 = total(2048, 40, 16, 2, 32, moe(2048, 256, 512, 512), V);
+  constexpr int64_t a35 = t35 - int64_t{40} * 248 * 3 * 2048 * 512;
+  // 122B-A10B: d 3072, 48, 32 heads, 2 kv, 64 v heads, 256 experts top-8 of 1024, shared 1024.
+  constexpr int64_t t122 = total(3072, 48, 32, 2, 64, moe(3072, 256, 1024, 1024), V);
+  constexpr int64_t a122 = t122 - int64_t{48} * 248 * 3 * 3072 * 1024;
+  // 397B-A17B: d 4096, 60, 32 heads, 2 kv, 64 v heads, 512 experts top-10 of 1024, shared 1024.
+  constexpr int64_t t397 = total(4096, 60, 32, 2, 64, moe(4096, 512, 1024, 1024), V);
+  constexpr int64_t a397 = t397 - int64_t{60} * 502 * 3 * 4096 * 1024;
+  static_assert(deltanet(5120, 48) == 115'876'064 && attention(5120, 24, 4) == 104'858'112);
+  // The towers: out_hidden_size = d, no deepstack.
+  const Expected e27{t27, t27, qwen3vl::big(5120, 0), std::nullopt};
+  const Expected e35{t35, a35, qwen3vl::big(2048, 0), std::nullopt};
+  const Expected e122{t122, a122, qwen3vl::big(3072, 0), std::nullopt};
+  const Expected e397{t397, a397, qwen3vl::big(4096, 0), std::nullopt};
+  ExpectCounts(Load("Qwen--Qwen3.5-27B"), e27, "3.5-27B");
+  ExpectCounts(Load("Qwen--Qwen3.5-35B-A3B"), e35, "3.5-35B");
+  ExpectCounts(Load("Qwen--Qwen3.5-122B-A10B"), e122, "3.5-122B");
+  ExpectCounts(Load("Qwen--Qwen3.5-397B-A17B"), e397, "3.5-397B");
+  ExpectCounts(Load("nvidia--Qwen3.5-122B-A10B-NVFP4"), e122, "3.5-122B-NVFP4");
+  ExpectCounts(Load("nvidia--Qwen3.5-397B-A17B-NVFP4"), e397, "3.5-397B-NVFP4");
+  // Qwen3.6's NVFP4 checkpoints: ModelOpt MIXED_PRECISION (issue #35); the architecture is Qwen3.5's.
+  ExpectCounts(LoadArchitecture("nvidia--Qwen3.6-27B-NVFP4"), e27, "3.6-27B");
+  ExpectCounts(LoadArchitecture("nvidia--Qwen3.6-35B-A3B-NVFP4"), e35, "3.6-35B");
+  // The MTP layer (mtp_num_hidden_layers) is not built by transformers and is said to be uncounted.
+  EXPECT_TRUE(Says(Load("Qwen--Qwen3.5-27B"), "multi-token-prediction"));
+}
+
+// --- Kimi-K2.5 / K2.6 / K2.7 (vLLM kimi_k25.py + kimi_k25_vit.py; the text model is Kimi-K2's) ---------
+TEST(HfAicTest, KimiK25IsKimiK2WithMoonViT) {
+  // The text model: Kimi-K2's DeepSeek-V3 tensors, counted in hf_config_2026_test.cc (1,026,408,209,408 /
+  // 32,861,477,888): d 7168, 61 layers, 384 experts top-8 of 2048.
+  constexpr int64_t text_total = 1'026'408'209'408, text_active = 32'861'477'888;
+  // MoonViT: h 1152, I 4304, 27 blocks, patch 14, positions 64 x 64; projector "patchmerger" to d 7168.
+  constexpr int64_t H = 1152, I = 4304, M = 4 * H, T = 7168;
+  constexpr int64_t patch = 3 * 14 * 14 * H + H;  // Conv2d(3, h, 14) with bias (patch_embed_proj_bias)
+  constexpr int64_t pos = 64 * 64 * H;            // pos_emb.weight (its time table is a buffer)
+  // norm0, norm1 LayerNorm; wqkv h -> 3h biased (attn_bias); wo biased; mlp fc0/fc1 biased (linear_bias)
+  constexpr int64_t block = 2 * 2 * H + (3 * H * H + 3 * H) + (H * H + H) + (H * I + I) + (I * H + H);
+  // final_layernorm; projector pre_norm LayerNorm(h), linear_1 M -> M, linear_2 M -> T, biased.
+  constexpr int64_t vision = patch + pos + 27 * block + 2 * H + (2 * H + (M * M + M) + (M * T + T));
+  static_assert(vision == 471'143'920);
+  for (const char* name : {"moonshotai--Kimi-K2.5", "nvidia--Kimi-K2.5-NVFP4", "nvidia--Kimi-K2.6-NVFP4",
+                           "nvidia--Kimi-K2.7-Code-NVFP4"}) {
+    ExpectCounts(Load(name), {text_total, text_active, vision, std::nullopt}, name);
+  }
+}
+
+// --- MiniMax-M2.5 / M2.7 (transformers modeling_minimax_m2.py) ------------------------------------------
+TEST(HfAicTest, MiniMaxM2IsMixtralExpertsWithWholeWidthQkNorms) {
+  constexpr int64_t d = 3072, L = 62, V = 200064, E = 256, f = 1536;
+  // MiniMaxM2Attention (FlexOlmo's): q d -> 48 x 128, k and v d -> 8 x 128, o, no biases; q_norm over
+  // 48 x 128 and k_norm over 8 x 128 (qk_norm_type "per_layer").
+  constexpr int64_t attention = d * 6144 + 2 * d * 1024 + 6144 * d + 6144 + 1024;
+  constexpr int64_t expert = 3 * d * f;  // MixtralExperts: gate_up_proj 2f x d, down_proj d x f
+  // Two norms, the router E x d (e_score_correction_bias is a buffer), the experts; untied.
+  constexpr int64_t total = 2 * V * d + L * (attention + 2 * d + E * d + E * expert) + d;
+  constexpr int64_t active = total - L * (E - 8) * expert;
+  static_assert(total == 228'689'748'992 && active == 11'030'537'216);  // card: 230B, 10B active
+  for (const char* name : {"MiniMaxAI--MiniMax-M2.5", "MiniMaxAI--MiniMax-M2.7", "nvidia--MiniMax-M2.5-NVFP4",
+                           "nvidia--MiniMax-M2.7-NVFP4"}) {
+    const ModelSpec m = Load(name);
+    ExpectCounts(m, {total, active, std::nullopt, std::nullopt}, name);
+    EXPECT_TRUE(m.router_score_bias) << name;
+    EXPECT_TRUE(Says(m, "multi-token-prediction")) << name;  // its 3 MTP modules are not built
+  }
+}
+
+// --- MiMo-7B (vLLM mimo.py: Qwen2Model) --------------------------------------------------------------
+TEST(HfAicTest, MiMo7BIsQwen2Layers) {
+  constexpr int64_t d = 4096, L = 36, V = 151680;
+  // Qwen2Attention: q d -> 32 x 128, k and v d -> 8 x 128 with biases on q, k, v; o without.
+  constexpr int64_t attention = d * 4096 + 2 * d * 1024 + 4096 * d + (4096 + 2 * 1024);
+  constexpr int64_t total = 2 * V * d + L * (attention + 2 * d + 3 * d * 11008) + d;
+  static_assert(total == 7'622'619'136);
+  const ModelSpec m = Load("XiaomiMiMo--MiMo-7B-Base");
+  ExpectCounts(m, {total, total, std::nullopt, std::nullopt}, "MiMo-7B");
+  EXPECT_TRUE(Says(m, "multi-token-prediction"));
+}
+
+// --- Nemotron-3 (vLLM nemotron_h.py NemotronHMoE for the latent MoE; transformers modeling_nemotron_h.py) --
+namespace nemotron3 {
+// A Mamba-2 block: in_proj d -> I + C + heads, conv1d C x 4 with bias, dt_bias, A_log, D (heads), the gated
+// norm over I, out_proj I -> d; I = heads x 64, C = I + 2 x 8 groups x 128 state.
+constexpr int64_t mamba(int64_t d, int64_t heads) {
+  const int64_t I = heads * 64, C = I + 2 * 8 * 128;
+  return d * (I + C + heads) + C * 4 + C + 3 * heads + I + I * d;
+}
+constexpr int64_t attention(int64_t d, int64_t h) { return d * h * 128 + 2 * d * 2 * 128 + h * 128 * d; }
+// The MoE block: router E x d, E up/down experts over the latent width w (2 w f), the shared MLP 2 d fs,
+// fc1_latent_proj d -> w and fc2_latent_proj w -> d (no bias: mlp_bias false; absent without a latent).
+constexpr int64_t moe(int64_t d, int64_t E, int64_t w, int64_t f, int64_t fs, bool latent) {
+  return E * d + E * 2 * w * f + 2 * d * fs + (latent ? 2 * d * w : 0);
+}
+}  // namespace nemotron3
+
+TEST(HfAicTest, Nemotron3LatentMoe) {
+  using namespace nemotron3;
+  constexpr int64_t V = 131072;
+  // Super-120B-A12B: d 4096, pattern of 88 blocks: 40 M, 8 *, 40 E; 512 experts top-22 of 2688 over latent
+  // 1024, shared 5376; one RMSNorm a block, final norm, untied.
+  constexpr int64_t ts = 2 * V * 4096 + 88 * 4096 + 4096 + 40 * mamba(4096, 128) + 8 * attention(4096, 32) +
+                         40 * moe(4096, 512, 1024, 2688, 5376, true);
+  constexpr int64_t as = ts - int64_t{40} * (512 - 22) * 2 * 1024 * 2688;
+  static_assert(ts == 120'668'687'360 && as == 12'770'216'960);  // card: 120B, 12B active
+  // Ultra-550B-A55B: d 8192, 108 blocks (layers_block_type): 48 M, 12 *, 48 E; 256 Mamba heads, 64 heads,
+  // 512 experts top-22 of 5120 over latent 2048, shared 10240.
+  constexpr int64_t tu = 2 * V * 8192 + 108 * 8192 + 8192 + 48 * mamba(8192, 256) + 12 * attention(8192, 64) +
+                         48 * moe(8192, 512, 2048, 5120, 10240, true);
+  constexpr int64_t au = tu - int64_t{48} * (512 - 22) * 2 * 2048 * 5120;
+  static_assert(tu == 549'308'968'960 && au == 56'058'818'560);  // card: 550B, 55B active
+  // Nano-30B-A3B (and 3.5-Lightning): d 2688, 52 blocks: 23 M, 6 *, 23 E; 64 Mamba heads, 32 heads, 128
+  // experts top-6 of 1856 over d (no latent), shared 3712.
+  constexpr int64_t tn = 2 * V * 2688 + 52 * 2688 + 2688 + 23 * mamba(2688, 64) + 6 * attention(2688, 32) +
+                         23 * moe(2688, 128, 2688, 1856, 3712, false);
+  constexpr int64_t an = tn - int64_t{23} * (128 - 6) * 2 * 2688 * 1856;
+  static_assert(tn == 31'577'937'344 && an == 3'580'073'408);  // card: 31.6B, 3.6B active with embeddings
+  for (const char* name : {"nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia--NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"}) {
+    ExpectCounts(Load(name), {ts, as, std::nullopt, std::nullopt}, name);
+  }
+  for (const char* name : {"nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16", "nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8",
+                           "nvidia--NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4"}) {
+    ExpectCounts(Load(name), {tu, au, std::nullopt, std::nullopt}, name);
+  }
+  for (const char* name : {"nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "nvidia--NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"}) {
+    ExpectCounts(Load(name), {tn, an, std::nullopt, std::nullopt}, name);
+  }
+  // Lightning's sidecar is ModelOpt MIXED_PRECISION (issue #35); the architecture is Nano's.
+  ExpectCounts(LoadArchitecture("nvidia--NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4"), {tn, an, std::nullopt, std::nullopt},
+               "Lightning");
+}
+
+}  // namespace
+}  // namespace modelcalc
