@@ -43,6 +43,8 @@ enum class Engine { kTrtllm, kVllm, kSglang };
 inline constexpr std::array<Engine, 3> kAllEngines = {Engine::kTrtllm, Engine::kVllm, Engine::kSglang};
 // "trtllm", "vllm", "sglang".
 std::string_view engine_name(Engine e);
+// "TensorRT-LLM", "vLLM", "SGLang".
+std::string_view engine_display(Engine e);
 
 // A release family: the releases of one engine that account memory one way
 // and share one set of time parameters.

@@ -40,6 +40,15 @@ std::string_view engine_name(Engine e) {
   return "?";
 }
 
+std::string_view engine_display(Engine e) {
+  switch (e) {
+    case Engine::kTrtllm: return "TensorRT-LLM";
+    case Engine::kVllm: return "vLLM";
+    case Engine::kSglang: return "SGLang";
+  }
+  return "?";
+}
+
 // ---------------------------------------------------------------- releases
 
 namespace {
