@@ -324,5 +324,144 @@ TEST(HfAicTest, Nemotron3LatentMoe) {
                "Lightning");
 }
 
+
+// --- MiMo-V2-Flash (transformers modeling_mimo_v2_flash.py) ---------------------------------------------
+TEST(HfAicTest, MiMoV2FlashSlidingLayersHoldTheirOwnKvHeadsAndSinks) {
+  constexpr int64_t d = 4096, L = 48, V = 152576, E = 256, f = 2048;
+  // MiMoV2FlashAttention: q d -> 64 x 192, k d -> kv x 192, v d -> kv x 128 (v_head_dim), o 64 x 128 -> d,
+  // no biases; a sliding layer has 8 KV heads and sinks (64, an nn.Parameter), a full layer 4 and none.
+  constexpr int64_t full = d * 64 * 192 + d * 4 * 192 + d * 4 * 128 + 64 * 128 * d;
+  constexpr int64_t sliding = d * 64 * 192 + d * 8 * 192 + d * 8 * 128 + 64 * 128 * d + 64;
+  // hybrid_layer_pattern: 0 (full) at layers 0, 5, 11, 17, 23, 29, 35, 41, 47; the other 39 slide.
+  constexpr int64_t expert = 3 * d * f;          // gate_up_proj 2f x d + down_proj d x f
+  constexpr int64_t moe = E * d + E * expert;    // router E x d (e_score_correction_bias a buffer), no shared
+  constexpr int64_t dense = 3 * d * 16384;       // layer 0 (moe_layer_freq 0): MiMoV2FlashMLP(intermediate_size)
+  constexpr int64_t total = 2 * V * d + d + 9 * full + 39 * sliding + L * 2 * d + dense + (L - 1) * moe;
+  constexpr int64_t active = total - (L - 1) * (E - 8) * expert;
+  static_assert(total == 308'778'768'832 && active == 15'445'924'288);  // card: 309B, 15B active
+  const ModelSpec m = Load("XiaomiMiMo--MiMo-V2-Flash");
+  ExpectCounts(m, {total, active, std::nullopt, std::nullopt}, "MiMo-V2-Flash");
+  EXPECT_EQ(m.n_swa_layers(), 39);
+  EXPECT_EQ(m.n_swa, 128);
+  EXPECT_EQ(m.n_moe_layers(), 47);
+  // The KV cache models one geometry (the full layers'); the sliding layers' own is said.
+  EXPECT_TRUE(Says(m, "sliding-attention layers have their own attention shape"));
+}
+
+// --- Gemma 4 (transformers modeling_gemma4.py) ------------------------------------------------------------
+namespace gemma4 {
+constexpr int64_t V = 262144;
+// Gemma4TextAttention: a sliding layer q d -> h x 256, k and v d -> kv x 256, o; q_norm and k_norm (256;
+// v_norm has no weight). A full layer (attention_k_eq_v): head_dim 512, k d -> gkv x 512 and no v_proj.
+constexpr int64_t sliding(int64_t d, int64_t h, int64_t kv) { return d * h * 256 + 2 * d * kv * 256 + h * 256 * d + 2 * 256; }
+constexpr int64_t full(int64_t d, int64_t h, int64_t gkv) { return d * h * 512 + d * gkv * 512 + h * 512 * d + 2 * 512; }
+// Gemma4VisionModel (h 1152, I 4304, 27 layers, 16 heads of 72): patch_embedder.input_proj 3 x 16 x 16 -> h
+// and position_embedding_table 2 x 10240 x h; a layer q/k/v/o h x h, q_norm and k_norm (72), a gated MLP,
+// four norms; embed_vision.embedding_projection h -> the text width (its norm has no weight).
+constexpr int64_t vision(int64_t text_d) {
+  constexpr int64_t h = 1152, I = 4304;
+  return 3 * 16 * 16 * h + 2 * 10240 * h + 27 * (4 * h * h + 2 * 72 + 3 * h * I + 4 * h) + h * text_d;
+}
+}  // namespace gemma4
+
+TEST(HfAicTest, Gemma4HasGlobalLayersOfTheirOwnShapeAndExpertsBesideTheMlp) {
+  using namespace gemma4;
+  // 26B-A4B: d 2816, 30 layers (5 full, 25 sliding), 16 heads, kv 8, global kv 2; a dense MLP of 2112 in every
+  // layer plus the MoE block: the router (proj E x d, scale d, per_expert_scale E; its norm has no weight),
+  // 128 experts of 704 (gate_up_proj + down_proj), three more norms; four norms a layer; tied embeddings.
+  constexpr int64_t d = 2816, E = 128, f = 704;
+  constexpr int64_t layer = 4 * d + 3 * d * 2112 + (E * d + d + E) + E * 3 * d * f + 3 * d;
+  constexpr int64_t t26 = V * d + d + 25 * sliding(d, 16, 8) + 5 * full(d, 16, 2) + 30 * layer;
+  constexpr int64_t a26 = t26 - 30 * (E - 8) * 3 * d * f;
+  static_assert(t26 == 25'233'141'760 && a26 == 3'822'530'560);  // card: 25.2B, 3.8B active
+  for (const char* name : {"google--gemma-4-26B-A4B", "nvidia--Gemma-4-26B-A4B-NVFP4"}) {
+    const ModelSpec m = Load(name);
+    ExpectCounts(m, {t26, a26, vision(d), std::nullopt}, name);
+    EXPECT_EQ(m.n_swa_layers(), 25) << name;
+    EXPECT_EQ(m.n_swa, 1024) << name;
+  }
+  // 31B: d 5376, 60 layers (10 full), 32 heads, kv 16, global kv 4, dense MLP 21504, no MoE block.
+  constexpr int64_t d31 = 5376;
+  constexpr int64_t t31 = V * d31 + d31 + 50 * sliding(d31, 32, 16) + 10 * full(d31, 32, 4) +
+                          60 * (4 * d31 + 3 * d31 * 21504);
+  static_assert(t31 == 30'697'345'280);  // card: 30.7B
+  ExpectCounts(Load("nvidia--Gemma-4-31B-IT-NVFP4"), {t31, t31, vision(d31), std::nullopt}, "Gemma-4-31B");
+}
+
+// --- Step-3.7-Flash (transformers modeling_step3p7.py: Step3p7TextModel + lm_head) -------------------------
+TEST(HfAicTest, Step37FlashGatesEachHeadAndSharesOneExpert) {
+  constexpr int64_t d = 4096, L = 45, V = 128896, E = 288, f = 1280;
+  // Step3p7Attention: q d -> 64 x 128, k and v d -> 8 x 128, o, no biases; q_norm and k_norm (128); g_proj
+  // d -> 64 (one gate a head). Two norms a layer.
+  constexpr int64_t attention = d * 64 * 128 + 2 * d * 8 * 128 + 64 * 128 * d + 2 * 128 + d * 64;
+  constexpr int64_t dense = 3 * d * 11264;  // layers 0-2: Step3p7MLP(intermediate_size)
+  // Layers 3-44: the router E x d (e_score_correction_bias a buffer), E experts, shared_experts (1280).
+  constexpr int64_t moe = E * d + E * 3 * d * f + 3 * d * 1280;
+  constexpr int64_t total = 2 * V * d + d + L * (attention + 2 * d) + 3 * dense + (L - 3) * moe;
+  constexpr int64_t active = total - (L - 3) * (E - 8) * 3 * d * f;
+  static_assert(total == 195'844'496'640 && active == 10'875'690'240);  // Step-3.5-Flash card: 196B, 11B active
+  for (const char* name : {"stepfun-ai--Step-3.7-Flash", "stepfun-ai--Step-3.7-Flash-FP8"}) {
+    const ModelSpec m = Load(name);
+    ExpectCounts(m, {total, active, std::nullopt, std::nullopt}, name);
+    EXPECT_EQ(m.n_swa_layers(), 33) << name;  // layer_types: full every 4th layer from 0
+    EXPECT_EQ(m.n_layer_dense_lead, 3) << name;
+  }
+}
+
+// --- DeepSeek-V4 (transformers modeling_deepseek_v4.py) ------------------------------------------------------
+namespace dsv4 {
+struct Shape {
+  int64_t d, L, h, q_lora, groups, E, f;
+  int64_t csa, hca;  // layers whose compress_ratios entry is 4 / 128 (the rest only slide)
+};
+constexpr int64_t V = 129280, hd = 512, o_lora = 1024, N = 4, ih = 64, ihd = 128;
+constexpr int64_t total(const Shape& s) {
+  const int64_t d = s.d;
+  // DeepseekV4Attention: q_a_proj d x q_lora, q_a_norm q_lora, q_b_proj q_lora x h hd (q_b_norm unweighted),
+  // kv_proj d x hd, kv_norm hd, o_a_proj (groups o_lora) x (h hd / groups), o_b_proj groups o_lora x d, sinks h.
+  const int64_t attention = d * s.q_lora + s.q_lora + s.q_lora * s.h * hd + d * hd + hd +
+                            s.groups * o_lora * (s.h * hd / s.groups) + s.groups * o_lora * d + s.h;
+  // HCA compressor: kv_proj and gate_proj d x hd, position_bias 128 x hd, kv_norm hd.
+  const int64_t hca = 2 * d * hd + 128 * hd + hd;
+  // CSA compressor: kv_proj and gate_proj d x 2 hd, position_bias 4 x 2 hd, kv_norm hd; its indexer: kv_proj
+  // and gate_proj d x 2 ihd, position_bias 4 x 2 ihd, kv_norm ihd, q_b_proj q_lora x ih ihd, weights_proj d x ih.
+  const int64_t csa = 2 * d * 2 * hd + 4 * 2 * hd + hd +
+                      (2 * d * 2 * ihd + 4 * 2 * ihd + ihd + s.q_lora * ih * ihd + d * ih);
+  // The MoE block: router E x d (hash or top-k; tid2eid and e_score_correction_bias buffers), E experts,
+  // shared_experts DeepseekV4MLP(moe_intermediate_size).
+  const int64_t moe = s.E * d + s.E * 3 * d * s.f + 3 * d * s.f;
+  // attn_hc and ffn_hc: fn (2 + N) N x N d, base (2 + N) N, scale 3; two norms.
+  const int64_t hc = (2 + N) * N * N * d + (2 + N) * N + 3;
+  // Embeddings and lm_head (untied), the final norm, hc_head (hc_fn N x N d, hc_base N, hc_scale 1).
+  return 2 * V * d + d + (N * N * d + N + 1) + s.L * (attention + moe + 2 * d + 2 * hc) + s.csa * csa +
+         s.hca * hca;
+}
+constexpr int64_t active(const Shape& s) { return total(s) - s.L * (s.E - 6) * 3 * s.d * s.f; }
+// Flash: compress_ratios [0, 0, then 4 and 128 alternating, ...] over 43 layers: 2 slide, 21 CSA, 20 HCA.
+constexpr Shape kFlash{4096, 43, 64, 1024, 8, 256, 2048, 21, 20};
+// Pro: 61 layers: 30 CSA, 31 HCA.
+constexpr Shape kPro{7168, 61, 128, 1536, 16, 384, 3072, 30, 31};
+}  // namespace dsv4
+
+TEST(HfAicTest, DeepSeekV4CompressorsHyperConnectionsAndGroupedOutput) {
+  using namespace dsv4;
+  static_assert(total(kFlash) == 284'332'230'231 && active(kFlash) == 13'799'622'231);  // card: 284B, 13B
+  static_assert(total(kPro) == 1'572'997'179'491 && active(kPro) == 49'779'058'787);    // card: 1.6T, 49B
+  for (const char* name : {"deepseek-ai--DeepSeek-V4-Flash", "sgl-project--DeepSeek-V4-Flash-FP8"}) {
+    const ModelSpec m = Load(name);
+    ExpectCounts(m, {total(kFlash), active(kFlash), std::nullopt, std::nullopt}, name);
+    EXPECT_EQ(m.n_swa_layers(), 43) << name;  // every layer keeps a sliding window of 128
+    EXPECT_TRUE(Says(m, "multi-token-prediction")) << name;
+  }
+  for (const char* name : {"deepseek-ai--DeepSeek-V4-Pro", "sgl-project--DeepSeek-V4-Pro-FP8"}) {
+    ExpectCounts(Load(name), {total(kPro), active(kPro), std::nullopt, std::nullopt}, name);
+  }
+  // NVIDIA's NVFP4 releases carry a ModelOpt MIXED_PRECISION sidecar (issue #35); the architecture is V4's.
+  ExpectCounts(LoadArchitecture("nvidia--DeepSeek-V4-Flash-NVFP4"), {total(kFlash), active(kFlash), std::nullopt,
+                                                                      std::nullopt}, "V4-Flash-NVFP4");
+  ExpectCounts(LoadArchitecture("nvidia--DeepSeek-V4-Pro-NVFP4"), {total(kPro), active(kPro), std::nullopt,
+                                                                    std::nullopt}, "V4-Pro-NVFP4");
+}
+
 }  // namespace
 }  // namespace modelcalc
