@@ -463,5 +463,25 @@ TEST(HfAicTest, DeepSeekV4CompressorsHyperConnectionsAndGroupedOutput) {
                                                                     std::nullopt}, "V4-Pro-NVFP4");
 }
 
+// --- Llama-3.3-Nemotron-Super-49B (DeciLM: sglang nemotron_nas.py, the checkpoint's modeling_decilm.py) -----
+TEST(HfAicTest, NemotronNasLayersFromBlockConfigs) {
+  constexpr int64_t d = 8192, V = 128256;
+  // An attention block: LlamaAttention, q d -> 64 x 128, k and v d -> (64 / n_heads_in_group 8) x 128, o, no
+  // biases, with its input_layernorm; 49 blocks have one, 31 are no_op (neither).
+  constexpr int64_t attention = d * 8192 + 2 * d * 1024 + 8192 * d + d;
+  // An FFN block: LlamaMLP 3 d w, w the multiple of 256 at or above int(2 ffn_mult d / 3), with its
+  // post_attention_layernorm. block_configs' 80 multipliers: 5.25 (49 blocks) -> 28672, 2.625 (6) -> 14336,
+  // 1.3125 (10) -> 7168, 1.0 (8) -> int(5461.3) = 5461 -> 5632, 0.5 (6) -> 2730 -> 2816, 3.28125 (1) -> 17920.
+  constexpr int64_t widths = 49 * 28672 + 6 * 14336 + 10 * 7168 + 8 * 5632 + 6 * 2816 + 1 * 17920;
+  constexpr int64_t total = 2 * V * d + d + 49 * attention + 3 * d * widths + 80 * d;
+  static_assert(total == 49'867'145'216);  // card: 49B
+  const ModelSpec m = Load("nvidia--Llama-3_3-Nemotron-Super-49B-v1");
+  ExpectCounts(m, {total, total, std::nullopt, std::nullopt}, "Nemotron-Super-49B");
+  EXPECT_EQ(m.n_head_kv, 8);
+  EXPECT_EQ(m.count_layers().no_attn, 31);  // no KV cache there
+  EXPECT_EQ(m.n_ff, 28672);                 // the widest, and it is said
+  EXPECT_TRUE(Says(m, "MLP widths differ per layer"));
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -386,6 +386,14 @@ constexpr FamilyRow kRows[] = {
      .defaults = "num_key_value_heads=8 num_local_experts=8 num_experts_per_tok=2",
      .ff_is_expert = true,
      .window = Window::kAll},
+    // Nemotron-NAS (DeciLMForCausalLM, the checkpoints' own modeling_decilm.py; sglang and vLLM
+    // nemotron_nas.py build the same tensors): Llama's layers, each described by block_configs
+    // (hf_config_blocks.cc), attention and MLP biased by attention_bias and mlp_bias.
+    {.model_type = "nemotron-nas",
+     .modeling = "sglang nemotron_nas.py (modeling_decilm.py)",
+     .confirmed = true,
+     .requires_architecture = "DeciLMForCausalLM",
+     .block_configs = true},
     // configuration_nemotron_h.py: the layers are hybrid_override_pattern's; one RMSNorm a block; relu2
     // MLP (up/down); Mamba-2 with its gated norm; the MoE block's score bias a buffer.
     {.model_type = "nemotron_h",

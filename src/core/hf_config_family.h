@@ -132,6 +132,9 @@ struct FamilyRow {
   Window window = Window::kNone;
   std::string_view layer_type_names = {};  // "name=kind ..." accepted in layer_types (kinds: full sliding chunked linear)
   bool pattern_covers_mtp = false;     // per-layer lists may hold num_nextn_predict_layers more entries
+  // block_configs describes every layer (DeciLM / Nemotron-NAS): its attention (absent, or its KV heads)
+  // and its MLP (absent, or its width), each with its own pre-norm.
+  bool block_configs = false;
   Mixer mixer = Mixer::kNone;
   bool mixer_parallel = false;  // every layer runs the mixer beside its attention (Falcon-H1)
   Mtp mtp = Mtp::kNone;

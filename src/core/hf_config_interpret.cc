@@ -257,6 +257,7 @@ Status read_ffn_form(Cfg& c, const FamilyRow& row, Decoder& a) {
 // The dense FFN width, read when some layer has a dense FFN (MoE-only models
 // may omit it; a stated one is still placed).
 Status read_dense_width(Cfg& c, const FamilyRow& row, Decoder& a) {
+  if (!a.ff_widths.empty()) return Status::Ok();  // block_configs gave every layer's
   const bool dense = layer_counts(a).dense > 0;
   if (row.ff_is_expert) {
     c.mark_used("intermediate_size");
@@ -321,6 +322,7 @@ Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row, const Cfg* wrapper)
   MC_RETURN_IF_ERROR(read_moe(c, row, a));
   MC_RETURN_IF_ERROR(place_attention_layers(c, row, a));
   MC_RETURN_IF_ERROR(place_moe_layers(c, row, a));
+  MC_RETURN_IF_ERROR(read_block_configs(c, row, a));
   MC_RETURN_IF_ERROR(read_dense_width(c, row, a));
   MC_RETURN_IF_ERROR(read_mixer(c, row, a));
   MC_RETURN_IF_ERROR(read_mtp(c, row, a));

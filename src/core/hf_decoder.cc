@@ -173,15 +173,23 @@ Counts count(const Decoder& a) {
     c.biases += at.biases * Exact(n);
     c.norms += at.norms * Exact(n);
   }
-  c.norms += Exact(a.layer_norms) * norm_params(a.norm, d) * L;
+  const Exact layer_norms = a.layer_norms_total >= 0 ? Exact(a.layer_norms_total) : Exact(a.layer_norms) * L;
+  c.norms += layer_norms * norm_params(a.norm, d);
   c.recurrent = a.mixer.params * Exact(lc.recurrent);
   c.norms += a.mixer.norms * Exact(lc.recurrent);
   count_v4_parts(a, c);
 
   const Exact n_moe = lc.moe, n_dense = lc.dense;
   const Exact up_width = Exact(a.gated ? 2 : 1);  // gate and up, or up alone
-  c.mlp_dense = ffn_matrices(a, a.ff) * n_dense;
-  if (a.mlp_bias) c.biases += (up_width * Exact(a.ff) + d) * n_dense;
+  Exact dense_widths = Exact(a.ff) * n_dense;  // the dense MLPs' widths summed over their layers
+  if (!a.ff_widths.empty()) {
+    dense_widths = Exact(0);
+    for (size_t il = 0; il < a.kinds.size(); ++il) {
+      if (a.kinds[il].ffn == Ffn::kDense) dense_widths += Exact(a.ff_widths[il]);
+    }
+  }
+  c.mlp_dense = Exact(a.gated ? 3 : 2) * d * dense_widths;
+  if (a.mlp_bias) c.biases += up_width * dense_widths + d * n_dense;
   Exact expert = ffn_matrices(a, a.ff_exp, a.moe_latent);
   if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : d);
   c.mlp_routed = expert * Exact(a.n_expert) * n_moe;

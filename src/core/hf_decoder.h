@@ -53,11 +53,13 @@ struct Compressor {
 // One decoder as its modeling code builds it.
 struct Decoder {
   int64_t d = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, ff = 0;
+  std::vector<int64_t> ff_widths;  // each layer's dense MLP width where they differ (empty: ff; ff is the widest)
   int64_t v_head_dim = 0;  // value head width when it differs from head_dim (0: head_dim)
   int64_t ctx = 0;         // max_position_embeddings, 0 = not stated
   bool tied = false;
   Norm norm = Norm::kRms;   // the per-layer, final and embedding norms
   int64_t layer_norms = 2;  // d-wide norms per layer
+  int64_t layer_norms_total = -1;  // d-wide per-layer norms in all where layers differ (-1: layer_norms x layers)
   bool final_norm = true;
   bool embed_norm = false;
   int64_t position_rows = 0;  // learned absolute positions (GPT-2 wpe, OPT's offset table)
@@ -156,6 +158,8 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a);
 Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a);
 Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a);
 Status read_mixer(Cfg& c, const FamilyRow& row, Decoder& a);
+// hf_config_blocks.cc: the per-layer block_configs (row.block_configs).
+Status read_block_configs(Cfg& c, const FamilyRow& row, Decoder& a);
 // hf_config_towers.cc: the vision tower and projector of a wrapper, from
 // `v` (its vision_config) and `c` (the wrapper's own keys), beside `text`.
 Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text);
