@@ -419,6 +419,33 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
   return m;
 }
 
+// A wrapper the table does not hold (no hidden_size of its own, a text_config-like object): its language
+// model is read with its own model_type's rules; a vision or audio tower beside it is not known, so the
+// config is refused naming it rather than counted without it.
+Result<ModelSpec> read_generic_wrapper(Cfg& c, std::string_view key) {
+  for (std::string_view tower : {"vision_config", "audio_config", "vision_tower_config"}) {
+    if (c.has_value(tower)) {
+      return c.error(tower, "a tower no row describes is not counted, and modelcalc does not guess it");
+    }
+  }
+  MC_ASSIGN_OR_RETURN(auto type, c.child(key, "").str("model_type"));
+  if (!type) {
+    return c.error(std::string(key) + ".model_type", "missing; the language model's family is not known");
+  }
+  Cfg text = c.child(key, *type);
+  text.mark_used("quantization_config");  // the checkpoint's, read with the model (hf_config.cc)
+  return interpret(text, &c);
+}
+
+// The wrapper key of a config the table does not hold, or "".
+std::string_view generic_wrapper_key(const Cfg& c) {
+  if (c.has("hidden_size")) return {};
+  for (std::string_view key : {"text_config", "language_config", "llm_config"}) {
+    if (c.has_object(key)) return key;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper) {
@@ -427,7 +454,10 @@ Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper) {
   apply_aliases(c, row.aliases);
   MC_RETURN_IF_ERROR(check_architecture(c, row));
   MC_RETURN_IF_ERROR(check_fixed(c, row));
-  MC_ASSIGN_OR_RETURN(ModelSpec m, row.text_key.empty() ? read_decoder(c, row, wrapper) : read_wrapper(c, row));
+  const std::string_view generic_text = found == nullptr ? generic_wrapper_key(c) : std::string_view{};
+  MC_ASSIGN_OR_RETURN(ModelSpec m, !generic_text.empty() ? read_generic_wrapper(c, generic_text)
+                                   : row.text_key.empty() ? read_decoder(c, row, wrapper)
+                                                          : read_wrapper(c, row));
   MC_RETURN_IF_ERROR(check_placed(c, row));
   if (found == nullptr) {
     m.assumptions.push_back("model_type '" + c.model_type() +
