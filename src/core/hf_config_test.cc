@@ -602,6 +602,23 @@ TEST(HfConfigTest, BlockConfigsRefuseWhatTheyCannotPlace) {
   EXPECT_NE(llama.status().message().find("block_configs: not placed"), std::string::npos) << llama.status().message();
 }
 
+// A wrapper the table does not hold reads its language model by that model's own row, and is refused
+// naming a vision tower it cannot count rather than counted without it.
+TEST(HfConfigTest, UnknownWrapperReadsItsTextModelAndRefusesAnUnknownTower) {
+  const std::string text = R"("text_config":{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+      "num_attention_heads":4,"intermediate_size":128,"vocab_size":100})";
+  auto r = Parse(R"({"model_type":"brand_new_vlm",)" + text + "}");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // Llama's rules on the text_config: 2 x 100 x 64 + 2 x (4 x 64 x 64 + 3 x 64 x 128 + 2 x 64) + 64.
+  EXPECT_EQ(r.value().exact->total(), 2 * 100 * 64 + 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 64);
+  auto v = Parse(R"({"model_type":"brand_new_vlm",)" + text + R"(,"vision_config":{"hidden_size":32}})");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("vision_config"), std::string::npos) << v.status().message();
+  auto k = Parse(R"({"model_type":"brand_new_vlm",)" + text + R"(,"funky_projector":true})");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("funky_projector: not placed"), std::string::npos) << k.status().message();
+}
+
 // A model_type outside the family table is read by the generic rules when every key is placed, and
 // says so; one a row marks unconfirmed says so too.
 TEST(HfConfigTest, GenericReadingIsLabelled) {
