@@ -317,16 +317,19 @@ TEST(Hf2026Test, FalconH1RunsMambaAndAttentionInEveryLayer) {
   EXPECT_EQ(c.full, 44);
   EXPECT_EQ(c.recurrent, 44);
   // Attention (head_dim 128 from the config, not 3072 / 12): 3072 x 1536 + 2 x 3072 x 256 + 1536 x 3072 =
-  // 11,010,048 (x 44). Mamba-2 (d_ssm 6144 = 48 heads x 128, 1 group, state 256): in_proj 3072 x (6144 + 6656
-  // + 48) + conv 6656 x 4 + 6656 + 144 + out_proj 6144 x 3072 = 58,376,848 (x 44), its RMSNorm 6144.
+  // 11,010,048 (x 44). Mamba-2 (modeling_falcon_h1.py FalconH1Mixer; d_ssm 3072 = 24 heads x 128, 1 group,
+  // state 256, conv 4): in_proj 3072 x (3072 + 3584 + 24) = 20,520,960 (conv_dim 3072 + 2 x 256 = 3584, no
+  // bias); conv1d 3584 x 4 + bias 3584 = 17,920; dt_bias, A_log, D 3 x 24 = 72; out_proj 3072 x 3072 =
+  // 9,437,184 -> 29,976,136 (x 44); its RMSNorm 3072.
   EXPECT_EQ(m.exact->attention, 44LL * 11'010'048);
-  EXPECT_EQ(m.exact->recurrent, 44LL * 58'376'848);
-  // MLP 3 x 3072 x 12288 (x 44); norms 44 x (2 x 3072 + 6144) + 3072; vocabulary 2 x 130049 x 3072.
-  EXPECT_EQ(m.exact->total(), 8'835'421'376);
-  // The card's class is "7B"; the transformers docs table lists 24 Mamba heads for H1-7B where this config
-  // (typed from the published file) has 48 with d_ssm 6144: the count follows the config.
-  // State: 48 x 128 x 256 + 3 x 6656 = 1,592,832 elements a layer; x 44 x 2 B.
-  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 140'169'216);
+  EXPECT_EQ(m.exact->recurrent, 44LL * 29'976'136);
+  // MLP 3 x 3072 x 12288 = 113,246,208 (x 44) = 4,982,833,152; norms 44 x (2 x 3072 + 3072) + 3072 = 408,576;
+  // vocabulary 2 x 130049 x 3072 = 799,021,056. Sum with 484,442,112 attention and 1,318,949,984 Mamba:
+  EXPECT_EQ(m.exact->total(), 7'585'654'880);
+  // About 7.59B, as the 4-bit checkpoint's size says (shared fixture README, correction of 2026-12-01; the
+  // earlier copy's mistyped 48 heads and d_ssm 6144 gave 8,835,421,376).
+  // State: 24 x 128 x 256 + 3 x 3584 = 797,184 elements a layer; x 44 x 2 B.
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16).value(), 70'152'192);
 }
 
 TEST(Hf2026Test, JambaMamba1WithAttentionAndMoePeriods) {
