@@ -145,13 +145,19 @@ Dtype default_kv_dtype(Dtype weight);
 // default_kv_dtype(weight). Every command takes its defaults from these.
 Dtype default_weight_dtype(const ModelSpec& m, Dtype fallback);
 Dtype default_kv_dtype(const ModelSpec& m, Dtype weight);
+// The recurrent state's dtypes when none is given: the conv window in
+// default_kv_dtype(weight); the SSM / delta-rule matrix in the dtype the config
+// states (ModelSpec::ssm_state_dtype: Nemotron-3's float32), else the same.
+Dtype default_state_dtype(Dtype weight);
+Dtype default_ssm_state_dtype(const ModelSpec& m, Dtype weight);
 
 struct DeploymentOptions {
   Parallelism split;                         // default: one GPU
   Dtype weight_dtype = kDefaultWeightDtype;
   std::optional<Dtype> compute_dtype;        // default: default_compute_dtype(weight_dtype)
   std::optional<Dtype> kv_dtype;             // default: default_kv_dtype(model, weight_dtype)
-  std::optional<Dtype> state_dtype;          // recurrent state; default: default_kv_dtype(weight_dtype)
+  std::optional<Dtype> state_dtype;          // recurrent state, the whole of it (SSM matrix and conv window);
+                                             // default: default_state_dtype / default_ssm_state_dtype
   int64_t quant_group_size = kDefaultQuantGroupSize;  // int8/int4: weights per 16-bit scale
   bool fp8_block_scales = false;  // fp8: one fp32 scale per 128 x 128 block (DeepSeek-V3 checkpoints)
   double reserve_fraction = kCeilingReserveFraction;  // of capacity kept back, in [0, 1)
@@ -214,7 +220,8 @@ struct DraftTerms {
 struct PreparedDeployment {
   Parallelism split;
   Dtype weight_dtype = Dtype::kBf16, compute_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
-  Dtype state_dtype = Dtype::kBf16;  // recurrent state
+  Dtype state_dtype = Dtype::kBf16;      // recurrent state: the conv window
+  Dtype ssm_state_dtype = Dtype::kBf16;  // recurrent state: the SSM / delta-rule matrix
   int64_t quant_group_size = kDefaultQuantGroupSize;
   bool fp8_block_scales = false;
   double reserve_fraction = kCeilingReserveFraction;
@@ -247,8 +254,10 @@ struct PreparedDeployment {
   int64_t stage_chunked_layers = 0;     // worst stage: chunked-attention layers
   int64_t n_chunk = 0;                  // chunk length (tokens)
   int64_t stage_recurrent_layers = 0;   // worst stage: layers with a recurrent mixer
-  int64_t state_bits = 16;              // bits of one recurrent-state element
+  int64_t state_bits = 16;              // bits of one conv-window element of the recurrent state
+  int64_t ssm_state_bits = 16;          // bits of one SSM / delta-rule matrix element
   int64_t state_elems_per_layer = 0;    // recurrent state of one sequence, one layer, one rank (elements)
+  int64_t ssm_state_elems_per_layer = 0;  // of which the SSM / delta-rule matrix; the rest is the conv window
   // DeepSeek Sparse Attention: each full layer also caches index_elems_per_layer
   // indexer-key elements per token (whole on every rank) and attends to at most
   // index_topk keys; 0 = no indexer.
@@ -306,6 +315,13 @@ struct PreparedDeployment {
   double prefix_hit = 0;
   int64_t prefix_shared_tokens = 0;
 };
+
+// Bits of one sequence's recurrent state in one layer on one rank: the SSM /
+// delta-rule matrix at ssm_state_bits, the conv window at state_bits. Exact.
+inline Exact state_bits_per_layer(const PreparedDeployment& d) {
+  return Exact(d.ssm_state_elems_per_layer) * Exact(d.ssm_state_bits) +
+         Exact(d.state_elems_per_layer - d.ssm_state_elems_per_layer) * Exact(d.state_bits);
+}
 
 // Bytes one GPU reads in a decode step, by component.
 struct DecodeBytes {

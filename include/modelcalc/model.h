@@ -126,6 +126,9 @@ struct CheckpointQuant {
   bool block_scales = false;    // fp8 with 128 x 128 block scales (weight_block_size)
   int64_t group_size = 0;       // int4/int8 group (AWQ, GPTQ); 0 = the dtype's default
   std::optional<Dtype> kv;      // the KV cache dtype the checkpoint states (kv_cache_scheme, kv_cache_quant_algo)
+  // A MIXED_PRECISION checkpoint's own dtype for a quantized part where it is
+  // not `dtype` (ModelOpt's per-module quantized_layers); nullopt: `dtype`.
+  std::optional<Dtype> attention_dtype, mlp_dtype, experts_dtype, recurrent_dtype;
   std::string source;           // "quantization_config" or "hf_quant_config.json"
 };
 
@@ -212,6 +215,11 @@ struct ModelSpec {
   std::optional<int64_t> params_mtp;
   // The checkpoint's quantization; nullopt: 16-bit (or a hand-typed shape).
   std::optional<CheckpointQuant> quant;
+  // The dtype engines keep the SSM / delta-rule state matrix in (n_embd_s), as
+  // the config states it: mamba_ssm_cache_dtype (Nemotron-H, Nemotron-3: vLLM's
+  // NemotronHForCausalLMConfig reads it), mamba_ssm_dtype (Qwen3.5). The conv
+  // window (n_embd_r) keeps the state dtype. nullopt: the config says nothing.
+  std::optional<Dtype> ssm_state_dtype;
   // What the reader assumed where the input was silent and the choice matters;
   // every report repeats these so that no assumption is silent.
   std::vector<std::string> assumptions;
@@ -345,12 +353,20 @@ Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype,
                                    KvLayout layout = KvLayout::kAsConfigured);
 
 // Recurrent state one sequence holds over every recurrent layer, whatever its
-// length: (n_embd_s + n_embd_r) x recurrent layers x bytes of `state_dtype`.
-// 0 for a model without recurrent layers. Overflow if it does not fit.
-Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype);
-inline Exact state_bytes_per_sequence_exact(const ModelSpec& m, int64_t recurrent_layers, Dtype state_dtype) {
-  return ceil_div((Exact(m.n_embd_s()) + Exact(m.n_embd_r())) * Exact(recurrent_layers) *
-                      Exact(dtype_bits(state_dtype)),
+// length: recurrent layers x (n_embd_s x bits of `ssm_dtype` + n_embd_r x bits
+// of `state_dtype`) / 8 (the SSM matrix and the conv window, as vLLM's
+// MambaStateDtypeCalculator keeps them). 0 for a model without recurrent
+// layers. Overflow if it does not fit. The one-dtype form holds both in
+// `state_dtype`.
+Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype, Dtype ssm_dtype);
+inline Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype) {
+  return state_bytes_per_sequence(m, state_dtype, state_dtype);
+}
+inline Exact state_bytes_per_sequence_exact(const ModelSpec& m, int64_t recurrent_layers, Dtype state_dtype,
+                                            Dtype ssm_dtype) {
+  return ceil_div((Exact(m.n_embd_s()) * Exact(dtype_bits(ssm_dtype)) +
+                   Exact(m.n_embd_r()) * Exact(dtype_bits(state_dtype))) *
+                      Exact(recurrent_layers),
                   8);
 }
 

@@ -189,7 +189,8 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
   if (!kv_mha.ok()) return kv_mha.status();
   r.kv_bytes_per_sequence_mha = *kv_mha;
   r.kv_ratio = dbl(r.kv_bytes_per_sequence_mha) / dbl(r.kv_bytes_per_sequence);
-  auto state = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype));  // split over the GPUs, not copied
+  // Split over the GPUs, not copied.
+  auto state = state_bytes_per_sequence(m, default_state_dtype(o.weight_dtype), default_ssm_state_dtype(m, o.weight_dtype));
   if (!state.ok()) return state.status();
   r.state_bytes_per_sequence = *state;
   r.max_sequences = max_sequences(r.budget_bytes, r.kv_bytes_per_sequence + r.state_bytes_per_sequence);

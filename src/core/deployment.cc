@@ -30,6 +30,12 @@ Dtype default_kv_dtype(const ModelSpec& m, Dtype weight) {
   return m.quant && m.quant->kv ? *m.quant->kv : default_kv_dtype(weight);
 }
 
+Dtype default_state_dtype(Dtype weight) { return default_kv_dtype(weight); }
+
+Dtype default_ssm_state_dtype(const ModelSpec& m, Dtype weight) {
+  return m.ssm_state_dtype.value_or(default_state_dtype(weight));
+}
+
 std::string_view spec_method_name(SpecMethod m) {
   switch (m) {
     case SpecMethod::kNone: return "none";
@@ -281,7 +287,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.weight_dtype = o.weight_dtype;
   d.compute_dtype = o.compute_dtype.value_or(default_compute_dtype(o.weight_dtype, gpu));
   d.kv_dtype = o.kv_dtype.value_or(default_kv_dtype(m, o.weight_dtype));
-  d.state_dtype = o.state_dtype.value_or(default_kv_dtype(o.weight_dtype));
+  d.state_dtype = o.state_dtype.value_or(default_state_dtype(o.weight_dtype));
+  d.ssm_state_dtype = o.state_dtype.value_or(default_ssm_state_dtype(m, o.weight_dtype));
   MC_RETURN_IF_ERROR(check_kv_dtype(d.kv_dtype, "kv_dtype"));
   d.quant_group_size = o.quant_group_size;
   d.fp8_block_scales = o.fp8_block_scales;
@@ -368,9 +375,14 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
   // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
   const std::optional<CheckpointQuant>& cq = m.quant;
-  auto part = [&](bool quantized) { return !cq || quantized ? q : keep; };
-  const Dtype qa = part(!cq || cq->attention), qm = part(!cq || cq->mlp), qx = part(!cq || cq->experts),
-              qr = part(!cq || cq->recurrent);
+  // Served as stored (q is the checkpoint's dtype), a MIXED_PRECISION part keeps its own dtype.
+  auto part = [&](bool quantized, const std::optional<Dtype>& own) {
+    if (!cq || !quantized) return cq ? keep : q;
+    return own && q == cq->dtype ? *own : q;
+  };
+  const Dtype qa = cq ? part(cq->attention, cq->attention_dtype) : q, qm = cq ? part(cq->mlp, cq->mlp_dtype) : q,
+              qx = cq ? part(cq->experts, cq->experts_dtype) : q,
+              qr = cq ? part(cq->recurrent, cq->recurrent_dtype) : q;
   const bool uniform = qa == q && qm == q && qx == q && qr == q;
   const bool blocks = o.fp8_block_scales || (cq && cq->block_scales && q == Dtype::kFp8);
   const int64_t group_size = cq && cq->group_size > 0 && q == cq->dtype ? cq->group_size : o.quant_group_size;
@@ -418,9 +430,12 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.n_swa = m.n_swa;
   d.n_chunk = m.n_chunk;
   d.state_bits = dtype_bits(d.state_dtype);
+  d.ssm_state_bits = dtype_bits(d.ssm_state_dtype);
   const Exact state_rank = ceil_div(Exact(m.n_embd_s()) + Exact(m.n_embd_r()), tp);  // heads split over tp
-  if (state_rank.overflow()) return Status::Overflow("model shape");
+  const Exact ssm_rank = ceil_div(Exact(m.n_embd_s()), tp);
+  if (state_rank.overflow() || ssm_rank.overflow()) return Status::Overflow("model shape");
   d.state_elems_per_layer = n_rec > 0 ? state_rank.value() : 0;
+  d.ssm_state_elems_per_layer = n_rec > 0 ? std::min(ssm_rank.value(), d.state_elems_per_layer) : 0;
 
   // ---- decode/prefill constants for one column of ranks (all pp stages)
   d.n_layer = L;
@@ -674,7 +689,7 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
   const Exact state_seq =
       d.stage_recurrent_layers == 0
           ? Exact(0)
-          : ceil_div(Exact(d.state_elems_per_layer) * Exact(d.stage_recurrent_layers) * Exact(d.state_bits), 8);
+          : ceil_div(state_bits_per_layer(d) * Exact(d.stage_recurrent_layers), 8);
   const Exact draft_seq = Exact(d.draft.kv_per_token_memory) * Exact(context);
   r.overflow = per_tok.overflow() || per_seq.overflow() || state_seq.overflow() || shared_bytes.overflow() ||
                draft_seq.overflow();
@@ -734,8 +749,8 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
        static_cast<double>(d.n_chunked_layers) * std::min(Cd, p_chunk)) * kv_bytes_per_key_layer +
       full * Cd * index_bytes_per_key_layer;
   // The recurrent state is written once, after the prompt.
-  const double state_written = static_cast<double>(d.n_recurrent_layers) * static_cast<double>(d.state_elems_per_layer) *
-                               static_cast<double>(d.state_bits) / 8.0;
+  const double state_written =
+      static_cast<double>(d.n_recurrent_layers) * static_cast<double>(state_bits_per_layer(d).value()) / 8.0;
   const double draft_bytes = d.spec_tokens > 0 ? d.draft.weight_bytes + Cd * static_cast<double>(d.draft.kv_per_token_memory) : 0.0;
   pf.bytes = (d.dense_bytes + moe * load.experts_read * d.expert_bytes + d.lm_head_bytes + Cd * d.embedding_row_bytes +
               kv_written + state_written + draft_bytes) / pp;

@@ -235,6 +235,7 @@ Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_vie
     return cfg.error("quantization_config", std::string("expected an object, got ") +
                                                 j["quantization_config"].type_name());
   }
+  MC_ASSIGN_OR_RETURN(m.ssm_state_dtype, hf::read_ssm_state_dtype(cfg));
   m.name = std::string(source);
   MC_RETURN_IF_ERROR(validate(m));
   return m;
@@ -253,13 +254,11 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
     return Status::NotFound(path + ": no such file or folder");
   }
   MC_ASSIGN_OR_RETURN(const std::string text, read_input_file(file.string()));
-  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(text, file.string()));
   // NVIDIA ModelOpt keeps its scheme beside config.json; when present it is the checkpoint's.
-  const fs::path modelopt = file.parent_path() / "hf_quant_config.json";
-  if (fs::is_regular_file(modelopt, ec)) {
-    MC_ASSIGN_OR_RETURN(const std::string q, read_input_file(modelopt.string()));
-    MC_ASSIGN_OR_RETURN(m.quant, hf::read_modelopt_quant_config(q, modelopt.string(), m, &m.assumptions));
-  }
+  const std::string modelopt = (file.parent_path() / "hf_quant_config.json").string();
+  MC_ASSIGN_OR_RETURN(const std::optional<std::string> sidecar, hf::read_modelopt_sidecar(modelopt));
+  MC_ASSIGN_OR_RETURN(ModelSpec m, sidecar ? hf::model_with_sidecar(text, file.string(), *sidecar, modelopt)
+                                           : model_from_hf_json(text, file.string()));
   // Presentation name: the folder holding config.json, else the file name.
   const fs::path abs = fs::absolute(file, ec);
   const std::string folder = abs.parent_path().filename().string();

@@ -127,8 +127,23 @@ Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper = nullptr);
 // decide which parts layer-numbered exclusions cover); what is not modelled
 // exactly is appended to *notes.
 Result<CheckpointQuant> read_quantization_config(Cfg q, const ModelSpec& m, std::vector<std::string>* notes);
+// The SSM / delta-rule state's dtype the config states (ModelSpec::ssm_state_dtype):
+// mamba_ssm_cache_dtype, else mamba_ssm_dtype, at the top level or in text_config;
+// "float32", "bfloat16", "float16" (torch's names), "auto" or absent = nullopt.
+// Any other value is refused naming the key.
+Result<std::optional<Dtype>> read_ssm_state_dtype(const Cfg& c);
 Result<CheckpointQuant> read_modelopt_quant_config(std::string_view text, std::string_view source, const ModelSpec& m,
                                                    std::vector<std::string>* notes);
+// The hf_quant_config.json at `path` (beside a config.json): nullopt when
+// there is none; its text when the name resolves, through links, to a regular
+// file; else an error naming the path (a FIFO, a folder, a link to nothing).
+Result<std::optional<std::string>> read_modelopt_sidecar(const std::string& path);
+// A config.json read with its ModelOpt sidecar: the sidecar decides the
+// checkpoint's quantization, and the config's own quantization_config is not
+// read at all (TensorRT-LLM reads hf_quant_config.json first), so a config
+// whose quantization_config only points at ModelOpt is not refused.
+Result<ModelSpec> model_with_sidecar(std::string_view config_text, std::string_view source,
+                                     std::string_view sidecar_text, std::string_view sidecar_source);
 
 }  // namespace modelcalc::hf
 

@@ -22,15 +22,16 @@ std::string checkpoint_summary(const ModelSpec& m) {
   const CheckpointQuant& q = *m.quant;
   const LayerCounts c = m.count_layers();
   std::string quantized, kept;
-  auto part = [&](bool present, bool quantized_part, const char* name) {
+  auto part = [&](bool present, bool quantized_part, const char* name, const std::optional<Dtype>& own) {
     if (!present) return;
     std::string& to = quantized_part ? quantized : kept;
     to += (to.empty() ? "" : ", ") + std::string(name);
+    if (quantized_part && own && *own != q.dtype) to += " (" + std::string(dtype_name(*own)) + ")";
   };
-  part(c.attention() > 0, q.attention, "attention");
-  part(c.dense > 0 || (c.moe > 0 && m.n_expert_shared > 0), q.mlp, "MLP");
-  part(c.moe > 0, q.experts, "experts");
-  part(c.recurrent > 0, q.recurrent, "recurrent mixers");
+  part(c.attention() > 0, q.attention, "attention", q.attention_dtype);
+  part(c.dense > 0 || (c.moe > 0 && m.n_expert_shared > 0), q.mlp, "MLP", q.mlp_dtype);
+  part(c.moe > 0, q.experts, "experts", q.experts_dtype);
+  part(c.recurrent > 0, q.recurrent, "recurrent mixers", q.recurrent_dtype);
   std::string s = std::string(dtype_name(q.dtype)) + (q.block_scales ? " with 128x128 block scales" : "") +
                   (q.group_size > 0 ? " in groups of " + std::to_string(q.group_size) : "") + ": " +
                   (quantized.empty() ? "nothing" : quantized) + "; 16-bit: " + (kept.empty() ? "" : kept + ", ") +
@@ -254,8 +255,8 @@ Result<int64_t> kv_bytes_per_token(const ModelSpec& m, Dtype kv_dtype, KvLayout 
   return bytes.value();
 }
 
-Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype) {
-  const Exact bytes = state_bytes_per_sequence_exact(m, m.count_layers().recurrent, state_dtype);
+Result<int64_t> state_bytes_per_sequence(const ModelSpec& m, Dtype state_dtype, Dtype ssm_dtype) {
+  const Exact bytes = state_bytes_per_sequence_exact(m, m.count_layers().recurrent, state_dtype, ssm_dtype);
   if (bytes.overflow()) return Status::Overflow("model shape");
   return bytes.value();
 }

@@ -173,15 +173,14 @@ Result<ModelSpec> repo_spec(const Repo& r) {
   if (r.entry.empty()) return model_from_hf_json(r.preset->text, "preset " + r.preset->info.name);
   MC_ASSIGN_OR_RETURN(const nlohmann::json entry, parse_python_json(r.entry, source));
   ModelSpec m;
-  if (auto qc = entry.find("quantization_config"); qc != entry.end()) {
+  if (auto hq = entry.find("hf_quant_config"); hq != entry.end()) {
+    MC_ASSIGN_OR_RETURN(m, hf::model_with_sidecar(r.preset->text, source, hq->dump(), source));
+  } else if (auto qc = entry.find("quantization_config"); qc != entry.end()) {
     MC_ASSIGN_OR_RETURN(nlohmann::json config, parse_python_json(r.preset->text, source));
     config["quantization_config"] = *qc;
     MC_ASSIGN_OR_RETURN(m, model_from_hf_json(config.dump(), source));
   } else {
     MC_ASSIGN_OR_RETURN(m, model_from_hf_json(r.preset->text, source));
-  }
-  if (auto hq = entry.find("hf_quant_config"); hq != entry.end()) {
-    MC_ASSIGN_OR_RETURN(m.quant, hf::read_modelopt_quant_config(hq->dump(), source, m, &m.assumptions));
   }
   if (m.quant) m.quant->source = r.info.id + "'s " + (entry.contains("hf_quant_config") ? "hf_quant_config.json" : "config.json") + ", as preset " + r.preset->info.name + " lists it";
   return m;

@@ -200,9 +200,12 @@ TEST(Presets, ReReleasesCarryTheirCheckpointDtypes) {
       {"amd/Llama-3.1-405B-Instruct-FP8-KV", Dtype::kFp8, Dtype::kFp8, true},
       // Qwen's block fp8: no KV scheme.
       {"Qwen/Qwen3-32B-FP8", Dtype::kFp8, std::nullopt, true},
-      // NVIDIA's DeepSeek NVFP4: attention kept 16-bit; the v2 states FP8 KV, V3-0324's none.
-      {"nvidia/DeepSeek-R1-0528-FP4-v2", Dtype::kNvfp4, Dtype::kFp8, false},
+      // NVIDIA's DeepSeek NVFP4: attention (self_attn*) kept 16-bit; V3-0324's states no KV scheme, R1-0528's
+      // headers carry FP8 KV scales. The v2 quantizes o_proj too (q/kv projections kept): the attention counts
+      // as quantized, and the spec says which modules are not.
       {"nvidia/DeepSeek-V3-0324-FP4", Dtype::kNvfp4, std::nullopt, false},
+      {"nvidia/DeepSeek-R1-0528-FP4", Dtype::kNvfp4, Dtype::kFp8, false},
+      {"nvidia/DeepSeek-R1-0528-FP4-v2", Dtype::kNvfp4, Dtype::kFp8, true},
   };
   for (const Checkpoint& c : cases) {
     auto r = resolve_model_id(c.id);

@@ -128,7 +128,9 @@ inline double attention_width(const ModelSpec& m) {
   r.kv_mha_ratio = static_cast<double>(r.kv_mha_per_seq) / static_cast<double>(r.kv_per_seq);
   r.state_per_seq = r.layers.recurrent == 0
                         ? 0
-                        : state_bytes_per_sequence_exact(m, r.layers.recurrent, default_kv_dtype(o.weight_dtype)).value();
+                        : state_bytes_per_sequence_exact(m, r.layers.recurrent, default_state_dtype(o.weight_dtype),
+                                                         default_ssm_state_dtype(m, o.weight_dtype))
+                              .value();
   if (!o.has_gpu) {  // sections 5 and 6 as a fresh SizeResult has them, whatever *out held
     r.decode_weight_bytes = 0;
     r.tokens_per_s_weights_only = r.tokens_per_s_with_kv = r.tokens_per_s_aggregate = 0;
@@ -210,7 +212,11 @@ Result<SizeResult> analyze_size(const ModelSpec& m, const GpuSpec& gpu, const Si
     if (auto k = kv_bytes_per_token(m, o.kv_dtype, layout); !k.ok()) return k.status();
     if (auto k = kv_bytes_per_sequence(m, o.context, o.kv_dtype, layout); !k.ok()) return Status::Overflow("context");
   }
-  if (auto st = state_bytes_per_sequence(m, default_kv_dtype(o.weight_dtype)); !st.ok()) return st.status();
+  if (auto st = state_bytes_per_sequence(m, default_state_dtype(o.weight_dtype),
+                                         default_ssm_state_dtype(m, o.weight_dtype));
+      !st.ok()) {
+    return st.status();
+  }
   SizeResult r = compute_size(m, *p, gpu, o);
   if (o.has_gpu && max_batch_by_capacity(gpu.capacity_bytes, static_cast<double>(r.weight_bytes),
                                          static_cast<double>(r.kv_per_seq))

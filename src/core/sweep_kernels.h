@@ -173,8 +173,8 @@ inline void decode_step(const PreparedDeployment& d, int64_t batch, double exper
   const double index_keys = d.index_elems_per_layer > 0 ? static_cast<double>(d.n_full_layers) * T : 0.0;
   const double index_bytes =
       index_keys * static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
-  const double state_bytes = static_cast<double>(d.n_recurrent_layers) * static_cast<double>(d.state_elems_per_layer) *
-                             static_cast<double>(d.state_bits) / 8.0;
+  const double state_bytes =
+      static_cast<double>(d.n_recurrent_layers) * static_cast<double>(state_bits_per_layer(d).value()) / 8.0;
   st.batch = batch;
   const double moe = static_cast<double>(d.n_moe_layers);
   const MoeLoad load = v == 1 ? moe_rank_load(d, B, experts_touched) : moe_rank_load(d, B * v);

@@ -168,8 +168,9 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
     s.lines.push_back(computed("state_bytes_per_sequence", "Recurrent state per sequence", r.state_bytes_per_sequence,
                                Unit::kBytes, fx::kStatePerSeq,
                                {term("L_rec", lc.recurrent), term("n_embd_s", m.n_embd_s()),
+                                term("b_ssm", dtype_bytes(default_ssm_state_dtype(m, o.weight_dtype))),
                                 term("n_embd_r", m.n_embd_r()),
-                                term("b_state", dtype_bytes(default_kv_dtype(o.weight_dtype)))},
+                                term("b_state", dtype_bytes(default_state_dtype(o.weight_dtype)))},
                                "(fixed, whatever the context; reserved beside the KV)"));
   }
   s.lines.push_back(given("kv_bytes_per_sequence_mha", "Same model under MHA", r.kv_bytes_per_sequence_mha,

@@ -96,7 +96,9 @@ Section deployment_section(const GpuSpec& gpu, const PreparedDeployment& d) {
   s.lines.push_back(given("deployment.compute_dtype", "Matmuls run in", name(d.compute_dtype), Unit::kNone));
   s.lines.push_back(given("deployment.kv_dtype", "KV cache", name(d.kv_dtype), Unit::kNone));
   if (d.n_recurrent_layers > 0) {
-    s.lines.push_back(given("deployment.state_dtype", "Recurrent state", name(d.state_dtype), Unit::kNone));
+    s.lines.push_back(given("deployment.state_dtype", "Recurrent state (conv window)", name(d.state_dtype), Unit::kNone));
+    s.lines.push_back(
+        given("deployment.ssm_state_dtype", "Recurrent state (SSM matrix)", name(d.ssm_state_dtype), Unit::kNone));
   }
   s.lines.push_back(given("deployment.reserve_fraction", "HBM reserve", d.reserve_fraction, Unit::kFraction));
   s.lines.push_back(given("deployment.workspace_bytes", "Workspace per GPU", d.workspace_bytes, Unit::kBytes));
@@ -180,7 +182,9 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   if (d.stage_recurrent_layers > 0) {
     s.lines.push_back(computed("memory_per_gpu.state_per_sequence", "Recurrent state per sequence",
                                m.state_per_sequence, Unit::kBytes, fx::kDepStateSeq,
-                               {term("L_rec", d.stage_recurrent_layers), term("e_state", d.state_elems_per_layer),
+                               {term("L_rec", d.stage_recurrent_layers), term("e_ssm", d.ssm_state_elems_per_layer),
+                                term("b_ssm", static_cast<double>(d.ssm_state_bits) / 8.0),
+                                term("e_state", d.state_elems_per_layer),
                                 term("b_state", static_cast<double>(d.state_bits) / 8.0)},
                                "(fixed, whatever the context)"));
   } else {

@@ -48,7 +48,7 @@ inline constexpr FormulaText kKvRatio{"kv_mha_ratio", "KV_mha / KV"};
 inline constexpr FormulaText kKvPerTokenLayers{"kv_bytes_per_token", "2 × L_attn × d_kv × b_kv"};
 inline constexpr FormulaText kKvPerSeqLayers{
     "kv_bytes_per_sequence", "KV_token / L_attn × (L_full × T + L_swa × min(T, window) + L_chunk × min(T, chunk))"};
-inline constexpr FormulaText kStatePerSeq{"state_bytes_per_sequence", "L_rec × (n_embd_s + n_embd_r) × b_state"};
+inline constexpr FormulaText kStatePerSeq{"state_bytes_per_sequence", "L_rec × (n_embd_s × b_ssm + n_embd_r × b_state)"};
 // FLOPs.
 inline constexpr FormulaText kForward{"forward_flops_per_token", "2 × N_blocks"};
 inline constexpr FormulaText kTrain{"training_flops", "6 × N × D"};
@@ -128,7 +128,7 @@ inline constexpr FormulaText kDepWeightsRec{"WeightShard::total",
 inline constexpr FormulaText kDepKvTokIndex{"kv_per_token", "(L_stage × e_rank + L_full × e_index) × b_kv"};
 inline constexpr FormulaText kDepKvSeqLayers{
     "kv_per_sequence", "(e_rank × (L_full × T + L_swa × T_win + L_chunk × T_chunk) + e_index × L_full × T) × b_kv"};
-inline constexpr FormulaText kDepStateSeq{"state_per_sequence", "L_rec × e_state × b_state"};
+inline constexpr FormulaText kDepStateSeq{"state_per_sequence", "L_rec × (e_ssm × b_ssm + (e_state − e_ssm) × b_state)"};
 inline constexpr FormulaText kDepMaxSeqState{"max_batch_by_capacity", "floor(free / (KV_seq + S_seq))"};
 inline constexpr FormulaText kDepStepBytesState{"DecodeBytes::total",
                                                 "W_blocks + W_experts + W_lm_head + W_rows + KV + S"};

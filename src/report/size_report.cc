@@ -302,7 +302,8 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
     s.lines.push_back(computed("kv.state_bytes_per_sequence", "Recurrent state per sequence (not KV)",
                                r.state_per_seq, Unit::kBytes, fx::kStatePerSeq,
                                {term("L_rec", lc.recurrent), term("n_embd_s", m.n_embd_s()),
-                                term("n_embd_r", m.n_embd_r()), term("b_state", dtype_bytes(default_kv_dtype(o.weight_dtype)))},
+                                term("b_ssm", dtype_bytes(default_ssm_state_dtype(m, o.weight_dtype))),
+                                term("n_embd_r", m.n_embd_r()), term("b_state", dtype_bytes(default_state_dtype(o.weight_dtype)))},
                                "(fixed, whatever the context)"));
     s.notes.push_back(fmt::format(
         "{} of {} layers are {} mixers: they keep no KV but a fixed state per sequence ({} here); the drill-1 "
