@@ -4,7 +4,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <optional>
+
 #include "commands.h"
+#include "modelcalc/checkpoint.h"
 #include "format.h"
 #include "modelcalc/hf_config.h"
 
@@ -14,7 +18,72 @@ namespace {
 
 struct ModelsFlags {
   bool json = false;
+  std::string count;  // a checkpoint folder to count from its safetensors headers
 };
+
+// models --count DIR: the checkpoint's headers by component beside its config's count.
+Status run_count(const ModelsFlags& f, std::ostream& out) {
+  std::error_code ec;
+  const bool config = std::filesystem::exists(std::filesystem::path(f.count) / "config.json", ec);
+  std::optional<ModelSpec> m;
+  if (config) {
+    auto loaded = load_hf_config(f.count);
+    if (!loaded.ok()) return Status::InvalidArgument("--count", loaded.status().message());
+    m = *loaded;
+  }
+  const int64_t int_bits = m && m->quant && m->quant->dtype == Dtype::kInt8 ? 8 : 4;
+  auto c = count_safetensors(f.count, m ? m->n_layer : -1, int_bits);
+  if (!c.ok()) return Status::InvalidArgument("--count", c.status().message());
+  const ParamBreakdown cfg = m && m->exact ? *m->exact : ParamBreakdown{};
+  const std::pair<const char*, int64_t ParamBreakdown::*> fields[] = {
+      {"embeddings", &ParamBreakdown::embeddings}, {"position", &ParamBreakdown::position},
+      {"lm_head", &ParamBreakdown::lm_head},       {"attention", &ParamBreakdown::attention},
+      {"recurrent", &ParamBreakdown::recurrent},   {"mlp_dense", &ParamBreakdown::mlp_dense},
+      {"mlp_routed", &ParamBreakdown::mlp_routed}, {"mlp_shared", &ParamBreakdown::mlp_shared},
+      {"router", &ParamBreakdown::router},         {"norms", &ParamBreakdown::norms},
+      {"biases", &ParamBreakdown::biases}};
+  nlohmann::json comps = nlohmann::json::object();
+  std::string table = fmt::format("{:<12} {:>22} {:>22} {:>18}\n", "component", "checkpoint", m ? "config" : "", m ? "difference" : "");
+  for (const auto& [name, field] : fields) {
+    const int64_t ck = c->params.*field, cf = cfg.*field;
+    comps[name] = m ? nlohmann::json{{"checkpoint", ck}, {"config", cf}} : nlohmann::json{{"checkpoint", ck}};
+    if (ck == 0 && cf == 0) continue;
+    table += fmt::format("{:<12} {:>22} {:>22} {:>18}\n", name, group_digits(ck), m ? group_digits(cf) : "",
+                         m && ck != cf ? (ck > cf ? "+" : "") + group_digits(ck - cf) : "");
+  }
+  table += fmt::format("{:<12} {:>22} {:>22} {:>18}\n", "total", group_digits(c->params.total()),
+                       m ? group_digits(cfg.total()) : "",
+                       m && c->params.total() != cfg.total() ? (c->params.total() > cfg.total() ? "+" : "") +
+                                                                  group_digits(c->params.total() - cfg.total())
+                                                            : "");
+  nlohmann::json by_dtype = nlohmann::json::object();
+  std::string dtypes;
+  for (const auto& [dtype, bytes] : c->bytes_by_dtype) {
+    by_dtype[dtype] = bytes;
+    dtypes += fmt::format("  {:<8} {:>22} B\n", dtype, group_digits(bytes));
+  }
+  if (f.json) {
+    out << nlohmann::json{{"checkpoint",
+                           {{"dir", f.count}, {"shards", c->shards}, {"tensors", c->tensors}, {"bytes", c->bytes},
+                            {"index_total_size", c->index_total_size < 0 ? nlohmann::json(nullptr) : nlohmann::json(c->index_total_size)},
+                            {"params", comps}, {"params_total", c->params.total()}, {"mtp", c->mtp}, {"vision", c->vision},
+                            {"buffers", c->buffers}, {"scales", c->scales}, {"other", c->other},
+                            {"bytes_by_dtype", by_dtype}, {"config_total", m ? nlohmann::json(cfg.total()) : nlohmann::json(nullptr)}}}}
+               .dump(2)
+        << "\n";
+    return Status::Ok();
+  }
+  out << "Checkpoint " << f.count << ": " << c->shards << " shard" << (c->shards == 1 ? "" : "s") << ", " << c->tensors
+      << " tensors, " << group_digits(c->bytes) << " bytes"
+      << (c->index_total_size >= 0 ? " (the index's total_size: " + group_digits(c->index_total_size) + ")" : "")
+      << "; only the safetensors headers were read\n\nParameters by component" << (m ? " (the config's count beside)" : "")
+      << ":\n" << table << "\nBeside the language model: MTP layers " << group_digits(c->mtp) << ", vision "
+      << group_digits(c->vision) << "; saved buffers (not parameters) " << group_digits(c->buffers)
+      << "; quantization scales " << group_digits(c->scales) << " values"
+      << (c->other > 0 ? "; unplaced " + group_digits(c->other) + " values (e.g. " + c->unplaced.front() + ")" : "")
+      << "\n\nBytes by dtype:\n" << dtypes;
+  return Status::Ok();
+}
 
 // One line per listed repository: its id, and what its checkpoint stores
 // when the entry states it (dtype of the quantized parts, KV dtype).
@@ -38,6 +107,7 @@ Status add_repos(const PresetInfo& p, nlohmann::json* list, std::string* text) {
 }
 
 Status run_models(const ModelsFlags& f, std::ostream& out) {
+  if (!f.count.empty()) return run_count(f, out);
   nlohmann::json list = nlohmann::json::array();
   std::string table = fmt::format("{:<24} {:<14} {:>22} {:>22}  {}\n", "preset", "model_type", "params (exact)",
                                   "active per token", "hf_repo");
@@ -74,7 +144,10 @@ Status run_models(const ModelsFlags& f, std::ostream& out) {
 
 CommandRun setup_models(FlagSet& flags) {
   auto f = std::make_shared<ModelsFlags>();
-  flags.toggle("--json", "Print JSON (for scripts)", &f->json);
+  flags.toggle("--json", "Print JSON (for scripts)", &f->json)
+      .text("--count", "Count a checkpoint folder from its safetensors headers (model.safetensors.index.json and "
+                       "shards, or *.safetensors; only the headers are read), beside its config.json's count",
+            &f->count);
   return [f](std::ostream& out) { return run_models(*f, out); };
 }
 

@@ -2,8 +2,11 @@
 // --model taking those ids exactly, as the core's resolve_model_id does.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
 #include "test_util.h"
 
 namespace modelcalc {
@@ -56,6 +59,63 @@ TEST(CmdModels, ModelTakesAListedIdAndRefusesAnythingElseInOneLine) {
     EXPECT_NE(bad.err.find("did you mean"), std::string::npos) << bad.err;
     EXPECT_NE(bad.err.find("--config"), std::string::npos) << bad.err;
   }
+}
+
+// A checkpoint folder: WizardLM-2-8x22B's config.json (tests/fixtures/safetensors) and one shard holding its
+// embedding and lm_head (2 x 32000 x 6144 BF16), cut off after its header.
+std::string wizard_head_only() {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "cmd_models_count";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
+                dir / "config.json");
+  const std::string json =
+      R"({"lm_head.weight": {"dtype": "BF16", "shape": [32000, 6144], "data_offsets": [0, 393216000]},)"
+      R"( "model.embed_tokens.weight": {"dtype": "BF16", "shape": [32000, 6144], "data_offsets": [393216000, 786432000]}})";
+  std::string prefix(8, '\0');
+  for (int i = 0; i < 8; ++i) prefix[static_cast<size_t>(i)] = static_cast<char>((json.size() >> (8 * i)) & 0xff);
+  std::ofstream(dir / "model.safetensors", std::ios::binary) << prefix << json;
+  return dir.string();
+}
+
+TEST(CmdModels, CountReadsTheHeadersBesideTheConfig) {
+  const std::string dir = wizard_head_only();
+  const CliRun j = run_args({"models", "--count", dir, "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  const auto c = j.json()["checkpoint"];
+  EXPECT_EQ(c["shards"], 1);
+  EXPECT_EQ(c["params"]["embeddings"]["checkpoint"], 32000LL * 6144);
+  EXPECT_EQ(c["params"]["lm_head"]["checkpoint"], 32000LL * 6144);
+  // The config builds 140,620,634,112 (src/core/safetensors_test.cc); these headers hold only the two tables.
+  EXPECT_EQ(c["config_total"], 140'620'634'112);
+  EXPECT_EQ(c["bytes_by_dtype"]["BF16"], 786'432'000);
+  const CliRun t = run_args({"models", "--count", dir});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("only the safetensors headers were read"), std::string::npos);
+  EXPECT_NE(t.out.find("196,608,000"), std::string::npos);  // 32000 x 6144, grouped
+}
+
+TEST(CmdModels, CheckpointNeedsItsHeadersAndCountIsRefusedInOneLine) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "cmd_models_no_headers";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
+                dir / "config.json");
+  const CliRun size = run_args({"size", "--checkpoint", dir.string(), "--gpu", "h100"});
+  EXPECT_EQ(size.status, 2);
+  EXPECT_EQ(size.out, "");
+  EXPECT_EQ(line_count(size.err), 1) << size.err;
+  EXPECT_NE(size.err.find("--checkpoint"), std::string::npos) << size.err;
+  const CliRun count = run_args({"models", "--count", dir.string()});
+  EXPECT_EQ(count.status, 2);
+  EXPECT_EQ(line_count(count.err), 1) << count.err;
+  EXPECT_NE(count.err.find("--count"), std::string::npos) << count.err;
+  // With the headers there, --checkpoint counts as they say (the two tables; no layers).
+  const CliRun ok = run_args({"size", "--checkpoint", wizard_head_only(), "--gpu", "h100", "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.json()["params"]["total"], 2LL * 32000 * 6144);
 }
 
 }  // namespace

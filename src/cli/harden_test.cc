@@ -266,7 +266,7 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
 const std::set<std::string> kNotNumeric = {
     "--help", "--json", "--explain", "--strings", "--glu", "--tied", "--sources", "--train", "--sequence-parallel",
     "--flash",
-    "--gpu", "--model", "--config", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
+    "--gpu", "--model", "--config", "--checkpoint", "--count", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
     "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
     "--host", "--port",  // serve's: a valid base would start a server; serve_test.cc checks their bad values
@@ -274,6 +274,7 @@ const std::set<std::string> kNotNumeric = {
     "--embedding-in-split", "--loss-in-split", "--dropout", "--no-overlap", "--causal", "--grads", "--bf16-grads",
     "--no-flash", "--rank-by", "--training", "--fit",
     "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
+    // --checkpoint, models --count: checkpoint folders (cmd_models_test.cc, safetensors_test.cc check them)
     "--engine", "--allow-long-max-model-len",
     "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
     "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)

@@ -2,6 +2,9 @@
 
 #include "modelcalc/deployment.h"
 
+#include <filesystem>
+
+#include "modelcalc/checkpoint.h"
 #include "modelcalc/hf_config.h"
 #include "format.h"
 #include "quantity.h"
@@ -21,11 +24,17 @@ void add_model_flags(FlagSet& flags, ModelFlags* f) {
       .toggle("--tied", "Tied input embedding and lm_head (default: untied)", &f->tied)
       .text("--model", "A compiled-in preset, or a Hub repository id it lists (owner/name; modelcalc models lists them)",
             &f->model)
-      .text("--config", "A Hugging Face config.json, or a folder holding one", &f->config);
+      .text("--config", "A Hugging Face config.json, or a folder holding one (and, where its shards or "
+                        "model.safetensors.index.json are there, their safetensors headers)",
+            &f->config)
+      .text("--checkpoint", "A checkpoint folder: its config.json and the safetensors headers of its shards, which "
+                            "are required (only the headers are read; the counts follow them)",
+            &f->checkpoint);
 }
 
 bool has_model(const ModelFlags& f) {
-  return !f.model.empty() || !f.config.empty() || f.layers || f.hidden || f.heads || f.ffn || f.vocab;
+  return !f.model.empty() || !f.config.empty() || !f.checkpoint.empty() || f.layers || f.hidden || f.heads || f.ffn ||
+         f.vocab;
 }
 
 namespace {
@@ -54,11 +63,31 @@ Status shape_flags_conflict(const ModelFlags& f, const char* source) {
   return Status::Ok();
 }
 
+// A folder is read with its safetensors headers where they are there; a file as a config.json.
+Result<ModelSpec> load_checkpoint_or_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return load_checkpoint(path, /*require_headers=*/false);
+  return load_hf_config(path);
+}
+
+// Errors of reading a file the flag named start with the flag, as the other flags' do.
+Result<ModelSpec> in_flag(const char* flag, Result<ModelSpec> r) {
+  if (r.ok()) return r;
+  return Status::InvalidArgument(flag, r.status().message());
+}
+
 }  // namespace
 
 Result<ModelSpec> resolve_model(const ModelFlags& f) {
   if (!f.model.empty() && !f.config.empty()) {
     return Status::InvalidArgument("--model", "give either --model or --config, not both");
+  }
+  if (!f.checkpoint.empty() && (!f.model.empty() || !f.config.empty())) {
+    return Status::InvalidArgument("--checkpoint", "give one of --model, --config or --checkpoint");
+  }
+  if (!f.checkpoint.empty()) {
+    MC_RETURN_IF_ERROR(shape_flags_conflict(f, "--checkpoint"));
+    return in_flag("--checkpoint", load_checkpoint(f.checkpoint, /*require_headers=*/true));
   }
   if (!f.model.empty()) {
     MC_RETURN_IF_ERROR(shape_flags_conflict(f, "--model"));
@@ -66,7 +95,7 @@ Result<ModelSpec> resolve_model(const ModelFlags& f) {
   }
   if (!f.config.empty()) {
     MC_RETURN_IF_ERROR(shape_flags_conflict(f, "--config"));
-    return load_hf_config(f.config);
+    return load_checkpoint_or_config(f.config);
   }
   for (auto [v, flag] : {std::pair{&f.layers, "--layers"}, {&f.hidden, "--hidden"}, {&f.heads, "--heads"},
                          {&f.ffn, "--ffn"}, {&f.vocab, "--vocab"}}) {

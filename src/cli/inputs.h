@@ -28,6 +28,7 @@ struct ModelFlags {
   bool tied = false;  // input embedding and lm_head share one matrix
   std::string model;   // preset name (sweep: a comma list)
   std::string config;  // config.json path or folder (sweep: a comma list)
+  std::string checkpoint;  // a checkpoint folder: config.json and its safetensors headers
 };
 void add_model_flags(FlagSet& flags, ModelFlags* f);
 // True when any model flag was given.

@@ -26,11 +26,13 @@ constexpr ServeFlagRule kRules[] = {
     {"capacity", 0, K::kValue},
     {"capacity-factor", 0, K::kValue},
     {"causal", 0, K::kSwitch},
+    {"checkpoint", 0, K::kFile},  // a checkpoint folder (config.json, safetensors headers) on the server
     {"compute", 0, K::kValue},
     {"compute-dtype", 0, K::kValue},
     {"concurrency", 0, K::kValue},
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
+    {"count", 0, K::kFile},  // models --count: a checkpoint folder on the server
     {"cp", 0, K::kValue},
     {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},

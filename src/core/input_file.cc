@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -174,6 +175,33 @@ Result<std::string> read_input_file(const std::string& path) {
     got += static_cast<size_t>(n);
   }
   if (got > kMaxInputFileBytes) return limit_error();
+  text.resize(got);
+  return text;
+}
+
+Result<std::string> read_input_prefix(const std::string& path, size_t max_bytes, int64_t* file_size) {
+  const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path, why); };
+  if (path.empty()) return Status::InvalidArgument("file", "needs a path");
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd.get() < 0) {
+    if (errno == ENOENT) return fail("no such file");
+    return fail(std::string("cannot open: ") + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return fail(kind_of(st.st_mode));
+  *file_size = static_cast<int64_t>(st.st_size);
+  std::string text(std::min<size_t>(max_bytes, static_cast<size_t>(std::max<off_t>(st.st_size, 0))), '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(std::string("read failed: ") + std::strerror(errno));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
   text.resize(got);
   return text;
 }

@@ -24,6 +24,12 @@ inline constexpr int kMaxJsonDepth = 64;
 // "PATH: is a FIFO, not a regular file".
 Result<std::string> read_input_file(const std::string& path);
 
+// The first `max_bytes` bytes of the regular file at `path` (fewer if it is
+// shorter), refused as read_input_file refuses what is not a regular file;
+// *file_size is set to the file's size. For formats read by their header
+// (safetensors), whatever the file's size. REQUIRES: file_size != nullptr.
+Result<std::string> read_input_prefix(const std::string& path, size_t max_bytes, int64_t* file_size);
+
 // Parses `text` as JSON, strictly: a duplicate key in an object, nesting
 // deeper than kMaxJsonDepth, a number beyond double's range and any syntax
 // error are one-line errors naming `source` and the line and column:
