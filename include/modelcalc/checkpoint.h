@@ -7,6 +7,7 @@
 #define MODELCALC_CHECKPOINT_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -64,6 +65,14 @@ Result<CheckpointCount> count_safetensors(const std::string& dir, int64_t num_la
 // count_safetensors checks each shard's; the bytes of the buffer it lays out.
 // Errors name `source`.
 Result<int64_t> check_safetensors_header(std::string_view json, std::string_view source);
+
+// ParamBreakdown's components as a checkpoint and a config are compared and
+// printed (mlp_routed_active is not a stored component).
+struct ParamComponent {
+  const char* name;  // "embeddings", "lm_head", "attention", ...
+  int64_t ParamBreakdown::*field;
+};
+std::span<const ParamComponent> param_components();
 
 // One component where the config-derived count and the checkpoint's differ.
 struct CountDifference {

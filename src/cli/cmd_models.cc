@@ -35,16 +35,9 @@ Status run_count(const ModelsFlags& f, std::ostream& out) {
   auto c = count_safetensors(f.count, m ? m->n_layer : -1, int_bits);
   if (!c.ok()) return Status::InvalidArgument("--count", c.status().message());
   const ParamBreakdown cfg = m && m->exact ? *m->exact : ParamBreakdown{};
-  const std::pair<const char*, int64_t ParamBreakdown::*> fields[] = {
-      {"embeddings", &ParamBreakdown::embeddings}, {"position", &ParamBreakdown::position},
-      {"lm_head", &ParamBreakdown::lm_head},       {"attention", &ParamBreakdown::attention},
-      {"recurrent", &ParamBreakdown::recurrent},   {"mlp_dense", &ParamBreakdown::mlp_dense},
-      {"mlp_routed", &ParamBreakdown::mlp_routed}, {"mlp_shared", &ParamBreakdown::mlp_shared},
-      {"router", &ParamBreakdown::router},         {"norms", &ParamBreakdown::norms},
-      {"biases", &ParamBreakdown::biases}};
   nlohmann::json comps = nlohmann::json::object();
   std::string table = fmt::format("{:<12} {:>22} {:>22} {:>18}\n", "component", "checkpoint", m ? "config" : "", m ? "difference" : "");
-  for (const auto& [name, field] : fields) {
+  for (const auto& [name, field] : param_components()) {
     const int64_t ck = c->params.*field, cf = cfg.*field;
     comps[name] = m ? nlohmann::json{{"checkpoint", ck}, {"config", cf}} : nlohmann::json{{"checkpoint", ck}};
     if (ck == 0 && cf == 0) continue;

@@ -280,16 +280,20 @@ Result<CheckpointCount> count_safetensors(const std::string& dir, int64_t num_la
   return c;
 }
 
-std::vector<CountDifference> compare_counts(const ParamBreakdown& config, const ParamBreakdown& checkpoint) {
-  const std::pair<const char*, int64_t ParamBreakdown::*> fields[] = {
+std::span<const ParamComponent> param_components() {
+  static constexpr ParamComponent kComponents[] = {
       {"embeddings", &ParamBreakdown::embeddings}, {"position", &ParamBreakdown::position},
       {"lm_head", &ParamBreakdown::lm_head},       {"attention", &ParamBreakdown::attention},
       {"recurrent", &ParamBreakdown::recurrent},   {"mlp_dense", &ParamBreakdown::mlp_dense},
       {"mlp_routed", &ParamBreakdown::mlp_routed}, {"mlp_shared", &ParamBreakdown::mlp_shared},
       {"router", &ParamBreakdown::router},         {"norms", &ParamBreakdown::norms},
       {"biases", &ParamBreakdown::biases}};
+  return kComponents;
+}
+
+std::vector<CountDifference> compare_counts(const ParamBreakdown& config, const ParamBreakdown& checkpoint) {
   std::vector<CountDifference> out;
-  for (const auto& [name, field] : fields) {
+  for (const auto& [name, field] : param_components()) {
     if (config.*field != checkpoint.*field) out.push_back({name, config.*field, checkpoint.*field});
   }
   return out;
