@@ -192,8 +192,10 @@ struct WeightShard {
   int64_t recurrent = 0;   // recurrent mixers (Mamba, Gated DeltaNet), sharded by heads
   int64_t draft = 0;       // a speculative draft held beside the model: an MTP module or a draft model (its scales
                            // included; not in params.total)
+  int64_t vision = 0;      // the vision tower and projector (params.vision, not in params.total), 16-bit, sharded
+                           // by TP, on the first stage: vLLM's multimodal models build and load them
   int64_t total() const {
-    return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent + draft;
+    return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent + draft + vision;
   }
 };
 

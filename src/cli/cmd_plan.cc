@@ -175,7 +175,9 @@ Result<PlanSpace> read_space(const PlanInputs& f, const ModelSpec& m) {
   return s;
 }
 
-PlanView plan_view(const PlanRun& r) { return PlanView{r.model->name, &r.request, &r.space, &r.result, r.frontier}; }
+PlanView plan_view(const PlanRun& r) {
+  return PlanView{r.model->name, &r.request, &r.space, &r.result, r.frontier, r.model->assumptions};
+}
 
 Status run_plan_command(const PlanFlags& f, std::ostream& out, int* exit_code) {
   MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
@@ -239,7 +241,7 @@ Status run_plan(SharedModel m, const PlanInputs& in, PlanRun* out) {
 }
 
 static DisaggPlanView disagg_view(const PlanRun& r) {
-  return DisaggPlanView{r.model->name, &r.request, &r.space, &*r.disaggregated};
+  return DisaggPlanView{r.model->name, &r.request, &r.space, &*r.disaggregated, r.model->assumptions};
 }
 nlohmann::json plan_document(const PlanRun& r) {
   return r.disaggregated ? disagg_plan_json(disagg_view(r)) : plan_json(plan_view(r));

@@ -5,6 +5,7 @@
 // and with the library call for the same options.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -258,6 +259,50 @@ TEST(DeploymentConsistencyTest, EveryConfigOfTodaysFamiliesIsAccepted) {
     EXPECT_TRUE(pl.status == 0 || pl.status == 1) << f << pl.err;
   }
   EXPECT_EQ(files, 24);
+}
+
+// A model read by the generic rules (a model_type outside the family table) is labelled so in every
+// output that reads a model: the reader's assumptions lead each report's warnings (plan: "assumptions"),
+// in JSON and in text.
+TEST(DeploymentConsistencyTest, GenericReadingIsLabelledInEveryOutput) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "modelcalc_generic_label_test";
+  std::filesystem::create_directories(dir);
+  const std::string f = (dir / "config.json").string();
+  {
+    std::ofstream(f) << R"({"model_type":"brand_new_lm","hidden_size":1024,"num_hidden_layers":4,
+        "num_attention_heads":8,"num_key_value_heads":8,"intermediate_size":4096,"vocab_size":32000})";
+  }
+  const std::string label = "not in the family table";
+  auto labelled = [&](const nlohmann::json& list) {
+    bool any = false;
+    for (const nlohmann::json& w : list) any = any || w.get<std::string>().find(label) != std::string::npos;
+    return any;
+  };
+  const std::vector<std::vector<std::string>> runs = {
+      {"size", "--gpu", "h100"},
+      {"kv-budget", "--gpu", "h100"},
+      {"roofline", "--gpu", "h100"},
+      {"cost", "--gpu", "h100", "--price-per-hour", "3"},
+      {"train-memory", "--gpu", "h100"},
+      {"train", "--tokens", "1T", "--gpu", "h100", "--gpus", "8"},
+      {"train-plan", "--tokens", "1T", "--days", "10", "--gpu", "h100"},
+      {"diagnose", "--gpu", "h100", "--tokens-per-s", "20"},
+  };
+  for (std::vector<std::string> a : runs) {
+    a.insert(a.end(), {"--config", f, "--json"});
+    const CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 0) << a[0] << r.err;
+    if (r.status != 0) continue;
+    EXPECT_TRUE(labelled(r.json()["warnings"])) << a[0] << r.out;
+  }
+  const CliRun pl = run_args({"plan", "--config", f, "--gpu", "h100", "--isl", "1000", "--osl", "200", "--json"});
+  ASSERT_TRUE(pl.status == 0 || pl.status == 1) << pl.err;
+  EXPECT_TRUE(labelled(pl.json()["assumptions"])) << pl.out;
+  const CliRun pt = run_args({"plan", "--config", f, "--gpu", "h100", "--isl", "1000", "--osl", "200"});
+  EXPECT_NE(pt.out.find(label), std::string::npos) << pt.out;
+  const CliRun rt = run_args({"roofline", "--config", f, "--gpu", "h100"});
+  EXPECT_NE(rt.out.find(label), std::string::npos) << rt.out;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

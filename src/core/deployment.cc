@@ -372,6 +372,14 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // ---- the worst pipeline stage
   const Dtype q = o.weight_dtype;
   const Dtype keep = dtype_bits(q) >= 16 ? q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
+  // The vision tower and projector: vLLM builds them with the language model (llama4's
+  // Llama4ForConditionalGeneration.vision_model and multi_modal_projector, gemma3_mm.py's vision_tower,
+  // mistral3.py's vision_tower and multi_modal_projector, qwen3_vl.py's visual) unless the model is served
+  // language-model-only; their linears are tensor-parallel, they sit on the first stage, and quantized
+  // checkpoints keep them 16-bit (ModelOpt and compressed-tensors exclude them).
+  const Exact vision_bytes = bytes_of(ceil_div(Exact(m.params_vision.value_or(0)), tp), keep);
+  if (vision_bytes.overflow()) return Status::Overflow("model shape");
+  const int64_t vision_rank = vision_bytes.value();
   // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
   // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
   const std::optional<CheckpointQuant>& cq = m.quant;
@@ -422,6 +430,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
                                                             scales_in(sp.experts, qx) + scales_in(sp.rec, qr);
     if ((e + lm + a + f + x + ot + r + sc).overflow()) overflow = true;
     w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
+    if (s == 0) w.vision = vision_rank;
     if (s == 0 || w.total() > worst.total()) worst = w;
   }
   if (overflow) return Status::Overflow("model shape");

@@ -299,5 +299,28 @@ TEST(DeploymentLayers, QuantizationConfigMethods) {
   EXPECT_NE(notobj.status().message().find("quantization_config"), std::string::npos);
 }
 
+// A vision-language model's tower is loaded with the language model (vLLM's gemma3_mm.py builds
+// vision_tower and multi_modal_projector): its parameters are in the weight shard, 16-bit, split by TP,
+// though not in params.total. Gemma 3 27B: vision 423,060,336 (hf_config_2026_test.cc derives it).
+TEST(DeploymentLayers, VisionTowerIsInTheWeightShard) {
+  auto m = load_hf_config(std::string(MODELCALC_SOURCE_DIR) +
+                          "/tests/fixtures/hf-configs-2026/google--gemma-3-27b-it.config.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_EQ(m->params_vision.value_or(0), 423'060'336);
+  DeploymentOptions o;
+  o.split.tp = 2;
+  o.weight_dtype = Dtype::kFp8;  // the tower stays 16-bit in a quantized checkpoint
+  auto d = prepare_deployment(*m, Gpu(), o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  // ceil(423,060,336 / 2) = 211,530,168 parameters a GPU, at 2 B.
+  EXPECT_EQ(d->weights.vision, 211'530'168LL * 2);
+  ModelSpec text = *m;
+  text.params_vision.reset();
+  auto t = prepare_deployment(text, Gpu(), o);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->weights.vision, 0);
+  EXPECT_EQ(d->weights.total(), t->weights.total() + 211'530'168LL * 2);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -297,6 +297,7 @@ Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBu
     rep.ignored.push_back("The allowance is an estimate of the engine's activation peak; engines measure it "
                           "(vLLM profiles a forward pass). Give --workspace when you know yours.");
   }
+  warn_model_assumptions(m.assumptions, rep);
   return rep;
 }
 

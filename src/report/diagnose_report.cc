@@ -605,6 +605,7 @@ Report build_diagnose_report(const Evidence& e, const GpuSpec& gpu, const Diagno
     r.sections.push_back(std::move(ask));
   }
   for (const DxStatement& i : d.ignored) r.ignored.push_back(dx_text(i, d));
+  if (e.model.spec) warn_model_assumptions(e.model.spec->assumptions, r);
 
   json ev = json::array();
   for (const Line& l : r.sections[1].lines) ev.push_back(line_json(l));

@@ -123,6 +123,8 @@ inline constexpr FormulaText kDepKvTok{"kv_per_token", "L_stage × e_rank × b_k
 inline constexpr FormulaText kDepKvSeq{"kv_per_sequence", "e_rank × b_kv × (L_full × T + L_swa × T_win)"};
 inline constexpr FormulaText kDepMaxSeq{"max_batch_by_capacity", "floor(free / KV_seq)"};
 // The engine on per-layer kinds: recurrent mixers, chunked layers, a DSA indexer.
+inline constexpr FormulaText kDepWeightsVision{
+    "WeightShard::total", "emb + lm_head + attn + mlp + experts + other + scales + rec + draft + vision"};
 inline constexpr FormulaText kDepWeightsRec{"WeightShard::total",
                                             "emb + lm_head + attn + mlp + experts + other + scales + rec"};
 inline constexpr FormulaText kDepKvTokIndex{"kv_per_token", "(L_stage × e_rank + L_full × e_index) × b_kv"};

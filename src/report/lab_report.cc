@@ -101,6 +101,7 @@ Report build_train_report(const TrainQuery& q, const TrainResult& r, const Train
         "Activation recomputation: a full recompute adds another forward pass (8·N·D).",
         "Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock."};
   }
+  if (engine != nullptr && engine->model != nullptr) warn_model_assumptions(engine->model->assumptions, rep);
   return rep;
 }
 
@@ -223,6 +224,7 @@ Report build_cost_ceiling_report(const ModelSpec& m, const GpuSpec& one_gpu, con
   }
   rep.extra_json["options"] = {{"seq", o.context}, {"batch", o.batch}, {"gpus", gpus},
                                {"dtype", dtype_name(o.weight_dtype)}, {"kv_dtype", dtype_name(o.kv_dtype)}};
+  warn_model_assumptions(m.assumptions, rep);
   return rep;
 }
 
@@ -285,6 +287,7 @@ Report build_mfu_report(const MfuQuery& q, const MfuResult& r, const MfuEngineVi
                     "GPUs), --params and the GPU.",
                     format_quantity(u, Unit::kFraction)));
   }
+  if (engine != nullptr && engine->model != nullptr) warn_model_assumptions(engine->model->assumptions, rep);
   return rep;
 }
 

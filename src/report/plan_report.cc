@@ -16,6 +16,14 @@ namespace modelcalc {
 
 namespace {
 
+// The model reader's assumptions under a plan, as a report's warnings print.
+std::string assumptions_text(const std::vector<std::string>& a) {
+  std::string out;
+  if (!a.empty()) out += "\nModel notes\n";
+  for (const std::string& n : a) out += "  ! " + n + "\n";
+  return out;
+}
+
 // The formulas plan combines (the engine's TTFT and TPOT come in as terms).
 namespace pfx {
 inline constexpr FormulaText kEffTime{"cost_plan_point", "t_engine / efficiency"};
@@ -288,6 +296,7 @@ std::string render_plan_text(const PlanView& v) {
          "TPOT is that step; TTFT adds half a step, an M/D/1 wait for the step's prompt budget and the prompt's "
          "chunk steps (the ceiling's: the prefill alone); the prediction admits a sequence with its last token's "
          "context reserved where the engine does. docs/prediction.md has the details.\n";
+  out += assumptions_text(v.assumptions);
   return out;
 }
 
@@ -388,6 +397,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["misses"] = misses;
   j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
   j["seconds"] = res.seconds;
+  j["assumptions"] = v.assumptions;
   return j;
 }
 
@@ -638,7 +648,7 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
                        {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)}});
   }
   j["configs"] = configs;
-  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false};
+  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false, {}};
   j["aggregated"] = res.aggregated.configs.empty() ? nlohmann::json() : config_json(agg, res.aggregated.configs[0]);
   nlohmann::json cmp;
   cmp["disaggregated_usd_per_million_output_tokens"] =
@@ -657,6 +667,7 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
   j["searched"] = res.searched;
   j["seconds"] = res.seconds;
   j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
+  j["assumptions"] = v.assumptions;
   return j;
 }
 
@@ -711,6 +722,7 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
   t += "\nThe prefill pool runs steps of prompts only (the engine's step budget; the ceiling: as many prompts as "
        "its memory holds), the decode pool steps of decoding sequences only (their KV arrives over the NICs); "
        "docs/serving-layouts.md states the model.\n";
+  t += assumptions_text(v.assumptions);
   return t;
 }
 

@@ -19,6 +19,8 @@ struct PlanView {
   const PlanSpace* space = nullptr;
   const PlanResult* result = nullptr;
   bool frontier_table = false;  // --frontier: print the frontier table too
+  // The model's reader assumptions, printed and listed ("assumptions") so none is silent; empty: none.
+  std::vector<std::string> assumptions;
 };
 
 // The human table: targets, best configurations, deciding sentences, rejections,
@@ -42,6 +44,7 @@ struct DisaggPlanView {
   const PlanRequest* request = nullptr;
   const PlanSpace* space = nullptr;
   const DisaggPlanResult* result = nullptr;
+  std::vector<std::string> assumptions;  // as PlanView's
 };
 std::string render_disagg_plan_text(const DisaggPlanView& v);
 // configs[].{prefill_pool, decode_pool, kv_transfer, ...}, aggregated (the best aggregated config, as plan's

@@ -44,7 +44,7 @@ struct Fixture {
     };
     res = search_plan(r, s, prepare, evaluate);
   }
-  PlanView view() const { return PlanView{"stand-in", &r, &s, &res, true}; }
+  PlanView view() const { return PlanView{"stand-in", &r, &s, &res, true, {}}; }
 };
 
 TEST(PlanReportTest, JsonHasTheIssueKeys) {

@@ -71,6 +71,10 @@ std::string render_footer(const Report& r) {
 
 }  // namespace
 
+void warn_model_assumptions(const std::vector<std::string>& assumptions, Report& rep) {
+  rep.warnings.insert(rep.warnings.begin(), assumptions.begin(), assumptions.end());
+}
+
 Line given(std::string key, std::string label, Value v, Unit u, std::string comment) {
   Line l;
   l.key = std::move(key);

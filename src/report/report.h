@@ -71,6 +71,11 @@ struct Report {
   nlohmann::json extra_json = nlohmann::json::object();  // merged into JSON output
 };
 
+// Puts the model reader's assumptions (a family read by the generic rules and not yet confirmed by a
+// hand-derived count, a part it does not count) first among the report's warnings: every report that
+// reads a model repeats them, so that none is silent.
+void warn_model_assumptions(const std::vector<std::string>& assumptions, Report& rep);
+
 // A line whose value is an input or a verdict (no formula).
 Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "");
 // A line computed by formula `f` from `terms` (shown by --explain).

@@ -186,6 +186,7 @@ Report build_roofline_report(const ModelSpec* m, const RooflineOptions& o, const
     rep.extra_json["options"]["dtype"] = dtype_name(o.weight_dtype);
     rep.extra_json["options"]["kv_dtype"] = dtype_name(o.kv_dtype);
     rep.extra_json["model"] = {{"name", m->name}, {"layers", m->n_layer}, {"hidden", m->n_embd}};
+    warn_model_assumptions(m->assumptions, rep);
   }
   return rep;
 }
@@ -248,6 +249,10 @@ std::string render_roofline_table(const ModelSpec* m, const RooflineOptions& o, 
     out += render_rows(rows);
   }
   out += "\nAttainable = min(peak, bw × I), a ceiling; --explain shows every formula, --json the numbers.\n";
+  if (m != nullptr && !m->assumptions.empty()) {
+    out += "\nSanity checks\n";
+    for (const std::string& a : m->assumptions) out += "  ! " + a + "\n";
+  }
   return out;
 }
 

@@ -273,6 +273,7 @@ Report build_train_memory_report(const ModelSpec* m, const GpuSpec& gpu, const T
   if (m != nullptr && !m->exact) {
     rep.ignored.push_back("Norms, biases and position tables: a shape typed as flags counts matrices only.");
   }
+  if (m != nullptr) warn_model_assumptions(m->assumptions, rep);
   return rep;
 }
 

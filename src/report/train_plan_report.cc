@@ -218,6 +218,7 @@ Report build_train_plan_report(const std::string& model, const TrainPlanQuery& q
       "The global batch's effect on convergence: the largest within --max-batch-tokens is taken as free.",
       fmt::format("Searched {} layouts ({} structural choices prepared) in {}.", group_digits(r.searched),
                   group_digits(r.prepared), format_brief(r.seconds, Unit::kSeconds))};
+  warn_model_assumptions(q.model->assumptions, rep);
   return rep;
 }
 
