@@ -134,6 +134,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
     return plan_points(p, batch, r.isl, r.osl);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
+  if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
   evaluate_miss_changes(m, r, s, &res);
   return res;
 }
@@ -164,6 +165,9 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   std::vector<PoolOption> prefill, decode;
   int64_t tpot_misses = 0;
   for (size_t i = 0; i < cands.size(); ++i) {
+    if (should_stop(s.control, {"pool candidates", static_cast<int64_t>(i), static_cast<int64_t>(cands.size())})) {
+      return s.control->status();
+    }
     const GpuSpec& gpu = s.gpus[cands[i].gpu].gpu;
     if (!(gpu.peak_flops(default_compute_dtype(cands[i].weight_dtype, gpu)) > 0)) continue;
     auto p = prepare_plan_candidate(m, r, gpu, cands[i]);
