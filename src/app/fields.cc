@@ -176,7 +176,7 @@ namespace fields {
 
 // ---------------------------------------------------------------- the model
 const Field kModel{.name = "model", .flag = "model", .type = Type::kText,
-                   .help = "A compiled-in preset (modelcalc models lists them)"};
+                   .help = "A compiled-in preset, or a Hub repository id it lists (owner/name; modelcalc models lists them)"};
 const Field kConfig{.name = "config", .flag = "config", .type = Type::kText,
                     .help = "A Hugging Face config.json, or a folder holding one", .file = true};
 const Field kLayers{.name = "layers", .flag = "layers", .short_flag = 'L', .type = Type::kInt, .min = 1,

@@ -11,6 +11,7 @@
 
 #include "modelcalc/app/requests.h"
 #include "request_flags.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
 
 namespace modelcalc {
 namespace {

@@ -135,18 +135,6 @@ std::string_view data_regime_name(DataRegime r) {
 
 namespace {
 
-// The preset whose Hugging Face repo (or name) is `model`.
-Result<ModelSpec> find_model(std::string_view model, std::string* preset) {
-  const std::string want = lower(model);
-  for (const PresetInfo& p : presets()) {
-    if (lower(p.hf_repo) == want || lower(p.name) == want) {
-      *preset = p.name;
-      return find_preset(p.name);
-    }
-  }
-  return Status::NotFound("no compiled-in preset for '" + std::string(model) + "' (modelcalc models lists them)");
-}
-
 Engine engine_of(const ServingRow& r, bool* known) {
   const std::string e = lower(r.engine);
   *known = true;
@@ -187,11 +175,15 @@ std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows) {
       skip("input/output lengths are not fixed");
       continue;
     }
-    auto m = find_model(r.model, &p.model);
-    if (!m.ok()) {
-      skip(m.status().message());
+    std::string checkpoint_note;
+    auto resolved = resolve_run_model(r.model, r.checkpoint, &checkpoint_note);
+    if (!resolved.ok()) {
+      skip(resolved.status().message());
       continue;
     }
+    p.model = resolved->preset;
+    p.note = checkpoint_note;
+    const ModelSpec* m = &resolved->spec;
     auto g = find_gpu(r.gpu);
     if (!g.ok()) {
       skip("GPU: " + g.status().message());
@@ -203,10 +195,16 @@ std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows) {
       continue;
     }
     Dtype kv = default_kv_dtype(*wd);
-    if (r.kv_dtype.empty()) {
+    const std::optional<Dtype> stated_kv = m->quant ? m->quant->kv : std::nullopt;
+    if (r.kv_dtype.empty() && stated_kv) {
+      kv = *stated_kv;
+      if (!p.note.empty()) p.note += "; ";
+      p.note += "kv_dtype not stated: read as " + std::string(dtype_name(kv)) + ", as " + m->quant->source + " states";
+    } else if (r.kv_dtype.empty()) {
       if (*wd == Dtype::kFp8) kv = Dtype::kFp8;
-      p.note = "kv_dtype not stated: read as " + std::string(dtype_name(kv)) +
-               (*wd == Dtype::kFp8 ? " (fp8 checkpoints quantize the KV cache too)" : "");
+      if (!p.note.empty()) p.note += "; ";
+      p.note += "kv_dtype not stated: read as " + std::string(dtype_name(kv)) +
+                (*wd == Dtype::kFp8 ? " (fp8 checkpoints quantize the KV cache too)" : "");
     } else {
       auto k = parse_dtype(r.kv_dtype, "kv_dtype");
       if (!k.ok()) {

@@ -1,5 +1,5 @@
 // The Hugging Face config.json reader: JSON parsing, typed key access, the
-// model_type dispatch table, files and folders, and the compiled-in presets.
+// model_type dispatch table, files and folders (the presets: presets.cc).
 #include "modelcalc/hf_config.h"
 
 #include <algorithm>
@@ -8,10 +8,8 @@
 #include <limits>
 #include <sstream>
 
-#include "embedded_data.h"
 #include "hf_reader.h"
 #include "input_file.h"
-#include "suggest.h"
 
 namespace modelcalc {
 namespace hf {
@@ -290,85 +288,6 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
   const std::string folder = abs.parent_path().filename().string();
   m.name = file.filename() == "config.json" && !folder.empty() ? folder
                                                                : file.stem().string();
-  return m;
-}
-
-// --- presets ---------------------------------------------------------------
-
-namespace {
-
-struct Preset {
-  PresetInfo info;
-  std::string_view text;  // the config.json text, from data/presets/
-};
-
-// Every preset's "_modelcalc": {"name", "hf_repo"}, as cmake/embed.cmake read
-// it at build time (embedded_presets): a cold start parses no JSON to find a
-// preset, only the one config it loads. A test checks that the build-time index
-// reads what a parse of the whole file reads, for every preset.
-std::vector<Preset> load_presets() {
-  std::vector<Preset> out;
-  for (const EmbeddedPreset& e : embedded_presets()) {
-    Preset p;
-    p.info.name = std::string(e.name);
-    p.info.hf_repo = std::string(e.hf_repo);
-    p.text = e.content;
-    out.push_back(std::move(p));
-  }
-  std::sort(out.begin(), out.end(),
-            [](const Preset& a, const Preset& b) { return a.info.name < b.info.name; });
-  return out;
-}
-
-const std::vector<Preset>& all_presets() {
-  static const std::vector<Preset> kPresets = load_presets();
-  return kPresets;
-}
-
-// The preset whose name or HF repo (with or without the owner) matches
-// `name` after normalize_name; nullptr if none.
-const Preset* lookup(std::string_view name) {
-  const std::string want = normalize_name(name);
-  for (const auto& p : all_presets()) {
-    const std::string_view repo = p.info.hf_repo;
-    const auto slash = repo.find('/');
-    const std::string_view base = slash == std::string_view::npos ? repo : repo.substr(slash + 1);
-    if (normalizes_to(p.info.name, want) || normalizes_to(repo, want) ||
-        (!base.empty() && normalizes_to(base, want))) {
-      return &p;
-    }
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-std::span<const PresetInfo> presets() {
-  static const std::vector<PresetInfo> kInfos = [] {
-    std::vector<PresetInfo> v;
-    for (const auto& p : all_presets()) v.push_back(p.info);
-    return v;
-  }();
-  return kInfos;
-}
-
-Result<std::string_view> preset_config_text(std::string_view name) {
-  const Preset* p = lookup(name);
-  if (p == nullptr) return Status::NotFound("unknown model preset '" + std::string(name) + "'");
-  return p->text;
-}
-
-Result<ModelSpec> find_preset(std::string_view name) {
-  const Preset* p = lookup(name);
-  if (p == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& i : presets()) names.push_back(i.name);
-    return Status::InvalidArgument("model", "unknown preset '" + std::string(name) + "'" +
-                                                did_you_mean(name, names) +
-                                                " (the models command lists them; a config.json gives any other)");
-  }
-  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(p->text, "preset " + p->info.name));
-  m.name = p->info.name;
   return m;
 }
 

@@ -9,6 +9,7 @@
 
 #include "modelcalc/hf_config.h"
 #include "modelcalc/model.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {
