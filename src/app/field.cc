@@ -261,15 +261,21 @@ std::string_view type_name(const Field& f) {
   return "a value";
 }
 
+namespace {
+
+Status status_of(const Result<Value>& r) { return r.ok() ? Status::Ok() : r.status(); }
+
+}  // namespace
+
 Status check_value(const Field& f, const Value& v) {
   auto check_one = [&](const Value& one) -> Status {
-    if (const auto* i = std::get_if<int64_t>(&one)) return from_int(f, *i).status();
-    if (const auto* d = std::get_if<double>(&one)) return from_number(f, *d).status();
+    if (const auto* i = std::get_if<int64_t>(&one)) return status_of(from_int(f, *i));
+    if (const auto* d = std::get_if<double>(&one)) return status_of(from_number(f, *d));
     if (const auto* s = std::get_if<std::string>(&one)) {
-      if (f.type == Type::kChoice || f.type == Type::kText) return parse_item(f, *s).status();
+      if (f.type == Type::kChoice || f.type == Type::kText) return status_of(parse_item(f, *s));
     }
     if (const auto* d = std::get_if<Dtype>(&one); d != nullptr && f.parse != nullptr) {
-      return f.parse(f, dtype_name(*d), f.name).status();  // kv_dtype refuses the fp4 formats
+      return status_of(f.parse(f, dtype_name(*d), f.name));  // kv_dtype refuses the fp4 formats
     }
     return Status::Ok();
   };

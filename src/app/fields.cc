@@ -365,7 +365,7 @@ const Field kPhase{.name = "phase", .flag = "phase", .type = Type::kChoice, .cho
 const Field kParams{.name = "params", .flag = "params", .type = Type::kReal, .unit = Unit::kCount, .min = 0,
                     .max = 1e27, .min_open = true, .help = "Total parameters N, e.g. 13B"};
 const Field kAggregateTokensPerS{.name = "aggregate_tokens_per_s", .flag = "aggregate-tokens-per-s",
-                                 .type = Type::kReal, .unit = Unit::kTokensPerS, .min = 0, .max = 1e27,
+                                 .type = Type::kReal, .unit = Unit::kTokensPerS, .min = 0, .max = 1e9,
                                  .min_open = true, .help = "Measured tokens/s over all sequences"};
 const Field kTtft{.name = "ttft", .flag = "ttft", .type = Type::kReal, .unit = Unit::kSeconds, .min = 0,
                   .max = 86400, .min_open = true, .plausible_lo = 0, .plausible_hi = 600,

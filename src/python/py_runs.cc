@@ -291,7 +291,7 @@ PyDeployment run_deployment_py(py::handle model, py::handle gpu, const py::dict&
   // cache), the model's context.
   const app::Dtypes dtypes = app::resolve_dtypes(r.dep, m.spec.get(), nullptr);
   const int64_t context = app::resolve_context(r.dep.context, *m.spec, nullptr);
-  PyDeployment out{m.spec, g->spec, {}, {}, {}};
+  PyDeployment out{m.spec, g->spec, {}, {}, {}, nullptr};
   out.draft = std::make_shared<ModelSpec>();
   out.options = take_answer(app::deployment_options(r.dep, r.layout, *m.spec, dtypes.weights, dtypes.kv, context,
                                                     r.dep.batch.value_or(1), out.draft.get(), nullptr), t);
