@@ -303,7 +303,8 @@ const Field kKvTransferOverlap{.name = "kv_transfer_overlap", .flag = "kv-transf
 
 // ---------------------------------------------------------------- the engine
 const Field kEngine{.name = "engine", .flag = "engine", .type = Type::kChoice, .choices = "trtllm,vllm,sglang",
-                    .help = "Serving engine the prediction models: trtllm, vllm or sglang",
+                    .help = "Serving engine the prediction models: trtllm, vllm or sglang; when given, a layout that "
+                            "engine will not load is refused (docs/planning.md)",
                     .default_text = "trtllm, the one the published runs fit", .parse = engine_parser};
 const Field kGpuMemoryUtilization{.name = "gpu_memory_utilization", .flag = "gpu-memory-utilization",
                                   .type = Type::kReal, .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,

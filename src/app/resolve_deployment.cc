@@ -5,6 +5,7 @@
 
 #include "modelcalc/app/fields.h"
 #include "modelcalc/app/resolve.h"
+#include "modelcalc/engine_rules.h"
 #include "modelcalc/hf_config.h"
 
 namespace modelcalc::app {
@@ -193,6 +194,9 @@ Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
   MC_ASSIGN_OR_RETURN(const Engine engine, resolve_engine(e));
+  // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
+  // stands beside the ceiling without that check.
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine, m, gpu, a.prepared)));
   auto p = predict_deployment(m, gpu, a, engine, engine_flags(e, d), w);
   if (!p.ok()) return as_field_error(p.status());
   return p;
