@@ -72,8 +72,8 @@ Result<Value> spec_method_parser(const Field&, std::string_view text, std::strin
 }
 
 Result<Value> engine_parser(const Field&, std::string_view text, std::string_view name) {
-  MC_ASSIGN_OR_RETURN(const Engine e, parse_engine(text, name));
-  return Value{std::string(engine_name(e))};
+  MC_ASSIGN_OR_RETURN(const EngineRelease e, parse_engine(text, name));
+  return Value{engine_release_key(e)};
 }
 
 // The engines' memory fractions: in (0, 1].
@@ -302,9 +302,13 @@ const Field kKvTransferOverlap{.name = "kv_transfer_overlap", .flag = "kv-transf
                                        "last layer's share adds to TTFT; default: sent after it)"};
 
 // ---------------------------------------------------------------- the engine
-const Field kEngine{.name = "engine", .flag = "engine", .type = Type::kChoice, .choices = "trtllm,vllm,sglang",
-                    .help = "Serving engine the prediction models: trtllm, vllm or sglang; when given, a layout that "
-                            "engine will not load is refused (docs/planning.md)",
+const Field kEngine{.name = "engine", .flag = "engine", .type = Type::kChoice,
+                    .choices = "trtllm,trtllm-pytorch,vllm,vllm-v0,sglang",
+                    .help = "Serving engine release the prediction models, NAME[@VERSION]: trtllm (TensorRT engines, "
+                            "0.x), trtllm-pytorch (PyTorch backend, 1.x), vllm (V1, 0.8 on), vllm-v0, sglang; a "
+                            "version picks the family (vllm@0.6 is V0, trtllm@1.0 the PyTorch backend); without one, "
+                            "the family's current release; when given, a layout that engine will not load is refused "
+                            "(docs/planning.md)",
                     .default_text = "trtllm, the one the published runs fit", .parse = engine_parser};
 const Field kGpuMemoryUtilization{.name = "gpu_memory_utilization", .flag = "gpu-memory-utilization",
                                   .type = Type::kReal, .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,

@@ -163,13 +163,13 @@ Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelS
   return Status::Ok();
 }
 
-Result<Engine> resolve_engine(const EngineInput& e, Resolution* r) {
-  Engine engine = kDefaultEngine;
+Result<EngineRelease> resolve_engine(const EngineInput& e, Resolution* r) {
+  EngineRelease engine = kDefaultEngine;
   if (!e.engine.empty()) {
     MC_ASSIGN_OR_RETURN(engine, parse_engine(e.engine, "engine"));
   }
   if (r != nullptr) {
-    r->add(fields::kEngine, Value{std::string(engine_name(engine))}, e.engine.empty() ? Source::kDefault : Source::kGiven);
+    r->add(fields::kEngine, Value{engine_release_key(engine)}, e.engine.empty() ? Source::kDefault : Source::kGiven);
   }
   return engine;
 }
@@ -181,7 +181,7 @@ EngineFlags engine_flags(const EngineInput& e, const DeploymentInput& d) {
 }
 
 Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
-  MC_ASSIGN_OR_RETURN(const Engine engine, resolve_engine(e));
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
   return ScenarioEngine{engine, engine_flags(e, d), w};
 }
 
@@ -193,10 +193,10 @@ Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const
 
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
-  MC_ASSIGN_OR_RETURN(const Engine engine, resolve_engine(e));
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.
-  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine, m, gpu, a.prepared)));
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine.engine(), m, gpu, a.prepared)));
   auto p = predict_deployment(m, gpu, a, engine, engine_flags(e, d), w);
   if (!p.ok()) return as_field_error(p.status());
   return p;

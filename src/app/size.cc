@@ -62,7 +62,7 @@ Result<SizeAnswer> answer_size(const SizeRequest& r) {
   } else {
     out.resolved.add(fields::kBatch, Value{o.batch}, r.dep.batch ? Source::kGiven : Source::kDefault);
   }
-  MC_ASSIGN_OR_RETURN(const Engine engine, resolve_engine(r.engine, &out.resolved));
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(r.engine, &out.resolved));
   (void)engine;
   return out;
 }

@@ -94,7 +94,7 @@ const char* first_layout_flag(const LayoutInput& l);
 
 // The engine (default trtllm) and its flags with reserve folded in (it sets
 // the engine's fraction when no engine field does).
-Result<Engine> resolve_engine(const EngineInput& e, Resolution* r = nullptr);
+Result<EngineRelease> resolve_engine(const EngineInput& e, Resolution* r = nullptr);
 EngineFlags engine_flags(const EngineInput& e, const DeploymentInput& d);
 Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
 // The deployment engine and the prediction beside it, errors named by field.
