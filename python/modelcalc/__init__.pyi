@@ -21,6 +21,7 @@ class InputError(ValueError): ...
 
 class Model:
     def __init__(self, name: str | None = None, *, config: str | os.PathLike[str] | None = None,
+                 checkpoint: str | os.PathLike[str] | None = None,
                  layers: Count | None = None, hidden: Count | None = None, heads: Count | None = None,
                  kv_heads: Count | None = None, head_dim: Count | None = None, ffn: Count | None = None,
                  vocab: Count | None = None, glu: bool = False, tied: bool = False) -> None: ...

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import modelcalc
@@ -195,6 +196,16 @@ class SameAsTheCli(unittest.TestCase):
     def test_size_of_a_config(self):
         self.assertEqual(modelcalc.size(modelcalc.Model(config=LLAMA_CONFIG), "l40s", batch=4).to_dict(),
                          cli_json(["size", "--config", LLAMA_CONFIG, "--gpu", "l40s", "--batch", "4", "--json"]))
+
+    def test_a_checkpoint_needs_its_headers(self):
+        # Model(checkpoint=) is the CLI's --checkpoint: a folder whose config.json has no safetensors beside it is
+        # refused naming the keyword (a --config folder alike is read from its config.json alone).
+        with tempfile.TemporaryDirectory() as d:
+            shutil.copy(LLAMA_CONFIG, os.path.join(d, "config.json"))
+            with self.assertRaisesRegex(modelcalc.InputError, "^checkpoint: "):
+                modelcalc.Model(checkpoint=d)
+            self.assertEqual(modelcalc.Model(config=d).params["total"],
+                             modelcalc.Model(config=LLAMA_CONFIG).params["total"])
 
     def test_strings_are_the_clis(self):
         r = modelcalc.size("llama-3.1-8b", "h100", batch=8)

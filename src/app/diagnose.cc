@@ -26,7 +26,7 @@ Phase phase_of(const std::string& p) {
 
 Status apply_model_fields(const DiagnoseRequest& r, Evidence* e) {
   const ModelInput& m = r.model;
-  const bool full = m.spec != nullptr || !m.model.empty() || !m.config.empty() ||
+  const bool full = m.spec != nullptr || !m.model.empty() || !m.config.empty() || !m.checkpoint.empty() ||
                     (m.layers && m.hidden && m.heads && m.ffn && m.vocab);
   if (full) {
     MC_ASSIGN_OR_RETURN(const SharedModel spec, resolve_model(m));

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "modelcalc/app/fields.h"
 #include "modelcalc/app/requests.h"
 
@@ -96,6 +98,30 @@ TEST(Table, EachTableNamesAFieldOnce) {
       for (size_t j = 0; j < i; ++j) EXPECT_NE(t->rows[i].field, t->rows[j].field) << t->command << " " << t->rows[i].field->name;
     }
   }
+}
+
+// Every table that reads a model takes each of its sources (a preset, a config.json, a checkpoint folder), all
+// three file-or-name fields declared once (fields.h); the checkpoint binds where config does.
+TEST(Table, EveryModelReadingTableTakesACheckpoint) {
+  int tables = 0;
+  std::vector<const Table*> all(all_tables().begin(), all_tables().end());
+  all.push_back(&model_table());
+  for (const Table* t : all) {
+    const Row* config = t->find("config");
+    const Row* checkpoint = t->find("checkpoint");
+    ASSERT_NE(t->find("model"), nullptr) << t->command;  // each of these commands reads a model
+    ASSERT_NE(config, nullptr) << t->command;
+    ASSERT_NE(checkpoint, nullptr) << t->command;
+    EXPECT_EQ(checkpoint->field, &fields::kCheckpoint);
+    EXPECT_TRUE(checkpoint->field->file);  // the web refuses it, as it refuses config
+    EXPECT_EQ(checkpoint->list, config->list) << t->command;  // sweep: a list of each
+    ++tables;
+  }
+  EXPECT_EQ(tables, 8);  // size, sweep, plan, kv-budget, diagnose, roofline, cost; the model table
+  ModelInput m;
+  model_table().find("checkpoint")->set(&m, Value{std::string("ckpt")});
+  EXPECT_EQ(m.checkpoint, "ckpt");
+  EXPECT_TRUE(m.given());
 }
 
 }  // namespace

@@ -177,7 +177,13 @@ namespace fields {
 const Field kModel{.name = "model", .flag = "model", .type = Type::kText,
                    .help = "A compiled-in preset, or a Hub repository id it lists (owner/name; modelcalc models lists them)"};
 const Field kConfig{.name = "config", .flag = "config", .type = Type::kText,
-                    .help = "A Hugging Face config.json, or a folder holding one", .file = true};
+                    .help = "A Hugging Face config.json, or a folder holding one (and, where its shards or "
+                            "model.safetensors.index.json are there, their safetensors headers)",
+                    .file = true};
+const Field kCheckpoint{.name = "checkpoint", .flag = "checkpoint", .type = Type::kText,
+                        .help = "A checkpoint folder: its config.json and the safetensors headers of its shards, "
+                                "which are required (only the headers are read; the counts follow them)",
+                        .file = true};
 const Field kLayers{.name = "layers", .flag = "layers", .short_flag = 'L', .type = Type::kInt, .min = 1,
                     .max = kCountMax, .help = "Transformer layers L, a positive count"};
 const Field kHidden{.name = "hidden", .flag = "hidden", .short_flag = 'd', .type = Type::kInt, .min = 1,
@@ -454,7 +460,8 @@ namespace {
 
 using namespace fields;
 constexpr const Field* kAll[] = {
-    &kModel, &kConfig, &kLayers, &kHidden, &kHeads, &kKvHeads, &kHeadDim, &kFfn, &kGlu, &kVocab, &kTied, &kGpu,
+    &kModel, &kConfig, &kCheckpoint, &kLayers, &kHidden, &kHeads, &kKvHeads, &kHeadDim, &kFfn, &kGlu, &kVocab,
+    &kTied, &kGpu,
     &kBandwidth, &kCapacity, &kPeak, &kGpus, &kTp, &kPp, &kEp, &kDp, &kContext, &kBatch, &kPrompt, &kDtype,
     &kComputeDtype, &kKvDtype, &kReserve, &kDpAttention, &kExpertImbalance, &kRedundantExperts, &kTwoBatchOverlap,
     &kSpecTokens, &kSpecAcceptance, &kSpecMethod, &kDraftModel, &kPrefixHit, &kPrefixTokens, &kDisaggregated,

@@ -1,11 +1,13 @@
 #include "modelcalc/app/resolve.h"
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <string>
 #include <utility>
 
 #include "modelcalc/app/fields.h"
+#include "modelcalc/checkpoint.h"
 #include "modelcalc/hf_config.h"
 #include "quantity.h"
 
@@ -72,7 +74,8 @@ Result<std::shared_ptr<const ModelSpec>> cached_preset(const std::string& name) 
 
 Status need(const std::optional<int64_t>& value, const char* name) {
   if (!value) {
-    return Status::InvalidArgument(name, "is required for a hand-typed model (or give --model or --config)");
+    return Status::InvalidArgument(name,
+                                   "is required for a hand-typed model (or give --model, --config or --checkpoint)");
   }
   return Status::Ok();
 }
@@ -122,6 +125,24 @@ Result<ModelSpec> hand_typed_model(const ModelInput& f) {
   return m;
 }
 
+// A folder is read with its safetensors headers where they are there (load_checkpoint); a file as a config.json.
+Result<ModelSpec> load_config(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return load_checkpoint(path, /*require_headers=*/false);
+  return load_hf_config(path);
+}
+
+// An error of reading the files a field named, under the field's name (the front ends spell it: --checkpoint).
+Result<ModelSpec> in_field(const char* name, Result<ModelSpec> r) {
+  if (r.ok()) return r;
+  return Status::InvalidArgument(name, r.status().message());
+}
+
+Result<std::shared_ptr<const ModelSpec>> shared(Result<ModelSpec> r) {
+  if (!r.ok()) return r.status();
+  return std::shared_ptr<const ModelSpec>(std::make_shared<const ModelSpec>(std::move(r).value()));
+}
+
 // The shortest text that reads back as v (error messages quote numbers with it).
 std::string number(double v) { return value_text(Value{v}); }
 
@@ -135,14 +156,20 @@ Result<std::shared_ptr<const ModelSpec>> resolve_model(const ModelInput& f) {
   if (!f.model.empty() && !f.config.empty()) {
     return Status::InvalidArgument("model", "give either --model or --config, not both");
   }
+  if (!f.checkpoint.empty() && (!f.model.empty() || !f.config.empty())) {
+    return Status::InvalidArgument("checkpoint", "give one of --model, --config or --checkpoint");
+  }
+  if (!f.checkpoint.empty()) {
+    MC_RETURN_IF_ERROR(shape_conflict(f, "--checkpoint"));
+    return shared(in_field("checkpoint", load_checkpoint(f.checkpoint, /*require_headers=*/true)));
+  }
   if (!f.model.empty()) {
     MC_RETURN_IF_ERROR(shape_conflict(f, "--model"));
     return cached_preset(f.model);
   }
   if (!f.config.empty()) {
     MC_RETURN_IF_ERROR(shape_conflict(f, "--config"));
-    MC_ASSIGN_OR_RETURN(ModelSpec m, load_hf_config(f.config));
-    return std::shared_ptr<const ModelSpec>(std::make_shared<const ModelSpec>(std::move(m)));
+    return shared(load_config(f.config));
   }
   MC_ASSIGN_OR_RETURN(ModelSpec m, hand_typed_model(f));
   return std::shared_ptr<const ModelSpec>(std::make_shared<const ModelSpec>(std::move(m)));

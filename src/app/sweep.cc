@@ -1,5 +1,6 @@
 // sweep: size over every combination of the lists, one row each, streamed.
 #include <algorithm>
+#include <tuple>
 
 #include "check.h"
 #include "modelcalc/app/answers.h"
@@ -138,15 +139,23 @@ Result<std::vector<ModelSpec>> resolve_models(const SweepRequest& r) {
   if (!r.models.empty() && !r.configs.empty()) {
     return Status::InvalidArgument("model", "give either --model or --config, not both");
   }
-  const bool presets = !r.models.empty();
-  for (const std::string& item : presets ? r.models : r.configs) {
+  if (!r.checkpoints.empty() && (!r.models.empty() || !r.configs.empty())) {
+    return Status::InvalidArgument("checkpoint", "give one of --model, --config or --checkpoint");
+  }
+  // Each item is resolved as the single-model commands resolve that field.
+  using Item = std::string ModelInput::*;
+  const auto [items, member, name] = !r.models.empty()  ? std::tuple{&r.models, Item{&ModelInput::model}, "model"}
+                                     : !r.configs.empty() ? std::tuple{&r.configs, Item{&ModelInput::config}, "config"}
+                                                          : std::tuple{&r.checkpoints, Item{&ModelInput::checkpoint},
+                                                                       "checkpoint"};
+  for (const std::string& item : *items) {
     ModelInput one = r.shape;
-    (presets ? one.model : one.config) = item;
+    one.*member = item;
     auto m = resolve_model(one);
     if (!m.ok()) {
       const Status& s = m.status();
       if (s.code() == Status::Code::kInvalidArgument) return s;
-      return Status::InvalidArgument(presets ? "model" : "config", s.message());
+      return Status::InvalidArgument(name, s.message());
     }
     models.push_back(**m);
   }
@@ -210,9 +219,9 @@ Result<SweepAnswer> answer_sweep(const SweepRequest& r) {
   out.draft = draft;
   MC_ASSIGN_OR_RETURN(spec.engine, resolve_engine(r.engine, &out.resolved));
   spec.engine_flags = r.engine.flags;
-  if (r.model_specs.empty() && r.models.empty() && r.configs.empty() && !r.shape.given()) {
-    return Status::InvalidArgument("model", "give --model a,b (presets), --config p1,p2 or the shape flags "
-                                            "(-L, -d, --heads, --ffn, --vocab)");
+  if (r.model_specs.empty() && r.models.empty() && r.configs.empty() && r.checkpoints.empty() && !r.shape.given()) {
+    return Status::InvalidArgument("model", "give --model a,b (presets), --config p1,p2, --checkpoint d1,d2 or the "
+                                            "shape flags (-L, -d, --heads, --ffn, --vocab)");
   }
   if (!r.models.empty() && !r.configs.empty()) {
     return Status::InvalidArgument("model", "give either --model or --config, not both");

@@ -37,15 +37,24 @@ namespace {
 
 using namespace fields;
 
+// The model's rows, at the member path Path... of the request (none: a ModelInput itself). The hand-typed shape
+// first; `sources` adds the preset, config.json and checkpoint rows.
+template <auto... Path>
+void model_rows_at(std::vector<Row>* rows, bool sources = true) {
+  rows->insert(rows->end(), {bind<Path..., &ModelInput::layers>(kLayers), bind<Path..., &ModelInput::hidden>(kHidden),
+                             bind<Path..., &ModelInput::heads>(kHeads), bind<Path..., &ModelInput::kv_heads>(kKvHeads),
+                             bind<Path..., &ModelInput::head_dim>(kHeadDim), bind<Path..., &ModelInput::ffn>(kFfn),
+                             bind<Path..., &ModelInput::glu>(kGlu), bind<Path..., &ModelInput::vocab>(kVocab),
+                             bind<Path..., &ModelInput::tied>(kTied)});
+  if (!sources) return;
+  rows->insert(rows->end(), {bind<Path..., &ModelInput::model>(kModel), bind<Path..., &ModelInput::config>(kConfig),
+                             bind<Path..., &ModelInput::checkpoint>(kCheckpoint)});
+}
+
 // The model, GPU, split, engine and layout rows every deployment command shares.
 template <typename R>
 void model_rows(std::vector<Row>* rows) {
-  rows->insert(rows->end(), {bind<&R::model, &ModelInput::layers>(kLayers), bind<&R::model, &ModelInput::hidden>(kHidden),
-                             bind<&R::model, &ModelInput::heads>(kHeads), bind<&R::model, &ModelInput::kv_heads>(kKvHeads),
-                             bind<&R::model, &ModelInput::head_dim>(kHeadDim), bind<&R::model, &ModelInput::ffn>(kFfn),
-                             bind<&R::model, &ModelInput::glu>(kGlu), bind<&R::model, &ModelInput::vocab>(kVocab),
-                             bind<&R::model, &ModelInput::tied>(kTied), bind<&R::model, &ModelInput::model>(kModel),
-                             bind<&R::model, &ModelInput::config>(kConfig)});
+  model_rows_at<&R::model>(rows);
 }
 
 template <typename R>
@@ -252,12 +261,9 @@ Table plan_table() {
 Table sweep_table() {
   using R = SweepRequest;
   Table t{R::kCommand, {}};
+  model_rows_at<&R::shape>(&t.rows, /*sources=*/false);
   t.rows.insert(t.rows.end(),
-                {bind<&R::shape, &ModelInput::layers>(kLayers), bind<&R::shape, &ModelInput::hidden>(kHidden),
-                 bind<&R::shape, &ModelInput::heads>(kHeads), bind<&R::shape, &ModelInput::kv_heads>(kKvHeads),
-                 bind<&R::shape, &ModelInput::head_dim>(kHeadDim), bind<&R::shape, &ModelInput::ffn>(kFfn),
-                 bind<&R::shape, &ModelInput::glu>(kGlu), bind<&R::shape, &ModelInput::vocab>(kVocab),
-                 bind<&R::shape, &ModelInput::tied>(kTied), bind<&R::models>(kModel), bind<&R::configs>(kConfig),
+                {bind<&R::models>(kModel), bind<&R::configs>(kConfig), bind<&R::checkpoints>(kCheckpoint),
                  bind<&R::gpus>(kGpu), bind<&R::gpu, &GpuInput::bandwidth>(kBandwidth),
                  bind<&R::gpu, &GpuInput::capacity>(kCapacity), bind<&R::gpu, &GpuInput::peak>(kPeak)});
   t.rows.insert(
@@ -315,6 +321,15 @@ const Table& PlanRequest::table() {
 }
 const Table& SweepRequest::table() {
   static const Table t = sweep_table();
+  return t;
+}
+
+const Table& model_table() {
+  static const Table t = [] {
+    Table m{"model", {}};
+    model_rows_at<>(&m.rows);
+    return m;
+  }();
   return t;
 }
 

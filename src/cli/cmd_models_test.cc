@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "test_paths.h"  // MODELCALC_SOURCE_DIR
 #include "test_util.h"
@@ -116,6 +117,50 @@ TEST(CmdModels, CheckpointNeedsItsHeadersAndCountIsRefusedInOneLine) {
   const CliRun ok = run_args({"size", "--checkpoint", wizard_head_only(), "--gpu", "h100", "--json"});
   ASSERT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(ok.json()["params"]["total"], 2LL * 32000 * 6144);
+}
+
+// Every command that reads a model takes --checkpoint and resolves it as size does: a folder without headers is
+// refused in one line naming the flag, and the head-only checkpoint is read (the request layer's commands and
+// those still declaring their model flags in src/cli alike).
+TEST(CmdModels, EveryCommandThatReadsAModelTakesACheckpoint) {
+  namespace fs = std::filesystem;
+  const fs::path bare = fs::path(testing::TempDir()) / "cmd_models_every_no_headers";
+  fs::remove_all(bare);
+  fs::create_directories(bare);
+  fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
+                bare / "config.json");
+  const std::string ok = wizard_head_only();
+  const std::vector<std::vector<std::string>> runs = {
+      {"size", "--gpu", "h100"},
+      {"kv-budget", "--gpu", "h100"},
+      {"roofline", "--gpu", "h100"},
+      {"cost", "--gpu", "h100", "--price-per-hour", "3"},
+      {"diagnose", "--gpu", "h100", "--tokens-per-s", "20"},
+      {"plan", "--gpu", "h100", "--isl", "1000", "--osl", "200"},
+      {"sweep", "--gpu", "h100", "--batch", "1,8"},
+      {"train-memory", "--gpu", "h100"},
+      {"train", "--tokens", "1T", "--gpu", "h100", "--gpus", "8"},
+      {"train-plan", "--tokens", "1T", "--days", "10", "--gpu", "h100"},
+      {"mfu", "--gpu", "h100", "--tokens-per-s", "20"},
+      {"paged-kv", "--lens", "100,200"},
+  };
+  for (const std::vector<std::string>& run : runs) {
+    std::vector<std::string> a = run;
+    a.insert(a.end(), {"--checkpoint", bare.string()});
+    const CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 2) << run[0] << " " << r.err;
+    EXPECT_EQ(r.out, "") << run[0];
+    EXPECT_EQ(line_count(r.err), 1) << run[0] << " " << r.err;
+    EXPECT_EQ(r.err.rfind("modelcalc: error: --checkpoint: ", 0), 0u) << run[0] << " " << r.err;
+    a = run;
+    a.insert(a.end(), {"--checkpoint", ok});
+    const CliRun good = run_args(a);
+    EXPECT_TRUE(good.status == 0 || (run[0] == "plan" && good.status == 1)) << run[0] << " " << good.err;
+  }
+  const CliRun both = run_args({"size", "--checkpoint", ok, "--config", ok, "--gpu", "h100"});
+  EXPECT_EQ(both.status, 2);
+  EXPECT_EQ(both.err.rfind("modelcalc: error: --checkpoint: give one of --model, --config or --checkpoint", 0), 0u)
+      << both.err;
 }
 
 }  // namespace

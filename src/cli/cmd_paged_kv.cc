@@ -2,6 +2,7 @@
 // contiguous max-length allocation, and allocated by a paged allocator.
 #include <sstream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "capacity_report.h"
@@ -83,6 +84,7 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
   int64_t per_token = 0;
   int64_t model_ctx = 0;
   std::string source;
+  std::optional<ModelSpec> model;  // read once: a second read could find the files changed
   if (f.kv_bytes_per_token) {
     if (has_model(f.model)) {
       return Status::InvalidArgument("--kv-bytes-per-token", "give either a model or --kv-bytes-per-token, not both");
@@ -95,11 +97,12 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     }
     auto m = resolve_model_flags(f.model);
     if (!m.ok()) return m.status();
+    model = std::move(m).value();
     const Dtype t = f.dep.kv_dtype.value_or(kDefaultWeightDtype);
-    auto v = kv_bytes_per_token(*m, t);
+    auto v = kv_bytes_per_token(*model, t);
     if (!v.ok()) return v.status();
     per_token = *v;
-    model_ctx = default_context(*m);
+    model_ctx = default_context(*model);
     source = "(2 × L × d_kv × " + std::string(dtype_name(t)) + " from the model)";
   }
   int64_t max_len = model_ctx;
@@ -109,9 +112,8 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     return Status::InvalidArgument("--seq", "is required without a model (tokens a contiguous allocator reserves "
                                             "per sequence, e.g. --seq 8192)");
   }
-  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model_flags(f.model), f.dep.kv_dtype.value_or(kDefaultWeightDtype),
-                                                       *lens, block, max_len)
-                               : analyze_paged_kv(*lens, block, max_len, per_token);
+  auto r = model ? analyze_paged_kv_model(*model, f.dep.kv_dtype.value_or(kDefaultWeightDtype), *lens, block, max_len)
+                 : analyze_paged_kv(*lens, block, max_len, per_token);
   if (!r.ok()) return r.status();
   emit(build_paged_kv_report(*r, block, source), f.output, out);
   return Status::Ok();

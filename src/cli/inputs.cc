@@ -6,24 +6,11 @@
 #include "modelcalc/hf_config.h"
 #include "format.h"
 #include "quantity.h"
+#include "request_flags.h"
 
 namespace modelcalc {
 
-void add_model_flags(FlagSet& flags, ModelFlags* f) {
-  flags.add<int64_t>("-L,--layers", "Transformer layers L, a positive count", &f->layers, parse_count)
-      .add<int64_t>("-d,--hidden", "Hidden size d, a positive count", &f->hidden, parse_count)
-      .add<int64_t>("--heads", "Attention (query) heads h, a positive count", &f->heads, parse_count)
-      .add<int64_t>("--kv-heads", "KV heads, dividing --heads (default: --heads, i.e. MHA)", &f->kv_heads,
-                    parse_count)
-      .add<int64_t>("--head-dim", "Head dimension (default: hidden / heads)", &f->head_dim, parse_count)
-      .add<int64_t>("--ffn", "FFN inner width d_ff, a positive count", &f->ffn, parse_count)
-      .toggle("--glu", "Gated FFN (SwiGLU/GeGLU): gate, up, down = three matrices", &f->glu)
-      .add<int64_t>("--vocab", "Vocabulary size, a positive count", &f->vocab, parse_count)
-      .toggle("--tied", "Tied input embedding and lm_head (default: untied)", &f->tied)
-      .text("--model", "A compiled-in preset, or a Hub repository id it lists (owner/name; modelcalc models lists them)",
-            &f->model)
-      .text("--config", "A Hugging Face config.json, or a folder holding one", &f->config);
-}
+void add_model_flags(FlagSet& flags, ModelFlags* f) { add_request_flags(flags, app::model_table(), f); }
 
 Result<ModelSpec> resolve_model_flags(const ModelFlags& f) {
   MC_ASSIGN_OR_RETURN(const app::SharedModel m, app::resolve_model(f));
@@ -273,6 +260,12 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
   if (field == "context") flag = context_flag;
   for (const auto& [k, v] : kMap) {
     if (field == k) flag = v;
+  }
+  // The model's fields by their canonical names (app::resolve_model's errors: "checkpoint", "hidden", ...).
+  std::string model_flag;
+  if (const app::Row* row = app::model_table().find(field); flag.empty() && row != nullptr && row->field->name == field) {
+    model_flag = "--" + std::string(row->field->flag);
+    flag = model_flag;
   }
   if (flag.empty()) return s;
   if (s.code() == Status::Code::kOverflow) return Status::Overflow(flag);

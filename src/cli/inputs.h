@@ -1,4 +1,4 @@
-// Flags shared by subcommands: the model (shape flags, --model, --config),
+// Flags shared by subcommands: the model (shape flags, --model, --config, --checkpoint),
 // the GPU (--gpu or --bandwidth/--capacity/--peak), the deployment group
 // (--gpus --tp --pp --ep --dp --seq/--context --batch --prompt --dtype
 // --compute-dtype --kv-dtype --reserve) and the output format. Each group is
@@ -26,6 +26,7 @@ namespace modelcalc {
 
 // The model and GPU flags are the request layer's groups (modelcalc/app/requests.h).
 using ModelFlags = app::ModelInput;
+// The model flags of a command outside the request layer: app::model_table()'s rows.
 void add_model_flags(FlagSet& flags, ModelFlags* f);
 // True when any model flag was given.
 inline bool has_model(const ModelFlags& f) { return f.given(); }

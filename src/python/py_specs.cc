@@ -106,12 +106,13 @@ void init_specs(py::module_& m) {
   py::class_<PyModel>(m, "Model",
                       "A model's shape, validated: a compiled-in preset, a Hugging Face config.json, or the\n"
                       "seed's shape keywords. Every function that takes `model` takes one (or a preset name).")
-      .def(py::init([](py::object name, py::object config, py::object layers, py::object hidden, py::object heads,
-                       py::object kv_heads, py::object head_dim, py::object ffn, py::object vocab, py::object glu,
-                       py::object tied) {
+      .def(py::init([](py::object name, py::object config, py::object checkpoint, py::object layers,
+                       py::object hidden, py::object heads, py::object kv_heads, py::object head_dim, py::object ffn,
+                       py::object vocab, py::object glu, py::object tied) {
              app::ModelInput f;
              if (auto n = opt_str(name, "name")) f.model = *n;
              if (!config.is_none()) f.config = py::str(config).cast<std::string>();  // a path or os.PathLike
+             if (!checkpoint.is_none()) f.checkpoint = py::str(checkpoint).cast<std::string>();
              f.layers = shape_count(layers, "layers");
              f.hidden = shape_count(hidden, "hidden");
              f.heads = shape_count(heads, "heads");
@@ -129,16 +130,18 @@ void init_specs(py::module_& m) {
                return PyModel{std::move(spec).value(), std::move(f)};
              }
              raise_verbatim(Status::InvalidArgument(
-                 "name", "give a preset name (modelcalc.models() lists them), config= a config.json, or the shape: "
+                 "name", "give a preset name (modelcalc.models() lists them), config= a config.json, checkpoint= a "
+                         "checkpoint folder, or the shape: "
                          "layers, hidden, heads, ffn, vocab (kv_heads, head_dim, glu, tied optional)"));
            }),
-           py::arg("name") = py::none(), py::kw_only(), py::arg("config") = py::none(),
+           py::arg("name") = py::none(), py::kw_only(), py::arg("config") = py::none(), py::arg("checkpoint") = py::none(),
            py::arg("layers") = py::none(), py::arg("hidden") = py::none(), py::arg("heads") = py::none(),
            py::arg("kv_heads") = py::none(), py::arg("head_dim") = py::none(), py::arg("ffn") = py::none(),
            py::arg("vocab") = py::none(), py::arg("glu") = false, py::arg("tied") = false,
-           "__init__(self, name=None, *, config=None, layers=None, hidden=None, heads=None, kv_heads=None, "
-           "head_dim=None, ffn=None, vocab=None, glu=False, tied=False)\n--\n\n"
-           "Model('llama-3.1-8b'), Model(config='path/to/config.json'), or the shape:\n"
+           "__init__(self, name=None, *, config=None, checkpoint=None, layers=None, hidden=None, heads=None, "
+           "kv_heads=None, head_dim=None, ffn=None, vocab=None, glu=False, tied=False)\n--\n\n"
+           "Model('llama-3.1-8b'), Model(config='path/to/config.json'), Model(checkpoint='folder') (its\n"
+           "config.json and safetensors headers, which then decide the counts), or the shape:\n"
            "Model(layers=48, hidden=6144, heads=48, kv_heads=8, ffn=16384, glu=True, vocab=64000).\n"
            "layers L, hidden d, heads h, kv_heads (default heads: MHA), head_dim (default d / h), ffn d_ff,\n"
            "vocab V are counts; glu: a gated FFN (three matrices); tied: one embedding/lm_head matrix.\n"

@@ -14,8 +14,9 @@
 
 namespace modelcalc::app::fields {
 
-// The model: a preset, a config.json, or a hand-typed shape.
-extern const Field kModel, kConfig, kLayers, kHidden, kHeads, kKvHeads, kHeadDim, kFfn, kGlu, kVocab, kTied;
+// The model: a preset, a config.json, a checkpoint folder, or a hand-typed shape.
+extern const Field kModel, kConfig, kCheckpoint, kLayers, kHidden, kHeads, kKvHeads, kHeadDim, kFfn, kGlu, kVocab,
+    kTied;
 // The GPU: a catalog name, or a custom one (bandwidth, capacity, peak; also overriding the catalog's).
 extern const Field kGpu, kBandwidth, kCapacity, kPeak;
 // The deployment: the split, the workload, the dtypes.

@@ -37,16 +37,19 @@ using SharedGpu = std::shared_ptr<const GpuSpec>;  // null: no GPU given
 // ---------------------------------------------------------------- the shared groups
 
 // The model: `spec` when given (a C++ caller's or Python's Model), else a
-// preset (`model`), a config.json (`config`) or the hand-typed shape.
+// preset (`model`), a config.json (`config`), a checkpoint folder
+// (`checkpoint`: config.json and its safetensors headers) or the hand-typed shape.
 struct ModelInput {
-  std::string model;   // preset name
-  std::string config;  // config.json path, or a folder holding one
+  std::string model;       // preset name
+  std::string config;      // config.json path, or a folder holding one (its shards' headers read when there)
+  std::string checkpoint;  // a checkpoint folder; its safetensors headers are required (modelcalc/checkpoint.h)
   std::optional<int64_t> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;  // kv_heads: heads; head_dim: hidden / heads
   bool glu = false;   // gated FFN
   bool tied = false;  // tied embedding and lm_head
   std::shared_ptr<const ModelSpec> spec;  // a model given whole: the fields above must be unset
   bool given() const {
-    return spec || !model.empty() || !config.empty() || layers || hidden || heads || ffn || vocab;
+    return spec || !model.empty() || !config.empty() || !checkpoint.empty() || layers || hidden || heads || ffn ||
+           vocab;
   }
 };
 
@@ -203,8 +206,9 @@ struct PlanRequest {
 struct SweepRequest {
   static constexpr std::string_view kCommand = "sweep";
   static const Table& table();
-  std::vector<std::string> models, configs;  // presets, or config.json paths; or the shape in `shape`
-  ModelInput shape;                          // a hand-typed shape (its model/config unused)
+  std::vector<std::string> models, configs, checkpoints;  // presets, config.json paths or checkpoint folders (one
+                                                          // kind); or the shape in `shape`
+  ModelInput shape;  // a hand-typed shape (its model/config/checkpoint unused)
   std::vector<std::shared_ptr<const ModelSpec>> model_specs;  // models given whole (Python)
   std::vector<std::string> gpus;             // catalog names; or the custom GPU of `gpu`
   GpuInput gpu;                              // bandwidth/capacity/peak: override every GPU, or alone one custom GPU
@@ -227,6 +231,10 @@ Result<AnyRequest> empty_request(std::string_view command);
 // The table of `r`'s command, and `r` as its rows' set() and get() take it.
 const Table& table_of(const AnyRequest& r);
 void* fields_of(AnyRequest& r);
+
+// The model's rows alone, bound to a ModelInput (the commands that read a
+// model and have no request in this layer yet declare their model flags from it).
+const Table& model_table();
 
 // Every request's table, in the CLI's command order.
 const std::vector<const Table*>& all_tables();
