@@ -263,7 +263,8 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
   }
   // The model's fields by their canonical names (app::resolve_model's errors: "checkpoint", "hidden", ...).
   std::string model_flag;
-  if (const app::Row* row = app::model_table().find(field); flag.empty() && row != nullptr && row->field->name == field) {
+  const app::Row* row = app::model_table().find(field);
+  if (flag.empty() && row != nullptr && row->field->name == field) {
     model_flag = "--" + std::string(row->field->flag);
     flag = model_flag;
   }

@@ -134,7 +134,8 @@ void init_specs(py::module_& m) {
                          "checkpoint folder, or the shape: "
                          "layers, hidden, heads, ffn, vocab (kv_heads, head_dim, glu, tied optional)"));
            }),
-           py::arg("name") = py::none(), py::kw_only(), py::arg("config") = py::none(), py::arg("checkpoint") = py::none(),
+           py::arg("name") = py::none(), py::kw_only(), py::arg("config") = py::none(),
+           py::arg("checkpoint") = py::none(),
            py::arg("layers") = py::none(), py::arg("hidden") = py::none(), py::arg("heads") = py::none(),
            py::arg("kv_heads") = py::none(), py::arg("head_dim") = py::none(), py::arg("ffn") = py::none(),
            py::arg("vocab") = py::none(), py::arg("glu") = false, py::arg("tied") = false,

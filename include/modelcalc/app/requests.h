@@ -41,7 +41,7 @@ using SharedGpu = std::shared_ptr<const GpuSpec>;  // null: no GPU given
 // (`checkpoint`: config.json and its safetensors headers) or the hand-typed shape.
 struct ModelInput {
   std::string model;       // preset name
-  std::string config;      // config.json path, or a folder holding one (its shards' headers read when there)
+  std::string config;      // config.json path, or a folder holding one (its shards' headers read if there)
   std::string checkpoint;  // a checkpoint folder; its safetensors headers are required (modelcalc/checkpoint.h)
   std::optional<int64_t> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;  // kv_heads: heads; head_dim: hidden / heads
   bool glu = false;   // gated FFN
