@@ -63,10 +63,12 @@ TEST(CmdModels, ModelTakesAListedIdAndRefusesAnythingElseInOneLine) {
 }
 
 // A checkpoint folder: WizardLM-2-8x22B's config.json (tests/fixtures/safetensors) and one shard holding its
-// embedding and lm_head (2 x 32000 x 6144 BF16), cut off after its header.
+// embedding and lm_head (2 x 32000 x 6144 BF16), cut off after its header. In a folder of the test's own
+// (ctest runs the tests at once).
 std::string wizard_head_only() {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(testing::TempDir()) / "cmd_models_count";
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       (std::string("cmd_models_count_") + testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
