@@ -62,17 +62,23 @@ TEST(CmdModels, ModelTakesAListedIdAndRefusesAnythingElseInOneLine) {
   }
 }
 
-// A checkpoint folder: WizardLM-2-8x22B's config.json (tests/fixtures/safetensors) and one shard holding its
-// embedding and lm_head (2 x 32000 x 6144 BF16), cut off after its header. In a folder of the test's own
-// (ctest runs the tests at once).
-std::string wizard_head_only() {
+// A folder holding WizardLM-2-8x22B's config.json (tests/fixtures/safetensors) and nothing else, named by `what`
+// and the running test (ctest runs the tests at once).
+std::filesystem::path wizard_config_only(const std::string& what) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(testing::TempDir()) /
-                       (std::string("cmd_models_count_") + testing::UnitTest::GetInstance()->current_test_info()->name());
+                       ("cmd_models_" + what + "_" + testing::UnitTest::GetInstance()->current_test_info()->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
                 dir / "config.json");
+  return dir;
+}
+
+// The same config beside one shard holding its embedding and lm_head (2 x 32000 x 6144 BF16), cut off after
+// its header.
+std::string wizard_head_only() {
+  const std::filesystem::path dir = wizard_config_only("count");
   const std::string json =
       R"({"lm_head.weight": {"dtype": "BF16", "shape": [32000, 6144], "data_offsets": [0, 393216000]},)"
       R"( "model.embed_tokens.weight": {"dtype": "BF16", "shape": [32000, 6144], "data_offsets": [393216000, 786432000]}})";
@@ -100,12 +106,7 @@ TEST(CmdModels, CountReadsTheHeadersBesideTheConfig) {
 }
 
 TEST(CmdModels, CheckpointNeedsItsHeadersAndCountIsRefusedInOneLine) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::path(testing::TempDir()) / "cmd_models_no_headers";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
-                dir / "config.json");
+  const std::filesystem::path dir = wizard_config_only("no_headers");
   const CliRun size = run_args({"size", "--checkpoint", dir.string(), "--gpu", "h100"});
   EXPECT_EQ(size.status, 2);
   EXPECT_EQ(size.out, "");
@@ -125,12 +126,7 @@ TEST(CmdModels, CheckpointNeedsItsHeadersAndCountIsRefusedInOneLine) {
 // refused in one line naming the flag, and the head-only checkpoint is read (the request layer's commands and
 // those still declaring their model flags in src/cli alike).
 TEST(CmdModels, EveryCommandThatReadsAModelTakesACheckpoint) {
-  namespace fs = std::filesystem;
-  const fs::path bare = fs::path(testing::TempDir()) / "cmd_models_every_no_headers";
-  fs::remove_all(bare);
-  fs::create_directories(bare);
-  fs::copy_file(fs::path(MODELCALC_SOURCE_DIR) / "tests/fixtures/safetensors/WizardLM-2-8x22B/config.json",
-                bare / "config.json");
+  const std::filesystem::path bare = wizard_config_only("no_headers");
   const std::string ok = wizard_head_only();
   const std::vector<std::vector<std::string>> runs = {
       {"size", "--gpu", "h100"},

@@ -32,6 +32,10 @@ class Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return fd_; }
+  void reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
 
  private:
   int fd_;
@@ -142,18 +146,31 @@ class StrictBuilder {
 
 }  // namespace
 
-Result<std::string> read_input_file(const std::string& path) {
+namespace {
+
+// Opens `path` for reading and requires a regular file (what it is otherwise
+// is the error); *st is its stat. REQUIRES: fd, st not null.
+Status open_regular(const std::string& path, Fd* fd, struct stat* st) {
   const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path, why); };
   if (path.empty()) return Status::InvalidArgument("file", "needs a path");
   // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) {
+  fd->reset(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
+  if (fd->get() < 0) {
     if (errno == ENOENT) return fail("no such file");
     return fail(std::string("cannot open: ") + std::strerror(errno));
   }
+  if (::fstat(fd->get(), st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
+  if (!S_ISREG(st->st_mode)) return fail(kind_of(st->st_mode));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> read_input_file(const std::string& path) {
+  const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path, why); };
+  Fd fd(-1);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail(kind_of(st.st_mode));
+  MC_RETURN_IF_ERROR(open_regular(path, &fd, &st));
   const auto limit_error = [&] {
     return fail("is larger than " + std::to_string(kMaxInputFileBytes >> 20) + " MiB, the limit for input files");
   };
@@ -181,15 +198,9 @@ Result<std::string> read_input_file(const std::string& path) {
 
 Result<std::string> read_input_prefix(const std::string& path, size_t max_bytes, int64_t* file_size) {
   const auto fail = [&](const std::string& why) { return Status::InvalidArgument(path, why); };
-  if (path.empty()) return Status::InvalidArgument("file", "needs a path");
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) {
-    if (errno == ENOENT) return fail("no such file");
-    return fail(std::string("cannot open: ") + std::strerror(errno));
-  }
+  Fd fd(-1);
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail(std::string("cannot read: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode)) return fail(kind_of(st.st_mode));
+  MC_RETURN_IF_ERROR(open_regular(path, &fd, &st));
   *file_size = static_cast<int64_t>(st.st_size);
   std::string text(std::min<size_t>(max_bytes, static_cast<size_t>(std::max<off_t>(st.st_size, 0))), '\0');
   size_t got = 0;
