@@ -2,7 +2,9 @@
 #ifndef MODELCALC_GPU_H_
 #define MODELCALC_GPU_H_
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +14,21 @@
 #include "modelcalc/status.h"
 
 namespace modelcalc {
+
+// The architecture family of a part (data/gpus.tsv column arch): NVIDIA
+// Ampere, Ada, Hopper, Blackwell; AMD CDNA2, CDNA3, CDNA4; Intel Gaudi;
+// Google TPU. The prediction's per-family factor and the default engine key
+// on it.
+enum class GpuArch { kAmpere, kAda, kHopper, kBlackwell, kCdna2, kCdna3, kCdna4, kGaudi, kTpu };
+inline constexpr int kGpuArchCount = 9;
+inline constexpr std::array<GpuArch, kGpuArchCount> kAllGpuArchs = {
+    GpuArch::kAmpere, GpuArch::kAda,   GpuArch::kHopper, GpuArch::kBlackwell, GpuArch::kCdna2,
+    GpuArch::kCdna3,  GpuArch::kCdna4, GpuArch::kGaudi,  GpuArch::kTpu};
+// "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "cdna4", "gaudi", "tpu".
+std::string_view gpu_arch_name(GpuArch a);
+std::optional<GpuArch> parse_gpu_arch(std::string_view text);
+enum class GpuVendor { kNvidia, kAmd, kIntel, kGoogle };
+GpuVendor gpu_vendor(GpuArch a);
 
 struct GpuSpec {
   std::string key;   // canonical lookup key, e.g. "h100-sxm"
@@ -44,6 +61,7 @@ struct GpuSpec {
   double link_latency_s = 0;        // fixed cost of one small collective inside the domain
   double scaleout_latency_s = 0;    // the same across domains
   std::string link_source;          // where the interconnect figures come from
+  GpuArch arch = GpuArch::kHopper;  // the architecture family (column arch)
 
   // The memory a process can allocate from: exposed_bytes when catalogued, else
   // the nominal capacity_bytes.

@@ -1,0 +1,407 @@
+// The fit of the step model's parameters and its cross-validation
+// (calibrate.h): Levenberg-Marquardt on a robust loss of the rows' log errors.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "modelcalc/calibrate.h"
+#include "modelcalc/gpu.h"
+
+namespace modelcalc {
+
+namespace {
+
+constexpr double kMinFraction = 0.02;
+constexpr double kMinSeconds = 1e-9, kMaxSeconds = 0.1;
+constexpr double kDeviationPrior = 1.0;  // weight of a profile's squared deviation (logit / log units)
+constexpr double kBasePrior = 1e-3;      // weight of the pooled set's squared distance from its start
+constexpr int kMaxIterations = 60;
+
+// How a parameter is kept in its range: x on the real line, the value a map of it.
+enum class Map { kFraction, kUnit, kSeconds, kFactor };
+
+double to_value(Map m, double x) {
+  const double s = 1 / (1 + std::exp(-x));
+  switch (m) {
+    case Map::kFraction: return kMinFraction + (1 - kMinFraction) * s;
+    case Map::kUnit: return s;
+    case Map::kSeconds: return std::clamp(std::exp(x), kMinSeconds, kMaxSeconds);
+    case Map::kFactor: return 2 * s;
+  }
+  return 0;
+}
+
+double to_x(Map m, double v) {
+  const auto logit = [](double s) {
+    s = std::clamp(s, 1e-6, 1 - 1e-6);
+    return std::log(s / (1 - s));
+  };
+  switch (m) {
+    case Map::kFraction: return logit((v - kMinFraction) / (1 - kMinFraction));
+    case Map::kUnit: return logit(v);
+    case Map::kSeconds: return std::log(std::clamp(v, kMinSeconds, kMaxSeconds));
+    case Map::kFactor: return logit(v / 2);
+  }
+  return 0;
+}
+
+Map step_map(int i) {
+  if (step_param_is_seconds(i)) return Map::kSeconds;
+  return step_param_name(i) == "overlap_loss" ? Map::kUnit : Map::kFraction;
+}
+
+// The start: middling efficiencies and small overheads, the same for every fit.
+StepTimeParams start_params() {
+  StepTimeParams p;
+  p.gemm_fraction = 0.7, p.fp8_gemm_fraction = 0.6, p.fp4_gemm_fraction = 0.5, p.grouped_gemm_fraction = 0.7;
+  p.hbm_fraction = 0.85, p.kv_read_fraction = 0.85, p.attention_fraction = 0.4, p.overlap_loss = 0.3;
+  p.allreduce_efficiency = 0.6, p.allreduce_latency_s = 10e-6;
+  p.layer_overhead_s = 5e-6, p.moe_layer_overhead_s = 10e-6, p.eager_layer_overhead_s = 100e-6;
+  p.step_overhead_s = 1e-3, p.sequence_overhead_s = 2e-6, p.request_overhead_s = 5e-3;
+  return p;
+}
+
+// The variables of one fit and the rows each one moves.
+struct Variable {
+  enum Kind { kBase, kDeviation, kArch, kMtp } kind = kBase;
+  int param = 0;       // step parameter (kBase, kDeviation)
+  size_t profile = 0;  // kDeviation
+  GpuArch arch = GpuArch::kHopper;  // kArch
+  Map map = Map::kFraction;
+  std::vector<size_t> rows;  // indices into the fitted rows
+};
+
+class Fitter {
+ public:
+  Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use);
+  FitResult run();
+
+ private:
+  CalibrationParams decode(const std::vector<double>& x, StepTimeParams* pooled) const;
+  double residual(size_t i, const CalibrationParams& p);
+  // Sum of weighted squared residuals and the priors, with the weights w.
+  double objective(const std::vector<double>& r, const std::vector<double>& x) const;
+  void reweight(const std::vector<double>& r);
+
+  std::vector<const PreparedRow*> fit_;
+  std::vector<Variable> vars_;
+  std::vector<double> x0_;   // the start
+  std::vector<double> w_;    // IRLS weights of the Cauchy loss
+  FitResult res_;
+};
+
+Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (use[i] && rows[i].skipped.empty()) fit_.push_back(&rows[i]);
+  }
+  res_.rows = static_cast<int64_t>(fit_.size());
+  std::vector<size_t> all(fit_.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  const StepTimeParams start = start_params();
+  for (int k = 0; k < kStepTimeParamCount; ++k) {
+    vars_.push_back({Variable::kBase, k, 0, GpuArch::kHopper, step_map(k), all});
+  }
+  std::array<std::vector<size_t>, kProfileCount> by_profile;
+  std::array<std::vector<size_t>, kGpuArchCount> by_arch;
+  std::vector<size_t> mtp;
+  for (size_t i = 0; i < fit_.size(); ++i) {
+    const PreparedRow& r = *fit_[i];
+    by_profile[static_cast<size_t>(r.engine)].push_back(i);
+    by_arch[static_cast<size_t>(r.pool.d.arch)].push_back(i);
+    if (r.pool.d.spec_method == SpecMethod::kMtp) mtp.push_back(i);
+  }
+  for (size_t f = 0; f < kProfileCount; ++f) {
+    res_.rows_by_profile[f] = static_cast<int64_t>(by_profile[f].size());
+    if (by_profile[f].empty()) continue;
+    for (int k = 0; k < kStepTimeParamCount; ++k) {
+      vars_.push_back({Variable::kDeviation, k, f, GpuArch::kHopper, step_map(k), by_profile[f]});
+    }
+  }
+  for (GpuArch a : kAllGpuArchs) {
+    res_.rows_by_arch[static_cast<size_t>(a)] = static_cast<int64_t>(by_arch[static_cast<size_t>(a)].size());
+    if (a == GpuArch::kHopper || by_arch[static_cast<size_t>(a)].empty()) continue;
+    vars_.push_back({Variable::kArch, 0, 0, a, Map::kFactor, by_arch[static_cast<size_t>(a)]});
+  }
+  res_.mtp_rows = static_cast<int64_t>(mtp.size());
+  if (!mtp.empty()) vars_.push_back({Variable::kMtp, 0, 0, GpuArch::kHopper, Map::kUnit, mtp});
+  for (const Variable& v : vars_) {
+    switch (v.kind) {
+      case Variable::kBase: x0_.push_back(to_x(v.map, step_param(start, v.param))); break;
+      case Variable::kDeviation: x0_.push_back(0); break;
+      case Variable::kArch: x0_.push_back(to_x(Map::kFactor, 1)); break;
+      case Variable::kMtp: x0_.push_back(to_x(Map::kUnit, kCalibrationMtpAcceptance)); break;
+    }
+  }
+  w_.assign(fit_.size(), 1.0);
+}
+
+CalibrationParams Fitter::decode(const std::vector<double>& x, StepTimeParams* pooled) const {
+  CalibrationParams c;
+  StepTimeParams base;
+  std::array<std::array<double, kStepTimeParamCount>, kProfileCount> dev{};
+  for (size_t j = 0; j < vars_.size(); ++j) {
+    const Variable& v = vars_[j];
+    switch (v.kind) {
+      case Variable::kBase: set_step_param(&base, v.param, to_value(v.map, x[j])); break;
+      case Variable::kDeviation: dev[v.profile][static_cast<size_t>(v.param)] = x[j]; break;
+      case Variable::kArch: base.arch_factor[static_cast<size_t>(v.arch)] = to_value(Map::kFactor, x[j]); break;
+      case Variable::kMtp: c.mtp_acceptance = to_value(Map::kUnit, x[j]); break;
+    }
+  }
+  for (size_t f = 0; f < kProfileCount; ++f) {
+    StepTimeParams p = base;
+    for (int k = 0; k < kStepTimeParamCount; ++k) {
+      const Map m = step_map(k);
+      set_step_param(&p, k, to_value(m, to_x(m, step_param(base, k)) + dev[f][static_cast<size_t>(k)]));
+    }
+    c.time[f] = p;
+  }
+  if (pooled) *pooled = base;
+  return c;
+}
+
+double Fitter::residual(size_t i, const CalibrationParams& p) {
+  ++res_.evaluations;
+  const double predicted = evaluate_row(*fit_[i], p).predicted;
+  if (!(predicted > 0) || !std::isfinite(predicted)) return 5.0;  // a row the parameters cannot serve
+  return std::clamp(std::log(predicted / fit_[i]->row->value), -5.0, 5.0);
+}
+
+double Fitter::objective(const std::vector<double>& r, const std::vector<double>& x) const {
+  double s = 0;
+  for (size_t i = 0; i < r.size(); ++i) s += w_[i] * r[i] * r[i];
+  for (size_t j = 0; j < vars_.size(); ++j) {
+    if (vars_[j].kind == Variable::kDeviation) s += kDeviationPrior * x[j] * x[j];
+    if (vars_[j].kind == Variable::kBase) s += kBasePrior * (x[j] - x0_[j]) * (x[j] - x0_[j]);
+  }
+  return s;
+}
+
+// The Cauchy loss c^2 ln(1 + (r/c)^2) as iteratively reweighted least squares: w = 1 / (1 + (r/c)^2).
+void Fitter::reweight(const std::vector<double>& r) {
+  for (size_t i = 0; i < r.size(); ++i) w_[i] = 1 / (1 + (r[i] / kFitLossScale) * (r[i] / kFitLossScale));
+}
+
+// Solves A d = b in place (Gaussian elimination with partial pivoting); A is n x n, row-major.
+bool solve(std::vector<double> a, std::vector<double> b, size_t n, std::vector<double>* d) {
+  for (size_t c = 0; c < n; ++c) {
+    size_t piv = c;
+    for (size_t r = c + 1; r < n; ++r) {
+      if (std::fabs(a[r * n + c]) > std::fabs(a[piv * n + c])) piv = r;
+    }
+    if (!(std::fabs(a[piv * n + c]) > 1e-300)) return false;
+    if (piv != c) {
+      for (size_t k = 0; k < n; ++k) std::swap(a[c * n + k], a[piv * n + k]);
+      std::swap(b[c], b[piv]);
+    }
+    for (size_t r = c + 1; r < n; ++r) {
+      const double f = a[r * n + c] / a[c * n + c];
+      if (f == 0) continue;
+      for (size_t k = c; k < n; ++k) a[r * n + k] -= f * a[c * n + k];
+      b[r] -= f * b[c];
+    }
+  }
+  d->assign(n, 0);
+  for (size_t c = n; c-- > 0;) {
+    double s = b[c];
+    for (size_t k = c + 1; k < n; ++k) s -= a[c * n + k] * (*d)[k];
+    (*d)[c] = s / a[c * n + c];
+  }
+  return true;
+}
+
+FitResult Fitter::run() {
+  const size_t n = vars_.size(), m = fit_.size();
+  std::vector<double> x = x0_, r(m);
+  const auto all_residuals = [&](const std::vector<double>& at, std::vector<double>* out) {
+    const CalibrationParams p = decode(at, nullptr);
+    for (size_t i = 0; i < m; ++i) (*out)[i] = residual(i, p);
+  };
+  all_residuals(x, &r);
+  reweight(r);
+  double f = objective(r, x);
+  double lambda = 1e-2;
+  constexpr double h = 1e-4;
+  std::vector<double> jac(n * m, 0.0), rt(m);
+  for (int it = 0; it < kMaxIterations && m > 0; ++it) {
+    res_.iterations = it + 1;
+    // The Jacobian, column by column over the rows each variable moves.
+    std::fill(jac.begin(), jac.end(), 0.0);
+    for (size_t j = 0; j < n; ++j) {
+      std::vector<double> xh = x;
+      xh[j] += h;
+      const CalibrationParams p = decode(xh, nullptr);
+      for (size_t i : vars_[j].rows) jac[j * m + i] = (residual(i, p) - r[i]) / h;
+    }
+    std::vector<double> a(n * n, 0.0), g(n, 0.0);
+    for (size_t j = 0; j < n; ++j) {
+      for (size_t i : vars_[j].rows) g[j] += w_[i] * jac[j * m + i] * r[i];
+      for (size_t k = j; k < n; ++k) {
+        double s = 0;
+        for (size_t i : vars_[j].rows) s += w_[i] * jac[j * m + i] * jac[k * m + i];
+        a[j * n + k] = a[k * n + j] = s;
+      }
+      const double prior = vars_[j].kind == Variable::kDeviation ? kDeviationPrior
+                           : vars_[j].kind == Variable::kBase    ? kBasePrior
+                                                                 : 0.0;
+      a[j * n + j] += prior;
+      g[j] += prior * (vars_[j].kind == Variable::kBase ? x[j] - x0_[j] : vars_[j].kind == Variable::kDeviation ? x[j] : 0.0);
+    }
+    bool improved = false;
+    for (int tries = 0; tries < 12 && !improved; ++tries) {
+      std::vector<double> damped = a, d;
+      for (size_t j = 0; j < n; ++j) damped[j * n + j] += lambda * (a[j * n + j] + 1e-9);
+      std::vector<double> minus_g(n);
+      for (size_t j = 0; j < n; ++j) minus_g[j] = -g[j];
+      if (!solve(damped, minus_g, n, &d)) {
+        lambda *= 10;
+        continue;
+      }
+      std::vector<double> xn = x;
+      for (size_t j = 0; j < n; ++j) xn[j] += std::clamp(d[j], -3.0, 3.0);
+      all_residuals(xn, &rt);
+      const double fn = objective(rt, xn);
+      if (fn < f) {
+        improved = true;
+        const double gain = (f - fn) / std::max(f, 1e-300);
+        x = xn, r = rt;
+        lambda = std::max(lambda * 0.3, 1e-7);
+        reweight(r);
+        f = objective(r, x);
+        if (gain < 1e-7) it = kMaxIterations;
+      } else {
+        lambda *= 10;
+      }
+    }
+    if (!improved) break;
+  }
+  res_.params = decode(x, &res_.pooled);
+  double loss = 0;
+  for (size_t i = 0; i < m; ++i) {
+    loss += kFitLossScale * kFitLossScale * std::log1p((r[i] / kFitLossScale) * (r[i] / kFitLossScale));
+  }
+  res_.loss = m > 0 ? loss / static_cast<double>(m) : 0;
+  return res_;
+}
+
+// "0.5" from "v0.5.8.post1-cu130", "1.2" from "1.2.0rc6.post2", "10.11" from "TensorRT 10.11, CUDA 12.8":
+// the first MAJOR.MINOR in the text; "unrecorded" when there is none.
+std::string major_minor(std::string_view t) {
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(t[i])) || (i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1])))) {
+      continue;
+    }
+    size_t j = i;
+    while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
+    if (j + 1 < t.size() && t[j] == '.' && std::isdigit(static_cast<unsigned char>(t[j + 1]))) {
+      size_t k = j + 1;
+      while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
+      return std::string(t.substr(i, k - i));
+    }
+  }
+  return "unrecorded";
+}
+
+// The value of every parameter a spread reports, by name: the pooled step parameters, the architecture
+// factors, the MTP acceptance.
+std::vector<std::pair<std::string, double>> reported_params(const StepTimeParams& pooled, double mtp) {
+  std::vector<std::pair<std::string, double>> out;
+  for (int k = 0; k < kStepTimeParamCount; ++k) out.emplace_back(std::string(step_param_name(k)), step_param(pooled, k));
+  for (GpuArch a : kAllGpuArchs) out.emplace_back(arch_factor_name(a), pooled.arch_factor[static_cast<size_t>(a)]);
+  out.emplace_back("mtp_acceptance", mtp);
+  return out;
+}
+
+}  // namespace
+
+FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use) {
+  return Fitter(rows, use).run();
+}
+
+std::string_view cv_kind_name(CvKind k) {
+  switch (k) {
+    case CvKind::kGpu: return "gpu";
+    case CvKind::kModel: return "model";
+    case CvKind::kRelease: return "release";
+  }
+  return "?";
+}
+
+std::string cv_group(const PreparedRow& r, CvKind k) {
+  switch (k) {
+    case CvKind::kGpu: return r.row->gpu;
+    case CvKind::kModel: return r.model;
+    case CvKind::kRelease: return std::string(engine_name(r.engine)) + " " + major_minor(r.row->engine_version);
+  }
+  return "";
+}
+
+CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const CvKind> kinds,
+                               const FitResult& full) {
+  CrossValidation cv;
+  for (CvKind kind : kinds) {
+    std::set<std::string> groups;
+    for (const PreparedRow& r : rows) {
+      if (r.skipped.empty()) groups.insert(cv_group(r, kind));
+    }
+    CvSummary sum;
+    sum.kind = kind;
+    std::vector<double> pooled;
+    std::array<std::vector<double>, kDataRegimeCount> pooled_r;
+    std::map<std::string, std::vector<double>> values;
+    for (const std::string& g : groups) {
+      std::vector<bool> use(rows.size(), false);
+      std::vector<size_t> test;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (!rows[i].skipped.empty()) continue;
+        (cv_group(rows[i], kind) == g ? test.push_back(i) : void(use[i] = true));
+      }
+      const FitResult fit = fit_calibration(rows, use);
+      CvFold fold;
+      fold.kind = kind;
+      fold.held_out = g;
+      fold.params = fit.params;
+      fold.pooled = fit.pooled;
+      std::vector<double> e;
+      std::array<std::vector<double>, kDataRegimeCount> er;
+      for (size_t i : test) {
+        const double predicted = evaluate_row(rows[i], fit.params).predicted;
+        const double err = std::fabs(predicted / rows[i].row->value - 1);
+        e.push_back(err);
+        pooled.push_back(err);
+        for (size_t k = 0; k < kDataRegimeCount; ++k) {
+          if (!rows[i].regimes[k]) continue;
+          er[k].push_back(err);
+          pooled_r[k].push_back(err);
+        }
+      }
+      const int64_t n = static_cast<int64_t>(e.size());
+      fold.test = summarize_errors(std::move(e), n, 0);
+      for (size_t k = 0; k < kDataRegimeCount; ++k) {
+        const int64_t nk = static_cast<int64_t>(er[k].size());
+        fold.test_by_regime[k] = summarize_errors(std::move(er[k]), nk, 0);
+      }
+      for (const auto& [name, v] : reported_params(fit.pooled, fit.params.mtp_acceptance)) values[name].push_back(v);
+      cv.folds.push_back(std::move(fold));
+      ++sum.folds;
+    }
+    const int64_t n = static_cast<int64_t>(pooled.size());
+    sum.pooled = summarize_errors(std::move(pooled), n, 0);
+    for (size_t k = 0; k < kDataRegimeCount; ++k) {
+      const int64_t nk = static_cast<int64_t>(pooled_r[k].size());
+      sum.by_regime[k] = summarize_errors(std::move(pooled_r[k]), nk, 0);
+    }
+    for (const auto& [name, v] : reported_params(full.pooled, full.params.mtp_acceptance)) {
+      std::vector<double> s = values[name];
+      if (s.empty()) continue;
+      std::sort(s.begin(), s.end());
+      sum.spread.push_back({name, v, s.front(), s[s.size() / 2], s.back()});
+    }
+    cv.kinds.push_back(std::move(sum));
+  }
+  return cv;
+}
+
+}  // namespace modelcalc
