@@ -39,17 +39,59 @@ std::span<const std::string> supported_model_types();
 
 struct PresetInfo {
   std::string name;     // e.g. "llama-3.1-8b"
-  std::string hf_repo;  // e.g. "meta-llama/Llama-3.1-8B"
+  std::string hf_repo;  // e.g. "meta-llama/Llama-3.1-8B": the repository its config.json is
+  // Every Hugging Face Hub repository id it stands for, written out: hf_repo
+  // first, then its "_modelcalc".repos list (instruction and chat variants,
+  // quantized re-releases, later releases that keep the architecture).
+  std::vector<std::string> repos;
 };
 // Every compiled-in preset, sorted by name.
 std::span<const PresetInfo> presets();
-// The config.json text of a preset (looked up as find_preset does), e.g. to
-// show or save it. Preset files carry one extra top-level key,
-// "_modelcalc": {"name", "hf_repo"}, which the reader ignores.
+
+// One Hub repository a preset lists.
+struct RepoInfo {
+  std::string id;          // as the Hub spells it, e.g. "nvidia/Llama-3.3-70B-Instruct-FP8"
+  std::string preset;      // the preset whose architecture it is
+  std::string checkpoint;  // what the entry states of the checkpoint: "hf_quant_config.json" or
+                           // "quantization_config"; "" = the preset's own config
+  std::string source;      // where the entry's facts were read ("" for a preset's hf_repo)
+};
+// Every listed repository, presets in name order, each preset's hf_repo first.
+std::span<const RepoInfo> listed_repos();
+
+// The config.json text of a preset (looked up as resolve_model_id does), e.g.
+// to show or save it. Preset files carry one extra top-level key,
+// "_modelcalc": {"name", "hf_repo", "repos", "source"}, which the reader ignores.
 Result<std::string_view> preset_config_text(std::string_view name);
-// Looks a preset up forgivingly (case, '-', '_', '.' ignored); unknown names
-// fail with NotFound and the closest preset names.
+
+// A model named as users and published runs name it.
+struct ResolvedModel {
+  ModelSpec spec;      // the preset's architecture, with the repository's checkpoint quantization
+  std::string preset;  // the preset it resolved to
+  std::string repo;    // the listed id it matched, as listed; "" when `name` named a preset
+};
+// `name` is a preset name (case, '-', '_' and '.' ignored: "Llama-3.1-8B" is
+// llama-3.1-8b) or a listed repository id, owner/name, exactly (ASCII case
+// ignored, as the Hub resolves ids). A listed repository's spec is its preset's
+// config with the checkpoint quantization its entry states (a quantization_config
+// in place of the preset's, a ModelOpt hf_quant_config over it); spec.name is
+// the id. Nothing else matches (no prefix, no id without its owner, no closest
+// name): an unknown name fails with InvalidArgument naming "model", the closest
+// preset names and listed ids, and the hint to pass its config.json (--config).
+Result<ResolvedModel> resolve_model_id(std::string_view name);
+// resolve_model_id(name)'s spec.
 Result<ModelSpec> find_preset(std::string_view name);
+
+// A published run's `model` and `checkpoint` columns (the shared serving schema,
+// docs/prediction.md). The checkpoint, when the cell names a listed repository
+// (the cell is an id, or an id then a parenthesised remark: "nvidia/DeepSeek-R1-
+// 0528-FP4-v2 (NVFP4)"); else, for an empty cell, the model; else, for free text
+// ("MLPerf llama2-70b-99 reference weights, quantized by submitter (fp8)"), the
+// model with *note saying so (the row's dtype columns then describe the
+// checkpoint). Fails with InvalidArgument naming the column ("model",
+// "checkpoint") for an id no preset lists, and for a checkpoint whose preset is not
+// the model's. REQUIRES: note != nullptr (set to "" when there is nothing to say).
+Result<ResolvedModel> resolve_run_model(std::string_view model, std::string_view checkpoint, std::string* note);
 
 }  // namespace modelcalc
 

@@ -42,6 +42,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "modelcalc/deployment.h"
@@ -134,6 +135,9 @@ const char* plan_reason_name(PlanReason r);  // "memory", "ttft", "tpot", "commu
 struct PlanRejected {
   int64_t memory = 0, ttft = 0, tpot = 0, communication = 0, gpus = 0;
   int64_t unsupported = 0;  // (GPU, split, dtypes) the engine refused to prepare (not evaluated)
+  // Of those, the ones the serving engine would not load, by the engine_rules() row that refuses them
+  // (its name), in table order.
+  std::vector<std::pair<std::string, int64_t>> by_engine_rule;
   int64_t total() const { return memory + ttft + tpot + communication + gpus; }
 };
 

@@ -35,6 +35,14 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
 Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
                                      const EngineFlags& flags, int64_t isl, int64_t osl);
 
+// One candidate as plan's searches prepare it: refused (an error naming the field) when the GPU has no peak
+// for its compute dtype, the deployment engine refuses it or the largest batch searched, or the request's
+// engine would not load it (check_engine_rules, engine_rules.h).
+// `refusals`, when given, counts an engine refusal under its rule's name (PlanRejected::by_engine_rule).
+Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s,
+                                                const PlanCandidate& c,
+                                                std::vector<std::pair<std::string, int64_t>>* refusals = nullptr);
+
 // Both figure sets at `batch` (serve() with ServingLoad::kBatch). Pure, no allocation.
 PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl);
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

@@ -15,6 +15,7 @@
 #include "web_api.h"
 
 #include <filesystem>
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 
+#include "modelcalc/engine_rules.h"
 #include "modelcalc/hf_config.h"
 #include "quantity.h"
 
@@ -252,7 +253,8 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag) {
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size) {
   EngineFlags& f = e->flags;
   flags.text("--engine", "Serving engine the prediction models: trtllm, vllm or sglang (default: trtllm, the one the "
-                         "published runs fit)", &e->engine)
+                         "published runs fit); when given, a layout that engine will not load is refused "
+                         "(docs/planning.md)", &e->engine)
       .add<double>("--gpu-memory-utilization", "vLLM: fraction of GPU memory it may use, (0, 1] (default: 0.9)",
                    &f.gpu_memory_utilization, engine_fraction)
       .add<double>("--kv-cache-free-gpu-mem-fraction",
@@ -296,6 +298,9 @@ Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const 
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w) {
   MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
+  // stands beside the ceiling without that check.
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_flag_error(check_engine_rules(engine, m, gpu, a.prepared)));
   auto p = predict_deployment(m, gpu, a, engine, cli_engine_flags(e, d), w);
   if (!p.ok()) return as_flag_error(p.status());
   return p;

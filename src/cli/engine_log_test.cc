@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

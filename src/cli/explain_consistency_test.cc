@@ -17,6 +17,7 @@
 
 #include "explain_eval.h"
 #include "test_util.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

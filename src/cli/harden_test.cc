@@ -25,6 +25,7 @@
 #include "quantity.h"
 #include "report.h"
 #include "test_util.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

@@ -19,7 +19,8 @@ void add_model_flags(FlagSet& flags, ModelFlags* f) {
       .toggle("--glu", "Gated FFN (SwiGLU/GeGLU): gate, up, down = three matrices", &f->glu)
       .add<int64_t>("--vocab", "Vocabulary size, a positive count", &f->vocab, parse_count)
       .toggle("--tied", "Tied input embedding and lm_head (default: untied)", &f->tied)
-      .text("--model", "A compiled-in preset (modelcalc models lists them)", &f->model)
+      .text("--model", "A compiled-in preset, or a Hub repository id it lists (owner/name; modelcalc models lists them)",
+            &f->model)
       .text("--config", "A Hugging Face config.json, or a folder holding one", &f->config);
 }
 

@@ -15,6 +15,7 @@
 #include "modelcalc/sweep.h"
 #include "sweep_table.h"
 #include "test_util.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

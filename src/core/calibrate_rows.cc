@@ -28,18 +28,6 @@ void add_note(std::string* note, const std::string& what) {
   *note += what;
 }
 
-// The preset whose Hugging Face repo (or name) is `model`.
-Result<ModelSpec> find_model(std::string_view model, std::string* preset) {
-  const std::string want = lower(model);
-  for (const PresetInfo& p : presets()) {
-    if (lower(p.hf_repo) == want || lower(p.name) == want) {
-      *preset = p.name;
-      return find_preset(p.name);
-    }
-  }
-  return Status::NotFound("no compiled-in preset for '" + std::string(model) + "' (modelcalc models lists them)");
-}
-
 Engine engine_of(const ServingRow& r, bool* known) {
   const std::string e = lower(r.engine);
   *known = true;
@@ -69,14 +57,21 @@ std::string metric_and_load_problem(const ServingRow& r) {
   return "";
 }
 
-// The row's dtypes. An empty kv_dtype is read from what the checkpoint's
-// quantization ships: FP8 checkpoints (TensorRT-LLM's FP8 quantization, the
-// vendors' FP8 repos) and NVIDIA's NVFP4 checkpoints (ModelOpt's
-// hf_quant_config.json: kv_cache_quant_algo FP8) cache KV in fp8; others bf16.
-Status row_dtypes(const ServingRow& r, Dtype* w, Dtype* kv, std::string* note) {
+// The row's dtypes. An empty kv_dtype is what the checkpoint's quantization
+// config states (resolve_run_model: a listed repository's hf_quant_config.json
+// or quantization_config, e.g. NVIDIA's NVFP4 checkpoints' kv_cache_quant_algo
+// FP8); without one, FP8 and NVFP4 weights read as an fp8 cache (TensorRT-LLM's
+// FP8 and ModelOpt's NVFP4 quantization quantize the KV too), others bf16.
+Status row_dtypes(const ServingRow& r, const ModelSpec& m, Dtype* w, Dtype* kv, std::string* note) {
   MC_ASSIGN_OR_RETURN(*w, parse_dtype(r.weight_dtype, "weight_dtype"));
   if (!r.kv_dtype.empty()) {
     MC_ASSIGN_OR_RETURN(*kv, parse_dtype(r.kv_dtype, "kv_dtype"));
+    return Status::Ok();
+  }
+  if (m.quant && m.quant->kv) {
+    *kv = *m.quant->kv;
+    add_note(note, "kv_dtype not stated: read as " + std::string(dtype_name(*kv)) + ", as " + m.quant->source +
+                       " states");
     return Status::Ok();
   }
   *kv = *w == Dtype::kFp8 || *w == Dtype::kNvfp4 ? Dtype::kFp8 : default_kv_dtype(*w);
@@ -228,11 +223,15 @@ ServingRequest row_request(const ServingRow& r) {
 
 // Everything but the skip checks of metric and load.
 Status prepare_row(const ServingRow& r, PreparedRow* p) {
-  MC_ASSIGN_OR_RETURN(const ModelSpec m, find_model(r.model, &p->model));
+  std::string checkpoint_note;
+  MC_ASSIGN_OR_RETURN(const ResolvedModel resolved, resolve_run_model(r.model, r.checkpoint, &checkpoint_note));
+  const ModelSpec& m = resolved.spec;
+  p->model = resolved.preset;
+  if (!checkpoint_note.empty()) add_note(&p->note, checkpoint_note);
   auto g = find_gpu(r.gpu);
   if (!g.ok()) return Status::NotFound("GPU: " + g.status().message());
   Dtype w = Dtype::kBf16, kv = Dtype::kBf16;
-  MC_RETURN_IF_ERROR(row_dtypes(r, &w, &kv, &p->note));
+  MC_RETURN_IF_ERROR(row_dtypes(r, m, &w, &kv, &p->note));
   bool known = true;
   p->engine = engine_of(r, &known);
   if (!known) add_note(&p->note, "engine '" + r.engine + "' has no profile: evaluated with " +

@@ -10,6 +10,7 @@
 
 #include "modelcalc/deployment.h"
 #include "modelcalc/hf_config.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {

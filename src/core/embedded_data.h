@@ -2,6 +2,7 @@
 #ifndef MODELCALC_EMBEDDED_DATA_H_
 #define MODELCALC_EMBEDDED_DATA_H_
 
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,17 @@ struct EmbeddedPreset {
   std::string_view content;  // the whole file
 };
 std::span<const EmbeddedPreset> embedded_presets();
+
+// Every entry of a preset's "_modelcalc".repos list (the Hub repositories the
+// preset stands for), read at build time as the presets are: the preset's
+// name, the entry's "id" as written, and the whole entry as JSON text (the
+// checkpoint quantization it states, its source). In file order.
+struct EmbeddedRepo {
+  std::string_view preset;
+  std::string_view id;
+  std::string_view entry;
+};
+std::span<const EmbeddedRepo> embedded_repos();
 
 // A compiled-in file that is missing or does not parse is a build defect that
 // got through: print one line naming the file and why, then abort.

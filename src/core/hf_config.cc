@@ -1,5 +1,5 @@
 // The Hugging Face config.json reader: JSON parsing, typed key access, the
-// model_type dispatch table, files and folders, and the compiled-in presets.
+// model_type dispatch table, files and folders (the presets: presets.cc).
 #include "modelcalc/hf_config.h"
 
 #include <algorithm>
@@ -8,10 +8,9 @@
 #include <limits>
 #include <sstream>
 
-#include "embedded_data.h"
+#include "hf_config_family.h"
 #include "hf_reader.h"
 #include "input_file.h"
-#include "suggest.h"
 
 namespace modelcalc {
 namespace hf {
@@ -23,12 +22,26 @@ using nlohmann::json;
 constexpr int64_t kMaxConfigInt = std::numeric_limits<int32_t>::max();
 
 std::pair<std::string, const json*> Cfg::find(std::string_view key) const {
-  if (auto it = j_.find(key); it != j_.end()) return {std::string(key), &*it};
+  if (auto it = j_->find(key); it != j_->end()) {
+    used_->insert(std::string(key));
+    return {std::string(key), &*it};
+  }
   for (const auto& [canonical, legacy] : aliases_) {
     if (canonical != key) continue;
-    if (auto it = j_.find(legacy); it != j_.end()) return {legacy, &*it};
+    if (auto it = j_->find(legacy); it != j_->end()) {
+      used_->insert(legacy);
+      return {legacy, &*it};
+    }
   }
   return {std::string(key), nullptr};
+}
+
+std::vector<std::string> Cfg::unused_keys() const {
+  std::vector<std::string> out;
+  for (auto it = j_->begin(); it != j_->end(); ++it) {
+    if (used_->count(it.key()) == 0) out.push_back(it.key());
+  }
+  return out;
 }
 
 Status Cfg::error(std::string_view key, std::string_view what) const {
@@ -42,7 +55,7 @@ bool Cfg::has_object(std::string_view key) const {
 
 Cfg Cfg::child(std::string_view key, std::string_view model_type) const {
   auto [name, v] = find(key);
-  Cfg c(*v, source_, model_type);
+  Cfg c(*v, source_, model_type);  // a child tracks its own keys
   c.prefix_ = prefix_ + name + ".";
   return c;
 }
@@ -152,51 +165,6 @@ Result<ParamBreakdown> Counts::finish(std::string_view source) const {
   return p;
 }
 
-std::span<const ArchEntry> arch_table() {
-  static constexpr ArchEntry kTable[] = {
-      {"bloom", build_bloom},
-      {"deepseek_v2", build_deepseek_v2},
-      {"deepseek_v3", build_deepseek_v3},
-      {"deepseek_v32", build_deepseek_v32},
-      {"falcon", build_falcon},
-      {"falcon_h1", build_falcon_h1},
-      {"gemma", build_gemma},
-      {"gemma2", build_gemma2},
-      {"gemma3", build_gemma3},
-      {"gemma3_text", build_gemma3_text},
-      {"glm4_moe", build_glm4_moe},
-      {"gpt2", build_gpt2},
-      {"gpt_neox", build_gpt_neox},
-      {"gpt_oss", build_gpt_oss},
-      {"jamba", build_jamba},
-      {"kimi_k2", build_kimi_k2},
-      {"llama", build_llama},
-      {"llama4", build_llama4},
-      {"llama4_text", build_llama4_text},
-      {"mistral", build_mistral},
-      {"mistral3", build_mistral3},
-      {"mixtral", build_mixtral},
-      {"nemotron_h", build_nemotron_h},
-      {"olmo2", build_olmo2},
-      {"opt", build_opt},
-      {"phi", build_phi},
-      {"phi3", build_phi3},
-      {"qwen2", build_qwen2},
-      {"qwen2_moe", build_qwen2_moe},
-      {"qwen3", build_qwen3},
-      {"qwen3_moe", build_qwen3_moe},
-      {"qwen3_next", build_qwen3_next},
-  };
-  return kTable;
-}
-
-ArchBuilder find_builder(std::string_view model_type) {
-  for (const ArchEntry& e : arch_table()) {
-    if (e.model_type == model_type) return e.build;
-  }
-  return nullptr;
-}
-
 namespace {
 
 // Legacy model_type spellings of remote-code checkpoints whose tensors are
@@ -219,7 +187,7 @@ std::string supported_list() {
 std::span<const std::string> supported_model_types() {
   static const std::vector<std::string> kTypes = [] {
     std::vector<std::string> v;
-    for (const auto& e : hf::arch_table()) v.emplace_back(e.model_type);
+    for (const auto& r : hf::family_table()) v.emplace_back(r.model_type);
     return v;
   }();
   return kTypes;
@@ -241,21 +209,28 @@ Result<ModelSpec> model_from_hf_json(std::string_view json_text, std::string_vie
                                    std::string("expected a string, got ") + it->type_name());
   }
   const std::string type = it->get<std::string>();
-  const std::string_view canonical = hf::canonical_type(type);
-  const auto table = hf::arch_table();
-  const auto e = std::find_if(table.begin(), table.end(),
-                              [&](const hf::ArchEntry& a) { return a.model_type == canonical; });
-  if (e == table.end()) {
-    return Status::InvalidArgument(std::string(source) + ": model_type",
-                                   "'" + type + "' is not supported; supported: " +
-                                       hf::supported_list());
-  }
   hf::Cfg cfg(j, source, type);
-  MC_ASSIGN_OR_RETURN(ModelSpec m, e->build(cfg));
-  m.model_type = std::string(canonical);
+  cfg.mark_used("quantization_config");  // read below, once the model is known
+  Result<ModelSpec> read = hf::interpret(cfg);
+  if (!read.ok()) {
+    if (hf::find_family(type) != nullptr) return read.status();
+    return Status::InvalidArgument(read.status().message(), "model_type '" + type +
+                                                                "' is not in the family table and was read by the "
+                                                                "generic rules; known: " + hf::supported_list());
+  }
+  ModelSpec m = std::move(read).value();
+  m.model_type = std::string(hf::canonical_type(type));
+  // A wrapper's checkpoint may state its quantization inside the language model's config (Kimi-K2.5).
+  const hf::FamilyRow* row = hf::find_family(type);
+  const std::string_view text_key = row != nullptr ? row->text_key : std::string_view();
   if (cfg.has_object("quantization_config")) {
     MC_ASSIGN_OR_RETURN(m.quant,
                         hf::read_quantization_config(cfg.child("quantization_config", type), m, &m.assumptions));
+  } else if (!text_key.empty() && cfg.has_object(text_key) &&
+             cfg.child(text_key, type).has_object("quantization_config")) {
+    const hf::Cfg text = cfg.child(text_key, type);
+    MC_ASSIGN_OR_RETURN(m.quant,
+                        hf::read_quantization_config(text.child("quantization_config", type), m, &m.assumptions));
   } else if (cfg.has("quantization_config") && !j["quantization_config"].is_null()) {
     return cfg.error("quantization_config", std::string("expected an object, got ") +
                                                 j["quantization_config"].type_name());
@@ -290,85 +265,6 @@ Result<ModelSpec> load_hf_config(const std::string& path) {
   const std::string folder = abs.parent_path().filename().string();
   m.name = file.filename() == "config.json" && !folder.empty() ? folder
                                                                : file.stem().string();
-  return m;
-}
-
-// --- presets ---------------------------------------------------------------
-
-namespace {
-
-struct Preset {
-  PresetInfo info;
-  std::string_view text;  // the config.json text, from data/presets/
-};
-
-// Every preset's "_modelcalc": {"name", "hf_repo"}, as cmake/embed.cmake read
-// it at build time (embedded_presets): a cold start parses no JSON to find a
-// preset, only the one config it loads. A test checks that the build-time index
-// reads what a parse of the whole file reads, for every preset.
-std::vector<Preset> load_presets() {
-  std::vector<Preset> out;
-  for (const EmbeddedPreset& e : embedded_presets()) {
-    Preset p;
-    p.info.name = std::string(e.name);
-    p.info.hf_repo = std::string(e.hf_repo);
-    p.text = e.content;
-    out.push_back(std::move(p));
-  }
-  std::sort(out.begin(), out.end(),
-            [](const Preset& a, const Preset& b) { return a.info.name < b.info.name; });
-  return out;
-}
-
-const std::vector<Preset>& all_presets() {
-  static const std::vector<Preset> kPresets = load_presets();
-  return kPresets;
-}
-
-// The preset whose name or HF repo (with or without the owner) matches
-// `name` after normalize_name; nullptr if none.
-const Preset* lookup(std::string_view name) {
-  const std::string want = normalize_name(name);
-  for (const auto& p : all_presets()) {
-    const std::string_view repo = p.info.hf_repo;
-    const auto slash = repo.find('/');
-    const std::string_view base = slash == std::string_view::npos ? repo : repo.substr(slash + 1);
-    if (normalizes_to(p.info.name, want) || normalizes_to(repo, want) ||
-        (!base.empty() && normalizes_to(base, want))) {
-      return &p;
-    }
-  }
-  return nullptr;
-}
-
-}  // namespace
-
-std::span<const PresetInfo> presets() {
-  static const std::vector<PresetInfo> kInfos = [] {
-    std::vector<PresetInfo> v;
-    for (const auto& p : all_presets()) v.push_back(p.info);
-    return v;
-  }();
-  return kInfos;
-}
-
-Result<std::string_view> preset_config_text(std::string_view name) {
-  const Preset* p = lookup(name);
-  if (p == nullptr) return Status::NotFound("unknown model preset '" + std::string(name) + "'");
-  return p->text;
-}
-
-Result<ModelSpec> find_preset(std::string_view name) {
-  const Preset* p = lookup(name);
-  if (p == nullptr) {
-    std::vector<std::string> names;
-    for (const auto& i : presets()) names.push_back(i.name);
-    return Status::InvalidArgument("model", "unknown preset '" + std::string(name) + "'" +
-                                                did_you_mean(name, names) +
-                                                " (the models command lists them; a config.json gives any other)");
-  }
-  MC_ASSIGN_OR_RETURN(ModelSpec m, model_from_hf_json(p->text, "preset " + p->info.name));
-  m.name = p->info.name;
   return m;
 }
 

@@ -9,6 +9,7 @@
 
 #include "modelcalc/hf_config.h"
 #include "modelcalc/model.h"
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR, MODELCALC_BINARY
 
 namespace modelcalc {
 namespace {
@@ -352,9 +353,11 @@ TEST(Hf2026Test, JambaMamba1WithAttentionAndMoePeriods) {
 }
 
 TEST(Hf2026Test, PythonJsonConstantsOnlyWhereAValueStands) {
-  // Accepted as values (and then read as strings where a number was wanted).
+  // Accepted as values (and then read as strings where a number was wanted), here under keys that
+  // build nothing (Nemotron-H's time_step_limit, a norm epsilon).
   auto ok = Parse(R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
-    "intermediate_size": 128, "vocab_size": 100, "x": [0.0, Infinity, -Infinity, NaN], "y": NaN})");
+    "intermediate_size": 128, "vocab_size": 100, "time_step_limit": [0.0, Infinity, -Infinity, NaN],
+    "rms_norm_eps": NaN})");
   EXPECT_TRUE(ok.ok()) << ok.status().message();
   auto bad_value = Parse(R"({"model_type": "llama", "hidden_size": Infinity})");
   ASSERT_FALSE(bad_value.ok());
@@ -369,7 +372,7 @@ TEST(Hf2026Test, PythonJsonConstantsOnlyWhereAValueStands) {
   // Inside a string the constant is text, untouched.
   auto s = Parse(R"({"model_type": "Infinity"})");
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.status().message().find("'Infinity' is not supported"), std::string::npos);
+  EXPECT_NE(s.status().message().find("model_type 'Infinity' is not in the family table"), std::string::npos);
 }
 
 TEST(Hf2026Test, EveryFixtureReads) {

@@ -28,33 +28,83 @@ LayerCounts layer_counts(const Decoder& a) {
   return m.count_layers();
 }
 
-AttentionParams attention_params(const Decoder& a) {
+Exact norm_params(Norm kind, Exact n) {
+  switch (kind) {
+    case Norm::kRms: return n;
+    case Norm::kLayer: return layer_norm(n);
+    case Norm::kNone: return Exact(0);
+  }
+  return n;
+}
+
+namespace {
+
+// MLA (modeling_deepseek_v3.py DeepseekV3Attention): q_proj, or q_a_proj +
+// q_a_layernorm + q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj; o_proj.
+void mla_params(const Decoder& a, AttentionParams& p) {
+  const Exact d = a.d, h = a.heads, qk = Exact(a.nope + a.rope);
+  Exact q = d * h * qk;
+  if (a.lora_q > 0) {
+    q = d * Exact(a.lora_q) + Exact(a.lora_q) * h * qk;
+    p.norms += Exact(a.lora_q);
+    if (a.qkv_bias) p.biases += Exact(a.lora_q);  // q_a_proj bias
+  }
+  const Exact kv_a = d * Exact(a.lora_kv + a.rope);
+  const Exact kv_b = Exact(a.lora_kv) * h * Exact(a.nope + a.v_dim);
+  p.matrices = q + kv_a + kv_b + h * Exact(a.v_dim) * d;
+  p.norms += Exact(a.lora_kv);  // kv_a_layernorm
+  if (a.qkv_bias) p.biases += Exact(a.lora_kv + a.rope);
+}
+
+}  // namespace
+
+namespace {
+
+// GQA (and MHA, MQA): q_proj (or q_a_proj, q_a_norm, q_b_proj with a q LoRA), k_proj, v_proj (none
+// when the keys are the values), o_proj (or the grouped o_a_proj and o_b_proj), q/k norms, a
+// per-head gate, for one layer of shape `sh`.
+void gqa_params(const Decoder& a, const AttnShape& sh, AttentionParams& p) {
+  const Exact d = a.d;
+  const int64_t heads = sh.heads > 0 ? sh.heads : a.heads, kv = sh.kv_heads > 0 ? sh.kv_heads : a.kv_heads;
+  const int64_t hd = sh.head_dim > 0 ? sh.head_dim : a.head_dim;
+  const int64_t dv = sh.v_head_dim > 0 ? sh.v_head_dim : sh.head_dim > 0 ? sh.head_dim : a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+  const bool v_from_k = a.v_from_k || sh.v_from_k;
+  const Exact h = heads, q_out = h * Exact(hd), k_out = Exact(kv) * Exact(hd),
+              v_out = v_from_k ? Exact(0) : Exact(kv) * Exact(dv), o_in = h * Exact(dv);
+  const Exact q_proj = q_out * Exact(a.q_out_mult);
+  if (a.lora_q > 0) {  // q_a_proj d x q_lora, q_a_norm, q_b_proj q_lora x h hd
+    p.matrices += d * Exact(a.lora_q) + Exact(a.lora_q) * q_proj;
+    p.norms += Exact(a.lora_q);
+  } else {
+    p.matrices += d * q_proj;
+  }
+  p.matrices += d * k_out + d * v_out;
+  if (a.o_groups > 0) {  // o_a_proj: g blocks of (h dv / g) -> o_lora; o_b_proj g o_lora -> d
+    p.matrices += o_in * Exact(a.o_lora) + Exact(a.o_groups) * Exact(a.o_lora) * d;
+  } else {
+    p.matrices += o_in * d;
+  }
+  if (a.qkv_bias) p.biases += q_proj + k_out + v_out;
+  // q_norm / k_norm over head_dim (or the whole widths), at this layer's head_dim.
+  const int64_t qn = a.q_norm == a.head_dim ? hd : a.q_norm, kn = a.k_norm == a.head_dim ? hd : a.k_norm;
+  p.norms += norm_params(a.qk_norm_kind, Exact(qn)) + norm_params(a.qk_norm_kind, Exact(kn));
+  if (a.head_gate) p.matrices += d * h;
+  if (sh.sinks ? *sh.sinks : a.sinks) p.matrices += h;  // one sink logit per head
+}
+
+}  // namespace
+
+AttentionParams attention_params(const Decoder& a, Attn kind) {
   AttentionParams p;
   const Exact d = a.d, h = a.heads;
   if (a.lora_kv > 0) {
-    const Exact qk = Exact(a.nope + a.rope);
-    Exact q = d * h * qk;  // q_proj
-    if (a.lora_q > 0) {    // q_a_proj, q_a_layernorm, q_b_proj
-      q = d * Exact(a.lora_q) + Exact(a.lora_q) * h * qk;
-      p.norms += Exact(a.lora_q);
-      if (a.qkv_bias) p.biases += Exact(a.lora_q);  // q_a_proj bias
-    }
-    const Exact kv_a = d * Exact(a.lora_kv + a.rope);                   // kv_a_proj_with_mqa
-    const Exact kv_b = Exact(a.lora_kv) * h * Exact(a.nope + a.v_dim);  // kv_b_proj
-    const Exact o = h * Exact(a.v_dim) * d;
-    p.matrices = q + kv_a + kv_b + o;
-    p.norms += Exact(a.lora_kv);  // kv_a_layernorm
-    if (a.qkv_bias) p.biases += Exact(a.lora_kv + a.rope);
+    mla_params(a, p);
+    if (a.sinks) p.matrices += h;
   } else {
-    const Exact q_out = h * Exact(a.head_dim), kv_out = Exact(a.kv_heads) * Exact(a.head_dim);
-    const Exact q_proj = q_out * Exact(a.q_out_mult);
-    p.matrices = d * q_proj + d * kv_out * Exact(2) + q_out * d;
-    if (a.qkv_bias) p.biases += q_proj + kv_out * Exact(2);
-    p.norms += Exact(a.q_norm + a.k_norm);
+    gqa_params(a, kind == Attn::kSliding ? a.swa_shape : kind == Attn::kFull ? a.full_shape : AttnShape{}, p);
   }
   if (a.o_bias) p.biases += d;
-  if (a.sinks) p.matrices += h;  // GptOssAttention.sinks: one logit per head
-  if (a.index_topk > 0) {
+  if (a.index_topk > 0 && a.lora_kv > 0) {
     // DeepseekV32Indexer: wq_b (q_lora_rank -> heads x dim), wk (d -> dim),
     // weights_proj (d -> heads), k_norm = LayerNorm(dim): weight and bias.
     const Exact ih = a.index_heads, id = a.index_dim;
@@ -64,36 +114,97 @@ AttentionParams attention_params(const Decoder& a) {
   return p;
 }
 
-Exact ffn_matrices(const Decoder& a, int64_t ff) {
-  return Exact(a.gated ? 3 : 2) * Exact(a.d) * Exact(ff);
+Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width) {
+  return Exact(a.gated ? 3 : 2) * Exact(width > 0 ? width : a.d) * Exact(ff);
 }
+
+namespace {
+
+// Embeddings, positions, lm_head and the model-level norms.
+void count_ends(const Decoder& a, Counts& c) {
+  const Exact d = a.d, V = a.vocab;
+  const Exact width = a.embed_proj > 0 ? Exact(a.embed_proj) : d;
+  c.embeddings = V * width;
+  if (a.embed_proj > 0) c.embeddings += Exact(2) * width * d;  // project_in, project_out
+  c.position = Exact(a.position_rows) * d;
+  c.lm_head = a.tied ? Exact(0) : V * width;
+  if (a.lm_head_bias) c.lm_head += V;
+  if (a.final_norm) c.norms += norm_params(a.norm, d);
+  if (a.embed_norm) c.norms += norm_params(a.norm, d);
+}
+
+}  // namespace
+
+namespace {
+
+// DeepSeek-V4's compressors (see Compressor) and manifold-constrained hyper-connections: per layer an
+// attn_hc and an ffn_hc (fn (2 + n) n x n d, base (2 + n) n, scale 3), and the model's hc_head
+// (hc_fn n x n d, hc_base n, hc_scale 1).
+void count_v4_parts(const Decoder& a, Counts& c) {
+  const Exact d = a.d, hd = a.head_dim, ih = a.index_heads, id = a.index_dim;
+  for (const Compressor& k : a.compressors) {
+    const Exact w = k.indexer ? 2 : 1;
+    Exact one = Exact(2) * d * w * hd + Exact(k.ratio) * w * hd;  // kv_proj, gate_proj, position_bias
+    c.norms += hd * Exact(k.layers);                                // kv_norm
+    if (k.indexer) {
+      one += Exact(2) * d * Exact(2) * id + Exact(k.ratio) * Exact(2) * id + Exact(a.lora_q) * ih * id + d * ih;
+      c.norms += id * Exact(k.layers);
+    }
+    c.attention += one * Exact(k.layers);
+  }
+  if (a.hc_mult > 0) {
+    const Exact n = a.hc_mult, mix = (Exact(2) + n) * n;
+    c.norms += Exact(2) * (mix * n * d + mix + Exact(3)) * Exact(a.layers) + n * n * d + n + Exact(1);
+  }
+}
+
+}  // namespace
 
 Counts count(const Decoder& a) {
   Counts c;
   const LayerCounts lc = layer_counts(a);
-  const Exact d = a.d, L = a.layers, V = a.vocab;
-  c.embeddings = V * d;
-  c.lm_head = a.tied ? Exact(0) : V * d;
-  const AttentionParams at = attention_params(a);
-  const Exact n_attn = lc.attention();
-  c.attention = at.matrices * n_attn;
-  c.biases += at.biases * n_attn;
-  c.norms += at.norms * n_attn;
-  c.norms += Exact(a.layer_norms) * d * L + d;  // per-layer norms + final norm
+  const Exact d = a.d, L = a.layers;
+  count_ends(a, c);
+  for (const auto& [kind, n] : {std::pair{Attn::kFull, lc.full}, std::pair{Attn::kSliding, lc.sliding},
+                                std::pair{Attn::kChunked, lc.chunked}}) {
+    if (n == 0) continue;
+    const AttentionParams at = attention_params(a, kind);
+    c.attention += at.matrices * Exact(n);
+    c.biases += at.biases * Exact(n);
+    c.norms += at.norms * Exact(n);
+  }
+  const Exact layer_norms = a.layer_norms_total >= 0 ? Exact(a.layer_norms_total) : Exact(a.layer_norms) * L;
+  c.norms += layer_norms * norm_params(a.norm, d);
   c.recurrent = a.mixer.params * Exact(lc.recurrent);
   c.norms += a.mixer.norms * Exact(lc.recurrent);
+  count_v4_parts(a, c);
 
   const Exact n_moe = lc.moe, n_dense = lc.dense;
   const Exact up_width = Exact(a.gated ? 2 : 1);  // gate and up, or up alone
-  c.mlp_dense = ffn_matrices(a, a.ff) * n_dense;
-  if (a.mlp_bias) c.biases += (up_width * Exact(a.ff) + d) * n_dense;
-  Exact expert = ffn_matrices(a, a.ff_exp);
-  if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + d;
+  Exact dense_widths = Exact(a.ff) * n_dense;  // the dense MLPs' widths summed over their layers
+  if (!a.ff_widths.empty()) {
+    dense_widths = Exact(0);
+    for (size_t il = 0; il < a.kinds.size(); ++il) {
+      if (a.kinds[il].ffn == Ffn::kDense) dense_widths += Exact(a.ff_widths[il]);
+    }
+  }
+  c.mlp_dense = Exact(a.gated ? 3 : 2) * d * dense_widths;
+  if (a.mlp_bias) c.biases += up_width * dense_widths + d * n_dense;
+  Exact expert = ffn_matrices(a, a.ff_exp, a.moe_latent);
+  if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : d);
   c.mlp_routed = expert * Exact(a.n_expert) * n_moe;
   c.mlp_routed_active = expert * Exact(a.top_k) * n_moe;
-  c.router = (d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0))) * n_moe;
+  Exact router = d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0));
+  if (a.router_scales) router += d + Exact(a.n_expert);
+  c.router = router * n_moe;
+  c.norms += Exact(a.moe_norms) * d * n_moe;
   Exact shared = ffn_matrices(a, a.ff_shexp) * Exact(a.n_shared);
   if (a.shared_gate) shared += d;
+  if (a.moe_latent > 0) {  // fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), biased by mlp_bias
+    const Exact lat = a.moe_latent;
+    shared += Exact(2) * d * lat;
+    if (a.mlp_bias) c.biases += (lat + d) * n_moe;
+  }
   c.mlp_shared = shared * n_moe;
   return c;
 }
@@ -109,10 +220,9 @@ Exact mtp_params(const Decoder& a, int64_t n_mtp) {
   return per_layer * Exact(n_mtp);
 }
 
-Result<ModelSpec> finish(Cfg& cfg, const Decoder& a) {
-  MC_RETURN_IF_ERROR(check_per_layer(cfg, a));
-  ModelSpec m;
-  m.model_type = cfg.model_type();
+namespace {
+
+void set_shape(const Decoder& a, ModelSpec& m) {
   m.n_layer = a.layers;
   m.n_embd = a.d;
   m.n_head = a.heads;
@@ -138,24 +248,30 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& a) {
     m.n_rot = a.rope;
     m.n_embd_head_k = a.nope + a.rope;
     m.n_embd_head_v = a.v_dim;
+  } else if (a.v_head_dim > 0 && a.v_head_dim != a.head_dim) {
+    m.n_embd_head_k = a.head_dim;
+    m.n_embd_head_v = a.v_head_dim;
   }
   if (a.index_topk > 0) {
     m.n_index_head = a.index_heads;
     m.n_embd_head_index = a.index_dim;
     m.n_index_topk = a.index_topk;
   }
+}
+
+void set_layers(const Decoder& a, ModelSpec& m) {
   m.layer_kinds = a.kinds;
   if (a.kinds.empty()) {
     m.n_layer_dense_lead = a.n_expert > 0 ? a.dense_lead : 0;
-    if (a.swa > 0) m.set_swa_pattern(a.swa_pattern);
   } else if (a.n_expert > 0) {
     int64_t lead = 0;  // the leading dense layers, for reports
     while (lead < a.layers && a.kinds[static_cast<size_t>(lead)].ffn != Ffn::kMoe) ++lead;
     m.n_layer_dense_lead = lead;
   }
-  m.n_swa = m.n_swa_layers() > 0 ? a.swa : 0;
-  m.n_chunk = m.count_layers().chunked > 0 ? a.chunk : 0;
-  if (a.mixer.kind != Recurrent::kNone && m.count_layers().recurrent > 0) {
+  const LayerCounts lc = m.count_layers();
+  m.n_swa = lc.sliding > 0 ? a.swa : 0;
+  m.n_chunk = lc.chunked > 0 ? a.chunk : 0;
+  if (a.mixer.kind != Recurrent::kNone && lc.recurrent > 0) {
     m.recurrent = a.mixer.kind;
     m.n_ssm_state = a.mixer.state;
     m.n_ssm_inner = a.mixer.inner;
@@ -163,6 +279,20 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& a) {
     m.n_ssm_conv = a.mixer.conv;
     m.n_ssm_conv_dim = a.mixer.conv_dim;
   }
+}
+
+}  // namespace
+
+Result<ModelSpec> finish(Cfg& cfg, const Decoder& in) {
+  Decoder a = in;
+  if (a.n_expert > 0 && layer_counts(a).moe == 0) {  // experts configured, no layer builds them
+    a.n_expert = a.top_k = a.ff_exp = a.n_shared = a.ff_shexp = 0;
+    a.shared_gate = a.expert_bias = a.router_bias = a.router_score_bias = false;
+  }
+  ModelSpec m;
+  m.model_type = cfg.model_type();
+  set_shape(a, m);
+  set_layers(a, m);
   m.params_vision = a.vision;
   m.params_mtp = a.mtp;
   m.assumptions = a.assumptions;
@@ -171,133 +301,58 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& a) {
   return m;
 }
 
-Status read_core(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default,
-                 bool tie_default) {
-  MC_ASSIGN_OR_RETURN(a.d, c.req("hidden_size"));
-  MC_ASSIGN_OR_RETURN(a.layers, c.req("num_hidden_layers"));
-  MC_ASSIGN_OR_RETURN(a.heads, c.req("num_attention_heads"));
-  MC_ASSIGN_OR_RETURN(a.vocab, c.req("vocab_size"));
-  MC_ASSIGN_OR_RETURN(a.ff, c.req("intermediate_size"));
-  MC_RETURN_IF_ERROR(read_heads(c, a, kv_default, head_dim_default));
-  MC_ASSIGN_OR_RETURN(auto ctx, c.opt("max_position_embeddings", std::nullopt));
-  a.ctx = ctx.value_or(0);
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", tie_default));
-  return Status::Ok();
+// --- typed key readers ---------------------------------------------------------
+
+Result<std::optional<int64_t>> get_int(const Cfg& c, const FamilyRow& row, std::string_view key, int64_t min_value) {
+  if (c.has(key)) return c.opt(key, std::nullopt, min_value);
+  const std::optional<int64_t> d = row_value(row.defaults, key);
+  if (!d || *d == kClassNone) return std::optional<int64_t>();
+  return d;
 }
 
-Status read_core_defaults(Cfg& c, Decoder& a, const CoreDefaults& d) {
-  MC_ASSIGN_OR_RETURN(a.vocab, req_or_default(c, "vocab_size", d.vocab));
-  MC_ASSIGN_OR_RETURN(a.d, req_or_default(c, "hidden_size", d.hidden));
-  MC_ASSIGN_OR_RETURN(a.ff, req_or_default(c, "intermediate_size", d.intermediate));
-  if (d.layers > 0) {
-    MC_ASSIGN_OR_RETURN(a.layers, req_or_default(c, "num_hidden_layers", d.layers));
+Result<int64_t> need_int(const Cfg& c, const FamilyRow& row, std::string_view key, int64_t min_value) {
+  MC_ASSIGN_OR_RETURN(auto v, get_int(c, row, key, min_value));
+  if (v) return *v;
+  if (c.has(key)) return c.error(c.spelled(key), "is null; model_type '" + c.model_type() + "' needs an integer");
+  return c.error(key, "missing; model_type '" + c.model_type() + "' needs it");
+}
+
+Result<bool> get_bool(const Cfg& c, const FamilyRow& row, std::string_view key, bool fallback) {
+  const std::optional<int64_t> d = row_value(row.defaults, key);
+  const bool dflt = d ? *d != 0 : fallback;
+  return c.flag(key, dflt);
+}
+
+Result<std::optional<int64_t>> first_int(const Cfg& c, const FamilyRow& row, std::span<const std::string_view> keys,
+                                         int64_t min_value) {
+  std::optional<int64_t> found;
+  std::string found_key;
+  bool stated = false;
+  for (std::string_view k : keys) {
+    if (!c.has(k)) continue;
+    MC_ASSIGN_OR_RETURN(auto v, c.opt(k, std::nullopt, min_value));
+    if (stated && v != found) {
+      return c.error(c.spelled(k), "disagrees with " + found_key + "; give one value");
+    }
+    stated = true;
+    found = v;
+    found_key = c.prefix() + c.spelled(k);
   }
-  MC_ASSIGN_OR_RETURN(a.heads, req_or_default(c, "num_attention_heads", d.heads));
-  MC_ASSIGN_OR_RETURN(a.ctx, req_or_default(c, "max_position_embeddings", d.ctx));
-  MC_ASSIGN_OR_RETURN(a.tied, c.flag("tie_word_embeddings", d.tied));
-  return Status::Ok();
-}
-
-Status read_heads(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default) {
-  MC_ASSIGN_OR_RETURN(auto kv, c.opt("num_key_value_heads", kv_default));
-  a.kv_heads = kv.value_or(a.heads);
-  MC_ASSIGN_OR_RETURN(auto hd, c.opt("head_dim", head_dim_default));
-  if (!hd && a.d % a.heads != 0) {
-    return c.error("num_attention_heads",
-                   "must divide hidden_size (" + std::to_string(a.d) + ") when head_dim is not set");
+  if (stated) return found;
+  for (std::string_view k : keys) {
+    const std::optional<int64_t> d = row_value(row.defaults, k);
+    if (d) return *d == kClassNone ? std::optional<int64_t>() : d;
   }
-  a.head_dim = hd.value_or(a.d / a.heads);
-  return check_kv_heads(c, a);
+  return std::optional<int64_t>();
 }
 
-Status check_kv_heads(Cfg& c, const Decoder& a) {
-  if (a.kv_heads > a.heads || a.heads % a.kv_heads != 0) {
-    return c.error("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(a.heads) +
-                                              "), got " + std::to_string(a.kv_heads));
-  }
-  return Status::Ok();
-}
-
-Result<int64_t> req_or_default(Cfg& c, std::string_view key, int64_t dflt, int64_t min_value) {
-  MC_ASSIGN_OR_RETURN(auto v, c.opt(key, dflt, min_value));
-  if (!v) return c.error(key, "must be an integer, got null");
-  return *v;
-}
-
-Result<std::optional<int64_t>> int_or_auto(Cfg& c, std::string_view key) {
-  const auto& j = c.object();
-  const auto it = j.find(key);
-  if (it != j.end() && it->is_string()) {
-    if (it->get<std::string>() == "auto") return std::optional<int64_t>();
-    return c.error(key, "must be an integer or \"auto\", got \"" + it->get<std::string>() + "\"");
+Result<std::optional<int64_t>> int_or_auto(const Cfg& c, std::string_view key) {
+  const nlohmann::json* v = c.raw(key);
+  if (v != nullptr && v->is_string()) {
+    if (v->get<std::string>() == "auto") return std::optional<int64_t>();
+    return c.error(c.spelled(key), "must be an integer or \"auto\", got \"" + v->get<std::string>() + "\"");
   }
   return c.opt(key, std::nullopt);
-}
-
-// transformers builds an MoE block on every layer il >= first_k_dense_replace
-// (moe_layer_freq is not read by modeling_deepseek_v2/v3.py, so a value other
-// than 1 is refused: DeepSeek's own code would build a different model).
-Status read_deepseek(Cfg& c, Decoder& a, int64_t shared_default, int64_t dense_default) {
-  MC_RETURN_IF_ERROR(read_core(c, a, std::nullopt, std::nullopt, false));
-  MC_ASSIGN_OR_RETURN(bool attn_bias, c.flag("attention_bias", false));
-  a.qkv_bias = a.o_bias = attn_bias;
-  // q_lora_rank: configuration_deepseek_v2/v3.py default to 1536, but
-  // DeepSeek-V2-Lite's checkpoint has a plain q_proj and copies of its
-  // config.json omit the key (the official file says null). Absent is read
-  // as null, matching the checkpoint; see docs/models-and-hardware.md.
-  MC_ASSIGN_OR_RETURN(auto q_lora, c.opt("q_lora_rank", std::nullopt));
-  a.lora_q = q_lora.value_or(0);
-  MC_ASSIGN_OR_RETURN(a.lora_kv, c.req("kv_lora_rank"));
-  MC_ASSIGN_OR_RETURN(a.rope, c.req("qk_rope_head_dim"));
-  MC_ASSIGN_OR_RETURN(a.nope, c.req("qk_nope_head_dim"));
-  MC_ASSIGN_OR_RETURN(a.v_dim, c.req("v_head_dim"));
-  a.head_dim = a.nope + a.rope;
-  MC_ASSIGN_OR_RETURN(a.n_expert, c.req("n_routed_experts"));
-  MC_ASSIGN_OR_RETURN(a.top_k, c.req("num_experts_per_tok"));
-  MC_ASSIGN_OR_RETURN(a.ff_exp, c.req("moe_intermediate_size"));
-  MC_ASSIGN_OR_RETURN(auto shared, c.opt("n_shared_experts", shared_default));
-  a.n_shared = shared.value_or(0);
-  a.ff_shexp = a.n_shared > 0 ? a.ff_exp : 0;
-  MC_ASSIGN_OR_RETURN(a.dense_lead, req_or_default(c, "first_k_dense_replace", dense_default));
-  if (a.dense_lead > a.layers) {
-    return c.error("first_k_dense_replace", "exceeds num_hidden_layers");
-  }
-  MC_ASSIGN_OR_RETURN(auto freq, c.opt("moe_layer_freq", 1));
-  if (freq && *freq != 1) {
-    return c.error("moe_layer_freq", "only 1 is supported, got " + std::to_string(*freq));
-  }
-  if (a.top_k > a.n_expert) return c.error("num_experts_per_tok", "exceeds n_routed_experts");
-  return Status::Ok();
-}
-
-Status check_per_layer(Cfg& c, const Decoder& a) {
-  const bool per_layer = !a.kinds.empty() || a.swa > 0;
-  if (per_layer && a.layers > kMaxPerLayerLayers) {
-    return c.error("num_hidden_layers", "at most " + std::to_string(kMaxPerLayerLayers) +
-                                            " layers where layers differ (one entry per layer), got " +
-                                            std::to_string(a.layers));
-  }
-  return Status::Ok();
-}
-
-Status read_layer_types(Cfg& c, std::string_view key, const std::vector<std::string_view>& names,
-                        const std::vector<Attn>& attn, Decoder& a) {
-  MC_ASSIGN_OR_RETURN(auto types, c.str_list(key));
-  if (static_cast<int64_t>(types.size()) != a.layers) {
-    return c.error(key, "lists " + std::to_string(types.size()) + " layers; num_hidden_layers is " +
-                            std::to_string(a.layers));
-  }
-  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
-  for (size_t i = 0; i < types.size(); ++i) {
-    const auto it = std::find(names.begin(), names.end(), types[i]);
-    if (it == names.end()) {
-      std::string allowed;
-      for (std::string_view n : names) allowed += (allowed.empty() ? "" : ", ") + std::string(n);
-      return c.error(key, "entry " + std::to_string(i) + " is '" + types[i] + "'; allowed: " + allowed);
-    }
-    a.kinds[i].attn = attn[static_cast<size_t>(it - names.begin())];
-  }
-  return Status::Ok();
 }
 
 }  // namespace modelcalc::hf

@@ -1,10 +1,9 @@
-// Internals of the config reader shared by the RMSNorm decoder families
-// (hf_arch_llama.cc, hf_arch_moe.cc, hf_arch_multimodal.cc, hf_arch_hybrid.cc):
-// one table-like description of a decoder as transformers builds it (Decoder),
-// the exact count of its parameters, and the ModelSpec it becomes. Every
-// builder reads its config keys with the defaults of configuration_<type>.py
-// and fills a Decoder; count() follows modeling_<type>.py: every nn.Parameter
-// once, buffers (rotary inv_freq, e_score_correction_bias) excluded.
+// Internals of the config reader: one description of a decoder as the
+// modeling code builds it (Decoder), its exact parameter count, the ModelSpec
+// it becomes, and the typed key readers the interpreter's parts share
+// (hf_config_interpret.cc, hf_config_moe.cc, hf_config_layers.cc,
+// hf_config_towers.cc). Every parameter is counted once; buffers (rotary
+// inv_freq, routing-score correction biases, DeepSeek-V4's tid2eid) are not.
 #ifndef MODELCALC_HF_DECODER_H_
 #define MODELCALC_HF_DECODER_H_
 
@@ -14,13 +13,14 @@
 #include <string_view>
 #include <vector>
 
+#include "hf_config_family.h"
 #include "hf_reader.h"
 #include "modelcalc/model.h"
 
 namespace modelcalc::hf {
 
-// A recurrent mixer as a builder counted it: the spec fields it sets and the
-// parameters of ONE recurrent layer (norms inside the mixer apart).
+// A recurrent mixer as the interpreter counted it: the spec fields it sets and
+// the parameters of ONE recurrent layer (norms inside the mixer apart).
 struct RecurrentMixer {
   Recurrent kind = Recurrent::kNone;
   int64_t state = 0, inner = 0, heads = 0, conv = 0, conv_dim = 0;  // ModelSpec n_ssm_*
@@ -28,36 +28,77 @@ struct RecurrentMixer {
   Exact norms;   // norm weights inside the mixer of one layer
 };
 
-// The shape of one RMSNorm decoder, as the modeling code builds it.
+// The attention of one kind of layer where it differs from the decoder's own
+// (0 / false: the decoder's): Gemma 4's global layers (global_head_dim,
+// num_global_key_value_heads, attention_k_eq_v), MiMo-V2's sliding layers
+// (twice the KV heads, sinks), Step-3.7's sliding heads.
+struct AttnShape {
+  int64_t heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
+  std::optional<bool> sinks;  // sink logits on this kind of layer
+  bool v_from_k = false;      // no v_proj: the values are the keys (attention_k_eq_v)
+  bool any() const { return heads || kv_heads || head_dim || v_head_dim || sinks || v_from_k; }
+};
+
+// DeepSeek-V4's compressor of one compressed layer (modeling_deepseek_v4.py):
+// kv_proj and gate_proj d -> w x head_dim (w = 2 with the overlapping windows
+// of CSA, 1 for HCA), position_bias (ratio x w head_dim), kv_norm(head_dim),
+// and for CSA the lightning indexer (the same at index_head_dim, plus q_b_proj
+// q_lora -> index heads x index_head_dim and weights_proj d -> index heads).
+struct Compressor {
+  int64_t ratio = 0;
+  bool indexer = false;
+  int64_t layers = 0;  // layers holding this compressor
+};
+
+// One decoder as its modeling code builds it.
 struct Decoder {
   int64_t d = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, ff = 0;
-  int64_t ctx = 0;  // max_position_embeddings, 0 = not stated
+  std::vector<int64_t> ff_widths;  // each layer's dense MLP width where they differ (empty: ff; ff is the widest)
+  int64_t v_head_dim = 0;  // value head width when it differs from head_dim (0: head_dim)
+  int64_t ctx = 0;         // max_position_embeddings, 0 = not stated
   bool tied = false;
-  bool qkv_bias = false;  // bias on q, k, v projections
+  Norm norm = Norm::kRms;   // the per-layer, final and embedding norms
+  int64_t layer_norms = 2;  // d-wide norms per layer
+  int64_t layer_norms_total = -1;  // d-wide per-layer norms in all where layers differ (-1: layer_norms x layers)
+  bool final_norm = true;
+  bool embed_norm = false;
+  int64_t position_rows = 0;  // learned absolute positions (GPT-2 wpe, OPT's offset table)
+  int64_t embed_proj = 0;     // OPT word_embed_proj_dim != d: embeddings this wide plus project_in/out
+  bool lm_head_bias = false;
+  bool qkv_bias = false;  // bias on q, k, v projections (MLA: q_a_proj, kv_a_proj_with_mqa)
   bool o_bias = false;    // bias on the output projection
   bool mlp_bias = false;  // bias on gate, up, down of dense MLPs
-  bool gated = true;      // dense MLP and experts gate/up/down; false: up/down (relu2)
-  int64_t q_norm = 0, k_norm = 0;  // RMSNorm widths on q and k per attention layer (0: none)
-  int64_t layer_norms = 2;         // d-wide RMSNorms per layer (gemma2/3: 4; Nemotron-H: 1)
-  int64_t q_out_mult = 1;          // q_proj emits this many heads' widths (Qwen3-Next's gate: 2)
-  bool sinks = false;              // one learned sink logit per head and attention layer (gpt-oss)
-  // MoE: layers >= dense_lead are MoE when n_expert > 0 (or as `kinds` says).
+  bool gated = true;      // dense MLP and experts gate/up/down; false: up/down
+  int64_t q_norm = 0, k_norm = 0;  // norm widths on q and k per attention layer (0: none)
+  Norm qk_norm_kind = Norm::kRms;
+  int64_t q_out_mult = 1;  // q_proj emits this many heads' widths (an output gate: 2)
+  bool head_gate = false;  // g_proj d -> heads: one sigmoid gate per head (Step-3.7)
+  bool sinks = false;      // one learned sink logit per head and attention layer
+  bool v_from_k = false;   // one kv_proj whose output is both keys and values (DeepSeek-V4)
+  int64_t o_groups = 0, o_lora = 0;  // grouped low-rank output (o_a_proj per group, o_b_proj); 0: o_proj
+  AttnShape swa_shape, full_shape;   // the sliding / full layers' attention where it differs
+  int64_t hc_mult = 0;               // manifold-constrained hyper-connections of this many streams (0: none)
+  std::vector<Compressor> compressors;
+  // MoE: layers are MoE as `kinds` says (or from dense_lead on, when kinds is empty).
   int64_t n_expert = 0, top_k = 0, ff_exp = 0, dense_lead = 0;
   int64_t n_shared = 0, ff_shexp = 0;  // shared experts and the width of ONE
-  bool shared_gate = false;            // qwen2_moe/qwen3_next: Linear(d, 1) gating the shared expert
-  bool expert_bias = false;            // gpt-oss: biases on every expert's projections
-  bool router_bias = false;            // gpt-oss: the router Linear has a bias
-  bool router_score_bias = false;      // DeepSeek-V3/GLM-4.5: e_score_correction_bias (a buffer)
-  // MLA (DeepSeek): n_lora_kv > 0 selects it.
+  int64_t moe_latent = 0;              // experts run in this width between fc1/fc2_latent_proj (0: d)
+  bool shared_gate = false;            // Linear(d, 1) gating the shared expert
+  bool expert_bias = false;            // biases on every expert's projections
+  bool router_bias = false;            // the router Linear has a bias
+  bool router_score_bias = false;      // a routing-score correction bias (a buffer)
+  bool router_scales = false;          // Gemma 4's router: a scale (d) and a per-expert scale (E)
+  int64_t moe_norms = 0;               // d-wide norms an MoE layer adds (Gemma 4: 3)
+  // MLA: lora_kv > 0 selects it.
   int64_t lora_q = 0, lora_kv = 0, rope = 0, nope = 0, v_dim = 0;
-  // DSA (DeepSeek-V3.2): the lightning indexer on every attention layer.
+  // DSA: the lightning indexer on every attention layer.
   int64_t index_heads = 0, index_dim = 0, index_topk = 0;
-  // Sliding window on every layer (pattern 1) or all but every p-th (pattern p),
-  // for builders without `kinds`; chunked attention's chunk length.
-  int64_t swa = 0, swa_pattern = 0, chunk = 0;
+  // Window and chunk lengths of the sliding and chunked layers.
+  int64_t swa = 0, chunk = 0;
   RecurrentMixer mixer;
-  // One entry per layer where layers differ; empty = uniform (dense_lead, swa_pattern).
+  // One entry per layer where layers differ; empty = uniform (full attention, MoE from dense_lead on).
   std::vector<LayerKind> kinds;
+  bool ffn_placed = false;  // a per-layer pattern set every layer's FFN (Nemotron-H's)
   // Reported beside the total, never in it.
   std::optional<int64_t> vision, mtp;
   std::vector<std::string> assumptions;
@@ -66,86 +107,71 @@ struct Decoder {
 // Layers of each kind the decoder builds.
 LayerCounts layer_counts(const Decoder& a);
 
-// Attention parameters of ONE attention layer (matrices, sinks and a DSA
-// indexer's projections) and the biases and norms inside it.
+// Parameters of ONE attention layer: matrices (with sinks and a DSA indexer's
+// projections), and the biases and norms inside it.
 struct AttentionParams {
   Exact matrices, biases, norms;
 };
-AttentionParams attention_params(const Decoder& a);
+AttentionParams attention_params(const Decoder& a, Attn kind = Attn::kFull);
 
-// Parameters of one FFN of inner width `ff`, gated or not, with its biases.
-Exact ffn_matrices(const Decoder& a, int64_t ff);
+// Parameters of a norm of width n.
+Exact norm_params(Norm kind, Exact n);
+// Parameters of one FFN of inner width `ff` over `width` (0: d), gated or not (biases apart).
+Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width = 0);
 
 // Counts every parameter of the decoder.
 Counts count(const Decoder& a);
 
-// The spec: shape fields, per-layer kinds, `exact`, vision/MTP and assumptions.
-Result<ModelSpec> finish(Cfg& cfg, const Decoder& a);
-
-// The keys every decoder has. `kv_default`/`head_dim_default` are the
-// configuration class's defaults for an absent key (nullopt = None, which
-// means num_attention_heads and hidden_size / num_attention_heads).
-Status read_core(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default,
-                 bool tie_default);
-
-// The configuration class's defaults of the keys every decoder has, for the
-// builders whose class states one for each (today's families).
-struct CoreDefaults {
-  int64_t vocab = 0, hidden = 0, intermediate = 0;
-  int64_t layers = 0;  // 0: num_hidden_layers is not read (the builder counts the layers another way)
-  int64_t heads = 0, ctx = 0;
-  bool tied = false;
-};
-// Reads vocab_size, hidden_size, intermediate_size (into `ff`),
-// num_hidden_layers, num_attention_heads, max_position_embeddings and
-// tie_word_embeddings: an absent key takes its default, a null one is refused.
-// The KV heads and head_dim are the builder's (their None differs by class);
-// check_kv_heads after them.
-Status read_core_defaults(Cfg& c, Decoder& a, const CoreDefaults& d);
-
-// num_key_value_heads and head_dim where the class accepts None: absent is
-// `kv_default` / `head_dim_default`, None (or a nullopt default) means
-// num_attention_heads and hidden_size / num_attention_heads; then
-// check_kv_heads.
-Status read_heads(Cfg& c, Decoder& a, std::optional<int64_t> kv_default, std::optional<int64_t> head_dim_default);
-
-// num_key_value_heads divides num_attention_heads; fails naming it.
-Status check_kv_heads(Cfg& c, const Decoder& a);
-
-// An integer >= min_value whose absence means `dflt` and which may not be null.
-Result<int64_t> req_or_default(Cfg& c, std::string_view key, int64_t dflt, int64_t min_value = 1);
-
-// An integer, or the string "auto" (configuration_jamba.py's mamba_dt_rank,
-// configuration_falcon_h1.py's mamba_d_head): nullopt for "auto", absence or
-// null; any other string fails naming `key`.
-Result<std::optional<int64_t>> int_or_auto(Cfg& c, std::string_view key);
-
-// DeepSeek MLA + MoE keys shared by deepseek_v2/v3/v32 and kimi_k2.
-Status read_deepseek(Cfg& c, Decoder& a, int64_t shared_default, int64_t dense_default);
-
-// deepseek_v3 and its aliases (kimi_k2): read_deepseek, the router's score
-// bias, the MTP layers beside the total (hf_arch_moe.cc).
-Result<ModelSpec> build_deepseek_v3_family(Cfg& c);
-
-// Multi-token-prediction layers a DeepSeek-V3-style checkpoint stores but
-// transformers does not build (num_nextn_predict_layers): per layer the
-// decoder layer (attention + the MoE block), enorm and hnorm (d each), eh_proj
-// (2d x d) and the shared head's norm (d). The embedding and output head are
-// the main model's (shared, DeepSeek-V3 report sec. 2.2), so not counted again.
+// Multi-token-prediction layers of the DeepSeek-V3 shape (num_nextn_predict_layers):
+// per layer the decoder layer (attention + the MoE block), enorm and hnorm
+// (d each), eh_proj (2d x d) and the shared head's norm (d); the embedding and
+// output head are the main model's (DeepSeek-V3 report sec. 2.2).
 Exact mtp_params(const Decoder& a, int64_t n_mtp);
 
-// Reads `layer_types`-style names into kinds: each entry must be one of
-// `names` (mapped to the Attn of the same index). Fails naming `key`.
-Status read_layer_types(Cfg& c, std::string_view key, const std::vector<std::string_view>& names,
-                        const std::vector<Attn>& attn, Decoder& a);
+// The spec: shape fields, per-layer kinds, `exact`, vision/MTP and assumptions.
+Result<ModelSpec> finish(Cfg& cfg, const Decoder& in);
 
-// Makes `kinds` one entry per layer (uniform: MoE from dense_lead on) so that a
-// builder can set layers one by one; fails naming num_hidden_layers past
+// Makes `kinds` one entry per layer (uniform: MoE from dense_lead on) so that
+// a rule can set layers one by one; fails naming num_hidden_layers past
 // kMaxPerLayerLayers.
 Status materialize_kinds(Cfg& c, Decoder& a);
 
-// Fails when a per-layer array would exceed kMaxPerLayerLayers.
-Status check_per_layer(Cfg& c, const Decoder& a);
+// --- typed key readers with the row's defaults -----------------------------
+
+// The value of `key`: the config's (null: nullopt), else the row's default
+// (none: nullopt), else nullopt. Integers below min_value are refused.
+Result<std::optional<int64_t>> get_int(const Cfg& c, const FamilyRow& row, std::string_view key,
+                                       int64_t min_value = 1);
+// As get_int, but a missing or null value is refused naming the key.
+Result<int64_t> need_int(const Cfg& c, const FamilyRow& row, std::string_view key, int64_t min_value = 1);
+// A boolean: the config's (null: the default), else the row's default, else `fallback`.
+Result<bool> get_bool(const Cfg& c, const FamilyRow& row, std::string_view key, bool fallback);
+// The first of `keys` the config states (all that it states must agree), else
+// the first row default among them, else nullopt. Fails naming a disagreement.
+Result<std::optional<int64_t>> first_int(const Cfg& c, const FamilyRow& row, std::span<const std::string_view> keys,
+                                         int64_t min_value = 0);
+// An integer, or the string "auto" (nullopt), or absent/null (nullopt).
+Result<std::optional<int64_t>> int_or_auto(const Cfg& c, std::string_view key);
+
+// The interpreter's parts (hf_config_moe.cc, hf_config_layers.cc).
+Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a);
+Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a);
+Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a);
+Status read_mixer(Cfg& c, const FamilyRow& row, Decoder& a);
+// hf_config_blocks.cc: the per-layer block_configs (row.block_configs).
+Status read_block_configs(Cfg& c, const FamilyRow& row, Decoder& a);
+// hf_config_towers.cc: the vision tower and projector of a wrapper, from
+// `v` (its vision_config) and `c` (the wrapper's own keys), beside `text`.
+Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text);
+// The vision_config model_type each tower is read with by default.
+std::string_view tower_type(Tower t);
+
+// The keys no family builds anything from (token ids, dropout, rope, init,
+// generation settings, routing hyperparameters): hf_config_keys.cc.
+bool is_harmless_key(std::string_view key);
+// Refuses the first key of `c` nothing read and neither the harmless list nor
+// `row.ignored` names.
+Status check_placed(const Cfg& c, const FamilyRow& row);
 
 }  // namespace modelcalc::hf
 

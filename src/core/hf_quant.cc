@@ -204,6 +204,16 @@ Result<CheckpointQuant> read_quantization_config(Cfg q, const ModelSpec& m, std:
       return q.error("weight_block_size", "only 128 x 128 blocks are modelled");
     }
     out.block_scales = !block.empty();
+    // AMD's -FP8-KV releases (Quark): "kv_cache_scheme": "static" ships calibrated scales for an
+    // fp8 KV cache (vLLM docs, quantized_kvcache: "Indicates pre-calibrated scales are embedded").
+    MC_ASSIGN_OR_RETURN(auto kv_scheme, q.str("kv_cache_scheme"));
+    if (kv_scheme) {
+      if (*kv_scheme != "static" && *kv_scheme != "dynamic") {
+        return q.error("kv_cache_scheme", "'" + *kv_scheme + "' is not a KV-cache scheme modelcalc reads (static, dynamic: "
+                                          "an fp8 KV cache)");
+      }
+      out.kv = Dtype::kFp8;
+    }
   } else if (mt == "mxfp4") {
     // transformers' Mxfp4 integration swaps the MoE experts (gpt-oss): only they are MXFP4.
     out.dtype = Dtype::kMxfp4;

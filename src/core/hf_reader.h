@@ -1,13 +1,17 @@
 // Internals of the Hugging Face config reader: typed access to one
-// config.json object, exact parameter accumulators, and the table of
-// architecture builders (one per supported model_type).
+// config.json object (which also records every key it was asked for, so that
+// a key nothing placed can be refused by name), and exact parameter
+// accumulators. The reader itself is one generic interpreter
+// (hf_config_interpret.cc) driven by the family table (hf_config_family.h).
 #ifndef MODELCALC_HF_READER_H_
 #define MODELCALC_HF_READER_H_
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,12 +27,13 @@ namespace modelcalc::hf {
 // Read-only typed view of a config.json object. Every error is
 // InvalidArgument with the field "<source>: <key>", so the user sees which
 // file and which key. Integers must be JSON integers (4096, not 4096.0 or
-// "4096"); booleans must be true/false.
+// "4096"); booleans must be true/false. Every key looked up (under its own
+// name or an alias) is marked used; unused_keys() lists the others.
 class Cfg {
  public:
-  // REQUIRES: j.is_object(). `source` names the input in errors.
+  // REQUIRES: j.is_object(); j outlives the Cfg. `source` names the input in errors.
   Cfg(const nlohmann::json& j, std::string_view source, std::string_view model_type)
-      : j_(j), source_(source), model_type_(model_type) {}
+      : j_(&j), source_(source), model_type_(model_type), used_(std::make_shared<std::set<std::string>>()) {}
 
   // Accepts `legacy` as a second name for `key` (e.g. remote-code configs
   // that say n_layer instead of num_hidden_layers). The canonical key wins
@@ -39,6 +44,13 @@ class Cfg {
 
   // True when the key (or its alias) is present, even as null.
   bool has(std::string_view key) const { return find(key).second != nullptr; }
+  // True when the key (or its alias) is present and not null.
+  bool has_value(std::string_view key) const {
+    const auto* v = find(key).second;
+    return v != nullptr && !v->is_null();
+  }
+  // The name the key is spelled with in the file (its alias when only that is present).
+  std::string spelled(std::string_view key) const { return find(key).first; }
 
   // A required integer >= min_value. Missing or null fails naming the key.
   Result<int64_t> req(std::string_view key, int64_t min_value = 1) const;
@@ -46,7 +58,7 @@ class Cfg {
   // default; nullopt = the class's None). An explicit null yields nullopt.
   Result<std::optional<int64_t>> opt(std::string_view key, std::optional<int64_t> absent,
                                      int64_t min_value = 1) const;
-  // A boolean; absence means `absent` (the configuration class's default).
+  // A boolean; absence (or null) means `absent` (the configuration class's default).
   Result<bool> flag(std::string_view key, bool absent) const;
   // A list of integers; absence (or null) means empty.
   Result<std::vector<int64_t>> int_list(std::string_view key) const;
@@ -64,23 +76,32 @@ class Cfg {
   // "<source>: <key>.<sub-key>". REQUIRES: has_object(key).
   Cfg child(std::string_view key, std::string_view model_type) const;
   // The object itself, for a reader that walks it (quantization configs).
-  const nlohmann::json& object() const { return j_; }
+  const nlohmann::json& object() const { return *j_; }
+  // The raw value under `key` (marked used), or nullptr when absent.
+  const nlohmann::json* raw(std::string_view key) const { return find(key).second; }
+  // Marks `key` used without reading it (a key the family's code builds nothing from).
+  void mark_used(std::string_view key) const { (void)find(key); }
+  // The keys of the object nothing looked up, in file order.
+  std::vector<std::string> unused_keys() const;
 
   // InvalidArgument naming "<source>: <key>".
   Status error(std::string_view key, std::string_view what) const;
   const std::string& model_type() const { return model_type_; }
   const std::string& source() const { return source_; }
+  // "text_config." for a child; "" at the top.
+  const std::string& prefix() const { return prefix_; }
 
  private:
-  // (name as spelled in the file, value) or (key, nullptr) when absent.
+  // (name as spelled in the file, value) or (key, nullptr) when absent; marks the name used.
   std::pair<std::string, const nlohmann::json*> find(std::string_view key) const;
   Result<int64_t> as_int(const std::string& name, const nlohmann::json& v, int64_t min_value) const;
 
-  const nlohmann::json& j_;
+  const nlohmann::json* j_;
   std::string source_;
   std::string model_type_;
-  std::string prefix_;  // "text_config." for a child
+  std::string prefix_;
   std::vector<std::pair<std::string, std::string>> aliases_;
+  std::shared_ptr<std::set<std::string>> used_;  // shared by copies of this view, not by children
 };
 
 // Exact parameter accumulators, one per ParamBreakdown field. Products and
@@ -95,49 +116,12 @@ struct Counts {
 // Parameters of nn.LayerNorm(n): weight and bias.
 inline Exact layer_norm(Exact n) { return n * Exact(2); }
 
-// Builds the spec of one architecture: shape fields plus `exact`.
-// `source` is for messages; `m.name` is set by the caller.
-using ArchBuilder = Result<ModelSpec> (*)(Cfg& c);
-struct ArchEntry {
-  std::string_view model_type;
-  ArchBuilder build;
-};
-
-// Families (hf_arch_llama.cc: RMSNorm decoders incl. MoE and MLA;
-// hf_arch_classic.cc: LayerNorm models with biases).
-Result<ModelSpec> build_llama(Cfg& c);
-Result<ModelSpec> build_mistral(Cfg& c);
-Result<ModelSpec> build_mixtral(Cfg& c);
-Result<ModelSpec> build_qwen2(Cfg& c);
-Result<ModelSpec> build_qwen2_moe(Cfg& c);
-Result<ModelSpec> build_qwen3(Cfg& c);
-Result<ModelSpec> build_qwen3_moe(Cfg& c);
-Result<ModelSpec> build_gemma(Cfg& c);
-Result<ModelSpec> build_gemma2(Cfg& c);
-Result<ModelSpec> build_phi3(Cfg& c);
-Result<ModelSpec> build_olmo2(Cfg& c);
-Result<ModelSpec> build_deepseek_v2(Cfg& c);
-Result<ModelSpec> build_deepseek_v3(Cfg& c);
-Result<ModelSpec> build_gpt2(Cfg& c);
-Result<ModelSpec> build_phi(Cfg& c);
-Result<ModelSpec> build_falcon(Cfg& c);
-Result<ModelSpec> build_opt(Cfg& c);
-Result<ModelSpec> build_gpt_neox(Cfg& c);
-Result<ModelSpec> build_bloom(Cfg& c);
-// hf_arch_moe.cc, hf_arch_multimodal.cc, hf_arch_hybrid.cc: the families of 2025-26.
-Result<ModelSpec> build_gpt_oss(Cfg& c);
-Result<ModelSpec> build_glm4_moe(Cfg& c);
-Result<ModelSpec> build_kimi_k2(Cfg& c);
-Result<ModelSpec> build_deepseek_v32(Cfg& c);
-Result<ModelSpec> build_gemma3(Cfg& c);
-Result<ModelSpec> build_gemma3_text(Cfg& c);
-Result<ModelSpec> build_llama4(Cfg& c);
-Result<ModelSpec> build_llama4_text(Cfg& c);
-Result<ModelSpec> build_mistral3(Cfg& c);
-Result<ModelSpec> build_qwen3_next(Cfg& c);
-Result<ModelSpec> build_nemotron_h(Cfg& c);
-Result<ModelSpec> build_falcon_h1(Cfg& c);
-Result<ModelSpec> build_jamba(Cfg& c);
+// Reads one config object (a whole config.json, or a wrapper's text_config)
+// with the row of its model_type; `source` is for messages. Fails naming the
+// key it cannot place. `wrapper` is the multimodal config around a
+// text_config (its tie_word_embeddings applies when the text config states
+// none). The caller sets `m.name`. Defined in hf_config_interpret.cc.
+Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper = nullptr);
 
 // hf_quant.cc: a quantized checkpoint's scheme for model `m` (its layer counts
 // decide which parts layer-numbered exclusions cover); what is not modelled
@@ -145,11 +129,6 @@ Result<ModelSpec> build_jamba(Cfg& c);
 Result<CheckpointQuant> read_quantization_config(Cfg q, const ModelSpec& m, std::vector<std::string>* notes);
 Result<CheckpointQuant> read_modelopt_quant_config(std::string_view text, std::string_view source, const ModelSpec& m,
                                                    std::vector<std::string>* notes);
-
-// Sorted by model_type.
-std::span<const ArchEntry> arch_table();
-// The builder of `model_type` (no legacy spellings), or nullptr.
-ArchBuilder find_builder(std::string_view model_type);
 
 }  // namespace modelcalc::hf
 

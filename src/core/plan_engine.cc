@@ -1,6 +1,8 @@
 #include "modelcalc/plan_engine.h"
 #include "plan_search.h"
 
+#include "modelcalc/engine_rules.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -71,7 +73,10 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
             t.split = o.split;
             t.split->tp = tp;
             auto e = evaluate_variation(base, t);
-            if (e.ok() && e->after.result.memory.max_sequences >= c.batch) v = t;
+            if (e.ok() && e->after.result.memory.max_sequences >= c.batch &&
+                check_engine_rules(r.engine, m, base.gpu, e->after.prepared).ok()) {
+              v = t;
+            }
           }
           if (!v.split) continue;
           break;
@@ -113,27 +118,61 @@ void set_plan_model(const ModelSpec& m, PlanSpace* s) {
   s->n_expert = m.n_expert;
 }
 
+namespace {
+
+// Counts a refusal under its rule's name, the rules in table order.
+void tally_refusal(const EngineRefusal& x, std::vector<std::pair<std::string, int64_t>>* out) {
+  for (auto& [name, n] : *out) {
+    if (name == x.rule->name) {
+      ++n;
+      return;
+    }
+  }
+  out->emplace_back(std::string(x.rule->name), 1);
+  const auto rank = [](const std::string& name) {
+    const auto rules = engine_rules();
+    for (size_t i = 0; i < rules.size(); ++i) {
+      if (rules[i].name == name) return i;
+    }
+    return rules.size();
+  };
+  std::stable_sort(out->begin(), out->end(), [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+}
+
+}  // namespace
+
+Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s,
+                                                const PlanCandidate& c,
+                                                std::vector<std::pair<std::string, int64_t>>* refusals) {
+  const GpuSpec& gpu = s.gpus[c.gpu].gpu;
+  const Dtype compute = default_compute_dtype(c.weight_dtype, gpu);
+  if (!(gpu.peak_flops(compute) > 0)) {
+    return Status::InvalidArgument("compute_dtype", gpu.key + " has no " + std::string(dtype_name(compute)) +
+                                                        " peak in the catalog");
+  }
+  MC_ASSIGN_OR_RETURN(PlanPrepared p, prepare_plan_candidate(m, r, gpu, c));
+  const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
+  MC_RETURN_IF_ERROR(check_workload(p.d, max_batch, r.isl + r.osl, r.isl));
+  // A layout the engine refuses to load is never proposed (engine_rules.h).
+  if (const auto x = engine_refusal(r.engine, m, gpu, p.d)) {
+    if (refusals != nullptr) tally_refusal(*x, refusals);
+    return Status::InvalidArgument(x->rule->field, engine_refusal_message(r.engine, *x));
+  }
+  return p;
+}
+
 Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
   set_plan_model(m, &s);
   MC_RETURN_IF_ERROR(check_plan(r, s));
   MC_RETURN_IF_ERROR(check_engine_flags(r.engine, r.engine_flags, m));
   MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
-  const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
-  auto prepare = [&](const PlanCandidate& c) -> Result<PlanPrepared> {
-    const GpuSpec& gpu = s.gpus[c.gpu].gpu;
-    const Dtype compute = default_compute_dtype(c.weight_dtype, gpu);
-    if (!(gpu.peak_flops(compute) > 0)) {
-      return Status::InvalidArgument("compute_dtype", gpu.key + " has no " + std::string(dtype_name(compute)) +
-                                                          " peak in the catalog");
-    }
-    MC_ASSIGN_OR_RETURN(PlanPrepared p, prepare_plan_candidate(m, r, gpu, c));
-    MC_RETURN_IF_ERROR(check_workload(p.d, max_batch, r.isl + r.osl, r.isl));
-    return p;
-  };
+  std::vector<std::pair<std::string, int64_t>> refusals;
+  auto prepare = [&](const PlanCandidate& c) { return prepare_searched_candidate(m, r, s, c, &refusals); };
   auto evaluate = [&](const PlanPrepared& p, int64_t batch, int64_t, int64_t) {
     return plan_points(p, batch, r.isl, r.osl);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
+  res.rejected.by_engine_rule = std::move(refusals);
   evaluate_miss_changes(m, r, s, &res);
   return res;
 }
@@ -157,17 +196,14 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   MC_ASSIGN_OR_RETURN(out.aggregated, plan_deployments(m, r, s));
   set_plan_model(m, &s);
   const std::vector<PlanCandidate> cands = enumerate_plan_candidates(s);
-  const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   const bool ceiling = r.rank_by_ceiling;
   const double eff = r.efficiency;
   std::vector<std::optional<PlanPrepared>> prepared(cands.size());
   std::vector<PoolOption> prefill, decode;
   int64_t tpot_misses = 0;
   for (size_t i = 0; i < cands.size(); ++i) {
-    const GpuSpec& gpu = s.gpus[cands[i].gpu].gpu;
-    if (!(gpu.peak_flops(default_compute_dtype(cands[i].weight_dtype, gpu)) > 0)) continue;
-    auto p = prepare_plan_candidate(m, r, gpu, cands[i]);
-    if (!p.ok() || !check_workload(p->d, max_batch, r.isl + r.osl, r.isl).ok()) continue;
+    auto p = prepare_searched_candidate(m, r, s, cands[i]);
+    if (!p.ok()) continue;
     prepared[i].emplace(std::move(p).value());
     const PlanPrepared& pp = *prepared[i];
     const PreparedDeployment& d = ceiling ? pp.d : pp.engine_d;

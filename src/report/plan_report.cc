@@ -183,6 +183,23 @@ std::string layout_options_text(const PlanRequest& r) {
   return t.empty() ? t : "  layout options: " + t + "\n";
 }
 
+namespace {
+
+// "; TensorRT-LLM would not load 12: trtllm-nvidia 8, fp8-block-experts 4, ...", or "".
+std::string engine_rules_text(const PlanRequest& r, const PlanRejected& rj) {
+  if (rj.by_engine_rule.empty()) return "";
+  std::string t;
+  int64_t n = 0;
+  for (const auto& [name, count] : rj.by_engine_rule) {
+    t += (t.empty() ? "" : ", ") + fmt::format("{} {}", name, group_digits(count));
+    n += count;
+  }
+  return fmt::format("; {} would not load {}: {}, the rules of docs/planning.md",
+                     engine_profile(r.engine).display, group_digits(n), t);
+}
+
+}  // namespace
+
 std::string render_plan_text(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
@@ -250,9 +267,10 @@ std::string render_plan_text(const PlanView& v) {
 
   const PlanRejected& rj = res.rejected;
   out += fmt::format("\nRejected: {} memory, {} TTFT, {} TPOT, {} communication, {} over the GPU limit; {} "
-                     "combinations not evaluated (split or dtype the engine refuses)\n",
+                     "combinations not evaluated (split or dtype the engine refuses{})\n",
                      group_digits(rj.memory), group_digits(rj.ttft), group_digits(rj.tpot),
-                     group_digits(rj.communication), group_digits(rj.gpus), group_digits(rj.unsupported));
+                     group_digits(rj.communication), group_digits(rj.gpus), group_digits(rj.unsupported),
+                     engine_rules_text(r, rj));
 
   if (v.frontier_table) {
     out += "\nFrontier per GPU kind (no point has both more tokens/s per user and more per GPU):\n";
@@ -353,6 +371,9 @@ nlohmann::json plan_json(const PlanView& v) {
   j["rejected"] = {{"memory", res.rejected.memory},   {"ttft", res.rejected.ttft},
                    {"tpot", res.rejected.tpot},       {"communication", res.rejected.communication},
                    {"gpus", res.rejected.gpus},       {"unsupported", res.rejected.unsupported}};
+  nlohmann::json by_rule = nlohmann::json::object();
+  for (const auto& [name, count] : res.rejected.by_engine_rule) by_rule[name] = count;
+  j["rejected"]["engine_rules"] = by_rule;
   nlohmann::json misses = nlohmann::json::array();
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
