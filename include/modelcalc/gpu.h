@@ -15,20 +15,36 @@
 
 namespace modelcalc {
 
-// The architecture family of a part (data/gpus.tsv column arch): NVIDIA
-// Ampere, Ada, Hopper, Blackwell; AMD CDNA2, CDNA3, CDNA4; Intel Gaudi;
-// Google TPU. The prediction's per-family factor and the default engine key
-// on it.
-enum class GpuArch { kAmpere, kAda, kHopper, kBlackwell, kCdna2, kCdna3, kCdna4, kGaudi, kTpu };
-inline constexpr int kGpuArchCount = 9;
+// GPU architecture families, as the engines' kernels and support matrices name
+// them. Which catalog GPU is which is a sourced table in engine_rules.cc
+// (gpu_arch() in engine_rules.h).
+enum class GpuArch : uint8_t {
+  kUnknown,         // not in the table (a GPU typed by hand): no architecture rule applies
+  kAmpere,          // NVIDIA sm_80 / sm_86
+  kAda,             // NVIDIA sm_89
+  kHopper,          // NVIDIA sm_90
+  kBlackwell,       // NVIDIA sm_100 (B200, GB200)
+  kBlackwellUltra,  // NVIDIA sm_103 (B300, GB300)
+  kBlackwellRtx,    // NVIDIA sm_120 (RTX 50xx, RTX PRO 6000)
+  kCdna2,           // AMD gfx90a
+  kCdna3,           // AMD gfx942
+  kCdna4,           // AMD gfx950
+  kGaudi,           // Intel Gaudi
+  kTpu,             // Google TPU
+};
+inline constexpr int kGpuArchCount = 12;
 inline constexpr std::array<GpuArch, kGpuArchCount> kAllGpuArchs = {
-    GpuArch::kAmpere, GpuArch::kAda,   GpuArch::kHopper, GpuArch::kBlackwell, GpuArch::kCdna2,
-    GpuArch::kCdna3,  GpuArch::kCdna4, GpuArch::kGaudi,  GpuArch::kTpu};
-// "ampere", "ada", "hopper", "blackwell", "cdna2", "cdna3", "cdna4", "gaudi", "tpu".
-std::string_view gpu_arch_name(GpuArch a);
-std::optional<GpuArch> parse_gpu_arch(std::string_view text);
-enum class GpuVendor { kNvidia, kAmd, kIntel, kGoogle };
+    GpuArch::kUnknown,      GpuArch::kAmpere, GpuArch::kAda,   GpuArch::kHopper,
+    GpuArch::kBlackwell,    GpuArch::kBlackwellUltra, GpuArch::kBlackwellRtx, GpuArch::kCdna2,
+    GpuArch::kCdna3,        GpuArch::kCdna4,  GpuArch::kGaudi, GpuArch::kTpu};
+// "unknown", "ampere", "ada", "hopper", "blackwell", "blackwell-ultra", "blackwell-rtx", "cdna2", "cdna3",
+// "cdna4", "gaudi", "tpu": the profile file's names.
+std::string_view gpu_arch_key(GpuArch a);
+enum class GpuVendor { kUnknown, kNvidia, kAmd, kIntel, kGoogle };
 GpuVendor gpu_vendor(GpuArch a);
+// The family whose factor the prediction applies (step_params.h): Blackwell Ultra (B300, GB300: Blackwell's
+// sm_100 kernels on more FP4 units) shares Blackwell's; every other family its own.
+GpuArch factor_family(GpuArch a);
 
 struct GpuSpec {
   std::string key;   // canonical lookup key, e.g. "h100-sxm"
@@ -61,7 +77,6 @@ struct GpuSpec {
   double link_latency_s = 0;        // fixed cost of one small collective inside the domain
   double scaleout_latency_s = 0;    // the same across domains
   std::string link_source;          // where the interconnect figures come from
-  GpuArch arch = GpuArch::kHopper;  // the architecture family (column arch)
 
   // The memory a process can allocate from: exposed_bytes when catalogued, else
   // the nominal capacity_bytes.

@@ -41,7 +41,8 @@ struct StepTimeParams {
   double request_overhead_s = 0;      // per request before its first token: the frontend (HTTP, tokenizer)
   // Global: the achieved fraction of an architecture family's datasheet roofs relative to Hopper's (1),
   // multiplying every compute and bandwidth fraction above; the same in every family's parameters.
-  std::array<double, kGpuArchCount> arch_factor = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  // By GpuArch; read through factor_family (Blackwell Ultra takes Blackwell's).
+  std::array<double, kGpuArchCount> arch_factor = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 };
 
 // The per-family parameters, by index 0..kStepTimeParamCount-1 in the order above.

@@ -160,7 +160,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"},
                cat({{"mfu", "--tokens-per-s", "3000", "--gpu", "a100", "--train", "--seq", "2048"}, kShape})}},
-      {"calibrate", {{"calibrate", "--fit", "--seeds", "2"}}},
+      {"calibrate", {{"calibrate", "--cv", "none"}}},
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
@@ -244,7 +244,6 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--tokens-per-s-per-user", {Kind::kRate, false, "1000001"}},
       {"--ttft", {Kind::kDuration}},      {"--tpot", {Kind::kDuration}},
       {"--efficiency", {Kind::kFraction}},
-      {"--seeds", {Kind::kCount, false, "1000001"}},  // calibrate's cross-validation seeds, at most 1e6
       // The engines' own flags: fractions in (0, 1], counts up to 2^30.
       {"--gpu-memory-utilization", {Kind::kFraction}},
       {"--kv-cache-free-gpu-mem-fraction", {Kind::kFraction}},
@@ -273,7 +272,7 @@ const std::set<std::string> kNotNumeric = {
     // The training run's switches and names (train_flags.cc, cmd_train_plan.cc, calibrate --training).
     "--embedding-in-split", "--loss-in-split", "--dropout", "--no-overlap", "--causal", "--grads", "--bf16-grads",
     "--no-flash", "--rank-by", "--training", "--fit",
-    "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
+    "--data", "--write", "--cv",  // calibrate's files and fold kinds (cmd_calibrate_test.cc checks them)
     "--engine", "--allow-long-max-model-len",
     "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
     "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)

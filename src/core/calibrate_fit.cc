@@ -109,7 +109,7 @@ Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) 
   for (size_t i = 0; i < fit_.size(); ++i) {
     const PreparedRow& r = *fit_[i];
     by_profile[static_cast<size_t>(r.engine)].push_back(i);
-    by_arch[static_cast<size_t>(r.pool.d.arch)].push_back(i);
+    by_arch[static_cast<size_t>(factor_family(r.pool.d.arch))].push_back(i);
     if (r.pool.d.spec_method == SpecMethod::kMtp) mtp.push_back(i);
   }
   for (size_t f = 0; f < kProfileCount; ++f) {
@@ -121,7 +121,8 @@ Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) 
   }
   for (GpuArch a : kAllGpuArchs) {
     res_.rows_by_arch[static_cast<size_t>(a)] = static_cast<int64_t>(by_arch[static_cast<size_t>(a)].size());
-    if (a == GpuArch::kHopper || by_arch[static_cast<size_t>(a)].empty()) continue;
+    // Hopper is the reference (1); a GPU of no known family gets none.
+    if (a == GpuArch::kHopper || a == GpuArch::kUnknown || by_arch[static_cast<size_t>(a)].empty()) continue;
     vars_.push_back({Variable::kArch, 0, 0, a, Map::kFactor, by_arch[static_cast<size_t>(a)]});
   }
   res_.mtp_rows = static_cast<int64_t>(mtp.size());

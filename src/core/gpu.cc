@@ -19,12 +19,15 @@
 
 namespace modelcalc {
 
-std::string_view gpu_arch_name(GpuArch a) {
+std::string_view gpu_arch_key(GpuArch a) {
   switch (a) {
+    case GpuArch::kUnknown: return "unknown";
     case GpuArch::kAmpere: return "ampere";
     case GpuArch::kAda: return "ada";
     case GpuArch::kHopper: return "hopper";
     case GpuArch::kBlackwell: return "blackwell";
+    case GpuArch::kBlackwellUltra: return "blackwell-ultra";
+    case GpuArch::kBlackwellRtx: return "blackwell-rtx";
     case GpuArch::kCdna2: return "cdna2";
     case GpuArch::kCdna3: return "cdna3";
     case GpuArch::kCdna4: return "cdna4";
@@ -34,27 +37,19 @@ std::string_view gpu_arch_name(GpuArch a) {
   return "?";
 }
 
-std::optional<GpuArch> parse_gpu_arch(std::string_view text) {
-  for (GpuArch a : kAllGpuArchs) {
-    if (gpu_arch_name(a) == text) return a;
-  }
-  return std::nullopt;
-}
-
 GpuVendor gpu_vendor(GpuArch a) {
   switch (a) {
-    case GpuArch::kAmpere:
-    case GpuArch::kAda:
-    case GpuArch::kHopper:
-    case GpuArch::kBlackwell: return GpuVendor::kNvidia;
     case GpuArch::kCdna2:
     case GpuArch::kCdna3:
     case GpuArch::kCdna4: return GpuVendor::kAmd;
     case GpuArch::kGaudi: return GpuVendor::kIntel;
     case GpuArch::kTpu: return GpuVendor::kGoogle;
+    case GpuArch::kUnknown: return GpuVendor::kUnknown;
+    default: return GpuVendor::kNvidia;
   }
-  return GpuVendor::kNvidia;
 }
+
+GpuArch factor_family(GpuArch a) { return a == GpuArch::kBlackwellUltra ? GpuArch::kBlackwell : a; }
 
 double GpuSpec::peak_flops(Dtype t) const {
   switch (dtype_info(t).peak) {
@@ -81,12 +76,12 @@ constexpr std::string_view kHeader =
     "key\tname\taliases\tcapacity_gb\tbandwidth_tbps\tbf16_tflops\tfp8_tflops\tint8_tops\t"
     "fp4_tflops\tfp32_tflops\tinterconnect\ttdp_w\tconfirmed\tsource\tnotes\t"
     "link_gbps\tdomain_gpus\tscaleout_gbps\tlink_latency_us\tscaleout_latency_us\tlink_source\t"
-    "exposed_mib\texposed_source\tarch";
+    "exposed_mib\texposed_source";
 enum Col {
   kKey, kName, kAliases, kCapacity, kBandwidth, kBf16, kFp8, kInt8, kFp4, kFp32,
   kInterconnect, kTdp, kConfirmed, kSource, kNotes,
   kLinkGbps, kDomainGpus, kScaleoutGbps, kLinkLatencyUs, kScaleoutLatencyUs, kLinkSource,
-  kExposedMib, kExposedSource, kArch, kNumCols
+  kExposedMib, kExposedSource, kNumCols
 };
 
 // Parses a plain non-negative decimal ("5.3", "989.4", "80") scaled by 10^exp10.
@@ -294,12 +289,6 @@ Status parse_row(std::string_view line, int line_no, GpuSpec* out) {
   if (g.link_source.empty()) {
     return Status::InvalidArgument(row + " link_source", "every interconnect figure needs a source");
   }
-  const std::optional<GpuArch> arch = parse_gpu_arch(f[kArch]);
-  if (!arch) {
-    return Status::InvalidArgument(row + " arch", "must be ampere, ada, hopper, blackwell, cdna2, cdna3, cdna4, gaudi "
-                                                  "or tpu, got '" + std::string(f[kArch]) + "'");
-  }
-  g.arch = *arch;
   return parse_exposed(f[kExposedMib], f[kExposedSource], row, &g);
 }
 

@@ -172,7 +172,7 @@ StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTim
   }
   // Each kernel at its own roof: the compute dtype's GEMM fraction, attention at the 16-bit peak, every
   // fraction times the architecture family's factor.
-  const double af = q.arch_factor[static_cast<size_t>(d.arch)];
+  const double af = q.arch_factor[static_cast<size_t>(factor_family(d.arch))];
   const auto frac = [af](double f) { return std::min(1.0, f * af); };  // never beyond the roof
   const double gemm = d.peak_flops * frac(gemm_fraction_for(q, d.compute_dtype));
   const double grouped = gemm * q.grouped_gemm_fraction;

@@ -74,7 +74,7 @@ Status read_global_step_param(std::string_view name, std::string_view value, std
   return Status::InvalidArgument(where, "unknown global parameter '" + std::string(name) + "'");
 }
 
-std::string arch_factor_name(GpuArch a) { return "arch_factor_" + std::string(gpu_arch_name(a)); }
+std::string arch_factor_name(GpuArch a) { return "arch_factor_" + std::string(gpu_arch_key(a)); }
 
 bool arch_factor_in_range(double v) { return v > 0 && v <= 2; }
 

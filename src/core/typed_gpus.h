@@ -13,7 +13,6 @@ namespace modelcalc {
 inline GpuSpec typed_h100() {
   GpuSpec g;
   g.name = "H100";
-  g.arch = GpuArch::kHopper;
   g.capacity_bytes = 80e9;
   g.bandwidth_bytes_per_s = 3.35e12;
   g.peak_bf16_flops = 989.4e12;
@@ -31,7 +30,6 @@ inline GpuSpec typed_h100() {
 inline GpuSpec typed_mi300x() {
   GpuSpec g;
   g.name = "MI300X";
-  g.arch = GpuArch::kCdna3;
   g.capacity_bytes = 192e9;
   g.bandwidth_bytes_per_s = 5.3e12;
   g.peak_bf16_flops = 1307.4e12;

@@ -69,7 +69,7 @@ nlohmann::json fit_json(const CalibrateView& v) {
   const FitResult& f = *v.fit;
   nlohmann::json rows = nlohmann::json::object(), arch = nlohmann::json::object();
   for (Engine e : kAllEngines) rows[std::string(engine_name(e))] = f.rows_by_profile[static_cast<size_t>(e)];
-  for (GpuArch a : kAllGpuArchs) arch[std::string(gpu_arch_name(a))] = f.rows_by_arch[static_cast<size_t>(a)];
+  for (GpuArch a : kAllGpuArchs) arch[std::string(gpu_arch_key(a))] = f.rows_by_arch[static_cast<size_t>(a)];
   nlohmann::json profiles = nlohmann::json::object();
   for (Engine e : kAllEngines) {
     profiles[std::string(engine_name(e))] = {
@@ -255,7 +255,7 @@ std::string fit_text(const CalibrateView& v) {
   out += "\n  architecture factors (Hopper = 1):";
   for (GpuArch a : kAllGpuArchs) {
     if (f.rows_by_arch[static_cast<size_t>(a)] > 0) {
-      out += fmt::format(" {} {} ({} rows)", gpu_arch_name(a), fmt_sig(f.pooled.arch_factor[static_cast<size_t>(a)], 4),
+      out += fmt::format(" {} {} ({} rows)", gpu_arch_key(a), fmt_sig(f.pooled.arch_factor[static_cast<size_t>(a)], 4),
                          f.rows_by_arch[static_cast<size_t>(a)]);
     }
   }
