@@ -140,7 +140,7 @@ struct PreparedRow {
   const ServingRow* row = nullptr;
   std::string skipped;             // non-empty: why the row is not evaluated
   std::string note;                // how the row was read (kv dtype not stated, engine without a profile, ...)
-  Engine engine = kDefaultEngine;  // the profile it is evaluated with
+  EngineRelease engine = kDefaultEngine;  // the release whose family's profile it is evaluated with
   std::string model;               // the preset it resolved to
   bool moe = false;
   std::array<bool, kDataRegimeCount> regimes{};   // by DataRegime
@@ -152,10 +152,10 @@ struct PreparedRow {
 std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows);
 
 // What the prediction of a row depends on beyond the row: every engine
-// profile's time parameters (by Engine) and the acceptance of an MTP draft
+// profile's time parameters (by EngineFamily) and the acceptance of an MTP draft
 // token on the rows' prompts (no source publishes it: fitted on the rows that
 // ran DeepSeek's MTP drafter; InferenceX sends random token ids).
-inline constexpr size_t kProfileCount = 3;
+inline constexpr size_t kProfileCount = kEngineFamilyCount;
 struct CalibrationParams {
   std::array<StepTimeParams, kProfileCount> time;
   double mtp_acceptance = kCalibrationMtpAcceptance;
@@ -185,6 +185,9 @@ struct ErrorSummary {
   int64_t predicted_rows = 0;  // of which evaluated
   double median_abs_error = 0, mean_abs_error = 0, p90_abs_error = 0, max_abs_error = 0;
   int64_t over_ceiling = 0;
+  // Rows predicted with no finite figure (a TTFT at a rate the engine cannot sustain): their |error| is
+  // infinite, inside the median, p90 and max; the mean is over the others.
+  int64_t unbounded = 0;
 };
 // Summary of |error| over `errors` (p90: the value below which 90 % lie, by
 // the nearest-rank rule on the sorted list). `rows` and `over` as given.
@@ -195,7 +198,7 @@ struct Calibration {
   ErrorSummary summary;
   std::array<ErrorSummary, kDataRegimeCount> by_regime;  // by DataRegime
 };
-// Every row evaluated with its profile's parameters.
+// Every row evaluated with its family's parameters.
 Calibration calibrate_rows(std::span<const PreparedRow> rows, const CalibrationParams& params);
 
 // ---------------------------------------------------------------- fitting

@@ -72,14 +72,15 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
       EngineTimeTable table;
       table.pooled = fit.pooled;
       table.mtp_acceptance = fit.params.mtp_acceptance;
-      for (Engine e : kAllEngines) {
-        if (fit.rows_by_profile[static_cast<size_t>(e)] > 0) table.profiles.push_back({e, fit.params.time[static_cast<size_t>(e)]});
+      for (EngineFamily e : kAllEngineFamilies) {
+        const size_t i = static_cast<size_t>(e);
+        if (fit.rows_by_profile[i] > 0) table.profiles.push_back({e, fit.params.time[i]});
       }
       const std::string header =
           "# The step model's fitted parameters (docs/prediction.md), compiled into the binary. Written by\n"
           "# `modelcalc calibrate --fit --write FILE` on " + name + " (" + std::to_string(fit.rows) +
           " rows);\n# a test refits and checks these values. Engine \"all\": the pooled set (what an engine without "
-          "rows of its own\n# uses), the architecture factors and the MTP acceptance; each engine fitted on its own "
+          "rows of its own\n# uses), the architecture factors and the MTP acceptance; each release family fitted on its own "
           "rows lists its own.\n";
       MC_RETURN_IF_ERROR(write_output_file(f.write, format_engine_params(table, header), "--write"));
       v.written = f.write;

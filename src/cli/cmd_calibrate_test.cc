@@ -33,7 +33,7 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = r.json();
   ASSERT_EQ(j["rows"].size(), 395u + 1420u);  // data/serving-measured.tsv, then data/serving-multiengine.tsv
-  int64_t evaluated = 0;
+  int64_t evaluated = 0, unbounded = 0;
   for (const auto& row : j["rows"]) {
     ASSERT_TRUE(row.contains("id"));
     if (row.contains("skipped")) {
@@ -43,6 +43,11 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
     }
     ++evaluated;
     for (const char* k : {"measured", "predicted", "ceiling", "error"}) EXPECT_TRUE(row.contains(k)) << k;
+    if (row["predicted"].is_null()) {  // no finite prediction (a rate beyond the engine): no finite error either
+      EXPECT_TRUE(row["error"].is_null()) << row["id"];
+      ++unbounded;
+      continue;
+    }
     // error = predicted / measured - 1
     EXPECT_DOUBLE_EQ(row["error"].get<double>(),
                      row["predicted"].get<double>() / row["measured"].get<double>() - 1);
@@ -54,6 +59,8 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
     EXPECT_TRUE(s.contains(k)) << k;
   }
   EXPECT_EQ(s["over_ceiling"], 0);
+  EXPECT_EQ(s["unbounded"], unbounded);
+  EXPECT_TRUE(s["mean_abs_error"].is_number());  // over the finite errors
   for (const char* g : {"throughput", "ttft", "tpot", "dense", "moe", "fp4", "disaggregated", "prefill-heavy",
                         "long-context"}) {
     EXPECT_TRUE(j["by_regime"].contains(g)) << g;

@@ -41,8 +41,15 @@ ErrorSummary summarize_errors(std::vector<double> e, int64_t rows, int64_t over)
   const size_t n = e.size();
   s.median_abs_error = n % 2 == 1 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
   double sum = 0;
-  for (double v : e) sum += v;
-  s.mean_abs_error = sum / static_cast<double>(n);
+  for (double v : e) {
+    if (std::isfinite(v)) {
+      sum += v;
+    } else {
+      ++s.unbounded;
+    }
+  }
+  const int64_t finite = static_cast<int64_t>(n) - s.unbounded;
+  s.mean_abs_error = finite > 0 ? sum / static_cast<double>(finite) : std::numeric_limits<double>::infinity();
   const size_t rank = static_cast<size_t>(std::ceil(0.9 * static_cast<double>(n)));  // nearest rank
   s.p90_abs_error = e[std::max<size_t>(rank, 1) - 1];
   s.max_abs_error = e.back();

@@ -108,7 +108,7 @@ Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) 
   std::vector<size_t> mtp;
   for (size_t i = 0; i < fit_.size(); ++i) {
     const PreparedRow& r = *fit_[i];
-    by_profile[static_cast<size_t>(r.engine)].push_back(i);
+    by_profile[static_cast<size_t>(r.engine.family)].push_back(i);
     by_arch[static_cast<size_t>(factor_family(r.pool.d.arch))].push_back(i);
     if (r.pool.d.spec_method == SpecMethod::kMtp) mtp.push_back(i);
   }
@@ -334,7 +334,7 @@ std::string cv_group(const PreparedRow& r, CvKind k) {
   switch (k) {
     case CvKind::kGpu: return r.row->gpu;
     case CvKind::kModel: return r.model;
-    case CvKind::kRelease: return std::string(engine_name(r.engine)) + " " + major_minor(r.row->engine_version);
+    case CvKind::kRelease: return std::string(engine_family_info(r.engine.family).key) + " " + major_minor(r.row->engine_version);
   }
   return "";
 }

@@ -28,12 +28,20 @@ void add_note(std::string* note, const std::string& what) {
   *note += what;
 }
 
-Engine engine_of(const ServingRow& r, bool* known) {
+// The release a row names: its engine from the engine column, its family from
+// the first version number in engine_version (engine_family_at); a PyTorch-
+// backend TensorRT-LLM row is trtllm-pytorch whatever its version says.
+EngineRelease engine_of(const ServingRow& r, bool* known) {
   const std::string e = lower(r.engine);
   *known = true;
-  if (e.find("tensorrt-llm") != std::string::npos || e.find("trtllm") != std::string::npos) return Engine::kTrtllm;
-  if (e.find("vllm") != std::string::npos) return Engine::kVllm;
-  if (e.find("sglang") != std::string::npos) return Engine::kSglang;
+  const std::optional<EngineVersion> v = find_engine_version(r.engine_version);
+  auto at = [&](Engine eng) { return EngineRelease{engine_family_at(eng, v), v}; };
+  if (e.find("tensorrt-llm") != std::string::npos || e.find("trtllm") != std::string::npos) {
+    if (e.find("pytorch") != std::string::npos) return EngineRelease{EngineFamily::kTrtllmPytorch, v};
+    return at(Engine::kTrtllm);
+  }
+  if (e.find("vllm") != std::string::npos) return at(Engine::kVllm);
+  if (e.find("sglang") != std::string::npos) return at(Engine::kSglang);
   *known = false;
   return kDefaultEngine;
 }
@@ -126,11 +134,11 @@ EngineFlags row_flags(const ServingRow& r, Engine e) {
   return f;
 }
 
-Status prepare_pool(const ModelSpec& m, const GpuSpec& g, DeploymentOptions o, Engine e, const ServingRow& row,
+Status prepare_pool(const ModelSpec& m, const GpuSpec& g, DeploymentOptions o, const EngineRelease& e, const ServingRow& row,
                     const ServingRequest& rq, PreparedPool* pool) {
   o.context = rq.isl + rq.osl;
   o.prompt_tokens = rq.isl;
-  MC_ASSIGN_OR_RETURN(const PlanPrepared p, prepare_serving(m, g, o, e, row_flags(row, e), rq.isl, rq.osl));
+  MC_ASSIGN_OR_RETURN(const PlanPrepared p, prepare_serving(m, g, o, e, row_flags(row, e.engine()), rq.isl, rq.osl));
   MC_RETURN_IF_ERROR(check_workload(p.d, 1, o.context, rq.isl));
   pool->d = p.d;
   // The ceiling bounds every acceptance: each draft token accepted (K + 1 tokens a step).
@@ -160,7 +168,7 @@ Status row_layout(const ServingRow& r, DeploymentOptions* o, std::string* note) 
 // A disaggregated row: both pools from the prefill_* and decode_* columns
 // (dp_attention is the decode worker's, prefill_dp_attention the prefill
 // worker's, else the same; workers of tp GPUs each).
-Status prepare_disaggregated(const ModelSpec& m, const GpuSpec& g, const DeploymentOptions& base, Engine e,
+Status prepare_disaggregated(const ModelSpec& m, const GpuSpec& g, const DeploymentOptions& base, const EngineRelease& e,
                              PreparedRow* p) {
   const ServingRow& r = *p->row;
   const PoolColumns& pc = r.prefill;
@@ -235,7 +243,7 @@ Status prepare_row(const ServingRow& r, PreparedRow* p) {
   bool known = true;
   p->engine = engine_of(r, &known);
   if (!known) add_note(&p->note, "engine '" + r.engine + "' has no profile: evaluated with " +
-                                     std::string(engine_name(p->engine)));
+                                     engine_release_key(p->engine));
   p->request = row_request(r);
   DeploymentOptions o;
   o.weight_dtype = w;
@@ -287,7 +295,7 @@ double metric_of(MeasuredMetric m, const ServingFigures& f, double ttft, double 
 
 CalibrationParams compiled_calibration_params() {
   CalibrationParams c;
-  for (Engine e : kAllEngines) c.time[static_cast<size_t>(e)] = engine_profile(e).time;
+  for (EngineFamily f : kAllEngineFamilies) c.time[static_cast<size_t>(f)] = engine_profile(f).time;
   c.mtp_acceptance = engine_time_table().mtp_acceptance;
   return c;
 }
@@ -303,17 +311,28 @@ const PreparedDeployment& with_acceptance(const PreparedDeployment& d, double a,
   return *copy;
 }
 
+// The request the ceiling is evaluated at. A rate names a schedule, not what a finite run achieves (MLPerf's
+// Poisson sample runs a little above its scheduled rate, so rate x osl is no bound): a throughput's ceiling is
+// the hardware's saturated one; a latency's stays at the row's load.
+ServingRequest ceiling_request(const PreparedRow& r) {
+  ServingRequest q = r.request;
+  const MeasuredMetric m = r.row->metric;
+  const bool throughput = m == MeasuredMetric::kOutputTokensPerS || m == MeasuredMetric::kTotalTokensPerS;
+  if (throughput && q.load == ServingLoad::kRequestsPerS) q.load = ServingLoad::kSaturated;
+  return q;
+}
+
 }  // namespace
 
 RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) {
   RowFigures f;
-  const StepTimeParams& p = cp.time[static_cast<size_t>(r.engine)];
+  const StepTimeParams& p = cp.time[static_cast<size_t>(r.engine.family)];
   const MeasuredMetric metric = r.row->metric;
   PreparedDeployment decode_copy, prefill_copy;
   const PreparedDeployment& de = with_acceptance(r.pool.engine_d, cp.mtp_acceptance, &decode_copy);
   if (!r.disaggregated) {
     f.prediction = serve(de, r.pool.engine_cap, p, false, r.request);
-    f.bound = serve(r.pool.d, r.pool.ceiling_cap, p, true, r.request);
+    f.bound = serve(r.pool.d, r.pool.ceiling_cap, p, true, ceiling_request(r));
     f.predicted = metric_of(metric, f.prediction, f.prediction.ttft_s, f.prediction.tpot_s);
     f.ceiling = metric_of(metric, f.bound, f.bound.ttft_s, f.bound.tpot_s);
     return f;
@@ -324,7 +343,7 @@ RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) {
     const PreparedPool& dp = r.pool;
     const DisaggregatedPool pre{ceiling ? &pp.d : &pe, ceiling ? pp.ceiling_cap : pp.engine_cap, pp.replicas};
     const DisaggregatedPool dec{ceiling ? &dp.d : &de, ceiling ? dp.ceiling_cap : dp.engine_cap, dp.replicas};
-    return serve_disaggregated(pre, dec, p, ceiling, r.request, false);
+    return serve_disaggregated(pre, dec, p, ceiling, ceiling ? ceiling_request(r) : r.request, false);
   };
   const DisaggregatedFigures e = both(false), c = both(true);
   f.prediction = e.decode;

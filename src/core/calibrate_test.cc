@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -36,6 +37,12 @@ std::string read_source_file(const std::string& rel) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// Both shared files prepared once for the tests that read them (preparing resolves every model: seconds).
+const std::vector<PreparedRow>& published_prepared() {
+  static const std::vector<PreparedRow> p = prepare_rows(shared_published_rows());
+  return p;
 }
 
 const PreparedRow& find_row(const std::vector<PreparedRow>& p, const std::string& id) {
@@ -288,12 +295,12 @@ TEST(CalibrateTest, RowsAreReadAsTheirSourceStates) {
   ASSERT_TRUE(p[0].skipped.empty()) << p[0].skipped;
   EXPECT_EQ(p[0].pool.d.kv_dtype, Dtype::kFp8);
   EXPECT_NE(p[0].note.find("kv_dtype not stated"), std::string::npos);
-  EXPECT_EQ(p[0].engine, Engine::kVllm);
+  EXPECT_EQ(p[0].engine, default_release(Engine::kVllm));
   EXPECT_EQ(p[0].pool.d.split.dp, 2);  // 2 GPUs of tp 1: two replicas
   EXPECT_EQ(p[0].request.load, ServingLoad::kRequestsPerS);
   EXPECT_DOUBLE_EQ(p[0].request.value, 4);
   ASSERT_TRUE(p[1].skipped.empty()) << p[1].skipped;
-  EXPECT_EQ(p[1].engine, Engine::kTrtllm);
+  EXPECT_EQ(p[1].engine, kDefaultEngine);
   EXPECT_NE(p[1].note.find("'MLC LLM' has no profile"), std::string::npos) << p[1].note;
   EXPECT_EQ(p[1].request.load, ServingLoad::kConcurrency);
   ASSERT_TRUE(p[2].skipped.empty()) << p[2].skipped;
@@ -326,7 +333,7 @@ TEST(CalibrateTest, UniformLengthsAreServedAtTheirMeanAndLayoutsAsStated) {
 }
 
 TEST(CalibrateTest, RegimesByMetricModelDtypeAndLayout) {
-  const std::vector<PreparedRow> p = prepare_rows(shared_published_rows());
+  const std::vector<PreparedRow>& p = published_prepared();
   auto in = [](const PreparedRow& r, DataRegime g) { return r.regimes[static_cast<size_t>(g)]; };
   // r211 128/128 throughput: osl <= 128, prefill-heavy, dense; r219 20000/2000: isl/osl = 10 >= 4 and
   // isl + osl >= 5,000; r584 itl_s: TPOT; x0045 ttft_s of DeepSeek-R1: TTFT and MoE; an NVFP4 row: FP4.
@@ -358,6 +365,13 @@ TEST(CalibrateTest, SummaryOfErrors) {
   std::vector<double> e;
   for (int i = 1; i <= 10; ++i) e.push_back(0.01 * i);
   EXPECT_DOUBLE_EQ(summarize_errors(e, 10, 0).p90_abs_error, 0.09);
+  // An unbounded prediction: |error| inf sorts last; median of {0.1, 0.3, inf} = 0.3, mean over the finite
+  // (0.1 + 0.3) / 2 = 0.2, max inf, one unbounded.
+  const ErrorSummary u = summarize_errors({0.1, std::numeric_limits<double>::infinity(), 0.3}, 3, 0);
+  EXPECT_DOUBLE_EQ(u.median_abs_error, 0.3);
+  EXPECT_DOUBLE_EQ(u.mean_abs_error, 0.2);
+  EXPECT_TRUE(std::isinf(u.max_abs_error));
+  EXPECT_EQ(u.unbounded, 1);
 }
 
 TEST(CalibrateTest, ErrorIsPredictedOverMeasuredLessOne) {
@@ -378,11 +392,11 @@ TEST(CalibrateTest, TheFitRecoversParametersItWasGivenOnSyntheticRows) {
     if (r.metric == MeasuredMetric::kOutputTokensPerS && rows.size() < 120) rows.push_back(r);
   }
   CalibrationParams truth = compiled_calibration_params();
-  StepTimeParams& t = truth.time[static_cast<size_t>(Engine::kTrtllm)];
+  StepTimeParams& t = truth.time[static_cast<size_t>(EngineFamily::kTrtllm)];
   t.fp8_gemm_fraction = 0.55;
   t.hbm_fraction = 0.8;
   t.step_overhead_s = 2e-3;
-  for (Engine e : kAllEngines) truth.time[static_cast<size_t>(e)] = t;
+  for (EngineFamily e : kAllEngineFamilies) truth.time[static_cast<size_t>(e)] = t;
   {
     const std::vector<PreparedRow> p = prepare_rows(rows);
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -395,13 +409,13 @@ TEST(CalibrateTest, TheFitRecoversParametersItWasGivenOnSyntheticRows) {
   EXPECT_LT(fit.loss, 1e-4);
   const Calibration cal = calibrate_rows(p, fit.params);
   EXPECT_LT(cal.summary.max_abs_error, 0.02);
-  EXPECT_NEAR(fit.params.time[static_cast<size_t>(Engine::kTrtllm)].hbm_fraction, 0.8, 0.05);
+  EXPECT_NEAR(fit.params.time[static_cast<size_t>(EngineFamily::kTrtllm)].hbm_fraction, 0.8, 0.05);
 }
 
 // The compiled-in parameters are what `calibrate --fit` fits on the compiled-in rows (data/engine_profiles.tsv
 // says so): refitting from the repo reproduces every one of them to the file's 6 significant digits.
 TEST(CalibrateTest, RefittingFromTheRepoReproducesTheCompiledInParameters) {
-  const std::vector<PreparedRow> p = prepare_rows(shared_published_rows());
+  const std::vector<PreparedRow>& p = published_prepared();
   const FitResult fit = fit_calibration(p, std::vector<bool>(p.size(), true));
   const EngineTimeTable& shipped = engine_time_table();
   const auto near = [](double a, double b) { return std::fabs(a - b) <= 1e-5 * std::max(std::fabs(b), 1e-9); };
@@ -414,17 +428,17 @@ TEST(CalibrateTest, RefittingFromTheRepoReproducesTheCompiledInParameters) {
   }
   EXPECT_TRUE(near(fit.params.mtp_acceptance, shipped.mtp_acceptance));
   for (const auto& [e, params] : shipped.profiles) {
-    ASSERT_GT(fit.rows_by_profile[static_cast<size_t>(e)], 0) << engine_name(e);
+    ASSERT_GT(fit.rows_by_profile[static_cast<size_t>(e)], 0) << engine_family_info(e).key;
     for (int i = 0; i < kStepTimeParamCount; ++i) {
       EXPECT_TRUE(near(step_param(fit.params.time[static_cast<size_t>(e)], i), step_param(params, i)))
-          << engine_name(e) << " " << step_param_name(i);
+          << engine_family_info(e).key << " " << step_param_name(i);
     }
   }
 }
 
 // Groups of the cross-validation: a GPU, a model (the preset), an engine release (profile and major.minor).
 TEST(CalibrateTest, CrossValidationGroups) {
-  const std::vector<PreparedRow> p = prepare_rows(shared_published_rows());
+  const std::vector<PreparedRow>& p = published_prepared();
   const PreparedRow& a = find_row(p, "x0314");  // SGLang v0.5.12-rocm700-mi30x on MI300X, DeepSeek-R1-0528
   EXPECT_EQ(cv_group(a, CvKind::kGpu), "mi300x");
   EXPECT_EQ(cv_group(a, CvKind::kModel), "deepseek-r1");
@@ -432,25 +446,24 @@ TEST(CalibrateTest, CrossValidationGroups) {
   EXPECT_EQ(cv_group(find_row(p, "r211"), CvKind::kRelease), "trtllm 0.17");
 }
 
-// The honest error, bounded so that a regression fails: leave-one-GPU-out on three GPUs of three
-// families (Hopper, Blackwell, CDNA3), each fit on every other row predicting the GPU it never saw. The bounds
-// are the published table's figures (docs/prediction.md) plus a margin; see there for every fold.
-TEST(CalibrateTest, CrossValidatedErrorOnGpusLeftOutStaysBounded) {
-  const std::vector<PreparedRow> p = prepare_rows(shared_published_rows());
-  std::vector<double> errors;
-  for (const char* gpu : {"h200-sxm", "b200", "mi325x"}) {
-    std::vector<bool> use(p.size(), false);
-    std::vector<size_t> test;
-    for (size_t i = 0; i < p.size(); ++i) {
-      if (!p[i].skipped.empty()) continue;
-      (p[i].row->gpu == gpu ? test.push_back(i) : void(use[i] = true));
-    }
-    ASSERT_GT(test.size(), 50u) << gpu;
-    const FitResult fit = fit_calibration(p, use);
-    for (size_t i : test) errors.push_back(std::fabs(evaluate_row(p[i], fit.params).predicted / p[i].row->value - 1));
+// The honest error, bounded so that a regression fails: leave one GPU out -- B200 (Blackwell; FP4, FP8, MoE,
+// DeepSeek-R1 under SGLang and TensorRT-LLM 1.x, MLPerf) -- fitted on every other row, predicting the GPU it
+// never saw. The bounds are the published fold's figures (docs/prediction.md, "leave-one-GPU-out") plus a
+// margin of a few points; a change to the model that makes the transfer worse fails here.
+constexpr double kCvMedianBound = 0.23, kCvP90Bound = 0.75;  // measured 20.5 % and 68.8 % (480 rows)
+TEST(CalibrateTest, CrossValidatedErrorOnAGpuLeftOutStaysBounded) {
+  const std::vector<PreparedRow>& p = published_prepared();
+  std::vector<bool> use(p.size(), false);
+  std::vector<size_t> test;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (!p[i].skipped.empty()) continue;
+    (p[i].row->gpu == std::string("b200") ? test.push_back(i) : void(use[i] = true));
   }
-  const int64_t n = static_cast<int64_t>(errors.size());
-  const ErrorSummary s = summarize_errors(errors, n, 0);
+  ASSERT_GT(test.size(), 300u);
+  const FitResult fit = fit_calibration(p, use);
+  std::vector<double> errors;
+  for (size_t i : test) errors.push_back(std::fabs(evaluate_row(p[i], fit.params).predicted / p[i].row->value - 1));
+  const ErrorSummary s = summarize_errors(errors, static_cast<int64_t>(errors.size()), 0);
   EXPECT_LT(s.median_abs_error, kCvMedianBound);
   EXPECT_LT(s.p90_abs_error, kCvP90Bound);
 }

@@ -14,7 +14,7 @@ namespace {
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : "inf"; }
-std::string apct(double v) { return fmt::format("{:.1f}%", v * 100); }
+std::string apct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "inf"; }
 
 Unit metric_unit(MeasuredMetric m) {
   return m == MeasuredMetric::kItl || m == MeasuredMetric::kTtft ? Unit::kSeconds : Unit::kTokensPerS;
@@ -28,14 +28,14 @@ std::string value_text(double v, MeasuredMetric m) {
 
 std::string summary_line(const std::string& label, const ErrorSummary& s) {
   if (s.predicted_rows == 0) return fmt::format("  {:<14} {:>5}  (no rows)\n", label, s.rows);
-  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6}\n", label, s.predicted_rows,
+  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>9}\n", label, s.predicted_rows,
                      apct(s.median_abs_error), apct(s.mean_abs_error), apct(s.p90_abs_error), apct(s.max_abs_error),
-                     s.over_ceiling);
+                     s.over_ceiling, s.unbounded);
 }
 
 std::string summary_header() {
-  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6}\n", "regime", "rows", "median", "mean", "p90",
-                     "max", "over");
+  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>9}\n", "regime", "rows", "median", "mean", "p90",
+                     "max", "over", "unbounded");
 }
 
 }  // namespace
@@ -44,10 +44,11 @@ nlohmann::json error_summary_json(const ErrorSummary& s) {
   return {{"rows", s.rows},
           {"predicted_rows", s.predicted_rows},
           {"median_abs_error", s.median_abs_error},
-          {"mean_abs_error", s.mean_abs_error},
-          {"p90_abs_error", s.p90_abs_error},
-          {"max_abs_error", s.max_abs_error},
-          {"over_ceiling", s.over_ceiling}};
+          {"mean_abs_error", num(s.mean_abs_error)},
+          {"p90_abs_error", num(s.p90_abs_error)},
+          {"max_abs_error", num(s.max_abs_error)},
+          {"over_ceiling", s.over_ceiling},
+          {"unbounded", s.unbounded}};
 }
 
 nlohmann::json step_params_json(const StepTimeParams& p) {
@@ -68,11 +69,11 @@ nlohmann::json by_regime_json(const std::array<ErrorSummary, kDataRegimeCount>& 
 nlohmann::json fit_json(const CalibrateView& v) {
   const FitResult& f = *v.fit;
   nlohmann::json rows = nlohmann::json::object(), arch = nlohmann::json::object();
-  for (Engine e : kAllEngines) rows[std::string(engine_name(e))] = f.rows_by_profile[static_cast<size_t>(e)];
+  for (EngineFamily e : kAllEngineFamilies) rows[std::string(engine_family_info(e).key)] = f.rows_by_profile[static_cast<size_t>(e)];
   for (GpuArch a : kAllGpuArchs) arch[std::string(gpu_arch_key(a))] = f.rows_by_arch[static_cast<size_t>(a)];
   nlohmann::json profiles = nlohmann::json::object();
-  for (Engine e : kAllEngines) {
-    profiles[std::string(engine_name(e))] = {
+  for (EngineFamily e : kAllEngineFamilies) {
+    profiles[std::string(engine_family_info(e).key)] = {
         {"parameters", step_params_json(f.params.time[static_cast<size_t>(e)])},
         {"inherited", f.rows_by_profile[static_cast<size_t>(e)] == 0}};
   }
@@ -198,7 +199,7 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
                     {"metric", s.metric_text},
                     {"model", p.model},
                     {"gpu", s.gpu},
-                    {"engine", {{"profile", std::string(engine_name(p.engine))}}},
+                    {"engine", {{"profile", std::string(engine_profile(p.engine).name)}, {"release", engine_release_key(p.engine)}}},
                     {"regimes", regimes},
                     {"note", p.note},
                     {"predicted_batch", f.batch},
@@ -214,8 +215,8 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
                       {"by_regime", by}};
   if (v.evaluated_with) {
     nlohmann::json profiles = nlohmann::json::object();
-    for (Engine e : kAllEngines) {
-      profiles[std::string(engine_name(e))] = step_params_json(v.evaluated_with->time[static_cast<size_t>(e)]);
+    for (EngineFamily e : kAllEngineFamilies) {
+      profiles[std::string(engine_family_info(e).key)] = step_params_json(v.evaluated_with->time[static_cast<size_t>(e)]);
     }
     j["parameters"] = {{"profiles", profiles}, {"mtp_acceptance", v.evaluated_with->mtp_acceptance}};
   }
@@ -237,21 +238,21 @@ std::string fit_text(const CalibrateView& v) {
       "a profile without rows of its own uses):\n",
       f.rows, fmt_sig(f.loss, 4), f.iterations);
   out += fmt::format("  {:<24} {:>10}", "parameter", "pooled");
-  for (Engine e : kAllEngines) out += fmt::format(" {:>10}", engine_name(e));
+  for (EngineFamily e : kAllEngineFamilies) out += fmt::format(" {:>15}", engine_family_info(e).key);
   out += "\n";
   const auto cell = [](int i, double x) {
     return step_param_is_seconds(i) ? format_brief(x, Unit::kSeconds) : fmt_sig(x, 4);
   };
   for (int i = 0; i < kStepTimeParamCount; ++i) {
     out += fmt::format("  {:<24} {:>10}", step_param_name(i), cell(i, step_param(f.pooled, i)));
-    for (Engine e : kAllEngines) {
+    for (EngineFamily e : kAllEngineFamilies) {
       const bool own = f.rows_by_profile[static_cast<size_t>(e)] > 0;
-      out += fmt::format(" {:>10}", own ? cell(i, step_param(f.params.time[static_cast<size_t>(e)], i)) : "pooled");
+      out += fmt::format(" {:>15}", own ? cell(i, step_param(f.params.time[static_cast<size_t>(e)], i)) : "pooled");
     }
     out += "\n";
   }
   out += "  rows";
-  for (Engine e : kAllEngines) out += fmt::format(" {} {}", engine_name(e), f.rows_by_profile[static_cast<size_t>(e)]);
+  for (EngineFamily e : kAllEngineFamilies) out += fmt::format(" {} {}", engine_family_info(e).key, f.rows_by_profile[static_cast<size_t>(e)]);
   out += "\n  architecture factors (Hopper = 1):";
   for (GpuArch a : kAllGpuArchs) {
     if (f.rows_by_arch[static_cast<size_t>(a)] > 0) {
@@ -321,8 +322,8 @@ std::string calibrate_text(const CalibrateView& v) {
   if (skipped > 0) out += fmt::format("{} rows skipped (reasons above).\n", skipped);
   if (v.evaluated_with && !v.fit) {
     out += "\nEvaluated with the compiled-in profiles (data/engine_profiles.tsv):\n";
-    for (Engine e : kAllEngines) {
-      out += fmt::format("  {:<7}{}", engine_name(e), engine_profile(e).time_inherited ? " (inherited: the pooled set)" : "");
+    for (EngineFamily e : kAllEngineFamilies) {
+      out += fmt::format("  {:<15}{}", engine_family_info(e).key, engine_profile(e).time_inherited ? " (inherited: the pooled set)" : "");
       for (int i = 0; i < kStepTimeParamCount; ++i) {
         out += fmt::format(" {} {}", step_param_name(i), fmt_sig(step_param(v.evaluated_with->time[static_cast<size_t>(e)], i), 4));
       }
