@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/serving.h"
@@ -224,7 +225,10 @@ struct FitResult {
   double loss = 0;                              // the robust loss at params
   int64_t rows = 0, evaluations = 0, iterations = 0;
 };
-FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use);
+// `control` (modelcalc/cancel.h) is polled per iteration; when it says stop the
+// fit returns its best point so far and the caller returns control->status().
+FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use,
+                          const SearchControl* control = nullptr);
 
 // Cross-validation by whole groups: every GPU, every model and every engine
 // release (the profile and the release's major.minor, as engine_version names
@@ -261,8 +265,9 @@ struct CrossValidation {
   std::vector<CvSummary> kinds;  // one per kind asked for
 };
 // REQUIRES: `full` is fit_calibration over every row (the spreads' `fitted`).
+// `control` is polled per fold (and inside each fold's fit); see fit_calibration.
 CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const CvKind> kinds,
-                               const FitResult& full);
+                               const FitResult& full, const SearchControl* control = nullptr);
 
 }  // namespace modelcalc
 

@@ -76,7 +76,7 @@ struct Variable {
 class Fitter {
  public:
   Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use);
-  FitResult run();
+  FitResult run(const SearchControl* control);
 
  private:
   CalibrationParams decode(const std::vector<double>& x, StepTimeParams* pooled) const;
@@ -213,7 +213,7 @@ bool solve(std::vector<double> a, std::vector<double> b, size_t n, std::vector<d
   return true;
 }
 
-FitResult Fitter::run() {
+FitResult Fitter::run(const SearchControl* control) {
   const size_t n = vars_.size(), m = fit_.size();
   std::vector<double> x = x0_, r(m);
   const auto all_residuals = [&](const std::vector<double>& at, std::vector<double>* out) {
@@ -227,6 +227,7 @@ FitResult Fitter::run() {
   constexpr double h = 1e-4;
   std::vector<double> jac(n * m, 0.0), rt(m);
   for (int it = 0; it < kMaxIterations && m > 0; ++it) {
+    if (should_stop(control, {"iterations", it, kMaxIterations})) break;  // the caller returns control->status()
     res_.iterations = it + 1;
     // The Jacobian, column by column over the rows each variable moves.
     std::fill(jac.begin(), jac.end(), 0.0);
@@ -317,8 +318,9 @@ std::vector<std::pair<std::string, double>> reported_params(const StepTimeParams
 
 }  // namespace
 
-FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use) {
-  return Fitter(rows, use).run();
+FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use,
+                          const SearchControl* control) {
+  return Fitter(rows, use).run(control);
 }
 
 std::string_view cv_kind_name(CvKind k) {
@@ -340,8 +342,9 @@ std::string cv_group(const PreparedRow& r, CvKind k) {
 }
 
 CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const CvKind> kinds,
-                               const FitResult& full) {
+                               const FitResult& full, const SearchControl* control) {
   CrossValidation cv;
+  int64_t done = 0;
   for (CvKind kind : kinds) {
     std::set<std::string> groups;
     for (const PreparedRow& r : rows) {
@@ -353,13 +356,14 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
     std::array<std::vector<double>, kDataRegimeCount> pooled_r;
     std::map<std::string, std::vector<double>> values;
     for (const std::string& g : groups) {
+      if (should_stop(control, {"folds", done++, 0})) return cv;  // the caller returns control->status()
       std::vector<bool> use(rows.size(), false);
       std::vector<size_t> test;
       for (size_t i = 0; i < rows.size(); ++i) {
         if (!rows[i].skipped.empty()) continue;
         (cv_group(rows[i], kind) == g ? test.push_back(i) : void(use[i] = true));
       }
-      const FitResult fit = fit_calibration(rows, use);
+      const FitResult fit = fit_calibration(rows, use, control);
       CvFold fold;
       fold.kind = kind;
       fold.held_out = g;

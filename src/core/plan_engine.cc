@@ -172,6 +172,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
     return plan_points(p, batch, r.isl, r.osl);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
+  if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
   res.rejected.by_engine_rule = std::move(refusals);
   evaluate_miss_changes(m, r, s, &res);
   return res;
@@ -202,6 +203,9 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   std::vector<PoolOption> prefill, decode;
   int64_t tpot_misses = 0;
   for (size_t i = 0; i < cands.size(); ++i) {
+    if (should_stop(s.control, {"pool candidates", static_cast<int64_t>(i), static_cast<int64_t>(cands.size())})) {
+      return s.control->status();
+    }
     auto p = prepare_searched_candidate(m, r, s, cands[i]);
     if (!p.ok()) continue;
     prepared[i].emplace(std::move(p).value());
