@@ -211,10 +211,12 @@ Calibration calibrate_rows(std::span<const PreparedRow> rows, const CalibrationP
 // own deviation from it, held towards it by a weak prior (a parameter the
 // profile's rows do not inform stays the pooled value); one factor per
 // architecture family that has rows (Hopper the reference, 1); the MTP
-// acceptance when MTP rows are in. Levenberg-Marquardt on transformed
-// parameters (fractions and the acceptance as logits, seconds and factors as
-// logs, so every value stays in its range) from a fixed start, the Jacobian by
-// forward differences over the rows each parameter moves: deterministic.
+// acceptance when MTP rows are in. Levenberg-Marquardt (src/core/least_squares.h)
+// on transformed parameters (fractions, factors and the acceptance as logits,
+// seconds as logs, so every value stays in its range) from a fixed start, each
+// row's residual the signed square root of its Cauchy loss, the priors as
+// residuals of their own, the Jacobian by forward differences over the rows
+// each parameter moves: deterministic.
 inline constexpr double kFitLossScale = 0.3;
 struct FitResult {
   CalibrationParams params;                     // every profile's; a profile without rows gets `pooled`
@@ -224,21 +226,26 @@ struct FitResult {
   int64_t mtp_rows = 0;                         // rows that fit the MTP acceptance
   double loss = 0;                              // the robust loss at params
   int64_t rows = 0, evaluations = 0, iterations = 0;
+  // Why the solver stopped: "cost", "gradient", "step" (converged), "iterations", "rejections", "stopped".
+  std::string stop;
 };
+// The fit's start, every variable's (the architecture factors at 1, the MTP
+// acceptance at kCalibrationMtpAcceptance, the deviations at 0).
+StepTimeParams fit_start_params();
 // `control` (modelcalc/cancel.h) is polled per iteration; when it says stop the
 // fit returns its best point so far and the caller returns control->status().
 FitResult fit_calibration(std::span<const PreparedRow> rows, const std::vector<bool>& use,
                           const SearchControl* control = nullptr);
 
 // Cross-validation by whole groups: every GPU, every model and every engine
-// release (the profile and the release's major.minor, as engine_version names
-// it) of the evaluated rows is left out in turn; the parameters fitted on the
-// rest predict it.
+// release (the row's family and its release's major.minor, as prepare_rows
+// read it; "unrecorded" where the row names none) of the evaluated rows is
+// left out in turn; the parameters fitted on the rest predict it.
 enum class CvKind { kGpu, kModel, kRelease };
 inline constexpr std::array<CvKind, 3> kAllCvKinds = {CvKind::kGpu, CvKind::kModel, CvKind::kRelease};
 // "gpu", "model", "release".
 std::string_view cv_kind_name(CvKind k);
-// The group a row falls in for `k` ("h100-sxm", "llama-3.1-8b", "sglang 0.5").
+// The group a row falls in for `k` ("h100-sxm", "llama-3.1-8b", "sglang 0.5", "trtllm unrecorded").
 std::string cv_group(const PreparedRow& r, CvKind k);
 struct CvFold {
   CvKind kind = CvKind::kGpu;

@@ -107,8 +107,8 @@ EngineRelease default_release(Engine e);
 // The family engine `e` at release `v` belongs to (the rule parse_engine uses):
 // unset = the current release.
 EngineFamily engine_family_at(Engine e, const std::optional<EngineVersion>& v);
-// The first MAJOR.MINOR[.PATCH] in free text ("vLLM 0.9.0.2.dev108+g71f",
-// "v0.5.8.post1-cu130"): a data row's engine_version. Unset when there is none.
+// The first MAJOR.MINOR[.PATCH] in free text ("vLLM 0.9.0.2.dev108", "v0.5.8.post1-cu130") not after another
+// product's name (TensorRT, CUDA, ROCm, PyTorch: MLPerf's "TensorRT 10.11"): a row's engine_version, or unset.
 std::optional<EngineVersion> find_engine_version(std::string_view text);
 // The release as --engine spells it, parse_engine's inverse: "vllm-v0@0.6.5",
 // "vllm" (current), "trtllm-pytorch@1.0".

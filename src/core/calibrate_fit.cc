@@ -8,6 +8,7 @@
 
 #include "modelcalc/calibrate.h"
 #include "modelcalc/gpu.h"
+#include "least_squares.h"
 
 namespace modelcalc {
 
@@ -17,7 +18,9 @@ constexpr double kMinFraction = 0.02;
 constexpr double kMinSeconds = 1e-9, kMaxSeconds = 0.1;
 constexpr double kDeviationPrior = 1.0;  // weight of a profile's squared deviation (logit / log units)
 constexpr double kBasePrior = 1e-3;      // weight of the pooled set's squared distance from its start
-constexpr int kMaxIterations = 60;
+constexpr int kMaxIterations = 100;  // Jacobians; a fit of the shared rows converges in fewer
+constexpr double kDiffStep = 1e-4;    // forward difference in the transformed parameters (logits, logs)
+constexpr double kCostTolerance = 1e-10;  // relative decrease of the loss at which a fit has converged
 
 // How a parameter is kept in its range: x on the real line, the value a map of it.
 enum class Map { kFraction, kUnit, kSeconds, kFactor };
@@ -52,8 +55,10 @@ Map step_map(int i) {
   return step_param_name(i) == "overlap_loss" ? Map::kUnit : Map::kFraction;
 }
 
+}  // namespace
+
 // The start: middling efficiencies and small overheads, the same for every fit.
-StepTimeParams start_params() {
+StepTimeParams fit_start_params() {
   StepTimeParams p;
   p.gemm_fraction = 0.7, p.fp8_gemm_fraction = 0.6, p.fp4_gemm_fraction = 0.5, p.grouped_gemm_fraction = 0.7;
   p.hbm_fraction = 0.85, p.kv_read_fraction = 0.85, p.attention_fraction = 0.4, p.overlap_loss = 0.3;
@@ -62,6 +67,8 @@ StepTimeParams start_params() {
   p.step_overhead_s = 1e-3, p.sequence_overhead_s = 2e-6, p.request_overhead_s = 5e-3;
   return p;
 }
+
+namespace {
 
 // The variables of one fit and the rows each one moves.
 struct Variable {
@@ -80,15 +87,15 @@ class Fitter {
 
  private:
   CalibrationParams decode(const std::vector<double>& x, StepTimeParams* pooled) const;
-  double residual(size_t i, const CalibrationParams& p);
-  // Sum of weighted squared residuals and the priors, with the weights w.
-  double objective(const std::vector<double>& r, const std::vector<double>& x) const;
-  void reweight(const std::vector<double>& r);
+  // Residual i of the least-squares problem at p (decoded from x): a row's robust residual, then one
+  // prior residual per base and deviation variable.
+  double residual(size_t i, const std::vector<double>& x, const CalibrationParams& p) const;
+  double log_error(size_t row, const CalibrationParams& p) const;
 
   std::vector<const PreparedRow*> fit_;
   std::vector<Variable> vars_;
-  std::vector<double> x0_;   // the start
-  std::vector<double> w_;    // IRLS weights of the Cauchy loss
+  std::vector<size_t> prior_var_;  // residual fit_.size() + k: the prior of variable prior_var_[k]
+  std::vector<double> x0_;         // the start
   FitResult res_;
 };
 
@@ -99,7 +106,7 @@ Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) 
   res_.rows = static_cast<int64_t>(fit_.size());
   std::vector<size_t> all(fit_.size());
   for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  const StepTimeParams start = start_params();
+  const StepTimeParams start = fit_start_params();
   for (int k = 0; k < kStepTimeParamCount; ++k) {
     vars_.push_back({Variable::kBase, k, 0, GpuArch::kHopper, step_map(k), all});
   }
@@ -127,15 +134,19 @@ Fitter::Fitter(std::span<const PreparedRow> rows, const std::vector<bool>& use) 
   }
   res_.mtp_rows = static_cast<int64_t>(mtp.size());
   if (!mtp.empty()) vars_.push_back({Variable::kMtp, 0, 0, GpuArch::kHopper, Map::kUnit, mtp});
-  for (const Variable& v : vars_) {
+  for (size_t j = 0; j < vars_.size(); ++j) {
+    Variable& v = vars_[j];
     switch (v.kind) {
       case Variable::kBase: x0_.push_back(to_x(v.map, step_param(start, v.param))); break;
       case Variable::kDeviation: x0_.push_back(0); break;
       case Variable::kArch: x0_.push_back(to_x(Map::kFactor, 1)); break;
       case Variable::kMtp: x0_.push_back(to_x(Map::kUnit, kCalibrationMtpAcceptance)); break;
     }
+    if (v.kind == Variable::kBase || v.kind == Variable::kDeviation) {  // the variable also moves its prior
+      v.rows.push_back(fit_.size() + prior_var_.size());
+      prior_var_.push_back(j);
+    }
   }
-  w_.assign(fit_.size(), 1.0);
 }
 
 CalibrationParams Fitter::decode(const std::vector<double>& x, StepTimeParams* pooled) const {
@@ -163,147 +174,56 @@ CalibrationParams Fitter::decode(const std::vector<double>& x, StepTimeParams* p
   return c;
 }
 
-double Fitter::residual(size_t i, const CalibrationParams& p) {
-  ++res_.evaluations;
-  const double predicted = evaluate_row(*fit_[i], p).predicted;
-  if (!(predicted > 0) || !std::isfinite(predicted)) return 5.0;  // a row the parameters cannot serve
-  return std::clamp(std::log(predicted / fit_[i]->row->value), -5.0, 5.0);
+// ln(predicted / measured), within +-5; 5 for a row the parameters cannot serve.
+double Fitter::log_error(size_t row, const CalibrationParams& p) const {
+  const double predicted = evaluate_row(*fit_[row], p).predicted;
+  if (!(predicted > 0) || !std::isfinite(predicted)) return 5.0;
+  return std::clamp(std::log(predicted / fit_[row]->row->value), -5.0, 5.0);
 }
 
-double Fitter::objective(const std::vector<double>& r, const std::vector<double>& x) const {
-  double s = 0;
-  for (size_t i = 0; i < r.size(); ++i) s += w_[i] * r[i] * r[i];
-  for (size_t j = 0; j < vars_.size(); ++j) {
-    if (vars_[j].kind == Variable::kDeviation) s += kDeviationPrior * x[j] * x[j];
-    if (vars_[j].kind == Variable::kBase) s += kBasePrior * (x[j] - x0_[j]) * (x[j] - x0_[j]);
+// A row's residual s with s^2 the Cauchy loss of its log error r, c^2 ln(1 + (r/c)^2), signed as r: least
+// squares on s minimizes the robust loss itself (no reweighting between steps, which moved the target the
+// steps were judged on). A prior's residual: sqrt(weight) times the variable's distance from its centre.
+double Fitter::residual(size_t i, const std::vector<double>& x, const CalibrationParams& p) const {
+  if (i < fit_.size()) {
+    const double r = log_error(i, p), c = kFitLossScale;
+    return std::copysign(c * std::sqrt(std::log1p((r / c) * (r / c))), r);
   }
-  return s;
-}
-
-// The Cauchy loss c^2 ln(1 + (r/c)^2) as iteratively reweighted least squares: w = 1 / (1 + (r/c)^2).
-void Fitter::reweight(const std::vector<double>& r) {
-  for (size_t i = 0; i < r.size(); ++i) w_[i] = 1 / (1 + (r[i] / kFitLossScale) * (r[i] / kFitLossScale));
-}
-
-// Solves A d = b in place (Gaussian elimination with partial pivoting); A is n x n, row-major.
-bool solve(std::vector<double> a, std::vector<double> b, size_t n, std::vector<double>* d) {
-  for (size_t c = 0; c < n; ++c) {
-    size_t piv = c;
-    for (size_t r = c + 1; r < n; ++r) {
-      if (std::fabs(a[r * n + c]) > std::fabs(a[piv * n + c])) piv = r;
-    }
-    if (!(std::fabs(a[piv * n + c]) > 1e-300)) return false;
-    if (piv != c) {
-      for (size_t k = 0; k < n; ++k) std::swap(a[c * n + k], a[piv * n + k]);
-      std::swap(b[c], b[piv]);
-    }
-    for (size_t r = c + 1; r < n; ++r) {
-      const double f = a[r * n + c] / a[c * n + c];
-      if (f == 0) continue;
-      for (size_t k = c; k < n; ++k) a[r * n + k] -= f * a[c * n + k];
-      b[r] -= f * b[c];
-    }
-  }
-  d->assign(n, 0);
-  for (size_t c = n; c-- > 0;) {
-    double s = b[c];
-    for (size_t k = c + 1; k < n; ++k) s -= a[c * n + k] * (*d)[k];
-    (*d)[c] = s / a[c * n + c];
-  }
-  return true;
+  const size_t j = prior_var_[i - fit_.size()];
+  if (vars_[j].kind == Variable::kDeviation) return std::sqrt(kDeviationPrior) * x[j];
+  return std::sqrt(kBasePrior) * (x[j] - x0_[j]);
 }
 
 FitResult Fitter::run(const SearchControl* control) {
-  const size_t n = vars_.size(), m = fit_.size();
-  std::vector<double> x = x0_, r(m);
-  const auto all_residuals = [&](const std::vector<double>& at, std::vector<double>* out) {
-    const CalibrationParams p = decode(at, nullptr);
-    for (size_t i = 0; i < m; ++i) (*out)[i] = residual(i, p);
+  LeastSquaresProblem problem;
+  problem.variables = vars_.size();
+  problem.residuals = fit_.size() + prior_var_.size();
+  for (const Variable& v : vars_) problem.support.push_back(v.rows);
+  problem.evaluate = [&](const std::vector<double>& x, std::span<const size_t> rows, std::vector<double>* f) {
+    const CalibrationParams p = decode(x, nullptr);
+    for (size_t i : rows) (*f)[i] = residual(i, x, p);
   };
-  all_residuals(x, &r);
-  reweight(r);
-  double f = objective(r, x);
-  double lambda = 1e-2;
-  constexpr double h = 1e-4;
-  std::vector<double> jac(n * m, 0.0), rt(m);
-  for (int it = 0; it < kMaxIterations && m > 0; ++it) {
-    if (should_stop(control, {"iterations", it, kMaxIterations})) break;  // the caller returns control->status()
-    res_.iterations = it + 1;
-    // The Jacobian, column by column over the rows each variable moves.
-    std::fill(jac.begin(), jac.end(), 0.0);
-    for (size_t j = 0; j < n; ++j) {
-      std::vector<double> xh = x;
-      xh[j] += h;
-      const CalibrationParams p = decode(xh, nullptr);
-      for (size_t i : vars_[j].rows) jac[j * m + i] = (residual(i, p) - r[i]) / h;
-    }
-    std::vector<double> a(n * n, 0.0), g(n, 0.0);
-    for (size_t j = 0; j < n; ++j) {
-      for (size_t i : vars_[j].rows) g[j] += w_[i] * jac[j * m + i] * r[i];
-      for (size_t k = j; k < n; ++k) {
-        double s = 0;
-        for (size_t i : vars_[j].rows) s += w_[i] * jac[j * m + i] * jac[k * m + i];
-        a[j * n + k] = a[k * n + j] = s;
-      }
-      const double prior = vars_[j].kind == Variable::kDeviation ? kDeviationPrior
-                           : vars_[j].kind == Variable::kBase    ? kBasePrior
-                                                                 : 0.0;
-      a[j * n + j] += prior;
-      g[j] += prior * (vars_[j].kind == Variable::kBase ? x[j] - x0_[j] : vars_[j].kind == Variable::kDeviation ? x[j] : 0.0);
-    }
-    bool improved = false;
-    for (int tries = 0; tries < 12 && !improved; ++tries) {
-      std::vector<double> damped = a, d;
-      for (size_t j = 0; j < n; ++j) damped[j * n + j] += lambda * (a[j * n + j] + 1e-9);
-      std::vector<double> minus_g(n);
-      for (size_t j = 0; j < n; ++j) minus_g[j] = -g[j];
-      if (!solve(damped, minus_g, n, &d)) {
-        lambda *= 10;
-        continue;
-      }
-      std::vector<double> xn = x;
-      for (size_t j = 0; j < n; ++j) xn[j] += std::clamp(d[j], -3.0, 3.0);
-      all_residuals(xn, &rt);
-      const double fn = objective(rt, xn);
-      if (fn < f) {
-        improved = true;
-        const double gain = (f - fn) / std::max(f, 1e-300);
-        x = xn, r = rt;
-        lambda = std::max(lambda * 0.3, 1e-7);
-        reweight(r);
-        f = objective(r, x);
-        if (gain < 1e-7) it = kMaxIterations;
-      } else {
-        lambda *= 10;
-      }
-    }
-    if (!improved) break;
+  LeastSquaresOptions o;
+  o.max_iterations = kMaxIterations;
+  o.diff_step = kDiffStep;
+  o.cost_tolerance = kCostTolerance;
+  o.should_stop = [&](int it) { return should_stop(control, {"iterations", it, kMaxIterations}); };
+  if (fit_.empty()) {
+    res_.params = decode(x0_, &res_.pooled);
+    return res_;
   }
-  res_.params = decode(x, &res_.pooled);
+  const LeastSquaresResult ls = levenberg_marquardt(problem, x0_, o);
+  res_.iterations = ls.iterations;
+  res_.evaluations = ls.evaluations;
+  res_.stop = std::string(ls.stop);
+  res_.params = decode(ls.x, &res_.pooled);
   double loss = 0;
-  for (size_t i = 0; i < m; ++i) {
-    loss += kFitLossScale * kFitLossScale * std::log1p((r[i] / kFitLossScale) * (r[i] / kFitLossScale));
+  for (size_t i = 0; i < fit_.size(); ++i) {
+    const double r = log_error(i, res_.params);
+    loss += kFitLossScale * kFitLossScale * std::log1p((r / kFitLossScale) * (r / kFitLossScale));
   }
-  res_.loss = m > 0 ? loss / static_cast<double>(m) : 0;
+  res_.loss = loss / static_cast<double>(fit_.size());
   return res_;
-}
-
-// "0.5" from "v0.5.8.post1-cu130", "1.2" from "1.2.0rc6.post2", "10.11" from "TensorRT 10.11, CUDA 12.8":
-// the first MAJOR.MINOR in the text; "unrecorded" when there is none.
-std::string major_minor(std::string_view t) {
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(t[i])) || (i > 0 && std::isdigit(static_cast<unsigned char>(t[i - 1])))) {
-      continue;
-    }
-    size_t j = i;
-    while (j < t.size() && std::isdigit(static_cast<unsigned char>(t[j]))) ++j;
-    if (j + 1 < t.size() && t[j] == '.' && std::isdigit(static_cast<unsigned char>(t[j + 1]))) {
-      size_t k = j + 1;
-      while (k < t.size() && std::isdigit(static_cast<unsigned char>(t[k]))) ++k;
-      return std::string(t.substr(i, k - i));
-    }
-  }
-  return "unrecorded";
 }
 
 // The value of every parameter a spread reports, by name: the pooled step parameters, the architecture
@@ -336,7 +256,11 @@ std::string cv_group(const PreparedRow& r, CvKind k) {
   switch (k) {
     case CvKind::kGpu: return r.row->gpu;
     case CvKind::kModel: return r.model;
-    case CvKind::kRelease: return std::string(engine_family_info(r.engine.family).key) + " " + major_minor(r.row->engine_version);
+    case CvKind::kRelease: {  // "sglang 0.5", "trtllm unrecorded"
+      const std::string key(engine_family_info(r.engine.family).key);
+      if (!r.engine.version) return key + " unrecorded";
+      return key + " " + format_engine_version({r.engine.version->major, r.engine.version->minor, 0});
+    }
   }
   return "";
 }

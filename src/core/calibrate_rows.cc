@@ -29,15 +29,26 @@ void add_note(std::string* note, const std::string& what) {
 }
 
 // The release a row names: its engine from the engine column, its family from
-// the first version number in engine_version (engine_family_at); a PyTorch-
-// backend TensorRT-LLM row is trtllm-pytorch whatever its version says.
+// the engine's version number in engine_version (find_engine_version,
+// engine_family_at); a PyTorch-backend TensorRT-LLM row is trtllm-pytorch
+// whatever its version says. Two texts name no TensorRT-LLM release:
+// MLPerf's NVIDIA harness states the TensorRT it built engines with
+// ("TensorRT 10.11, CUDA 12.9"): the TensorRT-engine family (trtllm), release
+// unrecorded. Under Dynamo the version is Dynamo's (the
+// ai-dynamo/tensorrtllm-runtime image tag, "0.8.1.post2"), and Dynamo serves
+// TensorRT-LLM through its LLM API's PyTorch backend (recalled, verify):
+// trtllm-pytorch, release unrecorded.
 EngineRelease engine_of(const ServingRow& r, bool* known) {
   const std::string e = lower(r.engine);
   *known = true;
   const std::optional<EngineVersion> v = find_engine_version(r.engine_version);
   auto at = [&](Engine eng) { return EngineRelease{engine_family_at(eng, v), v}; };
   if (e.find("tensorrt-llm") != std::string::npos || e.find("trtllm") != std::string::npos) {
+    if (e.find("dynamo") != std::string::npos) return EngineRelease{EngineFamily::kTrtllmPytorch, std::nullopt};
     if (e.find("pytorch") != std::string::npos) return EngineRelease{EngineFamily::kTrtllmPytorch, v};
+    if (!v && lower(r.engine_version).find("tensorrt ") != std::string::npos) {
+      return EngineRelease{EngineFamily::kTrtllm, std::nullopt};
+    }
     return at(Engine::kTrtllm);
   }
   if (e.find("vllm") != std::string::npos) return at(Engine::kVllm);

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "embedded_data.h"
+#include "least_squares.h"
 #include "test_paths.h"
 
 namespace modelcalc {
@@ -384,18 +386,94 @@ TEST(CalibrateTest, ErrorIsPredictedOverMeasuredLessOne) {
   }
 }
 
+// ------------------------------------------------------------ the solver, on minima known by hand
+
+LeastSquaresProblem problem_of(size_t n, size_t m, std::function<double(const std::vector<double>&, size_t)> f) {
+  LeastSquaresProblem p;
+  p.variables = n, p.residuals = m;
+  p.evaluate = [f](const std::vector<double>& x, std::span<const size_t> rows, std::vector<double>* out) {
+    for (size_t i : rows) (*out)[i] = f(x, i);
+  };
+  return p;
+}
+
+bool converged(const LeastSquaresResult& r) { return r.stop == "cost" || r.stop == "gradient" || r.stop == "step"; }
+
+// Rosenbrock's valley as residuals: F = (10 (x2 - x1^2), 1 - x1), zero only at (1, 1). From (-1.2, 1) the
+// path follows the curved valley; a solver that stops after a few steps is far from (1, 1).
+TEST(LeastSquaresTest, FindsRosenbrocksMinimum) {
+  const LeastSquaresProblem p = problem_of(2, 2, [](const std::vector<double>& x, size_t i) {
+    return i == 0 ? 10 * (x[1] - x[0] * x[0]) : 1 - x[0];
+  });
+  const LeastSquaresResult r = levenberg_marquardt(p, {-1.2, 1.0});
+  EXPECT_TRUE(converged(r)) << r.stop;
+  EXPECT_NEAR(r.x[0], 1, 1e-4);
+  EXPECT_NEAR(r.x[1], 1, 1e-4);
+}
+
+// A decay y(t) = a exp(-b t) + c sampled at t = 0..9 with a = 2, b = 0.5, c = 0.3, fitted from (1, 1, 0):
+// exact data, so the fit gives a, b, c back.
+TEST(LeastSquaresTest, RecoversTheParametersOfADecay) {
+  const LeastSquaresProblem p = problem_of(3, 10, [](const std::vector<double>& x, size_t i) {
+    const double t = static_cast<double>(i);
+    return x[0] * std::exp(-x[1] * t) + x[2] - (2 * std::exp(-0.5 * t) + 0.3);
+  });
+  const LeastSquaresResult r = levenberg_marquardt(p, {1, 1, 0});
+  EXPECT_TRUE(converged(r)) << r.stop;
+  EXPECT_NEAR(r.x[0], 2, 1e-5);
+  EXPECT_NEAR(r.x[1], 0.5, 1e-5);
+  EXPECT_NEAR(r.x[2], 0.3, 1e-5);
+}
+
+// Brown's badly scaled function (Moré, Garbow & Hillstrom 1981, problem 4): F = (x1 - 1e6, x2 - 2e-6,
+// x1 x2 - 2), zero at (1e6, 2e-6). The variables' curvatures differ by 12 orders of magnitude: a damping
+// that does not scale per variable never moves x2.
+TEST(LeastSquaresTest, ScalesTheDampingPerVariable) {
+  const LeastSquaresProblem p = problem_of(2, 3, [](const std::vector<double>& x, size_t i) {
+    return i == 0 ? x[0] - 1e6 : i == 1 ? x[1] - 2e-6 : x[0] * x[1] - 2;
+  });
+  LeastSquaresOptions o;
+  o.max_step = 1e7;
+  const LeastSquaresResult r = levenberg_marquardt(p, {1, 1}, o);
+  EXPECT_TRUE(converged(r)) << r.stop;
+  EXPECT_NEAR(r.x[0], 1e6, 1e-3);
+  EXPECT_NEAR(r.x[1], 2e-6, 1e-12);
+}
+
+// A variable no residual depends on keeps its start; the others reach their minimum (x1 = 3 by F = x1 - 3).
+TEST(LeastSquaresTest, AVariableThatMovesNothingStaysPut) {
+  LeastSquaresProblem p = problem_of(2, 1, [](const std::vector<double>& x, size_t) { return x[0] - 3; });
+  p.support = {{0}, {0}};
+  const LeastSquaresResult r = levenberg_marquardt(p, {0, 0.25});
+  EXPECT_TRUE(converged(r)) << r.stop;
+  EXPECT_NEAR(r.x[0], 3, 1e-8);
+  EXPECT_EQ(r.x[1], 0.25);
+}
+
 // The fitter finds parameters it knows: rows whose "measurements" are the prediction under chosen parameters
-// (not the fit's start) give those parameters back where the rows inform them, and a loss of ~0.
+// (four away from the fit's start: fp8 GEMMs at 0.55 of their roof, not 0.6; HBM at 0.8, not 0.85; 2 ms a
+// step, not 1; 8 us a layer, not 5) give those parameters back, and a loss of ~0. 120 TensorRT-LLM 0.17
+// throughput rows (Llama-3.1-8B and 70B, FP8 and FP16, several GPUs and splits) and the same setups' TPOT at
+// one user (32 and 80 layers: the step's and the layer's overhead apart) inform these four.
 TEST(CalibrateTest, TheFitRecoversParametersItWasGivenOnSyntheticRows) {
   std::vector<ServingRow> rows;
   for (const ServingRow& r : shared_serving_rows()) {
     if (r.metric == MeasuredMetric::kOutputTokensPerS && rows.size() < 120) rows.push_back(r);
   }
-  CalibrationParams truth = compiled_calibration_params();
+  // Each setup once more at one user, its TPOT: a step of one sequence, where the overheads weigh.
+  for (size_t i = 0, n = rows.size(); i < n; ++i) {
+    ServingRow r = rows[i];
+    r.id += "-c1", r.load = MeasuredLoad::kConcurrency, r.load_value = 1, r.metric = MeasuredMetric::kItl;
+    rows.push_back(r);
+  }
+  // Every other parameter at the fit's start: the rows need not inform those.
+  CalibrationParams truth;
   StepTimeParams& t = truth.time[static_cast<size_t>(EngineFamily::kTrtllm)];
+  t = fit_start_params();
   t.fp8_gemm_fraction = 0.55;
   t.hbm_fraction = 0.8;
   t.step_overhead_s = 2e-3;
+  t.layer_overhead_s = 8e-6;
   for (EngineFamily e : kAllEngineFamilies) truth.time[static_cast<size_t>(e)] = t;
   {
     const std::vector<PreparedRow> p = prepare_rows(rows);
@@ -406,10 +484,17 @@ TEST(CalibrateTest, TheFitRecoversParametersItWasGivenOnSyntheticRows) {
   }
   const std::vector<PreparedRow> p = prepare_rows(rows);
   const FitResult fit = fit_calibration(p, std::vector<bool>(p.size(), true));
-  EXPECT_LT(fit.loss, 1e-4);
+  EXPECT_TRUE(fit.stop == "cost" || fit.stop == "gradient" || fit.stop == "step") << fit.stop;
+  EXPECT_LT(fit.loss, 1e-6);  // rms log error ~1e-3: the priors (towards the start) cost the rest
   const Calibration cal = calibrate_rows(p, fit.params);
-  EXPECT_LT(cal.summary.max_abs_error, 0.02);
-  EXPECT_NEAR(fit.params.time[static_cast<size_t>(EngineFamily::kTrtllm)].hbm_fraction, 0.8, 0.05);
+  EXPECT_LT(cal.summary.max_abs_error, 0.005);
+  const StepTimeParams& got = fit.params.time[static_cast<size_t>(EngineFamily::kTrtllm)];
+  EXPECT_NEAR(got.hbm_fraction, 0.8, 0.005);
+  EXPECT_NEAR(got.fp8_gemm_fraction, 0.55, 0.005);
+  EXPECT_NEAR(got.step_overhead_s, 2e-3, 0.05e-3);
+  // The weakest: 8 us x 32 layers is 4 % of an 8B step at one user, and it trades against the step's and the
+  // all-reduces' overheads, so the prior may hold it part of the way towards its start (5 us): within 20 %.
+  EXPECT_NEAR(got.layer_overhead_s, 8e-6, 1.6e-6);
 }
 
 // The compiled-in parameters are what `calibrate --fit` fits on the compiled-in rows (data/engine_profiles.tsv
@@ -444,6 +529,56 @@ TEST(CalibrateTest, CrossValidationGroups) {
   EXPECT_EQ(cv_group(a, CvKind::kModel), "deepseek-r1");
   EXPECT_EQ(cv_group(a, CvKind::kRelease), "sglang 0.5");
   EXPECT_EQ(cv_group(find_row(p, "r211"), CvKind::kRelease), "trtllm 0.17");
+}
+
+// Version texts that name no TensorRT-LLM release: MLPerf's NVIDIA harness states the TensorRT it built
+// engines with (TensorRT 10.11 is not TensorRT-LLM 10.11): the TensorRT-engine family, release unrecorded;
+// under Dynamo the number is Dynamo's image tag: the PyTorch backend, release unrecorded. A stated release
+// still reads as before.
+TEST(CalibrateTest, ReleasesAreReadFromTheEnginesOwnVersion) {
+  EXPECT_FALSE(find_engine_version("TensorRT 10.11, CUDA 12.9").has_value());
+  EXPECT_FALSE(find_engine_version("Mango LLMBoost AI Enterprise Platform, ROCm 6.12.12").has_value());
+  EXPECT_EQ(find_engine_version("Mango LLMBoost, vllm-0.9.0.2.dev108+g71faa1880, ROCm 6.12.12"),
+            (EngineVersion{0, 9, 0}));
+  EXPECT_EQ(find_engine_version("vLLM 0.9.0, PyTorch 2.7.0"), (EngineVersion{0, 9, 0}));
+  const std::string text =
+      std::string(kHeader) +
+      "m1\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t"
+      "15000\tTensorRT-LLM (NVIDIA MLPerf harness)\tTensorRT 10.11, CUDA 12.9\ts\t\n"
+      "m2\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t"
+      "15000\tNVIDIA Dynamo + TensorRT-LLM (disaggregated)\t0.8.1.post2\ts\t\n"
+      "m3\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tfp8\tfp8\t1000\t1000\toffline\toutput_tokens_per_s\t"
+      "15000\tTensorRT-LLM\t0.17\ts\t\n";
+  auto rows = parse_serving_tsv(text, "f.tsv");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  const std::vector<PreparedRow> p = prepare_rows(*rows);
+  EXPECT_EQ(p[0].engine, (EngineRelease{EngineFamily::kTrtllm, std::nullopt}));
+  EXPECT_EQ(cv_group(p[0], CvKind::kRelease), "trtllm unrecorded");
+  EXPECT_EQ(p[1].engine, (EngineRelease{EngineFamily::kTrtllmPytorch, std::nullopt}));
+  EXPECT_EQ(p[2].engine, (EngineRelease{EngineFamily::kTrtllm, EngineVersion{0, 17, 0}}));
+  EXPECT_EQ(cv_group(p[2], CvKind::kRelease), "trtllm 0.17");
+}
+
+// A disaggregated closed loop whose prefill pool saturates (InferenceX's Dynamo + TensorRT-LLM DeepSeek-R1 on
+// GB200, 8k/1k, 333 users): the users the two pools do not hold wait for the prefill pool at its rate, so the
+// TTFT moves continuously with the parameters. It used to jump to infinity on one side of the saturation
+// (the bisection's midpoint landing past it), which stalled the fit's steps.
+TEST(CalibrateTest, ADisaggregatedClosedLoopsTtftIsContinuousInTheParameters) {
+  const PreparedRow& row = find_row(published_prepared(), "x0819");
+  ASSERT_TRUE(row.skipped.empty()) << row.skipped;
+  CalibrationParams p;  // at the fit's start, where the fit stalled
+  StepTimeParams& t = p.time[static_cast<size_t>(row.engine.family)];
+  t = fit_start_params();
+  double last = 0;
+  for (int i = 0; i <= 100; ++i) {
+    t.fp8_gemm_fraction = 0.55 + 0.001 * i;
+    const double ttft = evaluate_row(row, p).predicted;
+    ASSERT_TRUE(std::isfinite(ttft)) << t.fp8_gemm_fraction;
+    if (i > 0) {
+      EXPECT_NEAR(ttft / last, 1, 0.05) << t.fp8_gemm_fraction;
+    }
+    last = ttft;
+  }
 }
 
 // The honest error, bounded so that a regression fails: leave one GPU out -- B200 (Blackwell; FP4, FP8, MoE,

@@ -149,10 +149,26 @@ EngineRelease default_release(Engine e) {
   return EngineRelease{*family_by_key(std::string(engine_name(e))), std::nullopt};
 }
 
+namespace {
+
+// True when the number at text[i] is another product's version: the word before it (past spaces) names
+// TensorRT (not TensorRT-LLM), CUDA, ROCm or PyTorch.
+bool names_other_product(std::string_view text, size_t i) {
+  size_t e = i;
+  while (e > 0 && text[e - 1] == ' ') --e;
+  size_t b = e;
+  while (b > 0 && (std::isalpha(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '-')) --b;
+  const std::string word = lower(text.substr(b, e - b));
+  return word == "tensorrt" || word == "cuda" || word == "rocm" || word == "pytorch" || word == "torch";
+}
+
+}  // namespace
+
 std::optional<EngineVersion> find_engine_version(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
     if (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')) continue;
+    if (names_other_product(text, i)) continue;
     size_t j = i;
     if (auto v = take_version(text, &j)) return v;
   }

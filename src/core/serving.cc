@@ -772,7 +772,15 @@ DisaggregatedFigures disaggregated_closed_loop(const DisaggregatedPool& prefill,
       const double mid = (lo + hi) / 2;
       (held(at(mid)) > users ? hi : lo) = mid;
     }
-    f = at((lo + hi) / 2);
+    // The side that holds at most `users`: where the prefill pool saturates between lo and hi, held() jumps
+    // to infinity there and the users it does not hold wait for the prefill pool at its rate (Little's law),
+    // so the figures move continuously with the parameters instead of jumping to an infinite TTFT.
+    f = at(lo);
+    const double h = held(f);
+    if (std::isfinite(h) && users > h && f.requests_per_s > 0) {
+      f.saturated = f.saturated || !std::isfinite(held(at(hi)));
+      f.ttft_s += (users - h) / f.requests_per_s;
+    }
   } else if (users > held(f) * (1 + 1e-9)) {
     f.saturated = true;
     f.ttft_s += (users - held(f)) / f.requests_per_s;

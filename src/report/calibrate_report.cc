@@ -86,6 +86,7 @@ nlohmann::json fit_json(const CalibrateView& v) {
                         {"rows_by_arch", arch},
                         {"mtp_rows", f.mtp_rows},
                         {"iterations", f.iterations},
+                        {"stopped_by", f.stop},
                         {"method", "robust (Cauchy, scale 0.3) loss of ln(predicted / measured), Levenberg-Marquardt"}};
   if (!v.written.empty()) fit["written"] = v.written;
   if (v.cv) {
@@ -234,9 +235,9 @@ namespace {
 std::string fit_text(const CalibrateView& v) {
   const FitResult& f = *v.fit;
   std::string out = fmt::format(
-      "\nFit on {} rows (robust loss {}; Levenberg-Marquardt, {} iterations). Parameters by profile ('pooled' is what "
-      "a profile without rows of its own uses):\n",
-      f.rows, fmt_sig(f.loss, 4), f.iterations);
+      "\nFit on {} rows (robust loss {}; Levenberg-Marquardt, {} iterations, stopped by {}). Parameters by profile "
+      "('pooled' is what a profile without rows of its own uses):\n",
+      f.rows, fmt_sig(f.loss, 4), f.iterations, f.stop);
   out += fmt::format("  {:<24} {:>10}", "parameter", "pooled");
   for (EngineFamily e : kAllEngineFamilies) out += fmt::format(" {:>15}", engine_family_info(e).key);
   out += "\n";
