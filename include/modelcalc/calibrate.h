@@ -171,6 +171,8 @@ struct RowFigures {
 };
 // REQUIRES: r.skipped.empty(). The row's profile's parameters apply.
 RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& p);
+// evaluate_row(r, p).predicted, without the ceiling's evaluation (the fit's residuals).
+double predict_row(const PreparedRow& r, const CalibrationParams& p);
 
 struct CalibratedRow {
   const PreparedRow* prepared = nullptr;

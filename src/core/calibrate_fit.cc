@@ -176,7 +176,7 @@ CalibrationParams Fitter::decode(const std::vector<double>& x, StepTimeParams* p
 
 // ln(predicted / measured), within +-5; 5 for a row the parameters cannot serve.
 double Fitter::log_error(size_t row, const CalibrationParams& p) const {
-  const double predicted = evaluate_row(*fit_[row], p).predicted;
+  const double predicted = predict_row(*fit_[row], p);
   if (!(predicted > 0) || !std::isfinite(predicted)) return 5.0;
   return std::clamp(std::log(predicted / fit_[row]->row->value), -5.0, 5.0);
 }
@@ -296,7 +296,7 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
       std::vector<double> e;
       std::array<std::vector<double>, kDataRegimeCount> er;
       for (size_t i : test) {
-        const double predicted = evaluate_row(rows[i], fit.params).predicted;
+        const double predicted = predict_row(rows[i], fit.params);
         const double err = std::fabs(predicted / rows[i].row->value - 1);
         e.push_back(err);
         pooled.push_back(err);

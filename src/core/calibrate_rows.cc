@@ -333,9 +333,8 @@ ServingRequest ceiling_request(const PreparedRow& r) {
   return q;
 }
 
-}  // namespace
-
-RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) {
+// The row's figures; the ceiling's only when `with_ceiling` (the fit needs the prediction alone).
+RowFigures row_figures(const PreparedRow& r, const CalibrationParams& cp, bool with_ceiling) {
   RowFigures f;
   const StepTimeParams& p = cp.time[static_cast<size_t>(r.engine.family)];
   const MeasuredMetric metric = r.row->metric;
@@ -343,8 +342,9 @@ RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) {
   const PreparedDeployment& de = with_acceptance(r.pool.engine_d, cp.mtp_acceptance, &decode_copy);
   if (!r.disaggregated) {
     f.prediction = serve(de, r.pool.engine_cap, p, false, r.request);
-    f.bound = serve(r.pool.d, r.pool.ceiling_cap, p, true, ceiling_request(r));
     f.predicted = metric_of(metric, f.prediction, f.prediction.ttft_s, f.prediction.tpot_s);
+    if (!with_ceiling) return f;
+    f.bound = serve(r.pool.d, r.pool.ceiling_cap, p, true, ceiling_request(r));
     f.ceiling = metric_of(metric, f.bound, f.bound.ttft_s, f.bound.tpot_s);
     return f;
   }
@@ -356,15 +356,26 @@ RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) {
     const DisaggregatedPool dec{ceiling ? &dp.d : &de, ceiling ? dp.ceiling_cap : dp.engine_cap, dp.replicas};
     return serve_disaggregated(pre, dec, p, ceiling, ceiling ? ceiling_request(r) : r.request, false);
   };
-  const DisaggregatedFigures e = both(false), c = both(true);
+  // The whole row's rates with the decode pool's steady state.
+  const auto whole = [&](const DisaggregatedFigures& d) {
+    ServingFigures w = d.decode;
+    w.output_tokens_per_s = d.output_tokens_per_s, w.input_tokens_per_s = d.input_tokens_per_s;
+    return metric_of(metric, w, d.ttft_s, d.tpot_s);
+  };
+  const DisaggregatedFigures e = both(false);
   f.prediction = e.decode;
+  f.predicted = whole(e);
+  if (!with_ceiling) return f;
+  const DisaggregatedFigures c = both(true);
   f.bound = c.decode;
-  ServingFigures we = e.decode, wc = c.decode;  // the whole row's rates
-  we.output_tokens_per_s = e.output_tokens_per_s, we.input_tokens_per_s = e.input_tokens_per_s;
-  wc.output_tokens_per_s = c.output_tokens_per_s, wc.input_tokens_per_s = c.input_tokens_per_s;
-  f.predicted = metric_of(metric, we, e.ttft_s, e.tpot_s);
-  f.ceiling = metric_of(metric, wc, c.ttft_s, c.tpot_s);
+  f.ceiling = whole(c);
   return f;
 }
+
+}  // namespace
+
+RowFigures evaluate_row(const PreparedRow& r, const CalibrationParams& cp) { return row_figures(r, cp, true); }
+
+double predict_row(const PreparedRow& r, const CalibrationParams& cp) { return row_figures(r, cp, false).predicted; }
 
 }  // namespace modelcalc
