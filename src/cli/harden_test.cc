@@ -175,7 +175,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
                       "--max-gpus", "8"})[1],
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
                       "--max-gpus", "8"})[2],
-        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "16",
+        // 32 GPUs: at the fitted step times one DPA8 prefill pool feeds three TP8 decode pools (1P3D).
+        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "32",
          "--disaggregated", "--kv-transfer-overlap", "--two-batch-overlap", "--expert-imbalance", "1.1",
          "--spec-tokens", "1", "--spec-acceptance", "0.8", "--spec-method", "mtp", "--prefix-hit", "0.5",
          "--prefix-tokens", "128"}}},

@@ -94,8 +94,11 @@ StepLoad step_load(const PreparedDeployment& d, const StepWork& w, const StepTim
   const double pf_keys = (static_cast<double>(d.n_full_layers) * w.prefill_keys_full +
                           static_cast<double>(d.n_swa_layers) * w.prefill_keys_window) / pg;
   l.attn_pf_flops = pf_keys * d.attn_flops_per_key_prefill;
-  // A prompt of L tokens attends to ~L/2 keys per token: (1 + tile / L) = 1 + tile x tokens / (2 keys).
-  const double pf_keys_per_layer = (w.prefill_keys_full + w.prefill_keys_window) / pg;
+  // A prompt of L tokens attends to ~L/2 keys per token: (1 + tile / L) = 1 + tile x tokens / (2 keys), keys
+  // per layer the mean over the layers there are (not full + window keys: a model without sliding-window
+  // layers has none of the latter).
+  const double attn_layers = static_cast<double>(d.n_full_layers + d.n_swa_layers);
+  const double pf_keys_per_layer = attn_layers > 0 ? pf_keys / attn_layers : 0.0;
   l.attn_pf_flops_padded =
       pf_keys_per_layer > 0 ? l.attn_pf_flops * (1 + kAttentionTileKeys * npg / (2 * pf_keys_per_layer)) : 0.0;
   l.kv_written = npg * static_cast<double>(d.n_full_layers + d.n_swa_layers) * kv_key_layer;
