@@ -124,7 +124,6 @@ constexpr ServeFlagRule kRules[] = {
     {"redundant-experts", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
     {"reserve", 0, K::kValue},
-    {"seeds", 0, K::kValue},
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
