@@ -34,6 +34,7 @@ constexpr ServeFlagRule kRules[] = {
     {"context", 0, K::kValue},
     {"count", 0, K::kFile},  // models --count: a checkpoint folder on the server
     {"cp", 0, K::kValue},
+    {"cv", 0, K::kValue},
     {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},
     {"disaggregated", 0, K::kSwitch},
@@ -125,7 +126,6 @@ constexpr ServeFlagRule kRules[] = {
     {"redundant-experts", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
     {"reserve", 0, K::kValue},
-    {"seeds", 0, K::kValue},
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},
