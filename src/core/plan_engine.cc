@@ -83,16 +83,26 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
         case PlanChangeKind::kTtftTarget:
         case PlanChangeKind::kTpotTarget:
         case PlanChangeKind::kGpuLimit: continue;  // a change of the targets, not of the setup
+        case PlanChangeKind::kStepTokens:
+        case PlanChangeKind::kMaxNumSeqs: continue;  // an engine flag: its value is the change (no scenario field)
       }
       if (auto e = evaluate_variation(base, v); e.ok()) ch.variation = *std::move(e);
     }
   }
 }
 
-PlanPoint point_of(const ServingFigures& f) {
+PlanPoint point_of(const ServingFigures& f, const ServingCapacity& c, double groups) {
   PlanPoint p;
   const double cap = std::floor(f.capacity_sequences);
   p.max_sequences = f.fits && cap < 9e18 ? static_cast<int64_t>(cap) : 0;
+  p.limit.kind = f.limit;
+  p.limit.capacity = f.capacity_sequences;
+  p.limit.step_tokens = static_cast<int64_t>(c.step_tokens);
+  p.limit.max_num_seqs = static_cast<int64_t>(c.max_num_seqs);
+  // serve() caps the batch at step_tokens x groups / (tokens a sequence brings): invert it.
+  if (f.limit == BatchLimit::kStepTokens && f.capacity_sequences > 0) {
+    p.limit.tokens_per_sequence = c.step_tokens * groups / f.capacity_sequences;
+  }
   p.ttft_s = f.ttft_s;
   p.tpot_s = f.tpot_s;
   p.comm_s = f.step.comm_s;
@@ -107,8 +117,8 @@ PlanPoint point_of(const ServingFigures& f) {
 PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl) {
   const ServingRequest req{isl, osl, ServingLoad::kBatch, static_cast<double>(batch)};
   PlanPoints out;
-  out.ceiling = point_of(serve(p.d, p.ceiling_cap, p.params, true, req));
-  out.predicted = point_of(serve(p.engine_d, p.engine_cap, p.params, false, req));
+  out.ceiling = point_of(serve(p.d, p.ceiling_cap, p.params, true, req), p.ceiling_cap, p.d.attn_dp);
+  out.predicted = point_of(serve(p.engine_d, p.engine_cap, p.params, false, req), p.engine_cap, p.engine_d.attn_dp);
   return out;
 }
 
