@@ -56,9 +56,9 @@ Fixture make(int64_t isl, int64_t osl) {
   Fixture f;
   f.d = prepare_deployment(m, gpu, o).value();
   f.ceiling_memory = evaluate_deployment(f.d, 1, isl + osl, isl).memory;
-  f.settings = resolve_engine_settings(Engine::kTrtllm, {}, m, gpu, f.d, EngineWorkload{isl, osl}).value();
+  f.settings = resolve_engine_settings(kDefaultEngine, {}, m, gpu, f.d, EngineWorkload{isl, osl}).value();
   f.memory = engine_memory(engine_view(f.d, f.settings), f.settings);
-  f.params = engine_profile(Engine::kTrtllm).time;
+  f.params = engine_profile(kDefaultEngine).time;
   return f;
 }
 

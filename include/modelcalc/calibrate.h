@@ -69,7 +69,7 @@ struct PreparedRow {
   const ServingRow* row = nullptr;
   std::string skipped;             // non-empty: why the row is not evaluated
   std::string note;                // how the row was read (kv dtype not stated, engine without a profile)
-  Engine engine = kDefaultEngine;  // the profile it is evaluated with
+  EngineRelease engine = kDefaultEngine;  // the release whose profile it is evaluated with
   std::string model;               // the preset it resolved to
   bool moe = false;
   std::array<bool, 5> regimes{};   // by DataRegime
@@ -116,9 +116,9 @@ struct Calibration {
   std::array<ErrorSummary, 5> by_regime;  // by DataRegime
 };
 // Every row evaluated with its engine's parameters (`params[engine]`).
-Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<StepTimeParams, 3>& params);
-// The compiled-in profiles' parameters, by Engine.
-std::array<StepTimeParams, 3> profile_params();
+Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<StepTimeParams, kEngineFamilyCount>& params);
+// The compiled-in profiles' parameters, by EngineFamily.
+std::array<StepTimeParams, kEngineFamilyCount> profile_params();
 
 // ---------------------------------------------------------------- fitting
 // The fit: the mean squared log error, mean over rows of ln(predicted /

@@ -4,24 +4,25 @@
 // what a step costs on real kernels (a few global, physically named
 // efficiencies fitted on published measurements; docs/prediction.md).
 //
-// Three engines, named as their flags name them:
-//   trtllm  TensorRT-LLM: KV = kv_cache_free_gpu_mem_fraction x (the memory
-//           free after the weights, the runtime's own memory and the engine's
-//           activation buffers); sequences admitted with their whole length
-//           reserved (scheduler "guaranteed no evict"); max_batch_size and
-//           max_num_tokens as trtllm-bench's build heuristic sets them from
-//           the workload.
-//   vllm    vLLM (V1): KV = gpu_memory_utilization x total - weights -
-//           non-torch memory (CUDA context, NCCL buffers growing with TP) -
-//           the activation peak of its profiling run (grows with
-//           max_num_batched_tokens and max_num_seqs); paged in blocks.
-//   sglang  SGLang: KV pool = mem_fraction_static x total - weights.
-// The time parameters of vllm and sglang are TensorRT-LLM's (no published
-// measurements of theirs were fitted): every report that shows them says so.
+// Three engines, named as their flags name them (Engine: whose flags, whose
+// log), and five release families (EngineFamily: one memory accounting and
+// one set of time parameters each -- every profile hangs off this key):
+//   trtllm          TensorRT-LLM with TensorRT engines (trtllm-build), 0.x:
+//                   KV = kv_cache_free_gpu_mem_fraction x (the memory free
+//                   after the weights, the runtime and the activation buffers);
+//                   sequences admitted with their whole length reserved.
+//   trtllm-pytorch  TensorRT-LLM's PyTorch backend (0.17 on; the default of 1.x).
+//   vllm-v0         vLLM's V0 engine (before 0.8).
+//   vllm            vLLM's V1 engine (0.8 on, the current one).
+//   sglang          SGLang: KV pool = mem_fraction_static x total - weights.
+// `--engine NAME[@VERSION]` selects one (parse_engine): "vllm@0.6" is V0,
+// "trtllm@1.0" the PyTorch backend; without a version, the family's current
+// release. Every output that uses a profile names it (engine_release_key).
 #ifndef MODELCALC_ENGINE_PROFILE_H_
 #define MODELCALC_ENGINE_PROFILE_H_
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -37,17 +38,85 @@ struct PreparedDeployment;
 struct ModelSpec;
 struct GpuSpec;
 
+// The engine a flag or a log line belongs to.
 enum class Engine { kTrtllm, kVllm, kSglang };
 inline constexpr std::array<Engine, 3> kAllEngines = {Engine::kTrtllm, Engine::kVllm, Engine::kSglang};
-inline constexpr Engine kDefaultEngine = Engine::kTrtllm;  // the profile the shared data fits
 // "trtllm", "vllm", "sglang".
 std::string_view engine_name(Engine e);
-// Parses an engine name (case-insensitive; also "tensorrt-llm", "trt-llm").
-// Fails with InvalidArgument naming `field` and listing the engines.
-Result<Engine> parse_engine(std::string_view text, std::string_view field = "engine");
+// "TensorRT-LLM", "vLLM", "SGLang".
+std::string_view engine_display(Engine e);
+
+// A release family: the releases of one engine that account memory one way
+// and share one set of time parameters.
+enum class EngineFamily { kTrtllm, kTrtllmPytorch, kVllmV0, kVllmV1, kSglang };
+inline constexpr int kEngineFamilyCount = 5;
+inline constexpr std::array<EngineFamily, kEngineFamilyCount> kAllEngineFamilies = {
+    EngineFamily::kTrtllm, EngineFamily::kTrtllmPytorch, EngineFamily::kVllmV0, EngineFamily::kVllmV1,
+    EngineFamily::kSglang};
+
+// A release number, MAJOR.MINOR.PATCH; compared field by field.
+struct EngineVersion {
+  int32_t major = 0, minor = 0, patch = 0;
+  constexpr auto operator<=>(const EngineVersion&) const = default;
+};
+// "0.6" (patch 0 left out) or "0.6.5".
+std::string format_engine_version(const EngineVersion& v);
+
+// One family's row of the release table (engine_profile.cc, with sources).
+struct EngineFamilyInfo {
+  EngineFamily family;
+  Engine engine;                  // whose flags and log
+  std::string_view key;           // "trtllm", "trtllm-pytorch", "vllm-v0", "vllm", "sglang"
+  std::string_view display;       // "TensorRT-LLM (TensorRT engine)", "vLLM V1", ...
+  EngineVersion first;            // its first release
+  std::optional<EngineVersion> end;  // the first release no longer in it (unset: current)
+  std::string_view releases;      // "0.8 and later", for messages
+  std::string_view source;        // where the boundaries come from
+};
+const EngineFamilyInfo& engine_family_info(EngineFamily f);
+// The engine whose flags the family takes (trtllm-pytorch: trtllm's).
+inline Engine engine_of(EngineFamily f) { return engine_family_info(f).engine; }
+
+// An engine release: the key the memory rules and the time parameters hang
+// off. Without a version it is the family's current release (the newest the
+// rules were read from); rules that changed inside a family compare `version`.
+struct EngineRelease {
+  EngineFamily family = EngineFamily::kTrtllm;
+  std::optional<EngineVersion> version;  // as given; unset: the current release of the family
+  constexpr bool operator==(const EngineRelease&) const = default;
+  Engine engine() const { return engine_of(family); }
+  // True when the release is `v` or later (the current release is later than any).
+  bool at_least(const EngineVersion& v) const { return !version || *version >= v; }
+};
+// TensorRT-LLM's TensorRT-engine family: the profile the shared data fits.
+inline constexpr EngineRelease kDefaultEngine{};
+
+// Parses --engine: NAME or NAME@VERSION (case-insensitive). NAME is an engine
+// (trtllm -- also tensorrt-llm, trt-llm --, vllm, sglang), whose version picks
+// the family (vllm before 0.8: vllm-v0; trtllm 1.0 on: trtllm-pytorch), or a
+// family key (trtllm-pytorch, vllm-v0, vllm-v1 = vllm), whose version must be
+// one of its releases. VERSION is MAJOR.MINOR[.PATCH], an optional leading
+// 'v'. Errors are InvalidArgument naming `field` and what is allowed.
+Result<EngineRelease> parse_engine(std::string_view text, std::string_view field = "engine");
+// A family by its key alone (no version), as data/engine_profiles.tsv names it.
+Result<EngineFamily> parse_engine_family(std::string_view text, std::string_view field = "engine");
+// The release `--engine NAME` selects for an engine's own name: the family
+// of that key (trtllm: the TensorRT engine; vllm: V1; sglang), current release.
+EngineRelease default_release(Engine e);
+// The family engine `e` at release `v` belongs to (the rule parse_engine uses):
+// unset = the current release.
+EngineFamily engine_family_at(Engine e, const std::optional<EngineVersion>& v);
+// The first MAJOR.MINOR[.PATCH] in free text ("vLLM 0.9.0.2.dev108+g71f",
+// "v0.5.8.post1-cu130"): a data row's engine_version. Unset when there is none.
+std::optional<EngineVersion> find_engine_version(std::string_view text);
+// The release as --engine spells it, parse_engine's inverse: "vllm-v0@0.6.5",
+// "vllm" (current), "trtllm-pytorch@1.0".
+std::string engine_release_key(const EngineRelease& r);
+// For a report: "vLLM V0 0.6.5", "vLLM V1, current release".
+std::string engine_release_display(const EngineRelease& r);
 
 // The fitted time parameters of the step model (serving.h). Each is global:
-// one value per engine, never per model, GPU or row. The ceiling is the same
+// one value per release family, never per model, GPU or row. The ceiling is the same
 // step model with every fraction 1 and no overhead (and compute overlapped
 // with memory), so a prediction is never faster than its ceiling.
 struct StepTimeParams {
@@ -78,24 +147,29 @@ bool step_param_in_range(int i, double v);
 StepTimeParams ideal_step_params();
 
 // Parses data/engine_profiles.tsv: "engine<TAB>parameter<TAB>value" rows
-// (comments start with '#'); every parameter of every engine listed once, each
-// in its range. Errors name the line.
-Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::string_view tsv);
+// (comments start with '#'), `engine` a family key (parse_engine_family);
+// every parameter of every family listed once, each in its range. Errors
+// name the line.
+Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params(std::string_view tsv);
 // The same table as text (what `calibrate --fit --write FILE` writes).
-std::string format_engine_params(std::span<const std::pair<Engine, StepTimeParams>> rows, std::string_view header);
+std::string format_engine_params(std::span<const std::pair<EngineFamily, StepTimeParams>> rows,
+                                 std::string_view header);
 
-// An engine's compiled-in profile: its memory-accounting defaults and its
-// fitted time parameters (data/engine_profiles.tsv).
+// A release family's compiled-in profile: its memory-accounting defaults and
+// its fitted time parameters (data/engine_profiles.tsv).
 struct EngineProfile {
-  Engine engine = kDefaultEngine;
-  std::string_view name;          // engine_name(engine)
-  std::string_view display;       // "TensorRT-LLM", "vLLM", "SGLang"
-  StepTimeParams time;            // fitted (trtllm) or inherited (vllm, sglang)
-  bool time_inherited = false;    // true: `time` is TensorRT-LLM's; no data of this engine was fitted
+  EngineFamily family = kDefaultEngine.family;
+  Engine engine = Engine::kTrtllm;  // engine_of(family)
+  std::string_view name;          // the family key: "trtllm", "vllm-v0", ...
+  std::string_view display;       // "TensorRT-LLM (TensorRT engine)", "vLLM V0", ...
+  StepTimeParams time;            // fitted, or inherited from `time_from`
+  bool time_inherited = false;    // true: no data of this family was fitted; `time` is time_from's
+  EngineFamily time_from = kDefaultEngine.family;  // whose fitted parameters `time` is
   std::string_view memory_rule;   // one sentence: how the KV cache is sized
   std::string_view memory_source; // where that rule and its defaults come from
 };
-const EngineProfile& engine_profile(Engine e);
+const EngineProfile& engine_profile(EngineFamily f);
+inline const EngineProfile& engine_profile(const EngineRelease& r) { return engine_profile(r.family); }
 
 // The engine flags a user may give; unset = the profile's default. Names as
 // the engines spell them (--gpu-memory-utilization, --max-model-len, ...).
@@ -124,7 +198,8 @@ struct EngineWorkload {
 
 // Every setting resolved: the flags over the profile's defaults.
 struct EngineSettings {
-  Engine engine = kDefaultEngine;
+  EngineRelease release;            // the release whose rules these are
+  Engine engine = Engine::kTrtllm;  // release.engine(): whose flags
   double memory_fraction = 0;       // the engine's fraction (utilization / free fraction / static fraction)
   bool fraction_from_reserve = false;  // set as 1 - --reserve (no engine flag given)
   int64_t block_size = 0;           // tokens per KV block
@@ -149,7 +224,7 @@ struct EngineSettings {
 // The checks resolve_engine_settings makes on the flags alone (ranges, a flag
 // of another engine, max_model_len against the model's limit): a search runs
 // them once before it resolves any candidate. Errors as resolve's.
-Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m);
+Status check_engine_flags(const EngineRelease& e, const EngineFlags& f, const ModelSpec& m);
 
 // Resolves the settings for one prepared deployment of `m` on `gpu` (the
 // memory the engine sees is gpu.usable_capacity_bytes()). `w` is the request
@@ -157,7 +232,7 @@ Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m);
 // (gpu_memory_utilization, kv_cache_free_gpu_mem_fraction,
 // mem_fraction_static, max_model_len, max_num_batched_tokens, max_num_seqs,
 // block_size) and what is allowed; a flag of another engine is refused.
-Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
+Result<EngineSettings> resolve_engine_settings(const EngineRelease& e, const EngineFlags& f, const ModelSpec& m,
                                                const GpuSpec& gpu, const PreparedDeployment& d,
                                                const EngineWorkload& w);
 

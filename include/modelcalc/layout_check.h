@@ -27,7 +27,7 @@ std::string_view layout_metric_name(LayoutMetric m);
 // One row of the table (its header comment states the columns).
 struct LayoutMeasurement {
   std::string id, engine, model, gpu;
-  Engine profile = Engine::kSglang;
+  EngineRelease profile{EngineFamily::kSglang, std::nullopt};
   int64_t gpus = 1, tp = 1, attn_dp = 1, ep = 1, redundant_experts = 0;
   bool two_batch_overlap = false;
   Dtype weight_dtype = Dtype::kFp8, kv_dtype = Dtype::kBf16;

@@ -65,7 +65,7 @@ struct PlanRequest {
   std::optional<double> ttft_s, tpot_s;  // SLOs; absent = not checked
   double efficiency = 1.0;               // (0, 1]: times of the ranked figures divided by it
   bool rank_by_ceiling = false;          // rank by the ceiling's figures instead of the prediction's
-  Engine engine = kDefaultEngine;        // the profile the prediction uses
+  EngineRelease engine = kDefaultEngine; // the release whose profile the prediction uses
   EngineFlags engine_flags;              // its flags
   // What every candidate deployment runs with (DeploymentOptions' fields of the same names).
   bool two_batch_overlap = false;        // DP-attention candidates hide the all-to-all behind compute

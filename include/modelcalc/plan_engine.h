@@ -32,7 +32,7 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
                                             const PlanCandidate& c);
 // The same for any options (a layout plan does not search, e.g. EPLB slots):
 // the ceiling's deployment and the engine's view of it for requests of isl + osl.
-Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, const EngineRelease& engine,
                                      const EngineFlags& flags, int64_t isl, int64_t osl);
 
 // One candidate as plan's searches prepare it: refused (an error naming the field) when the GPU has no peak

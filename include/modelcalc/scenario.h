@@ -33,7 +33,7 @@ namespace modelcalc {
 // The serving engine whose prediction stands beside the ceiling (serving.h),
 // with its flags and the request shape that sizes its limits.
 struct ScenarioEngine {
-  Engine engine = kDefaultEngine;
+  EngineRelease engine = kDefaultEngine;
   EngineFlags flags;
   EngineWorkload workload;
 };
@@ -62,7 +62,7 @@ struct ScenarioChange {
   std::optional<double> reserve_fraction; // --reserve
   std::optional<int64_t> kv_heads;        // --kv-heads: the same model retrained with this many KV heads
                                           // (GQA); K and V projections shrink with it
-  std::optional<Engine> engine;           // --engine: another serving engine's prediction (its flags kept)
+  std::optional<EngineRelease> engine;    // --engine: another serving engine's prediction (its flags kept)
   std::optional<SpeculativeDecoding> spec;  // --spec-method --spec-tokens --spec-acceptance (a draft not owned)
   // True when no field is set (the scenario itself).
   bool empty() const;

@@ -251,7 +251,8 @@ struct DeploymentPrediction {
 };
 // Errors as resolve_engine_settings's.
 Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
-                                                Engine e, const EngineFlags& flags, const EngineWorkload& w);
+                                                const EngineRelease& e, const EngineFlags& flags,
+                                                const EngineWorkload& w);
 
 }  // namespace modelcalc
 

@@ -31,7 +31,7 @@ struct SizeResult {
   // 1. Parameters
   int64_t d_head = 0, d_kv = 0;
   LayerMatrices layer;              // seed formulas, one dense layer (zeros for MLA)
-  bool has_layer_matrices = false;  // false for MLA, whose projections differ
+  bool has_layer_matrices = false;  // false for MLA, MoE and layers without attention, FFN or with a mixer
   double layer_over_d2 = 0;         // layer.total() / d^2
   double shortcut_layer = 0;        // 12 d^2
   double shortcut_error = 0;        // layer.total() / 12 d^2

@@ -44,7 +44,7 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     name = f.data;
   }
   const std::vector<PreparedRow> prepared = prepare_rows(rows);
-  std::array<StepTimeParams, 3> params = profile_params();
+  std::array<StepTimeParams, kEngineFamilyCount> params = profile_params();
   FitResult fit;
   CrossValidation cv;
   CalibrateView v;
@@ -54,11 +54,11 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     if (fit.rows == 0) return Status::InvalidArgument("--fit", "no TensorRT-LLM row of the data could be evaluated");
     std::vector<uint64_t> seeds(seed_list.begin(), seed_list.end());
     cv = cross_validate(prepared, seeds);
-    params[static_cast<size_t>(Engine::kTrtllm)] = fit.params;
+    params[static_cast<size_t>(EngineFamily::kTrtllm)] = fit.params;
     v.fit = &fit;
     v.cv = &cv;
     if (!f.write.empty()) {
-      const std::pair<Engine, StepTimeParams> table[] = {{Engine::kTrtllm, fit.params}};
+      const std::pair<EngineFamily, StepTimeParams> table[] = {{EngineFamily::kTrtllm, fit.params}};
       const std::string header =
           "# The step model's fitted parameters per engine profile (docs/prediction.md), compiled into the binary.\n"
           "# Written by `modelcalc calibrate --fit --write FILE` on " + name + "\n"
@@ -77,7 +77,7 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     v.layouts = &layouts;
   }
   v.calibration = &cal;
-  v.evaluated_with = &params[static_cast<size_t>(Engine::kTrtllm)];
+  v.evaluated_with = &params[static_cast<size_t>(EngineFamily::kTrtllm)];
   if (f.output.json) {
     out << calibrate_json(v).dump(2) << "\n";
   } else {

@@ -37,6 +37,25 @@ TEST(CmdEngineTest, KvBudgetPrintsWhatTheEnginesLogPrints) {
   }
 }
 
+TEST(CmdEngineTest, EveryOutputNamesTheRelease) {
+  // A version picks the family (vLLM before 0.8: V0); without one, the current release, said.
+  const CliRun v0 = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm@0.6.5", "--json"});
+  ASSERT_EQ(v0.status, 0) << v0.err;
+  EXPECT_EQ(v0.json()["engine"]["profile"], "vllm-v0");
+  EXPECT_EQ(v0.json()["engine"]["release"], "vllm-v0@0.6.5");
+  const CliRun cur = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm"});
+  ASSERT_EQ(cur.status, 0) << cur.err;
+  EXPECT_NE(cur.out.find("Engine (predicted): vLLM V1, current release"), std::string::npos) << cur.out;
+  const CliRun trt = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm@1.0", "--json"});
+  ASSERT_EQ(trt.status, 0) << trt.err;
+  EXPECT_EQ(trt.json()["engine"]["profile"], "trtllm-pytorch");
+  const CliRun plan = run_args({"plan", "--model", "llama-3.1-8b", "--gpu", "h100", "--max-gpus", "1", "--isl", "1000",
+                                "--osl", "100", "--engine", "sglang", "--json"});
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  EXPECT_EQ(plan.json()["engine"]["release"], "sglang");
+  EXPECT_EQ(plan.json()["engine"]["release_name"], "SGLang, current release");
+}
+
 TEST(CmdEngineTest, EveryEngineFigureHasItsPredictedSibling) {
   const CliRun r = run_args({"size", "--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "4", "--dtype", "fp8",
                              "--seq", "4096", "--batch", "32", "--json"});
@@ -68,6 +87,8 @@ TEST(CmdEngineTest, BadEngineInputIsOneLineNamingTheFlag) {
     std::string flag;
   } cases[] = {
       {{"--engine", "tgi"}, "--engine"},
+      {{"--engine", "vllm@0.6.x"}, "--engine"},
+      {{"--engine", "trtllm-pytorch@0.16"}, "--engine"},  // before the PyTorch backend existed
       {{"--engine", "vllm", "--gpu-memory-utilization", "0"}, "--gpu-memory-utilization"},
       {{"--engine", "vllm", "--gpu-memory-utilization", "1.01"}, "--gpu-memory-utilization"},
       {{"--kv-cache-free-gpu-mem-fraction", "0"}, "--kv-cache-free-gpu-mem-fraction"},

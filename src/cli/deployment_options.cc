@@ -252,9 +252,11 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag) {
 
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size) {
   EngineFlags& f = e->flags;
-  flags.text("--engine", "Serving engine the prediction models: trtllm, vllm or sglang (default: trtllm, the one the "
-                         "published runs fit); when given, a layout that engine will not load is refused "
-                         "(docs/planning.md)", &e->engine)
+  flags.text("--engine", "Serving engine release the prediction models, NAME[@VERSION]: trtllm (TensorRT engines, "
+                         "0.x), trtllm-pytorch (PyTorch backend, 1.x), vllm (V1, 0.8 on), vllm-v0, sglang; a version "
+                         "picks the family (vllm@0.6 is V0, trtllm@1.0 the PyTorch backend); without one, the "
+                         "family's current release (default: trtllm, the one the published runs fit); when given, a "
+                         "layout that engine will not load is refused (docs/planning.md)", &e->engine)
       .add<double>("--gpu-memory-utilization", "vLLM: fraction of GPU memory it may use, (0, 1] (default: 0.9)",
                    &f.gpu_memory_utilization, engine_fraction)
       .add<double>("--kv-cache-free-gpu-mem-fraction",
@@ -278,7 +280,7 @@ void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size
   }
 }
 
-Result<Engine> cli_engine(const EngineCliFlags& e) {
+Result<EngineRelease> cli_engine(const EngineCliFlags& e) {
   if (e.engine.empty()) return kDefaultEngine;
   return parse_engine(e.engine, "--engine");
 }
@@ -290,17 +292,17 @@ EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d) 
 }
 
 Result<ScenarioEngine> scenario_engine(const EngineCliFlags& e, const DeploymentFlags& d, const EngineWorkload& w) {
-  MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, cli_engine(e));
   return ScenarioEngine{engine, cli_engine_flags(e, d), w};
 }
 
 Result<DeploymentPrediction> predict_flags_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                                       const DeploymentAnalysis& a, const EngineCliFlags& e,
                                                       const DeploymentFlags& d, const EngineWorkload& w) {
-  MC_ASSIGN_OR_RETURN(const Engine engine, cli_engine(e));
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, cli_engine(e));
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.
-  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_flag_error(check_engine_rules(engine, m, gpu, a.prepared)));
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_flag_error(check_engine_rules(engine.engine(), m, gpu, a.prepared)));
   auto p = predict_deployment(m, gpu, a, engine, cli_engine_flags(e, d), w);
   if (!p.ok()) return as_flag_error(p.status());
   return p;

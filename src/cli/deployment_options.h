@@ -59,7 +59,7 @@ Result<double> engine_fraction(std::string_view text, std::string_view flag);
 // --allow-long-max-model-len, and --block-size unless the command declares its own.
 void add_engine_profile_flags(FlagSet& flags, EngineCliFlags* e, bool block_size = true);
 // The engine --engine names (default trtllm); the error names --engine.
-Result<Engine> cli_engine(const EngineCliFlags& e);
+Result<EngineRelease> cli_engine(const EngineCliFlags& e);
 // The flags with --reserve folded in (it sets the engine's fraction when no engine flag does).
 EngineFlags cli_engine_flags(const EngineCliFlags& e, const DeploymentFlags& d);
 // The prediction beside `a` through the flags; errors name the flag.

@@ -135,12 +135,20 @@ std::string_view data_regime_name(DataRegime r) {
 
 namespace {
 
-Engine engine_of(const ServingRow& r, bool* known) {
+// The release a row names: its engine from the engine column, its family from
+// the first version number in engine_version (engine_family_at); a PyTorch-
+// backend TensorRT-LLM row is trtllm-pytorch whatever its version says.
+EngineRelease engine_of(const ServingRow& r, bool* known) {
   const std::string e = lower(r.engine);
   *known = true;
-  if (e.find("tensorrt-llm") != std::string::npos || e.find("trtllm") != std::string::npos) return Engine::kTrtllm;
-  if (e.find("vllm") != std::string::npos) return Engine::kVllm;
-  if (e.find("sglang") != std::string::npos) return Engine::kSglang;
+  const std::optional<EngineVersion> v = find_engine_version(r.engine_version);
+  auto at = [&](Engine eng) { return EngineRelease{engine_family_at(eng, v), v}; };
+  if (e.find("tensorrt-llm") != std::string::npos || e.find("trtllm") != std::string::npos) {
+    if (e.find("pytorch") != std::string::npos) return EngineRelease{EngineFamily::kTrtllmPytorch, v};
+    return at(Engine::kTrtllm);
+  }
+  if (e.find("vllm") != std::string::npos) return at(Engine::kVllm);
+  if (e.find("sglang") != std::string::npos) return at(Engine::kSglang);
   *known = false;
   return kDefaultEngine;
 }
@@ -217,7 +225,7 @@ std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows) {
     p.engine = engine_of(r, &known);
     if (!known) {
       if (!p.note.empty()) p.note += "; ";
-      p.note += "engine '" + r.engine + "' has no profile: evaluated with " + std::string(engine_name(p.engine));
+      p.note += "engine '" + r.engine + "' has no profile: evaluated with " + engine_release_key(p.engine);
     }
     DeploymentOptions o;
     o.split.tp = r.tp;
@@ -317,9 +325,9 @@ ErrorSummary summarize_errors(std::vector<double> e, int64_t rows, int64_t over)
   return s;
 }
 
-std::array<StepTimeParams, 3> profile_params() {
-  std::array<StepTimeParams, 3> out;
-  for (Engine e : kAllEngines) out[static_cast<size_t>(e)] = engine_profile(e).time;
+std::array<StepTimeParams, kEngineFamilyCount> profile_params() {
+  std::array<StepTimeParams, kEngineFamilyCount> out;
+  for (EngineFamily f : kAllEngineFamilies) out[static_cast<size_t>(f)] = engine_profile(f).time;
   return out;
 }
 
@@ -356,7 +364,7 @@ void summarize(const std::vector<CalibratedRow>& all, const std::vector<size_t>&
 
 }  // namespace
 
-Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<StepTimeParams, 3>& params) {
+Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<StepTimeParams, kEngineFamilyCount>& params) {
   Calibration cal;
   cal.rows.reserve(rows.size());
   std::vector<size_t> idx;
@@ -365,7 +373,7 @@ Calibration calibrate_rows(std::span<const PreparedRow> rows, const std::array<S
     c.prepared = &p;
     c.measured = p.row->value;
     if (p.skipped.empty()) {
-      c.figures = evaluate_row(p, params[static_cast<size_t>(p.engine)]);
+      c.figures = evaluate_row(p, params[static_cast<size_t>(p.engine.family)]);
       c.evaluated = true;
       c.predicted = c.figures.predicted;
       c.ceiling = c.figures.ceiling;
@@ -412,7 +420,7 @@ StepTimeParams to_params(const Point& x) {
 FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use) {
   std::vector<const PreparedRow*> fit;
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (use[i] && rows[i].skipped.empty() && rows[i].engine == Engine::kTrtllm) fit.push_back(&rows[i]);
+    if (use[i] && rows[i].skipped.empty() && rows[i].engine.family == EngineFamily::kTrtllm) fit.push_back(&rows[i]);
   }
   FitResult res;
   res.rows = static_cast<int64_t>(fit.size());
@@ -514,14 +522,14 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
   std::vector<int64_t> group_of(rows.size(), -1);
   for (size_t i = 0; i < rows.size(); ++i) {
     const PreparedRow& r = rows[i];
-    if (!r.skipped.empty() || r.engine != Engine::kTrtllm) continue;
+    if (!r.skipped.empty() || r.engine.family != EngineFamily::kTrtllm) continue;
     groups.push_back(r.model + " @ " + r.row->gpu);
   }
   std::sort(groups.begin(), groups.end());
   groups.erase(std::unique(groups.begin(), groups.end()), groups.end());
   for (size_t i = 0; i < rows.size(); ++i) {
     const PreparedRow& r = rows[i];
-    if (!r.skipped.empty() || r.engine != Engine::kTrtllm) continue;
+    if (!r.skipped.empty() || r.engine.family != EngineFamily::kTrtllm) continue;
     const std::string key = r.model + " @ " + r.row->gpu;
     group_of[i] = std::lower_bound(groups.begin(), groups.end(), key) - groups.begin();
   }
@@ -549,8 +557,8 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
     fold.train_groups = static_cast<int64_t>(order.size() / 2);
     fold.test_groups = static_cast<int64_t>(order.size()) - fold.train_groups;
     fold.params = fit_step_params(rows, use).params;
-    std::array<StepTimeParams, 3> params = profile_params();
-    params[static_cast<size_t>(Engine::kTrtllm)] = fold.params;
+    std::array<StepTimeParams, kEngineFamilyCount> params = profile_params();
+    params[static_cast<size_t>(EngineFamily::kTrtllm)] = fold.params;
     std::vector<size_t> test;
     tmp = calibrate_rows(rows, params);
     for (size_t i = 0; i < rows.size(); ++i) {

@@ -181,12 +181,12 @@ TEST(CalibrateTest, RowsAreReadAsTheirSourceStates) {
   ASSERT_TRUE(p[0].skipped.empty()) << p[0].skipped;
   EXPECT_EQ(p[0].d.kv_dtype, Dtype::kFp8);
   EXPECT_NE(p[0].note.find("kv_dtype not stated"), std::string::npos);
-  EXPECT_EQ(p[0].engine, Engine::kVllm);
+  EXPECT_EQ(p[0].engine, default_release(Engine::kVllm));
   EXPECT_EQ(p[0].d.split.dp, 2);  // 2 GPUs of tp 1: two replicas
   EXPECT_EQ(p[0].request.load, ServingLoad::kRequestsPerS);
   EXPECT_DOUBLE_EQ(p[0].request.value, 4);
   ASSERT_TRUE(p[1].skipped.empty()) << p[1].skipped;
-  EXPECT_EQ(p[1].engine, Engine::kTrtllm);
+  EXPECT_EQ(p[1].engine, kDefaultEngine);
   EXPECT_NE(p[1].note.find("'MLC LLM' has no profile"), std::string::npos) << p[1].note;
   EXPECT_EQ(p[1].request.load, ServingLoad::kConcurrency);
 }
@@ -250,7 +250,7 @@ TEST(CalibrateTest, ErrorIsPredictedOverMeasuredLessOne) {
 TEST(CalibrateTest, RefittingFromTheRepoReproducesTheCompiledInParameters) {
   const std::vector<PreparedRow> p = prepare_rows(shared_serving_rows());
   const FitResult fit = fit_step_params(p, std::vector<bool>(p.size(), true));
-  const StepTimeParams& shipped = engine_profile(Engine::kTrtllm).time;
+  const StepTimeParams& shipped = engine_profile(kDefaultEngine).time;
   for (int i = 0; i < kStepTimeParamCount; ++i) {
     const double a = step_param(fit.params, i), b = step_param(shipped, i);
     EXPECT_NEAR(a, b, 1e-5 * std::max(std::fabs(b), 1e-9)) << step_param_name(i);

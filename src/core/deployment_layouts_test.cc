@@ -379,9 +379,9 @@ TEST(LayoutsTest, PrefixHitRemovesPrefillWorkAndNeverRaisesTtft) {
       ASSERT_TRUE(a.ok()) << a.status().message();
       EXPECT_LE(a->result.prefill.seconds, last) << name << " h " << o.prefix.hit;
       last = a->result.prefill.seconds;
-      auto s = resolve_engine_settings(Engine::kTrtllm, EngineFlags{}, m, h100, a->prepared, EngineWorkload{});
+      auto s = resolve_engine_settings(kDefaultEngine, EngineFlags{}, m, h100, a->prepared, EngineWorkload{});
       ASSERT_TRUE(s.ok());
-      const StepTime t = predict_prefill(a->prepared, *s, engine_profile(Engine::kTrtllm).time, 8000);
+      const StepTime t = predict_prefill(a->prepared, *s, engine_profile(kDefaultEngine).time, 8000);
       EXPECT_LE(t.seconds, last_pred * (1 + 1e-12)) << name << " h " << o.prefix.hit;
       last_pred = t.seconds;
       if (i == 5) {

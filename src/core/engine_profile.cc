@@ -40,12 +40,172 @@ std::string_view engine_name(Engine e) {
   return "?";
 }
 
-Result<Engine> parse_engine(std::string_view text, std::string_view field) {
-  const std::string t = lower(text);
+std::string_view engine_display(Engine e) {
+  switch (e) {
+    case Engine::kTrtllm: return "TensorRT-LLM";
+    case Engine::kVllm: return "vLLM";
+    case Engine::kSglang: return "SGLang";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- releases
+
+namespace {
+
+// The release families, in EngineFamily's order. Boundaries:
+//  - trtllm / trtllm-pytorch: the PyTorch backend "is available in version 0.17
+//    and later" (nvidia.github.io/TensorRT-LLM/torch.html); 1.0 made it the
+//    default backend of trtllm-serve and the LLM API (TensorRT-LLM 1.0 release
+//    notes), so trtllm@1.x is the PyTorch family.
+//  - vllm-v0 / vllm: "V1 is now enabled by default" from 0.8.0 (vLLM v0.8.0
+//    release notes; VLLM_USE_V1=0 kept V0 selectable); the V0 engine was
+//    removed in 0.11.0 (vLLM v0.11.0 release notes, recalled, verify).
+constexpr std::array<EngineFamilyInfo, kEngineFamilyCount> kFamilies = {{
+    {EngineFamily::kTrtllm, Engine::kTrtllm, "trtllm", "TensorRT-LLM (TensorRT engine)", {0, 1, 0},
+     EngineVersion{1, 0, 0}, "0.x (before 1.0)",
+     "NVIDIA/TensorRT-LLM releases; 1.0 made the PyTorch backend the default"},
+    {EngineFamily::kTrtllmPytorch, Engine::kTrtllm, "trtllm-pytorch", "TensorRT-LLM (PyTorch backend)", {0, 17, 0},
+     std::nullopt, "0.17 and later",
+     "nvidia.github.io/TensorRT-LLM/torch.html (PyTorch backend available in 0.17 and later)"},
+    {EngineFamily::kVllmV0, Engine::kVllm, "vllm-v0", "vLLM V0", {0, 1, 0}, EngineVersion{0, 11, 0},
+     "before 0.11 (the default before 0.8)",
+     "vLLM v0.8.0 release notes (V1 on by default); V0 removed in 0.11.0 (recalled, verify)"},
+    {EngineFamily::kVllmV1, Engine::kVllm, "vllm", "vLLM V1", {0, 7, 0}, std::nullopt,
+     "0.7 and later (the default from 0.8)", "vLLM v0.7.0 (V1 alpha, VLLM_USE_V1=1), v0.8.0 (V1 by default)"},
+    {EngineFamily::kSglang, Engine::kSglang, "sglang", "SGLang", {0, 1, 0}, std::nullopt, "every release",
+     "sgl-project/sglang"},
+}};
+
+std::optional<Engine> engine_by_name(const std::string& t) {
   if (t == "trtllm" || t == "tensorrt-llm" || t == "trt-llm" || t == "tensorrtllm") return Engine::kTrtllm;
   if (t == "vllm") return Engine::kVllm;
   if (t == "sglang") return Engine::kSglang;
-  return Status::InvalidArgument(field, "unknown engine '" + std::string(text) + "'; choose trtllm, vllm or sglang");
+  return std::nullopt;
+}
+
+std::optional<EngineFamily> family_by_key(const std::string& t) {
+  for (const EngineFamilyInfo& f : kFamilies) {
+    if (t == f.key) return f.family;
+  }
+  if (t == "vllm-v1") return EngineFamily::kVllmV1;
+  return std::nullopt;
+}
+
+bool in_family(const EngineFamilyInfo& f, const EngineVersion& v) { return v >= f.first && (!f.end || v < *f.end); }
+
+// Digits at `s[*i]`, at most 4 of them, into *out; false when none.
+bool take_number(std::string_view s, size_t* i, int32_t* out) {
+  size_t j = *i;
+  int32_t v = 0;
+  while (j < s.size() && j - *i < 5 && std::isdigit(static_cast<unsigned char>(s[j]))) {
+    v = v * 10 + (s[j] - '0');
+    ++j;
+  }
+  if (j == *i || j - *i > 4) return false;
+  *out = v;
+  *i = j;
+  return true;
+}
+
+// MAJOR.MINOR[.PATCH] starting at s[*i]; *i moves past it.
+std::optional<EngineVersion> take_version(std::string_view s, size_t* i) {
+  EngineVersion v;
+  size_t j = *i;
+  if (!take_number(s, &j, &v.major) || j >= s.size() || s[j] != '.') return std::nullopt;
+  ++j;
+  if (!take_number(s, &j, &v.minor)) return std::nullopt;
+  if (j + 1 < s.size() && s[j] == '.' && std::isdigit(static_cast<unsigned char>(s[j + 1]))) {
+    ++j;
+    if (!take_number(s, &j, &v.patch)) return std::nullopt;
+  }
+  *i = j;
+  return v;
+}
+
+const char* kEngineChoices =
+    "choose trtllm, trtllm-pytorch, vllm, vllm-v0, sglang, optionally @VERSION (e.g. vllm@0.6.5, trtllm@1.0)";
+
+}  // namespace
+
+std::string format_engine_version(const EngineVersion& v) {
+  return v.patch == 0 ? fmt::format("{}.{}", v.major, v.minor) : fmt::format("{}.{}.{}", v.major, v.minor, v.patch);
+}
+
+const EngineFamilyInfo& engine_family_info(EngineFamily f) { return kFamilies[static_cast<size_t>(f)]; }
+
+EngineFamily engine_family_at(Engine e, const std::optional<EngineVersion>& v) {
+  switch (e) {
+    case Engine::kTrtllm:
+      return v && *v < *kFamilies[0].end ? EngineFamily::kTrtllm : EngineFamily::kTrtllmPytorch;
+    case Engine::kVllm:
+      return v && *v < EngineVersion{0, 8, 0} ? EngineFamily::kVllmV0 : EngineFamily::kVllmV1;
+    case Engine::kSglang: return EngineFamily::kSglang;
+  }
+  return EngineFamily::kTrtllm;
+}
+
+EngineRelease default_release(Engine e) {
+  return EngineRelease{*family_by_key(std::string(engine_name(e))), std::nullopt};
+}
+
+std::optional<EngineVersion> find_engine_version(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    if (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')) continue;
+    size_t j = i;
+    if (auto v = take_version(text, &j)) return v;
+  }
+  return std::nullopt;
+}
+
+Result<EngineFamily> parse_engine_family(std::string_view text, std::string_view field) {
+  if (auto f = family_by_key(lower(text))) return *f;
+  return Status::InvalidArgument(field, "unknown engine family '" + std::string(text) +
+                                            "'; choose trtllm, trtllm-pytorch, vllm-v0, vllm, sglang");
+}
+
+Result<EngineRelease> parse_engine(std::string_view text, std::string_view field) {
+  const std::string t = lower(text);
+  const size_t at = t.find('@');
+  const std::string name = t.substr(0, at);
+  EngineRelease r;
+  if (at != std::string::npos) {
+    const std::string_view vtext = std::string_view(t).substr(at + 1);
+    size_t i = !vtext.empty() && vtext[0] == 'v' ? 1 : 0;
+    r.version = take_version(vtext, &i);
+    if (!r.version || i != vtext.size()) {
+      return Status::InvalidArgument(field, "version '" + std::string(text.substr(at + 1)) +
+                                                "' must be MAJOR.MINOR or MAJOR.MINOR.PATCH (e.g. vllm@0.6.5)");
+    }
+  }
+  // The family the time table names "trtllm" is the TensorRT engine; an
+  // engine name without a version means its family of that name.
+  if (auto e = engine_by_name(name)) {
+    r.family = r.version ? engine_family_at(*e, r.version) : default_release(*e).family;
+    return r;
+  }
+  auto f = family_by_key(name);
+  if (!f) return Status::InvalidArgument(field, "unknown engine '" + std::string(text) + "'; " + kEngineChoices);
+  r.family = *f;
+  const EngineFamilyInfo& info = engine_family_info(*f);
+  if (r.version && !in_family(info, *r.version)) {
+    return Status::InvalidArgument(field, std::string(info.key) + " covers releases " + std::string(info.releases) +
+                                              ", not " + format_engine_version(*r.version));
+  }
+  return r;
+}
+
+std::string engine_release_key(const EngineRelease& r) {
+  std::string out(engine_family_info(r.family).key);
+  if (r.version) out += "@" + format_engine_version(*r.version);
+  return out;
+}
+
+std::string engine_release_display(const EngineRelease& r) {
+  const EngineFamilyInfo& f = engine_family_info(r.family);
+  if (r.version) return std::string(f.display) + " " + format_engine_version(*r.version);
+  return std::string(f.display) + (f.end ? ", its last release" : ", current release");
 }
 
 // ---------------------------------------------------------------- time parameters
@@ -100,8 +260,8 @@ bool step_param_in_range(int i, double v) {
 
 StepTimeParams ideal_step_params() { return StepTimeParams{}; }
 
-Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::string_view tsv) {
-  std::vector<std::pair<Engine, StepTimeParams>> out;
+Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params(std::string_view tsv) {
+  std::vector<std::pair<EngineFamily, StepTimeParams>> out;
   std::vector<std::array<bool, kStepTimeParamCount>> seen;
   bool header = false;
   TsvLines lines(tsv);
@@ -118,7 +278,7 @@ Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::
       header = true;
       continue;
     }
-    auto e = parse_engine(cols[0], where);
+    auto e = parse_engine_family(cols[0], where);
     if (!e.ok()) return e.status();
     int idx = -1;
     for (int i = 0; i < kStepTimeParamCount; ++i) {
@@ -150,7 +310,7 @@ Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::
   for (size_t k = 0; k < out.size(); ++k) {
     for (int i = 0; i < kStepTimeParamCount; ++i) {
       if (!seen[k][static_cast<size_t>(i)]) {
-        return Status::InvalidArgument("engine_profiles.tsv", std::string(engine_name(out[k].first)) + " lacks " +
+        return Status::InvalidArgument("engine_profiles.tsv", std::string(engine_family_info(out[k].first).key) + " lacks " +
                                                                   std::string(step_param_name(i)));
       }
     }
@@ -158,13 +318,14 @@ Result<std::vector<std::pair<Engine, StepTimeParams>>> parse_engine_params(std::
   return out;
 }
 
-std::string format_engine_params(std::span<const std::pair<Engine, StepTimeParams>> rows, std::string_view header) {
+std::string format_engine_params(std::span<const std::pair<EngineFamily, StepTimeParams>> rows,
+                                 std::string_view header) {
   std::string out(header);
   out += "engine\tparameter\tvalue\n";
   for (const auto& [e, p] : rows) {
     for (int i = 0; i < kStepTimeParamCount; ++i) {
       // 6 significant digits: the fit's own precision is far coarser.
-      out += fmt::format("{}\t{}\t{:.6g}\n", engine_name(e), step_param_name(i), step_param(p, i));
+      out += fmt::format("{}\t{}\t{:.6g}\n", engine_family_info(e).key, step_param_name(i), step_param(p, i));
     }
   }
   return out;
@@ -172,53 +333,72 @@ std::string format_engine_params(std::span<const std::pair<Engine, StepTimeParam
 
 // ---------------------------------------------------------------- profiles
 
-const EngineProfile& engine_profile(Engine e) {
-  static const std::array<EngineProfile, 3> profiles = [] {
+namespace {
+
+// The memory rule of each family and where it comes from (EngineFamily's order).
+struct MemoryText {
+  std::string_view rule, source;
+};
+constexpr std::string_view kTrtRule =
+    "KV = kv_cache_free_gpu_mem_fraction x (total - weights - runtime memory - activation buffers); each "
+    "sequence reserves its whole length when admitted (guaranteed no evict); max_batch_size and max_num_tokens "
+    "as trtllm-bench's build heuristic sets them from the request shape (else trtllm-build's 2048 and 8192)";
+constexpr std::string_view kTrtSource =
+    "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @258c7540 (kv_cache_free_gpu_mem_fraction "
+    "0.95 in most published runs, default 0.90; Guaranteed No Evict); tensorrt_llm/bench/build/tuning.py "
+    "(calc_engine_setting, finetune_setting)";
+constexpr std::string_view kVllmRule =
+    "KV = gpu_memory_utilization x total - weights - non-torch memory - activation peak of the profiling run; "
+    "blocks of block_size tokens allocated as sequences grow";
+constexpr std::string_view kVllmSource =
+    "vllm-project/vllm PR #10511 (memory profiling: total x utilization - weights - non_torch - activation "
+    "peak); vllm/engine/arg_utils.py (max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs of >= 70 GiB "
+    "other than the A100, else 2048 and 256); block_size 16";
+constexpr std::array<MemoryText, kEngineFamilyCount> kMemoryText = {{
+    {kTrtRule, kTrtSource},
+    {kTrtRule, kTrtSource},
+    {kVllmRule, kVllmSource},
+    {kVllmRule, kVllmSource},
+    {"KV pool = mem_fraction_static x total - weights (the rest holds activations and graphs)",
+     "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 "
+     "at 4, 0.81 at 8, 0.79 at 16; chunked_prefill_size 8192, 2048 below 25,000 MiB); page size 1"},
+}};
+
+}  // namespace
+
+const EngineProfile& engine_profile(EngineFamily f) {
+  static const std::array<EngineProfile, kEngineFamilyCount> profiles = [] {
     const auto rows = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
     const StepTimeParams* trt = nullptr;
-    for (const auto& [eng, p] : rows) {
-      if (eng == Engine::kTrtllm) trt = &p;
+    for (const auto& [fam, p] : rows) {
+      if (fam == EngineFamily::kTrtllm) trt = &p;
     }
     if (trt == nullptr) embedded_data_defect("engine_profiles.tsv", "no trtllm parameters");
-    std::array<EngineProfile, 3> out;
-    for (Engine k : kAllEngines) {
+    std::array<EngineProfile, kEngineFamilyCount> out;
+    for (EngineFamily k : kAllEngineFamilies) {
+      const EngineFamilyInfo& info = engine_family_info(k);
       EngineProfile& pr = out[static_cast<size_t>(k)];
-      pr.engine = k;
-      pr.name = engine_name(k);
+      pr.family = k;
+      pr.engine = info.engine;
+      pr.name = info.key;
+      pr.display = info.display;
+      // A family without fitted rows inherits TensorRT-LLM's (the published data's).
       pr.time = *trt;
-      pr.time_inherited = k != Engine::kTrtllm;
-      for (const auto& [eng, p] : rows) {
-        if (eng == k) {
+      pr.time_inherited = k != EngineFamily::kTrtllm;
+      pr.time_from = EngineFamily::kTrtllm;
+      for (const auto& [fam, p] : rows) {
+        if (fam == k) {
           pr.time = p;
           pr.time_inherited = false;
+          pr.time_from = k;
         }
       }
+      pr.memory_rule = kMemoryText[static_cast<size_t>(k)].rule;
+      pr.memory_source = kMemoryText[static_cast<size_t>(k)].source;
     }
-    out[0].display = "TensorRT-LLM";
-    out[0].memory_rule =
-        "KV = kv_cache_free_gpu_mem_fraction x (total - weights - runtime memory - activation buffers); each "
-        "sequence reserves its whole length when admitted (guaranteed no evict); max_batch_size and max_num_tokens "
-        "as trtllm-bench's build heuristic sets them from the request shape (else trtllm-build's 2048 and 8192)";
-    out[0].memory_source =
-        "NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md @258c7540 (kv_cache_free_gpu_mem_fraction "
-        "0.95 in most published runs, default 0.90; Guaranteed No Evict); tensorrt_llm/bench/build/tuning.py "
-        "(calc_engine_setting, finetune_setting)";
-    out[1].display = "vLLM";
-    out[1].memory_rule =
-        "KV = gpu_memory_utilization x total - weights - non-torch memory - activation peak of the profiling run; "
-        "blocks of block_size tokens allocated as sequences grow";
-    out[1].memory_source =
-        "vllm-project/vllm PR #10511 (memory profiling: total x utilization - weights - non_torch - activation "
-        "peak); vllm/engine/arg_utils.py (max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs of >= 70 GiB "
-        "other than the A100, else 2048 and 256); block_size 16";
-    out[2].display = "SGLang";
-    out[2].memory_rule = "KV pool = mem_fraction_static x total - weights (the rest holds activations and graphs)";
-    out[2].memory_source =
-        "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 "
-        "at 4, 0.81 at 8, 0.79 at 16; chunked_prefill_size 8192, 2048 below 25,000 MiB); page size 1";
     return out;
   }();
-  return profiles[static_cast<size_t>(e)];
+  return profiles[static_cast<size_t>(f)];
 }
 
 // ---------------------------------------------------------------- settings
@@ -278,7 +458,8 @@ void trtllm_bench_limits(double total_bytes, double weights_all, double kv_token
 
 }  // namespace
 
-Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m) {
+Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const ModelSpec& m) {
+  const Engine e = r.engine();
   MC_RETURN_IF_ERROR(check_fraction(f.gpu_memory_utilization, "gpu_memory_utilization"));
   MC_RETURN_IF_ERROR(check_fraction(f.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction"));
   MC_RETURN_IF_ERROR(check_fraction(f.mem_fraction_static, "mem_fraction_static"));
@@ -307,11 +488,13 @@ Status check_engine_flags(Engine e, const EngineFlags& f, const ModelSpec& m) {
   return Status::Ok();
 }
 
-Result<EngineSettings> resolve_engine_settings(Engine e, const EngineFlags& f, const ModelSpec& m,
+Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const EngineFlags& f, const ModelSpec& m,
                                                const GpuSpec& gpu, const PreparedDeployment& d,
                                                const EngineWorkload& w) {
-  MC_RETURN_IF_ERROR(check_engine_flags(e, f, m));
+  MC_RETURN_IF_ERROR(check_engine_flags(r, f, m));
+  const Engine e = r.engine();
   EngineSettings s;
+  s.release = r;
   s.engine = e;
   s.total_bytes = gpu.usable_capacity_bytes();
   const int64_t tp = d.split.tp, pp = d.split.pp;

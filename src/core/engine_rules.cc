@@ -321,7 +321,7 @@ std::string engine_refusal_message(Engine e, const EngineRefusal& x) {
   } else {
     what = std::string("the GPU is ") + std::string(gpu_arch_name(x.arch));
   }
-  std::string msg = std::string(engine_profile(e).display) + " refuses this layout: " + what + "; it needs " +
+  std::string msg = std::string(engine_display(e)) + " refuses this layout: " + what + "; it needs " +
                     std::string(r.requirement) + " (rule " + std::string(r.name) + "; " + std::string(r.source) + ")";
   if (!r.fix.empty()) msg += "; what it accepts: " + std::string(r.fix);
   return msg;

@@ -27,6 +27,34 @@ constexpr FamilyRow kDeepseekV3{
     .quirks = kQuirkQLoraAbsentIsNull,
 };
 
+// DeepSeek-V4 (configuration_deepseek_v4.py / modeling_deepseek_v4.py): a q LoRA
+// (q_a_proj, q_a_norm, q_b_proj; q_b_norm has no weight), one kv_proj whose
+// output is keys and values, kv_norm, the grouped low-rank output (o_a_proj,
+// o_b_proj), a sink per head; every layer slides over sliding_window and
+// compress_ratios adds a CSA (4, with the lightning indexer) or HCA (128)
+// compressor; hyper-connections (hc_mult streams) around both sublayers and
+// hc_head; MoE on every layer with one shared MLP, the router's correction
+// bias and the hash layers' tid2eid buffers not counted; compress_ratios also
+// lists the MTP layer, which transformers does not build.
+constexpr FamilyRow kDeepseekV4{
+    .model_type = "deepseek_v4",
+    .modeling = "transformers modeling_deepseek_v4.py",
+    .confirmed = true,
+    .defaults = "vocab_size=129280 hidden_size=4096 moe_intermediate_size=2048 num_hidden_layers=43 "
+                "num_attention_heads=64 num_key_value_heads=1 head_dim=512 q_lora_rank=1024 num_experts_per_tok=6 "
+                "n_routed_experts=256 n_shared_experts=1 max_position_embeddings=1048576 sliding_window=128 "
+                "o_groups=8 o_lora_rank=1024 index_n_heads=64 index_head_dim=128 index_topk=512 hc_mult=4",
+    .ignored = "num_hash_layers qk_rope_head_dim expert_dtype swiglu_limit attention_bias",
+    .fixed = "num_key_value_heads=1 mlp_bias=false",
+    .bias_key = "",
+    .qk_norm = QkNorm::kKeyHead,
+    .v_from_k = true,
+    .sinks = true,
+    .score_bias = true,
+    .pattern_covers_mtp = true,
+    .mtp = Mtp::kUncounted,
+};
+
 constexpr FamilyRow kFalcon{.model_type = "falcon",
      .modeling = "transformers modeling_falcon.py",
      .confirmed = true,
@@ -70,6 +98,13 @@ constexpr FamilyRow kRows[] = {
      .gated = false,
      .mlp_bias_key = "",
      .mlp_bias_default = true},
+    // sglang's re-export of DeepSeek-V4 (model_type deepseek_ref) names DeepseekV4ForCausalLM: its tensors.
+    [] {
+      FamilyRow r = kDeepseekV4;
+      r.model_type = "deepseek_ref";
+      r.requires_architecture = "DeepseekV4ForCausalLM";
+      return r;
+    }(),
     // configuration_deepseek_v2.py: n_shared_experts 2, first_k_dense_replace 0; mlp_bias fixed false.
     {.model_type = "deepseek_v2",
      .modeling = "transformers modeling_deepseek_v2.py",
@@ -86,6 +121,7 @@ constexpr FamilyRow kRows[] = {
      .fixed = "moe_layer_freq=1",
      .score_bias = true,
      .mtp = Mtp::kDecoderLayer},
+    kDeepseekV4,
     // configuration_falcon.py / modeling_falcon.py: LayerNorm, bias on every Linear when `bias`.
     kFalcon,
     // configuration_falcon_h1.py / modeling_falcon_h1.py: Mamba-2 beside attention in every layer,
@@ -135,6 +171,33 @@ constexpr FamilyRow kRows[] = {
                  "num_key_value_heads=4 head_dim=256 sliding_window=4096 sliding_window_pattern=6",
      .layer_norms = 4,
      .qk_norm = QkNorm::kHead,
+     .window = Window::kAlternate},
+    // Gemma4ForConditionalGeneration (modeling_gemma4.py): gemma4_text + the Gemma 4 vision tower.
+    {.model_type = "gemma4",
+     .modeling = "transformers modeling_gemma4.py",
+     .confirmed = true,
+     .text_key = "text_config",
+     .text_type = "gemma4_text",
+     .vision = Tower::kGemma4},
+    // configuration_gemma4.py Gemma4TextConfig: q/k norms of the layer's head_dim (v_norm has no weight), four
+    // norms a layer, 5 sliding : 1 global, the global layers of global_head_dim (keys = values and
+    // num_global_key_value_heads when attention_k_eq_v); with enable_moe_block the experts run beside the
+    // dense MLP, with the router's scale and per-expert scale and three more norms. Per-layer embeddings
+    // (hidden_size_per_layer_input) and KV-shared layers are not read.
+    {.model_type = "gemma4_text",
+     .modeling = "transformers modeling_gemma4.py",
+     .confirmed = true,
+     .defaults = "vocab_size=262144 hidden_size=2304 intermediate_size=9216 num_hidden_layers=30 "
+                 "num_attention_heads=8 num_key_value_heads=4 head_dim=256 max_position_embeddings=131072 "
+                 "tie_word_embeddings=true sliding_window=512 sliding_window_pattern=6 global_head_dim=512 "
+                 "hidden_size_per_layer_input=256",
+     .ignored = "vocab_size_per_layer_input use_double_wide_mlp",
+     .fixed = "hidden_size_per_layer_input=0 num_kv_shared_layers=0",
+     .layer_norms = 4,
+     .qk_norm = QkNorm::kHead,
+     .router_scales = true,
+     .moe_norms = 3,
+     .dense_beside_moe = true,
      .window = Window::kAlternate},
     // configuration_glm4_moe.py: q/k/v biased by attention_bias (o never), use_qk_norm, 128 + 1 shared
     // experts, first_k_dense_replace 1, the score bias a buffer; MTP beside the total.
@@ -268,6 +331,23 @@ constexpr FamilyRow kRows[] = {
      .bias_on_o = false,
      .window = Window::kQwen,
      .mtp = Mtp::kUncounted},
+    // configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py: q, k, v biased by attention_bias (o never),
+    // head_dim 192 with v_head_dim 128; the sliding layers (hybrid_layer_pattern 1) hold their own KV heads
+    // (swa_*, twice the full layers') and a sink per head; MoE without a shared expert after the dense first
+    // layer (moe_layer_freq), the correction bias a buffer. transformers' config class derives the layer
+    // pattern, the MLP pattern and the sliding KV heads (2 x num_key_value_heads) by rule; Hub configs state
+    // them (hybrid_layer_pattern, moe_layer_freq, swa_num_key_value_heads), which are read as written.
+    {.model_type = "mimo_v2_flash",
+     .modeling = "transformers modeling_mimo_v2_flash.py",
+     .confirmed = true,
+     .defaults = "vocab_size=152576 hidden_size=4096 intermediate_size=16384 num_hidden_layers=48 "
+                 "num_attention_heads=64 num_key_value_heads=4 max_position_embeddings=131072 "
+                 "moe_intermediate_size=2048 num_experts_per_tok=8 n_routed_experts=256 head_dim=192 v_head_dim=128 "
+                 "sliding_window=128 first_k_dense_replace=1",
+     .ignored = "attention_chunk_size sliding_window_size",
+     .fixed = "add_swa_attention_sink_bias=true add_full_attention_sink_bias=false",
+     .bias_on_o = false,
+     .score_bias = true},
     // configuration_minimax_m2.py / modeling_minimax_m2.py: Mixtral's experts (intermediate_size is their
     // width) and router, e_score_correction_bias a buffer, FlexOlmo attention without biases and with
     // q_norm / k_norm over the whole q and k widths; the MTP modules are not built.
@@ -306,6 +386,14 @@ constexpr FamilyRow kRows[] = {
      .defaults = "num_key_value_heads=8 num_local_experts=8 num_experts_per_tok=2",
      .ff_is_expert = true,
      .window = Window::kAll},
+    // Nemotron-NAS (DeciLMForCausalLM, the checkpoints' own modeling_decilm.py; sglang and vLLM
+    // nemotron_nas.py build the same tensors): Llama's layers, each described by block_configs
+    // (hf_config_blocks.cc), attention and MLP biased by attention_bias and mlp_bias.
+    {.model_type = "nemotron-nas",
+     .modeling = "sglang nemotron_nas.py (modeling_decilm.py)",
+     .confirmed = true,
+     .requires_architecture = "DeciLMForCausalLM",
+     .block_configs = true},
     // configuration_nemotron_h.py: the layers are hybrid_override_pattern's; one RMSNorm a block; relu2
     // MLP (up/down); Mamba-2 with its gated norm; the MoE block's score bias a buffer.
     {.model_type = "nemotron_h",
@@ -484,6 +572,28 @@ constexpr FamilyRow kRows[] = {
      .defaults = "vocab_size=151936 hidden_size=4096 intermediate_size=22016 num_hidden_layers=32 "
                  "num_attention_heads=32 num_key_value_heads=32 head_dim=128 max_position_embeddings=128000",
      .qk_norm = QkNorm::kHead},
+    // configuration_step3p7.py / modeling_step3p7.py: Step3p7TextModel and an lm_head. A flat config
+    // (architectures Step3p7FlashForCausalLM, as the text checkpoints ship) holds Step3p7TextConfig's keys;
+    // the vision-language wrapper (text_config + vision_config, Step3p7ForConditionalGeneration) is not read
+    // (text_config is refused by name). q/k norms of head_dim, g_proj gating each head, the layer_types'
+    // sliding window; MoE from layer 3 on (its default) with one always-active shared expert of
+    // share_expert_dim, the router's correction bias a buffer; per-layer lists may list the MTP layers too.
+    {.model_type = "step3p7",
+     .modeling = "transformers modeling_step3p7.py",
+     .confirmed = true,
+     .defaults = "vocab_size=128815 hidden_size=4096 intermediate_size=11264 num_hidden_layers=45 "
+                 "num_attention_heads=64 num_key_value_heads=8 head_dim=128 max_position_embeddings=128000 "
+                 "num_experts_per_tok=8 n_routed_experts=288 moe_intermediate_size=1280 share_expert_dim=1280 "
+                 "first_k_dense_replace=3 n_shared_experts=1",
+     .aliases = "num_experts_per_tok=moe_top_k num_key_value_heads=num_attention_groups "
+                "share_expert_dim=share_expert_dims num_nextn_predict_layers=num_mtp_layers",
+     .ignored = "swiglu_limits swiglu_limits_shared",
+     .fixed = "first_k_dense_replace=3 n_shared_experts=1",
+     .qk_norm = QkNorm::kHead,
+     .head_gate = true,
+     .score_bias = true,
+     .pattern_covers_mtp = true,
+     .mtp = Mtp::kUncounted},
 };
 
 // Legacy spellings of remote-code checkpoints whose tensors are a row's.

@@ -23,8 +23,9 @@ enum class Norm : uint8_t { kRms, kLayer, kNone };
 // Norms on the query and key: kHead one norm of head_dim shared by the heads
 // (Qwen3, Gemma 3); kWidth one over the whole projection, h x d_head and
 // kv x d_head (OLMo 2, MiniMax-M2's qk_norm_type "per_layer"); kWeightless an
-// L2 norm without parameters (Llama 4).
-enum class QkNorm : uint8_t { kNone, kHead, kWidth, kWeightless };
+// L2 norm without parameters (Llama 4); kKeyHead a norm of head_dim on the key
+// (DeepSeek-V4's kv_norm; its q_b_norm has no weight).
+enum class QkNorm : uint8_t { kNone, kHead, kWidth, kWeightless, kKeyHead };
 
 // How `sliding_window` places windows when the config has no per-layer list:
 // kNone it places none (the key must be absent or null unless the row reads it
@@ -107,6 +108,8 @@ struct FamilyRow {
   std::string_view qk_norm_key = {};  // a boolean key that switches qk_norm on (use_qk_norm, qk_layernorm); "" = always
   Norm qk_norm_kind = Norm::kRms;
   bool output_gate = false;    // q_proj also emits a per-head output gate (Qwen3-Next): 2 h d_head outputs
+  bool head_gate = false;      // g_proj d -> heads, one sigmoid gate per head (Step-3.7's gating)
+  bool v_from_k = false;       // one kv projection whose output is both keys and values (DeepSeek-V4)
   bool sinks = false;          // one learned sink logit per head and attention layer (gpt-oss)
   // Learned positions: the key holding the row count (GPT-2 n_positions) and rows added to it.
   std::string_view position_key = {};
@@ -122,10 +125,16 @@ struct FamilyRow {
   bool expert_bias = false;    // biases on every expert projection (gpt-oss)
   bool router_bias = false;    // the router Linear has a bias (gpt-oss)
   bool score_bias = false;     // a routing-score correction bias steers routing: a buffer, not counted
+  bool router_scales = false;  // the router also holds a scale (d) and a per-expert scale (E) (Gemma 4)
+  int moe_norms = 0;           // d-wide norms an MoE layer adds (Gemma 4's three)
+  bool dense_beside_moe = false;  // a dense MLP of intermediate_size runs beside the experts (Gemma 4)
   // Layers.
   Window window = Window::kNone;
   std::string_view layer_type_names = {};  // "name=kind ..." accepted in layer_types (kinds: full sliding chunked linear)
   bool pattern_covers_mtp = false;     // per-layer lists may hold num_nextn_predict_layers more entries
+  // block_configs describes every layer (DeciLM / Nemotron-NAS): its attention (absent, or its KV heads)
+  // and its MLP (absent, or its width), each with its own pre-norm.
+  bool block_configs = false;
   Mixer mixer = Mixer::kNone;
   bool mixer_parallel = false;  // every layer runs the mixer beside its attention (Falcon-H1)
   Mtp mtp = Mtp::kNone;

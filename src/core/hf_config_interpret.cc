@@ -7,6 +7,7 @@
 // its row.
 #include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "hf_decoder.h"
 
@@ -156,6 +157,57 @@ Status read_mla(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// DeepSeek-V4's grouped low-rank output: o_groups blocks of o_lora_rank (o_a_proj), then o_b_proj.
+Status read_output_projection(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto groups, get_int(c, row, "o_groups"));
+  MC_ASSIGN_OR_RETURN(auto rank, get_int(c, row, "o_lora_rank"));
+  if (!groups && !rank) return Status::Ok();
+  if (!groups || !rank) return c.error(groups ? "o_lora_rank" : "o_groups", "missing; o_groups and o_lora_rank go together");
+  if (a.heads % *groups != 0) return c.error("o_groups", "must divide num_attention_heads");
+  a.o_groups = *groups;
+  a.o_lora = *rank;
+  return Status::Ok();
+}
+
+// The attention of the sliding or the full layers where it differs, under its keys' names: MiMo-V2's
+// swa_* keys and sink switches, Gemma 4's global_head_dim / num_global_key_value_heads /
+// attention_k_eq_v, Step-3.7's num_sliding_attention_heads.
+Status read_layer_shapes(Cfg& c, const FamilyRow& row, Decoder& a) {
+  AttnShape& swa = a.swa_shape;
+  AttnShape& full = a.full_shape;
+  MC_ASSIGN_OR_RETURN(auto swa_heads, get_int(c, row, "swa_num_attention_heads"));
+  MC_ASSIGN_OR_RETURN(auto sliding_heads, get_int(c, row, "num_sliding_attention_heads"));
+  MC_ASSIGN_OR_RETURN(auto swa_kv, get_int(c, row, "swa_num_key_value_heads"));
+  MC_ASSIGN_OR_RETURN(auto swa_hd, get_int(c, row, "swa_head_dim"));
+  MC_ASSIGN_OR_RETURN(auto swa_dv, get_int(c, row, "swa_v_head_dim"));
+  swa.heads = swa_heads.value_or(sliding_heads.value_or(0));
+  swa.kv_heads = swa_kv.value_or(0);
+  swa.head_dim = swa_hd.value_or(0);
+  swa.v_head_dim = swa_dv.value_or(0);
+  if (c.has_value("add_swa_attention_sink_bias")) {
+    MC_ASSIGN_OR_RETURN(const bool b, c.flag("add_swa_attention_sink_bias", false));
+    swa.sinks = b;
+  }
+  if (c.has_value("add_full_attention_sink_bias")) {
+    MC_ASSIGN_OR_RETURN(const bool b, c.flag("add_full_attention_sink_bias", false));
+    full.sinks = b;
+  }
+  MC_ASSIGN_OR_RETURN(auto global_hd, get_int(c, row, "global_head_dim"));
+  MC_ASSIGN_OR_RETURN(const bool k_eq_v, get_bool(c, row, "attention_k_eq_v", false));
+  MC_ASSIGN_OR_RETURN(auto global_kv, get_int(c, row, "num_global_key_value_heads"));
+  full.head_dim = global_hd.value_or(0);
+  full.v_from_k = k_eq_v;
+  if (k_eq_v) full.kv_heads = global_kv.value_or(0);
+  for (const AttnShape* sh : {&swa, &full}) {
+    const int64_t heads = sh->heads > 0 ? sh->heads : a.heads, kv = sh->kv_heads > 0 ? sh->kv_heads : a.kv_heads;
+    if (kv > heads || heads % kv != 0) {
+      return c.error(sh == &swa ? "swa_num_key_value_heads" : "num_global_key_value_heads",
+                     "must divide the layers' attention heads (" + std::to_string(heads) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
 Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   bool bias = row.bias_default;
   if (!row.bias_key.empty()) {
@@ -171,9 +223,16 @@ Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   }
   MC_ASSIGN_OR_RETURN(auto dv, get_int(c, row, "v_head_dim"));
   a.v_head_dim = dv.value_or(0);
+  MC_ASSIGN_OR_RETURN(auto q_lora, get_int(c, row, "q_lora_rank"));  // a q LoRA on GQA (DeepSeek-V4)
+  a.lora_q = q_lora.value_or(0);
+  MC_RETURN_IF_ERROR(read_output_projection(c, row, a));
+  MC_RETURN_IF_ERROR(read_layer_shapes(c, row, a));
   MC_ASSIGN_OR_RETURN(const QkNorm qk, read_qk_norm(c, row));
   a.qk_norm_kind = row.qk_norm_kind;
+  a.head_gate = row.head_gate;
+  a.v_from_k = row.v_from_k;
   if (qk == QkNorm::kHead) a.q_norm = a.k_norm = a.head_dim;
+  if (qk == QkNorm::kKeyHead) a.k_norm = a.head_dim;
   if (qk == QkNorm::kWidth) {
     a.q_norm = a.heads * a.head_dim;
     a.k_norm = a.kv_heads * a.head_dim;
@@ -198,6 +257,7 @@ Status read_ffn_form(Cfg& c, const FamilyRow& row, Decoder& a) {
 // The dense FFN width, read when some layer has a dense FFN (MoE-only models
 // may omit it; a stated one is still placed).
 Status read_dense_width(Cfg& c, const FamilyRow& row, Decoder& a) {
+  if (!a.ff_widths.empty()) return Status::Ok();  // block_configs gave every layer's
   const bool dense = layer_counts(a).dense > 0;
   if (row.ff_is_expert) {
     c.mark_used("intermediate_size");
@@ -233,6 +293,23 @@ Status read_mtp(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// Where the sliding or full layers' attention differs from the decoder's, the engine models every
+// attention layer with the decoder's shape: said, with the other shape.
+void note_attention_shapes(Decoder& a) {
+  const LayerCounts lc = layer_counts(a);
+  for (const auto& [sh, n, what] : {std::tuple{&a.swa_shape, lc.sliding, "sliding"}, std::tuple{&a.full_shape, lc.full, "full"}}) {
+    const bool kv_differs = sh->kv_heads > 0 || sh->head_dim > 0 || sh->v_head_dim > 0 || sh->v_from_k || sh->heads > 0;
+    if (n == 0 || !kv_differs) continue;
+    a.assumptions.push_back(
+        "the " + std::to_string(n) + " " + what + "-attention layers have their own attention shape (" +
+        std::to_string(sh->heads > 0 ? sh->heads : a.heads) + " heads, " +
+        std::to_string(sh->kv_heads > 0 ? sh->kv_heads : a.kv_heads) + " KV heads of " +
+        std::to_string(sh->head_dim > 0 ? sh->head_dim : a.head_dim) + (sh->v_from_k ? ", values = keys" : "") +
+        "), counted exactly in the parameters; the KV cache, reads and attention FLOPs model every attention layer "
+        "with " + std::to_string(a.kv_heads) + " KV heads of " + std::to_string(a.head_dim));
+  }
+}
+
 Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row, const Cfg* wrapper) {
   Decoder a;
   a.norm = row.norm;
@@ -245,9 +322,13 @@ Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row, const Cfg* wrapper)
   MC_RETURN_IF_ERROR(read_moe(c, row, a));
   MC_RETURN_IF_ERROR(place_attention_layers(c, row, a));
   MC_RETURN_IF_ERROR(place_moe_layers(c, row, a));
+  MC_RETURN_IF_ERROR(read_block_configs(c, row, a));
   MC_RETURN_IF_ERROR(read_dense_width(c, row, a));
   MC_RETURN_IF_ERROR(read_mixer(c, row, a));
   MC_RETURN_IF_ERROR(read_mtp(c, row, a));
+  MC_ASSIGN_OR_RETURN(auto hc, get_int(c, row, "hc_mult"));  // DeepSeek-V4's hyper-connection streams
+  a.hc_mult = hc.value_or(0);
+  note_attention_shapes(a);
   return finish(c, a);
 }
 
@@ -262,7 +343,15 @@ Status check_fixed(Cfg& c, const FamilyRow& row) {
     const size_t eq = item.find('=');
     const std::string_view key = item.substr(0, eq), want = item.substr(eq + 1);
     const nlohmann::json* v = c.raw(key);
-    if (v == nullptr || v->is_null()) continue;
+    if (v == nullptr) {  // absent: the class default must be the value this reader counts
+      const std::string_view dflt = row_text(row.defaults, key);
+      if (!dflt.empty() && dflt != want) {
+        return c.error(key, "absent: the class default (" + std::string(dflt) + ") builds what this reader does not "
+                            "count; only " + std::string(want) + " is read");
+      }
+      continue;
+    }
+    if (v->is_null()) continue;
     const std::string got = v->is_string() ? v->get<std::string>() : v->dump();
     if (got != want) {
       return c.error(c.spelled(key), "only " + std::string(want) + " is built by " + std::string(row.modeling) +
@@ -312,6 +401,8 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
     m.assumptions.push_back("language_model_only: the checkpoint holds no vision tower");
     return m;
   }
+  if (c.has_value("audio_config")) return c.error("audio_config", "an audio tower is not counted by this reader");
+  c.mark_used("audio_config");
   if (row.vision == Tower::kNone || !c.has_object("vision_config")) {
     if (c.has_value("vision_config")) return c.error("vision_config", "no vision tower is known for " + c.model_type());
     if (row.vision != Tower::kNone) {
@@ -328,6 +419,33 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
   return m;
 }
 
+// A wrapper the table does not hold (no hidden_size of its own, a text_config-like object): its language
+// model is read with its own model_type's rules; a vision or audio tower beside it is not known, so the
+// config is refused naming it rather than counted without it.
+Result<ModelSpec> read_generic_wrapper(Cfg& c, std::string_view key) {
+  for (std::string_view tower : {"vision_config", "audio_config", "vision_tower_config"}) {
+    if (c.has_value(tower)) {
+      return c.error(tower, "a tower no row describes is not counted, and modelcalc does not guess it");
+    }
+  }
+  MC_ASSIGN_OR_RETURN(auto type, c.child(key, "").str("model_type"));
+  if (!type) {
+    return c.error(std::string(key) + ".model_type", "missing; the language model's family is not known");
+  }
+  Cfg text = c.child(key, *type);
+  text.mark_used("quantization_config");  // the checkpoint's, read with the model (hf_config.cc)
+  return interpret(text, &c);
+}
+
+// The wrapper key of a config the table does not hold, or "".
+std::string_view generic_wrapper_key(const Cfg& c) {
+  if (c.has("hidden_size")) return {};
+  for (std::string_view key : {"text_config", "language_config", "llm_config"}) {
+    if (c.has_object(key)) return key;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper) {
@@ -336,7 +454,10 @@ Result<ModelSpec> interpret(Cfg& c, const Cfg* wrapper) {
   apply_aliases(c, row.aliases);
   MC_RETURN_IF_ERROR(check_architecture(c, row));
   MC_RETURN_IF_ERROR(check_fixed(c, row));
-  MC_ASSIGN_OR_RETURN(ModelSpec m, row.text_key.empty() ? read_decoder(c, row, wrapper) : read_wrapper(c, row));
+  const std::string_view generic_text = found == nullptr ? generic_wrapper_key(c) : std::string_view{};
+  MC_ASSIGN_OR_RETURN(ModelSpec m, !generic_text.empty() ? read_generic_wrapper(c, generic_text)
+                                   : row.text_key.empty() ? read_decoder(c, row, wrapper)
+                                                          : read_wrapper(c, row));
   MC_RETURN_IF_ERROR(check_placed(c, row));
   if (found == nullptr) {
     m.assumptions.push_back("model_type '" + c.model_type() +

@@ -40,6 +40,7 @@ constexpr std::string_view kHarmless =
     " summary_type summary_use_proj swiglu_alpha swiglu_limit"
     // positions by rotation, scales and softcaps
     " rope_theta rope_scaling rope_parameters rope_interleave partial_rotary_factor rotary_dim rotary_pct"
+    " swa_rope_theta compress_rope_theta hc_eps hc_sinkhorn_iters attention_value_scale"
     " rotary_emb_base rope_local_base_freq original_max_position_embeddings use_mrope mrope_section"
     " attn_logit_softcapping final_logit_softcapping query_pre_attn_scalar initial_context_length"
     " scale_attn_weights scale_attn_by_inverse_layer_idx reorder_and_upcast_attn n_ctx"

@@ -12,8 +12,9 @@
 namespace modelcalc::hf {
 namespace {
 
-// Layer kinds a name in a per-layer list can stand for.
-enum class Kind : uint8_t { kFull, kSliding, kChunked, kLinear };
+// Layer kinds a name in a per-layer list can stand for (csa, hca: DeepSeek-V4's sliding layers with a
+// compressor, with and without the lightning indexer).
+enum class Kind : uint8_t { kFull, kSliding, kChunked, kLinear, kCsa, kHca };
 
 constexpr std::string_view kDefaultNames =
     "full_attention=full sliding_attention=sliding chunked_attention=chunked linear_attention=linear";
@@ -23,6 +24,8 @@ std::optional<Kind> kind_of(std::string_view text) {
   if (text == "sliding") return Kind::kSliding;
   if (text == "chunked") return Kind::kChunked;
   if (text == "linear") return Kind::kLinear;
+  if (text == "csa") return Kind::kCsa;
+  if (text == "hca") return Kind::kHca;
   return std::nullopt;
 }
 
@@ -31,7 +34,9 @@ void set_kind(Decoder& a, int64_t il, Kind k) {
   l.recurrent = false;
   switch (k) {
     case Kind::kFull: l.attn = Attn::kFull; break;
-    case Kind::kSliding: l.attn = a.swa > 0 ? Attn::kSliding : Attn::kFull; break;
+    case Kind::kSliding:
+    case Kind::kCsa:
+    case Kind::kHca: l.attn = a.swa > 0 ? Attn::kSliding : Attn::kFull; break;
     case Kind::kChunked: l.attn = a.chunk > 0 ? Attn::kChunked : Attn::kFull; break;
     case Kind::kLinear:
       l.attn = Attn::kNone;
@@ -49,11 +54,73 @@ Status check_length(Cfg& c, const FamilyRow& row, std::string_view key, int64_t 
                                      std::to_string(a.layers) + "; the two keys must agree");
 }
 
+// DeepSeek-V4's compressors on `csa` and `hca` layers: their rates (compress_rates, or the legacy
+// compress_rate_csa / compress_rate_hca; 4 and 128 by default) and, for CSA, the indexer's shape.
+Status add_compressors(Cfg& c, const FamilyRow& row, Decoder& a, int64_t csa, int64_t hca) {
+  if (csa == 0 && hca == 0) return Status::Ok();
+  int64_t rate_csa = 4, rate_hca = 128;
+  if (const nlohmann::json* rates = c.raw("compress_rates"); rates != nullptr && rates->is_object()) {
+    rate_csa = rates->value("compressed_sparse_attention", rate_csa);
+    rate_hca = rates->value("heavily_compressed_attention", rate_hca);
+  }
+  MC_ASSIGN_OR_RETURN(auto r1, get_int(c, row, "compress_rate_csa"));
+  MC_ASSIGN_OR_RETURN(auto r2, get_int(c, row, "compress_rate_hca"));
+  rate_csa = r1.value_or(rate_csa);
+  rate_hca = r2.value_or(rate_hca);
+  if (csa > 0) {
+    if (a.lora_q == 0) return c.error("q_lora_rank", "the compressed-sparse-attention indexer reads the q LoRA: give it");
+    MC_ASSIGN_OR_RETURN(a.index_heads, need_int(c, row, "index_n_heads"));
+    MC_ASSIGN_OR_RETURN(a.index_dim, need_int(c, row, "index_head_dim"));
+    MC_ASSIGN_OR_RETURN(a.index_topk, need_int(c, row, "index_topk"));
+    a.compressors.push_back({rate_csa, true, csa});
+  }
+  if (hca > 0) a.compressors.push_back({rate_hca, false, hca});
+  a.assumptions.push_back(
+      "compressed attention (" + std::to_string(csa) + " CSA layers, 1 entry per " + std::to_string(rate_csa) +
+      " tokens with index keys; " + std::to_string(hca) + " HCA layers, 1 per " + std::to_string(rate_hca) +
+      "): the parameters are counted; the KV cache, reads and FLOPs model only each layer's " +
+      std::to_string(a.swa) + "-token window, with its shared key/value head counted as a key and a value");
+  return Status::Ok();
+}
+
+// DeepSeek-V4's compress_ratios: per layer 0 (sliding only), the CSA rate or the HCA rate.
+Status from_compress_ratios(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto ratios, c.int_list("compress_ratios"));
+  MC_RETURN_IF_ERROR(check_length(c, row, "compress_ratios", static_cast<int64_t>(ratios.size()), a));
+  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
+  int64_t csa = 0, hca = 0;
+  for (int64_t il = 0; il < a.layers; ++il) {
+    const int64_t r = ratios[static_cast<size_t>(il)];
+    if (r != 0 && r != 4 && r != 128) {
+      return c.error("compress_ratios", "entry " + std::to_string(il) + " is " + std::to_string(r) +
+                                            "; the layer types are 0 (sliding), 4 (CSA) and 128 (HCA)");
+    }
+    set_kind(a, il, Kind::kSliding);
+    csa += r == 4 ? 1 : 0;
+    hca += r == 128 ? 1 : 0;
+  }
+  return add_compressors(c, row, a, csa, hca);
+}
+
+// MiMo-V2's hybrid_layer_pattern: per layer 0 full attention, 1 sliding window.
+Status from_hybrid_layer_pattern(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto pattern, c.int_list("hybrid_layer_pattern"));
+  MC_RETURN_IF_ERROR(check_length(c, row, "hybrid_layer_pattern", static_cast<int64_t>(pattern.size()), a));
+  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
+  for (int64_t il = 0; il < a.layers; ++il) {
+    const int64_t t = pattern[static_cast<size_t>(il)];
+    if (t != 0 && t != 1) return c.error("hybrid_layer_pattern", "entry " + std::to_string(il) + " must be 0 or 1");
+    set_kind(a, il, t == 1 ? Kind::kSliding : Kind::kFull);
+  }
+  return Status::Ok();
+}
+
 Status from_layer_types(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto types, c.str_list("layer_types"));
   MC_RETURN_IF_ERROR(check_length(c, row, "layer_types", static_cast<int64_t>(types.size()), a));
   MC_RETURN_IF_ERROR(materialize_kinds(c, a));
   const std::string_view names = row.layer_type_names.empty() ? kDefaultNames : row.layer_type_names;
+  int64_t compressed[2] = {0, 0};  // CSA, HCA layers
   for (int64_t il = 0; il < a.layers; ++il) {
     const std::string& t = types[static_cast<size_t>(il)];
     const std::optional<Kind> k = kind_of(row_text(names, t));
@@ -68,8 +135,9 @@ Status from_layer_types(Cfg& c, const FamilyRow& row, Decoder& a) {
       return c.error("layer_types", "entry " + std::to_string(il) + " is '" + t + "'; allowed: " + allowed);
     }
     set_kind(a, il, *k);
+    if (*k == Kind::kCsa || *k == Kind::kHca) compressed[*k == Kind::kCsa ? 0 : 1] += 1;
   }
-  return Status::Ok();
+  return add_compressors(c, row, a, compressed[0], compressed[1]);
 }
 
 // MiniMax's attn_type_list: 1 softmax attention, 0 linear (lightning) attention, one entry a layer.
@@ -236,6 +304,7 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     return from_block_pattern(c, row, a);
   }
   if (c.has_value("layer_types")) {
+    c.mark_used("hybrid_layer_pattern");
     for (std::string_view k : {"use_sliding_window", "max_window_layers", "sliding_window_pattern",
                                "full_attention_interval", "no_rope_layers", "no_rope_layer_interval"}) {
       c.mark_used(k);  // the list states every layer
@@ -245,6 +314,11 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     }
     return from_layer_types(c, row, a);
   }
+  if (c.has_value("compress_ratios")) {
+    c.mark_used("layer_types");
+    return from_compress_ratios(c, row, a);
+  }
+  if (c.has_value("hybrid_layer_pattern") && !c.has_value("layer_types")) return from_hybrid_layer_pattern(c, row, a);
   if (c.has_value("attn_type_list")) {
     MC_RETURN_IF_ERROR(from_attn_type_list(c, row, a));
     return window_rule(c, row, a);

@@ -5,6 +5,7 @@
 // mlp_layer_types). The family row adds what no key states: a shared-expert
 // gate, expert and router biases, intermediate_size being the experts' width.
 #include <algorithm>
+#include <charconv>
 #include <string>
 
 #include "hf_decoder.h"
@@ -22,7 +23,8 @@ constexpr std::string_view kSharedWidthKeys[] = {"shared_expert_intermediate_siz
                                                  "shared_intermediate_size"};
 // Keys that place MoE layers; marked used when the model has no experts.
 constexpr std::string_view kPlacementKeys[] = {"first_k_dense_replace", "mlp_only_layers", "decoder_sparse_step",
-                                               "moe_layer_freq", "moe_layers", "interleave_moe_layer_step",
+                                               "moe_layer_freq", "moe_layers", "moe_layers_enum",
+                                               "interleave_moe_layer_step",
                                                "expert_layer_period", "expert_layer_offset", "mlp_layer_types"};
 
 void mark_all(const Cfg& c, std::span<const std::string_view> keys) {
@@ -71,13 +73,21 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a) {
   a.expert_bias = row.expert_bias;
   a.router_bias = row.router_bias;
   a.router_score_bias = row.score_bias;
+  a.router_scales = row.router_scales;
+  a.moe_norms = row.moe_norms;
   MC_ASSIGN_OR_RETURN(auto latent, get_int(c, row, "moe_latent_size"));
   a.moe_latent = latent.value_or(0);
   for (std::string_view k : {"use_routing_bias", "use_moe_router_bias"}) {
     MC_ASSIGN_OR_RETURN(const bool b, c.flag(k, false));
     a.router_score_bias = a.router_score_bias || b;
   }
-  return read_shared(c, row, a);
+  MC_RETURN_IF_ERROR(read_shared(c, row, a));
+  if (row.dense_beside_moe) {  // Gemma 4: the dense MLP (intermediate_size) beside the experts, always active
+    if (a.n_shared > 0) return c.error(kSharedCountKeys[0], "and a dense MLP beside the experts both set");
+    MC_ASSIGN_OR_RETURN(a.ff_shexp, need_int(c, row, "intermediate_size"));
+    a.n_shared = 1;
+  }
+  return Status::Ok();
 }
 
 namespace {
@@ -113,6 +123,34 @@ Status moe_from_list(Cfg& c, const FamilyRow& row, std::string_view key, Decoder
   return Status::Ok();
 }
 
+// moe_layers, or Step's moe_layers_enum (a list, or the indices comma-separated in a string).
+Result<std::vector<int64_t>> moe_layer_list(Cfg& c) {
+  const nlohmann::json* e = c.raw("moe_layers_enum");
+  if (e == nullptr || !e->is_string()) {
+    if (e != nullptr && !e->is_null()) return c.int_list("moe_layers_enum");
+    return c.int_list("moe_layers");
+  }
+  std::vector<int64_t> out;
+  const std::string text = e->get<std::string>();
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t end = std::min(text.find(',', pos), text.size());
+    std::string item = text.substr(pos, end - pos);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (!item.empty()) {
+      int64_t v = 0;
+      const auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (r.ec != std::errc() || r.ptr != item.data() + item.size() || v < 0) {
+        return c.error("moe_layers_enum", "must list layer indices, got '" + item + "'");
+      }
+      out.push_back(v);
+    }
+    pos = end + 1;
+  }
+  return out;
+}
+
 // The rules that combine: dense first k, listed dense layers, every step-th layer, a period.
 Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto first_opt, get_int(c, row, "first_k_dense_replace", 0));
@@ -124,7 +162,7 @@ Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto freq_opt, get_int(c, row, "moe_layer_freq"));
   MC_ASSIGN_OR_RETURN(auto period_opt, get_int(c, row, "expert_layer_period"));
   MC_ASSIGN_OR_RETURN(auto offset_opt, get_int(c, row, "expert_layer_offset", 0));
-  MC_ASSIGN_OR_RETURN(auto listed, c.int_list("moe_layers"));
+  MC_ASSIGN_OR_RETURN(auto listed, moe_layer_list(c));
   const int64_t step = step_opt.value_or(1), inter = inter_opt.value_or(1), freq = freq_opt.value_or(1);
   const int64_t period = period_opt.value_or(1), offset = offset_opt.value_or(0);
   if (offset >= period) return c.error("expert_layer_offset", "must be below expert_layer_period");
@@ -156,7 +194,7 @@ Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
   const bool types = c.has_value("mlp_layer_types");
   // A uniform model whose only rule is the dense lead keeps the closed form (no per-layer array).
   const bool simple = a.kinds.empty() && !freq_list && !types && !c.has_value("mlp_only_layers") &&
-                      !c.has_value("moe_layers") && !c.has_value("expert_layer_period") &&
+                      !c.has_value("moe_layers") && !c.has_value("moe_layers_enum") && !c.has_value("expert_layer_period") &&
                       !row_value(row.defaults, "expert_layer_period") && !c.has_value("interleave_moe_layer_step");
   MC_ASSIGN_OR_RETURN(auto step, get_int(c, row, "decoder_sparse_step"));
   MC_ASSIGN_OR_RETURN(auto f, freq_list ? Result<std::optional<int64_t>>(std::optional<int64_t>())

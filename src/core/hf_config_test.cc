@@ -567,6 +567,58 @@ TEST(HfConfigTest, PerLayerListsMustAgreeWithTheLayerCount) {
       << t.status().message();
 }
 
+// DeciLM's block_configs: a block the engines build differently (a linear replacement), KV heads that
+// differ between layers, an unknown block key, and a list of the wrong length are refused naming the block.
+TEST(HfConfigTest, BlockConfigsRefuseWhatTheyCannotPlace) {
+  const std::string head = R"({"model_type":"nemotron-nas","architectures":["DeciLMForCausalLM"],"hidden_size":64,
+      "num_hidden_layers":2,"num_attention_heads":4,"vocab_size":100,"intermediate_size":null,"block_configs":[)";
+  const std::string ok_block = R"({"attention":{"n_heads_in_group":2,"no_op":false},"ffn":{"ffn_mult":1.0}})";
+  auto good = Parse(head + ok_block + "," + R"({"attention":{"no_op":true},"ffn":{"no_op":true}}]})");
+  ASSERT_TRUE(good.ok()) << good.status().message();
+  // 2 x 100 x 64 embeddings and lm_head + 64 final norm; block 0: q and o 64 x 64, k and v 64 x (4 / 2) x 16,
+  // input_layernorm 64, LlamaMLP 3 x 64 x 256 (int(2 x 1.0 x 64 / 3) = 42 -> 256), post norm 64; block 1 none.
+  EXPECT_EQ(good.value().exact->total(), 2 * 100 * 64 + 64 + (2 * 64 * 64 + 2 * 64 * 32 + 64) + (3 * 64 * 256 + 64));
+  struct Case {
+    std::string blocks, says;
+  };
+  for (const Case& k : std::vector<Case>{
+           {ok_block + R"(,{"attention":{"n_heads_in_group":4},"ffn":{"ffn_mult":1.0}}])",
+            "[1].attention.n_heads_in_group: is 4 but layer 0's is 2"},
+           {ok_block + R"(,{"attention":{"n_heads_in_group":2,"replace_with_linear":true},"ffn":{"ffn_mult":1.0}}])",
+            "[1].attention.replace_with_linear"},
+           {ok_block + R"(,{"attention":{"n_heads_in_group":2},"ffn":{"ffn_mult":1.0,"moe":{"num_experts":8}}}])",
+            "[1].ffn.moe: not placed"},
+           {ok_block + "]", "has 1 entries but num_hidden_layers is 2"},
+       }) {
+    auto r = Parse(head + k.blocks + "}");
+    ASSERT_FALSE(r.ok()) << k.blocks;
+    EXPECT_NE(r.status().message().find("block_configs"), std::string::npos) << r.status().message();
+    EXPECT_NE(r.status().message().find(k.says), std::string::npos) << r.status().message();
+  }
+  // Another family does not read block_configs: the key is not placed.
+  auto llama = Parse(R"({"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,
+      "intermediate_size":128,"vocab_size":100,"block_configs":[]})");
+  ASSERT_FALSE(llama.ok());
+  EXPECT_NE(llama.status().message().find("block_configs: not placed"), std::string::npos) << llama.status().message();
+}
+
+// A wrapper the table does not hold reads its language model by that model's own row, and is refused
+// naming a vision tower it cannot count rather than counted without it.
+TEST(HfConfigTest, UnknownWrapperReadsItsTextModelAndRefusesAnUnknownTower) {
+  const std::string text = R"("text_config":{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,
+      "num_attention_heads":4,"intermediate_size":128,"vocab_size":100})";
+  auto r = Parse(R"({"model_type":"brand_new_vlm",)" + text + "}");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // Llama's rules on the text_config: 2 x 100 x 64 + 2 x (4 x 64 x 64 + 3 x 64 x 128 + 2 x 64) + 64.
+  EXPECT_EQ(r.value().exact->total(), 2 * 100 * 64 + 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 64);
+  auto v = Parse(R"({"model_type":"brand_new_vlm",)" + text + R"(,"vision_config":{"hidden_size":32}})");
+  ASSERT_FALSE(v.ok());
+  EXPECT_NE(v.status().message().find("vision_config"), std::string::npos) << v.status().message();
+  auto k = Parse(R"({"model_type":"brand_new_vlm",)" + text + R"(,"funky_projector":true})");
+  ASSERT_FALSE(k.ok());
+  EXPECT_NE(k.status().message().find("funky_projector: not placed"), std::string::npos) << k.status().message();
+}
+
 // A model_type outside the family table is read by the generic rules when every key is placed, and
 // says so; one a row marks unconfirmed says so too.
 TEST(HfConfigTest, GenericReadingIsLabelled) {

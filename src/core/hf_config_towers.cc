@@ -184,6 +184,31 @@ Result<Exact> moonvit(Cfg&, Cfg& v, const ModelSpec& text) {
   return w.error("mm_projector_type", "'" + *projector + "' is not a projector the reader knows (patchmerger, patchmergerv2)");
 }
 
+// Gemma4VisionModel and Gemma4MultimodalEmbedder (modeling_gemma4.py): patch_embedder.input_proj
+// (3 p^2 -> h, no bias) and position_embedding_table (2 x position_embedding_size x h); per layer
+// q/k/v/o (no bias; kv heads of head_dim), q_norm and k_norm (head_dim; v_norm has no weight), a gated
+// MLP without biases, four RMSNorms; embed_vision.embedding_projection (h -> text h, no bias; its
+// pre-norm has no weight).
+Result<Exact> gemma4_vision(Cfg&, Cfg& v, const ModelSpec& text) {
+  const FamilyRow r = tower_row(
+      "hidden_size=768 intermediate_size=3072 num_hidden_layers=16 num_attention_heads=12 num_key_value_heads=12 "
+      "head_dim=64 patch_size=16 position_embedding_size=10240");
+  MC_ASSIGN_OR_RETURN(const int64_t hidden, need_int(v, r, "hidden_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t inter, need_int(v, r, "intermediate_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t layers, need_int(v, r, "num_hidden_layers"));
+  MC_ASSIGN_OR_RETURN(const int64_t heads, need_int(v, r, "num_attention_heads"));
+  MC_ASSIGN_OR_RETURN(const int64_t kv, need_int(v, r, "num_key_value_heads"));
+  MC_ASSIGN_OR_RETURN(const int64_t hd, need_int(v, r, "head_dim"));
+  MC_ASSIGN_OR_RETURN(const int64_t patch, need_int(v, r, "patch_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t positions, need_int(v, r, "position_embedding_size"));
+  MC_ASSIGN_OR_RETURN(const bool bias, v.flag("attention_bias", false));
+  if (bias) return v.error("attention_bias", "true is not a Gemma 4 vision tower this reader counts");
+  const Exact H = hidden, I = inter, q = Exact(heads) * Exact(hd), k = Exact(kv) * Exact(hd);
+  const Exact layer = H * q + Exact(2) * H * k + q * H + Exact(2) * Exact(hd) + Exact(3) * H * I + Exact(4) * H;
+  return Exact(3) * Exact(patch) * Exact(patch) * H + Exact(2) * Exact(positions) * H + layer * Exact(layers) +
+         H * Exact(text.n_embd);
+}
+
 }  // namespace
 
 std::string_view tower_type(Tower t) {
@@ -206,8 +231,8 @@ Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text) {
     case Tower::kPixtral: return pixtral_mistral3(c, v, text);
     case Tower::kQwen3Vl: return qwen3_vl_vision(c, v, text);
     case Tower::kMoonVit: return moonvit(c, v, text);
-    case Tower::kNone:
-    case Tower::kGemma4: break;
+    case Tower::kGemma4: return gemma4_vision(c, v, text);
+    case Tower::kNone: break;
   }
   return c.error("vision_config", "its tower is not counted by this reader");
 }

@@ -58,23 +58,53 @@ void mla_params(const Decoder& a, AttentionParams& p) {
 
 }  // namespace
 
-AttentionParams attention_params(const Decoder& a) {
+namespace {
+
+// GQA (and MHA, MQA): q_proj (or q_a_proj, q_a_norm, q_b_proj with a q LoRA), k_proj, v_proj (none
+// when the keys are the values), o_proj (or the grouped o_a_proj and o_b_proj), q/k norms, a
+// per-head gate, for one layer of shape `sh`.
+void gqa_params(const Decoder& a, const AttnShape& sh, AttentionParams& p) {
+  const Exact d = a.d;
+  const int64_t heads = sh.heads > 0 ? sh.heads : a.heads, kv = sh.kv_heads > 0 ? sh.kv_heads : a.kv_heads;
+  const int64_t hd = sh.head_dim > 0 ? sh.head_dim : a.head_dim;
+  const int64_t dv = sh.v_head_dim > 0 ? sh.v_head_dim : sh.head_dim > 0 ? sh.head_dim : a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+  const bool v_from_k = a.v_from_k || sh.v_from_k;
+  const Exact h = heads, q_out = h * Exact(hd), k_out = Exact(kv) * Exact(hd),
+              v_out = v_from_k ? Exact(0) : Exact(kv) * Exact(dv), o_in = h * Exact(dv);
+  const Exact q_proj = q_out * Exact(a.q_out_mult);
+  if (a.lora_q > 0) {  // q_a_proj d x q_lora, q_a_norm, q_b_proj q_lora x h hd
+    p.matrices += d * Exact(a.lora_q) + Exact(a.lora_q) * q_proj;
+    p.norms += Exact(a.lora_q);
+  } else {
+    p.matrices += d * q_proj;
+  }
+  p.matrices += d * k_out + d * v_out;
+  if (a.o_groups > 0) {  // o_a_proj: g blocks of (h dv / g) -> o_lora; o_b_proj g o_lora -> d
+    p.matrices += o_in * Exact(a.o_lora) + Exact(a.o_groups) * Exact(a.o_lora) * d;
+  } else {
+    p.matrices += o_in * d;
+  }
+  if (a.qkv_bias) p.biases += q_proj + k_out + v_out;
+  // q_norm / k_norm over head_dim (or the whole widths), at this layer's head_dim.
+  const int64_t qn = a.q_norm == a.head_dim ? hd : a.q_norm, kn = a.k_norm == a.head_dim ? hd : a.k_norm;
+  p.norms += norm_params(a.qk_norm_kind, Exact(qn)) + norm_params(a.qk_norm_kind, Exact(kn));
+  if (a.head_gate) p.matrices += d * h;
+  if (sh.sinks ? *sh.sinks : a.sinks) p.matrices += h;  // one sink logit per head
+}
+
+}  // namespace
+
+AttentionParams attention_params(const Decoder& a, Attn kind) {
   AttentionParams p;
   const Exact d = a.d, h = a.heads;
   if (a.lora_kv > 0) {
     mla_params(a, p);
+    if (a.sinks) p.matrices += h;
   } else {
-    const int64_t dv = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
-    const Exact q_out = h * Exact(a.head_dim), k_out = Exact(a.kv_heads) * Exact(a.head_dim),
-                v_out = Exact(a.kv_heads) * Exact(dv), o_in = h * Exact(dv);
-    const Exact q_proj = q_out * Exact(a.q_out_mult);
-    p.matrices = d * q_proj + d * k_out + d * v_out + o_in * d;
-    if (a.qkv_bias) p.biases += q_proj + k_out + v_out;
-    p.norms += norm_params(a.qk_norm_kind, Exact(a.q_norm)) + norm_params(a.qk_norm_kind, Exact(a.k_norm));
+    gqa_params(a, kind == Attn::kSliding ? a.swa_shape : kind == Attn::kFull ? a.full_shape : AttnShape{}, p);
   }
   if (a.o_bias) p.biases += d;
-  if (a.sinks) p.matrices += h;  // one sink logit per head
-  if (a.index_topk > 0) {
+  if (a.index_topk > 0 && a.lora_kv > 0) {
     // DeepseekV32Indexer: wq_b (q_lora_rank -> heads x dim), wk (d -> dim),
     // weights_proj (d -> heads), k_norm = LayerNorm(dim): weight and bias.
     const Exact ih = a.index_heads, id = a.index_dim;
@@ -105,29 +135,69 @@ void count_ends(const Decoder& a, Counts& c) {
 
 }  // namespace
 
+namespace {
+
+// DeepSeek-V4's compressors (see Compressor) and manifold-constrained hyper-connections: per layer an
+// attn_hc and an ffn_hc (fn (2 + n) n x n d, base (2 + n) n, scale 3), and the model's hc_head
+// (hc_fn n x n d, hc_base n, hc_scale 1).
+void count_v4_parts(const Decoder& a, Counts& c) {
+  const Exact d = a.d, hd = a.head_dim, ih = a.index_heads, id = a.index_dim;
+  for (const Compressor& k : a.compressors) {
+    const Exact w = k.indexer ? 2 : 1;
+    Exact one = Exact(2) * d * w * hd + Exact(k.ratio) * w * hd;  // kv_proj, gate_proj, position_bias
+    c.norms += hd * Exact(k.layers);                                // kv_norm
+    if (k.indexer) {
+      one += Exact(2) * d * Exact(2) * id + Exact(k.ratio) * Exact(2) * id + Exact(a.lora_q) * ih * id + d * ih;
+      c.norms += id * Exact(k.layers);
+    }
+    c.attention += one * Exact(k.layers);
+  }
+  if (a.hc_mult > 0) {
+    const Exact n = a.hc_mult, mix = (Exact(2) + n) * n;
+    c.norms += Exact(2) * (mix * n * d + mix + Exact(3)) * Exact(a.layers) + n * n * d + n + Exact(1);
+  }
+}
+
+}  // namespace
+
 Counts count(const Decoder& a) {
   Counts c;
   const LayerCounts lc = layer_counts(a);
   const Exact d = a.d, L = a.layers;
   count_ends(a, c);
-  const AttentionParams at = attention_params(a);
-  const Exact n_attn = lc.attention();
-  c.attention = at.matrices * n_attn;
-  c.biases += at.biases * n_attn;
-  c.norms += at.norms * n_attn;
-  c.norms += Exact(a.layer_norms) * norm_params(a.norm, d) * L;
+  for (const auto& [kind, n] : {std::pair{Attn::kFull, lc.full}, std::pair{Attn::kSliding, lc.sliding},
+                                std::pair{Attn::kChunked, lc.chunked}}) {
+    if (n == 0) continue;
+    const AttentionParams at = attention_params(a, kind);
+    c.attention += at.matrices * Exact(n);
+    c.biases += at.biases * Exact(n);
+    c.norms += at.norms * Exact(n);
+  }
+  const Exact layer_norms = a.layer_norms_total >= 0 ? Exact(a.layer_norms_total) : Exact(a.layer_norms) * L;
+  c.norms += layer_norms * norm_params(a.norm, d);
   c.recurrent = a.mixer.params * Exact(lc.recurrent);
   c.norms += a.mixer.norms * Exact(lc.recurrent);
+  count_v4_parts(a, c);
 
   const Exact n_moe = lc.moe, n_dense = lc.dense;
   const Exact up_width = Exact(a.gated ? 2 : 1);  // gate and up, or up alone
-  c.mlp_dense = ffn_matrices(a, a.ff) * n_dense;
-  if (a.mlp_bias) c.biases += (up_width * Exact(a.ff) + d) * n_dense;
+  Exact dense_widths = Exact(a.ff) * n_dense;  // the dense MLPs' widths summed over their layers
+  if (!a.ff_widths.empty()) {
+    dense_widths = Exact(0);
+    for (size_t il = 0; il < a.kinds.size(); ++il) {
+      if (a.kinds[il].ffn == Ffn::kDense) dense_widths += Exact(a.ff_widths[il]);
+    }
+  }
+  c.mlp_dense = Exact(a.gated ? 3 : 2) * d * dense_widths;
+  if (a.mlp_bias) c.biases += up_width * dense_widths + d * n_dense;
   Exact expert = ffn_matrices(a, a.ff_exp, a.moe_latent);
   if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : d);
   c.mlp_routed = expert * Exact(a.n_expert) * n_moe;
   c.mlp_routed_active = expert * Exact(a.top_k) * n_moe;
-  c.router = (d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0))) * n_moe;
+  Exact router = d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0));
+  if (a.router_scales) router += d + Exact(a.n_expert);
+  c.router = router * n_moe;
+  c.norms += Exact(a.moe_norms) * d * n_moe;
   Exact shared = ffn_matrices(a, a.ff_shexp) * Exact(a.n_shared);
   if (a.shared_gate) shared += d;
   if (a.moe_latent > 0) {  // fc1_latent_proj (d -> latent) and fc2_latent_proj (latent -> d), biased by mlp_bias

@@ -28,14 +28,38 @@ struct RecurrentMixer {
   Exact norms;   // norm weights inside the mixer of one layer
 };
 
+// The attention of one kind of layer where it differs from the decoder's own
+// (0 / false: the decoder's): Gemma 4's global layers (global_head_dim,
+// num_global_key_value_heads, attention_k_eq_v), MiMo-V2's sliding layers
+// (twice the KV heads, sinks), Step-3.7's sliding heads.
+struct AttnShape {
+  int64_t heads = 0, kv_heads = 0, head_dim = 0, v_head_dim = 0;
+  std::optional<bool> sinks;  // sink logits on this kind of layer
+  bool v_from_k = false;      // no v_proj: the values are the keys (attention_k_eq_v)
+  bool any() const { return heads || kv_heads || head_dim || v_head_dim || sinks || v_from_k; }
+};
+
+// DeepSeek-V4's compressor of one compressed layer (modeling_deepseek_v4.py):
+// kv_proj and gate_proj d -> w x head_dim (w = 2 with the overlapping windows
+// of CSA, 1 for HCA), position_bias (ratio x w head_dim), kv_norm(head_dim),
+// and for CSA the lightning indexer (the same at index_head_dim, plus q_b_proj
+// q_lora -> index heads x index_head_dim and weights_proj d -> index heads).
+struct Compressor {
+  int64_t ratio = 0;
+  bool indexer = false;
+  int64_t layers = 0;  // layers holding this compressor
+};
+
 // One decoder as its modeling code builds it.
 struct Decoder {
   int64_t d = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, vocab = 0, ff = 0;
+  std::vector<int64_t> ff_widths;  // each layer's dense MLP width where they differ (empty: ff; ff is the widest)
   int64_t v_head_dim = 0;  // value head width when it differs from head_dim (0: head_dim)
   int64_t ctx = 0;         // max_position_embeddings, 0 = not stated
   bool tied = false;
   Norm norm = Norm::kRms;   // the per-layer, final and embedding norms
   int64_t layer_norms = 2;  // d-wide norms per layer
+  int64_t layer_norms_total = -1;  // d-wide per-layer norms in all where layers differ (-1: layer_norms x layers)
   bool final_norm = true;
   bool embed_norm = false;
   int64_t position_rows = 0;  // learned absolute positions (GPT-2 wpe, OPT's offset table)
@@ -48,7 +72,13 @@ struct Decoder {
   int64_t q_norm = 0, k_norm = 0;  // norm widths on q and k per attention layer (0: none)
   Norm qk_norm_kind = Norm::kRms;
   int64_t q_out_mult = 1;  // q_proj emits this many heads' widths (an output gate: 2)
+  bool head_gate = false;  // g_proj d -> heads: one sigmoid gate per head (Step-3.7)
   bool sinks = false;      // one learned sink logit per head and attention layer
+  bool v_from_k = false;   // one kv_proj whose output is both keys and values (DeepSeek-V4)
+  int64_t o_groups = 0, o_lora = 0;  // grouped low-rank output (o_a_proj per group, o_b_proj); 0: o_proj
+  AttnShape swa_shape, full_shape;   // the sliding / full layers' attention where it differs
+  int64_t hc_mult = 0;               // manifold-constrained hyper-connections of this many streams (0: none)
+  std::vector<Compressor> compressors;
   // MoE: layers are MoE as `kinds` says (or from dense_lead on, when kinds is empty).
   int64_t n_expert = 0, top_k = 0, ff_exp = 0, dense_lead = 0;
   int64_t n_shared = 0, ff_shexp = 0;  // shared experts and the width of ONE
@@ -57,6 +87,8 @@ struct Decoder {
   bool expert_bias = false;            // biases on every expert's projections
   bool router_bias = false;            // the router Linear has a bias
   bool router_score_bias = false;      // a routing-score correction bias (a buffer)
+  bool router_scales = false;          // Gemma 4's router: a scale (d) and a per-expert scale (E)
+  int64_t moe_norms = 0;               // d-wide norms an MoE layer adds (Gemma 4: 3)
   // MLA: lora_kv > 0 selects it.
   int64_t lora_q = 0, lora_kv = 0, rope = 0, nope = 0, v_dim = 0;
   // DSA: the lightning indexer on every attention layer.
@@ -80,7 +112,7 @@ LayerCounts layer_counts(const Decoder& a);
 struct AttentionParams {
   Exact matrices, biases, norms;
 };
-AttentionParams attention_params(const Decoder& a);
+AttentionParams attention_params(const Decoder& a, Attn kind = Attn::kFull);
 
 // Parameters of a norm of width n.
 Exact norm_params(Norm kind, Exact n);
@@ -126,6 +158,8 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a);
 Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a);
 Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a);
 Status read_mixer(Cfg& c, const FamilyRow& row, Decoder& a);
+// hf_config_blocks.cc: the per-layer block_configs (row.block_configs).
+Status read_block_configs(Cfg& c, const FamilyRow& row, Decoder& a);
 // hf_config_towers.cc: the vision tower and projector of a wrapper, from
 // `v` (its vision_config) and `c` (the wrapper's own keys), beside `text`.
 Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text);

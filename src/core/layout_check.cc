@@ -63,7 +63,7 @@ Result<std::vector<LayoutMeasurement>> parse_layout_measurements(std::string_vie
     LayoutMeasurement r;
     r.id = c[0], r.engine = c[1], r.model = c[3], r.gpu = c[4];
     auto profile = parse_engine(c[2]);
-    if (!profile.ok()) return bad(2, "is not trtllm, vllm or sglang");
+    if (!profile.ok()) return bad(2, "is not an engine release (trtllm, trtllm-pytorch, vllm, vllm-v0, sglang, @VERSION)");
     r.profile = *profile;
     int64_t* counts[] = {&r.gpus, &r.tp, &r.attn_dp, &r.ep, &r.redundant_experts};
     for (size_t i = 0; i < 5; ++i) {

@@ -31,7 +31,7 @@ DeploymentOptions plan_deployment_options(const PlanRequest& r, const PlanCandid
   return o;
 }
 
-Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, Engine engine,
+Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, const EngineRelease& engine,
                                      const EngineFlags& flags, int64_t isl, int64_t osl) {
   PlanPrepared p;
   MC_ASSIGN_OR_RETURN(p.d, prepare_deployment(m, gpu, o));
@@ -74,7 +74,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
             t.split->tp = tp;
             auto e = evaluate_variation(base, t);
             if (e.ok() && e->after.result.memory.max_sequences >= c.batch &&
-                check_engine_rules(r.engine, m, base.gpu, e->after.prepared).ok()) {
+                check_engine_rules(r.engine.engine(), m, base.gpu, e->after.prepared).ok()) {
               v = t;
             }
           }
@@ -164,9 +164,9 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
   const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   MC_RETURN_IF_ERROR(check_workload(p.d, max_batch, r.isl + r.osl, r.isl));
   // A layout the engine refuses to load is never proposed (engine_rules.h).
-  if (const auto x = engine_refusal(r.engine, m, gpu, p.d)) {
+  if (const auto x = engine_refusal(r.engine.engine(), m, gpu, p.d)) {
     if (refusals != nullptr) tally_refusal(*x, refusals);
-    return Status::InvalidArgument(x->rule->field, engine_refusal_message(r.engine, *x));
+    return Status::InvalidArgument(x->rule->field, engine_refusal_message(r.engine.engine(), *x));
   }
   return p;
 }

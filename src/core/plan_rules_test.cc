@@ -59,7 +59,7 @@ std::vector<ModelSpec> models() {
 void expect_accepted(const ModelSpec& m, const PlanRequest& r, const std::string& gpu, const PlanCandidate& c) {
   auto p = prepare_plan_candidate(m, r, find_gpu(gpu).value(), c);
   ASSERT_TRUE(p.ok()) << p.status().message();
-  const Status s = check_engine_rules(r.engine, m, find_gpu(gpu).value(), p->d);
+  const Status s = check_engine_rules(r.engine.engine(), m, find_gpu(gpu).value(), p->d);
   EXPECT_TRUE(s.ok()) << m.name << " on " << gpu << " tp" << c.tp << " ep" << c.ep << ": " << s.message();
 }
 
@@ -72,7 +72,7 @@ TEST(PlanRulesTest, EveryProposedConfigurationIsOneTheEngineLoads) {
       PlanRequest r;
       r.isl = 1000;
       r.osl = 200;
-      r.engine = e;
+      r.engine = default_release(e);
       auto res = plan_deployments(m, r, small_space());
       ASSERT_TRUE(res.ok()) << m.name << " " << engine_name(e) << ": " << res.status().message();
       for (const PlanConfig& c : res->configs) {
@@ -95,7 +95,7 @@ TEST(PlanRulesTest, Qwen235Fp8OnVllmIsProposedWithExpertParallelism) {
   PlanRequest r;
   r.isl = 2000;
   r.osl = 200;
-  r.engine = Engine::kVllm;
+  r.engine = default_release(Engine::kVllm);
   PlanSpace s = small_space();
   s.gpus.erase(s.gpus.begin());  // H100, MI300X, B200
   s.dp_attention = false;
@@ -120,7 +120,7 @@ TEST(PlanRulesTest, DisaggregatedPoolsAreOnesTheEngineLoads) {
   PlanRequest r;
   r.isl = 2000;
   r.osl = 200;
-  r.engine = Engine::kSglang;
+  r.engine = default_release(Engine::kSglang);
   r.load_kind = PlanLoadKind::kRequestsPerS;
   r.load = 10;
   auto res = plan_disaggregated(m, r, small_space());

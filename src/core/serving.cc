@@ -603,7 +603,8 @@ StepTime predict_prefill(const PreparedDeployment& d, const EngineSettings& s, c
 }
 
 Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
-                                                Engine e, const EngineFlags& flags, const EngineWorkload& w) {
+                                                const EngineRelease& e, const EngineFlags& flags,
+                                                const EngineWorkload& w) {
   DeploymentPrediction out;
   out.profile = &engine_profile(e);
   MC_ASSIGN_OR_RETURN(out.settings, resolve_engine_settings(e, flags, m, gpu, a.prepared, w));

@@ -26,12 +26,17 @@ GpuSpec H100() {
 
 ModelSpec Llama8b() { return *find_preset("llama-3.1-8b"); }
 
+// The releases --engine trtllm, vllm and sglang select.
+const EngineRelease kTrt = kDefaultEngine;
+const EngineRelease kVllm = default_release(Engine::kVllm);
+const EngineRelease kSgl = default_release(Engine::kSglang);
+
 struct Predicted {
   DeploymentAnalysis a;
   DeploymentPrediction p;
 };
 
-Predicted predict(Engine e, int64_t tp, EngineFlags f = {}, const ModelSpec& m = Llama8b(), int64_t context = 4096,
+Predicted predict(const EngineRelease& e, int64_t tp, EngineFlags f = {}, const ModelSpec& m = Llama8b(), int64_t context = 4096,
               int64_t batch = 1) {
   DeploymentOptions o;
   o.split.tp = tp;
@@ -64,7 +69,7 @@ TEST(EngineMemoryTest, VllmDenseAtTp1AndTp2) {
   // TP 1: activation 8192 x 110,592 + 1024 x 1,026,048 = 1,956,642,816 B; KV = 0.9 x 85,520,809,984
   // - 16,060,522,496 - 1 GiB - 1,956,642,816 = 57,877,821,849.6 B; blocks floor(KV / (16 x 131,072))
   // = 27,598; tokens 441,568; concurrency for 131,072 tokens = 441,568 / 131,072 = 3.3689.
-  Predicted s = predict(Engine::kVllm, 1);
+  Predicted s = predict(kVllm, 1);
   const EngineMemory& m = s.p.memory;
   EXPECT_EQ(s.p.settings.max_num_batched_tokens, 8192);
   EXPECT_EQ(s.p.settings.max_num_seqs, 1024);
@@ -79,7 +84,7 @@ TEST(EngineMemoryTest, VllmDenseAtTp1AndTp2) {
   EXPECT_DOUBLE_EQ(m.max_concurrency, 441'568.0 / 131'072.0);
   // TP 2: activation 8192 x 67,584 + 1024 x 1,026,048 = 1,604,321,280; KV = 0.9 x total - 8,030,527,488
   // - 2 GiB - 1,604,321,280 = 65,186,396,569.6 B; blocks floor(KV / (16 x 65,536)) = 62,166.
-  Predicted t = predict(Engine::kVllm, 2);
+  Predicted t = predict(kVllm, 2);
   EXPECT_DOUBLE_EQ(t.p.memory.weights_bytes, kW2);
   EXPECT_DOUBLE_EQ(t.p.memory.non_torch_bytes, 2 * kGiB);
   EXPECT_DOUBLE_EQ(t.p.memory.activation_peak_bytes, 1'604'321'280.0);
@@ -92,7 +97,7 @@ TEST(EngineMemoryTest, TrtllmDenseAtTp1AndTp2) {
   // block 64; fraction 0.95 of what is free. TP 1: activation 8192 x 110,592 + 2048 x 1,026,048 =
   // 3,007,315,968; KV = 0.95 x (85,520,809,984 - 16,060,522,496 - 1 GiB - 3,007,315,968) =
   // 62,110,268,211.2 B; blocks floor(KV / (64 x 131,072)) = 7,404.
-  Predicted s = predict(Engine::kTrtllm, 1);
+  Predicted s = predict(kTrt, 1);
   EXPECT_DOUBLE_EQ(s.p.memory.usable_bytes, kTotal);
   EXPECT_DOUBLE_EQ(s.p.memory.activation_peak_bytes, 3'007'315'968.0);
   EXPECT_NEAR(s.p.memory.kv_cache_bytes_per_gpu, 62'110'268'211.2, 1e-3);
@@ -100,7 +105,7 @@ TEST(EngineMemoryTest, TrtllmDenseAtTp1AndTp2) {
   EXPECT_EQ(s.p.memory.kv_cache_tokens, 7'404 * 64);
   // TP 2: activation 8192 x 67,584 + 2048 x 1,026,048 = 2,654,994,432; KV = 0.95 x (total - 8,030,527,488
   // - 2 GiB - 2,654,994,432) = 69,053,414,195.2 B; blocks floor(KV / (64 x 65,536)) = 16,463.
-  Predicted t = predict(Engine::kTrtllm, 2);
+  Predicted t = predict(kTrt, 2);
   EXPECT_NEAR(t.p.memory.kv_cache_bytes_per_gpu, 69'053'414'195.2, 1e-3);
   EXPECT_EQ(t.p.memory.gpu_blocks, 16'463);
 }
@@ -109,11 +114,11 @@ TEST(EngineMemoryTest, SglangDenseAtTp1AndTp2) {
   // SGLang: pool = mem_fraction_static x total - weights, pages of 1 token; 0.88 at TP 1, 0.87 at TP 2.
   // TP 1: 0.88 x 85,520,809,984 - 16,060,522,496 = 59,197,790,289.92 B -> floor(/ 131,072) = 451,643 tokens.
   // TP 2: 0.87 x total - 8,030,527,488 = 66,372,577,198.08 B -> floor(/ 65,536) = 1,012,765 tokens.
-  Predicted s = predict(Engine::kSglang, 1);
+  Predicted s = predict(kSgl, 1);
   EXPECT_DOUBLE_EQ(s.p.settings.memory_fraction, 0.88);
   EXPECT_NEAR(s.p.memory.kv_cache_bytes_per_gpu, 59'197'790'289.92, 1e-3);
   EXPECT_EQ(s.p.memory.kv_cache_tokens, 451'643);
-  Predicted t = predict(Engine::kSglang, 2);
+  Predicted t = predict(kSgl, 2);
   EXPECT_DOUBLE_EQ(t.p.settings.memory_fraction, 0.87);
   EXPECT_EQ(t.p.memory.kv_cache_tokens, 1'012'765);
 }
@@ -122,9 +127,10 @@ TEST(EngineMemoryTest, KvHeadsReplicatedPastTheirCount) {
   // Llama-3.1-70B has 8 KV heads; at TP 16 every rank keeps one whole head: 80 layers x 1 head x
   // (128 + 128) x 2 B = 40,960 B per token per GPU (not 327,680 / 16 = 20,480), for every engine.
   const ModelSpec m70 = *find_preset("llama-3.1-70b");
-  for (Engine e : kAllEngines) {
+  for (EngineFamily fam : kAllEngineFamilies) {
+    const EngineRelease e{fam, std::nullopt};
     Predicted s = predict(e, 16, {}, m70);
-    EXPECT_EQ(s.p.memory.kv_bytes_per_token, 40'960) << engine_name(e);
+    EXPECT_EQ(s.p.memory.kv_bytes_per_token, 40'960) << engine_release_key(e);
     // Whole blocks: blocks x block_size tokens, each of 40,960 B, within the engine's KV bytes.
     EXPECT_LE(static_cast<double>(s.p.memory.kv_cache_tokens) * 40'960.0, s.p.memory.kv_cache_bytes_per_gpu);
   }
@@ -136,7 +142,7 @@ TEST(EngineMemoryTest, FlagsOverTheDefaultsAndReserve) {
   f.block_size = 32;
   f.max_num_batched_tokens = 2048;
   f.max_num_seqs = 64;
-  Predicted s = predict(Engine::kVllm, 1, f);
+  Predicted s = predict(kVllm, 1, f);
   EXPECT_DOUBLE_EQ(s.p.memory.usable_bytes, 0.8 * kTotal);
   // activation 2048 x 110,592 + 64 x 1,026,048 = 292,159,488 B
   EXPECT_DOUBLE_EQ(s.p.memory.activation_peak_bytes, 292'159'488.0);
@@ -144,10 +150,10 @@ TEST(EngineMemoryTest, FlagsOverTheDefaultsAndReserve) {
   // --reserve 0.2 without an engine flag: the fraction 1 - 0.2; with one, the engine flag wins.
   EngineFlags r;
   r.reserve = 0.2;
-  EXPECT_DOUBLE_EQ(predict(Engine::kVllm, 1, r).p.settings.memory_fraction, 0.8);
-  EXPECT_TRUE(predict(Engine::kVllm, 1, r).p.settings.fraction_from_reserve);
+  EXPECT_DOUBLE_EQ(predict(kVllm, 1, r).p.settings.memory_fraction, 0.8);
+  EXPECT_TRUE(predict(kVllm, 1, r).p.settings.fraction_from_reserve);
   r.gpu_memory_utilization = 0.7;
-  EXPECT_DOUBLE_EQ(predict(Engine::kVllm, 1, r).p.settings.memory_fraction, 0.7);
+  EXPECT_DOUBLE_EQ(predict(kVllm, 1, r).p.settings.memory_fraction, 0.7);
 }
 
 TEST(EngineMemoryTest, TrtllmBenchSizesItsLimitsFromTheRequestShape) {
@@ -159,14 +165,14 @@ TEST(EngineMemoryTest, TrtllmBenchSizesItsLimitsFromTheRequestShape) {
   o.context = 2000;
   auto a = analyze_deployment_full(Llama8b(), H100(), o);
   ASSERT_TRUE(a.ok());
-  auto s = resolve_engine_settings(Engine::kTrtllm, {}, Llama8b(), H100(), a->prepared, EngineWorkload{1000, 1000});
+  auto s = resolve_engine_settings(kTrt, {}, Llama8b(), H100(), a->prepared, EngineWorkload{1000, 1000});
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_TRUE(s->limits_from_workload);
   EXPECT_EQ(s->max_num_seqs, 256);
   EXPECT_EQ(s->max_num_batched_tokens, 2048);
   // 128/128: 69,460,287,488 x 0.95 / (131,072 x 256) = 1,966.3 -> 256 x ceil(1,966.3 / 256) = 2048;
   // tokens 1,966.3 x 2 = 3,932.7 < 4096 -> 256 x ceil(3,932.7 / 256) = 4096.
-  auto t = resolve_engine_settings(Engine::kTrtllm, {}, Llama8b(), H100(), a->prepared, EngineWorkload{128, 128});
+  auto t = resolve_engine_settings(kTrt, {}, Llama8b(), H100(), a->prepared, EngineWorkload{128, 128});
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->max_num_seqs, 2048);
   EXPECT_EQ(t->max_num_batched_tokens, 4096);
@@ -177,7 +183,7 @@ TEST(EngineMemoryTest, BadInputNamesTheField) {
   o.weight_dtype = Dtype::kBf16;
   auto a = analyze_deployment_full(Llama8b(), H100(), o);
   ASSERT_TRUE(a.ok());
-  auto field = [&](Engine e, EngineFlags f) {
+  auto field = [&](const EngineRelease& e, EngineFlags f) {
     auto r = resolve_engine_settings(e, f, Llama8b(), H100(), a->prepared, {});
     if (r.ok()) return std::string("ok");
     const std::string& msg = r.status().message();
@@ -185,22 +191,22 @@ TEST(EngineMemoryTest, BadInputNamesTheField) {
   };
   EngineFlags f;
   f.gpu_memory_utilization = 0;
-  EXPECT_EQ(field(Engine::kVllm, f), "gpu_memory_utilization");
+  EXPECT_EQ(field(kVllm, f), "gpu_memory_utilization");
   f.gpu_memory_utilization = 1.01;
-  EXPECT_EQ(field(Engine::kVllm, f), "gpu_memory_utilization");
+  EXPECT_EQ(field(kVllm, f), "gpu_memory_utilization");
   f.gpu_memory_utilization = 0.9;
-  EXPECT_EQ(field(Engine::kTrtllm, f), "gpu_memory_utilization");  // another engine's flag
+  EXPECT_EQ(field(kTrt, f), "gpu_memory_utilization");  // another engine's flag
   EngineFlags b;
   b.block_size = 0;
-  EXPECT_EQ(field(Engine::kVllm, b), "block_size");
+  EXPECT_EQ(field(kVllm, b), "block_size");
   EngineFlags l;
   l.max_model_len = 131'073;  // llama-3.1-8b's max_position_embeddings is 131,072
-  EXPECT_EQ(field(Engine::kVllm, l), "max_model_len");
+  EXPECT_EQ(field(kVllm, l), "max_model_len");
   l.allow_long_max_model_len = true;
-  EXPECT_EQ(field(Engine::kVllm, l), "ok");
+  EXPECT_EQ(field(kVllm, l), "ok");
   EXPECT_FALSE(parse_engine("tgi").ok());
   EXPECT_EQ(parse_engine("tgi").status().message().substr(0, 6), "engine");
-  EXPECT_EQ(*parse_engine("TensorRT-LLM"), Engine::kTrtllm);
+  EXPECT_EQ(*parse_engine("TensorRT-LLM"), kDefaultEngine);
 }
 
 // The step model at two batches, llama-3.1-8b bf16 on one H100 at context 1000, decode only, with
@@ -258,7 +264,8 @@ TEST(StepModelTest, TwoBatchesByHand) {
 // ---------------------------------------------------------------- properties
 
 TEST(ServingPropertyTest, MoreMemoryNeverFewerSequences) {
-  for (Engine e : kAllEngines) {
+  for (EngineFamily fam : kAllEngineFamilies) {
+    const EngineRelease e{fam, std::nullopt};
     int64_t last = -1;
     for (double mib : {40000.0, 60000.0, 81559.0, 100000.0, 143771.0, 200000.0}) {
       GpuSpec g = H100();
@@ -270,7 +277,7 @@ TEST(ServingPropertyTest, MoreMemoryNeverFewerSequences) {
       ASSERT_TRUE(a.ok());
       auto p = predict_deployment(Llama8b(), g, *a, e, {}, {});
       ASSERT_TRUE(p.ok());
-      EXPECT_GE(p->decode.max_sequences, last) << engine_name(e) << " " << mib;
+      EXPECT_GE(p->decode.max_sequences, last) << engine_release_key(e) << " " << mib;
       EXPECT_GE(a->result.memory.max_sequences, p->decode.max_sequences) << "the ceiling holds at least as many";
       last = p->decode.max_sequences;
     }
@@ -285,7 +292,7 @@ TEST(ServingPropertyTest, ALargerPrefillShareNeverAShorterStep) {
   const ModelSpec mix = *find_preset("mixtral-8x7b-v0.1");
   auto d = prepare_deployment(mix, H100(), o);
   ASSERT_TRUE(d.ok());
-  const StepTimeParams& p = engine_profile(Engine::kTrtllm).time;
+  const StepTimeParams& p = engine_profile(kTrt).time;
   for (bool ceiling : {false, true}) {
     double last = 0;
     for (double share : {0.0, 0.1, 0.5, 1.0, 4.0, 16.0}) {  // prompt tokens per decoding sequence
@@ -306,7 +313,7 @@ TEST(ServingPropertyTest, ThePredictionNeverBeatsItsCeiling) {
   // Over models, splits, dtypes, request shapes and loads: the predicted throughput at most the
   // ceiling's, and at the same batch the predicted step and TTFT at least the ceiling's.
   const char* models[] = {"llama-3.1-8b", "llama-3.1-70b", "mixtral-8x7b-v0.1", "mistral-7b-v0.1", "gemma-2-9b"};
-  const StepTimeParams& p = engine_profile(Engine::kTrtllm).time;
+  const StepTimeParams& p = engine_profile(kTrt).time;
   int checked = 0;
   for (const char* name : models) {
     const ModelSpec m = *find_preset(name);
@@ -319,7 +326,8 @@ TEST(ServingPropertyTest, ThePredictionNeverBeatsItsCeiling) {
         o.context = 2048;
         auto a = analyze_deployment_full(m, H100(), o);
         if (!a.ok()) continue;
-        for (Engine e : kAllEngines) {
+        for (EngineFamily fam : kAllEngineFamilies) {
+    const EngineRelease e{fam, std::nullopt};
           for (auto [isl, osl] : {std::pair<int64_t, int64_t>{128, 128}, {2048, 128}, {1000, 1000}, {128, 4096},
                                   {20000, 2000}}) {
             auto s = resolve_engine_settings(e, {}, m, H100(), a->prepared, EngineWorkload{isl, osl});
@@ -343,7 +351,7 @@ TEST(ServingPropertyTest, ThePredictionNeverBeatsItsCeiling) {
           }
         }
         // The deployment engine's own questions too: a decode step and a prefill.
-        auto pd = predict_deployment(m, H100(), *a, Engine::kTrtllm, {}, {});
+        auto pd = predict_deployment(m, H100(), *a, kTrt, {}, {});
         ASSERT_TRUE(pd.ok());
         EXPECT_GE(pd->decode.step.seconds, a->result.decode.seconds) << name;
         EXPECT_GE(pd->prefill.seconds, a->result.prefill.seconds) << name;
@@ -359,17 +367,17 @@ TEST(ServingTest, LittlesLawAtARate) {
   o.weight_dtype = Dtype::kBf16;
   auto a = analyze_deployment_full(Llama8b(), H100(), o);
   ASSERT_TRUE(a.ok());
-  auto s = resolve_engine_settings(Engine::kTrtllm, {}, Llama8b(), H100(), a->prepared, EngineWorkload{500, 200});
+  auto s = resolve_engine_settings(kTrt, {}, Llama8b(), H100(), a->prepared, EngineWorkload{500, 200});
   ASSERT_TRUE(s.ok());
   const EngineMemory em = engine_memory(a->prepared, *s);
-  const ServingFigures f = serve(a->prepared, engine_capacity(em, *s, 500, 200), engine_profile(Engine::kTrtllm).time,
+  const ServingFigures f = serve(a->prepared, engine_capacity(em, *s, 500, 200), engine_profile(kTrt).time,
                                  false, ServingRequest{500, 200, ServingLoad::kRequestsPerS, 4});
   ASSERT_FALSE(f.saturated);
   EXPECT_NEAR(f.batch, 4 * 200 * f.tpot_s, 1e-9 * f.batch);
   EXPECT_NEAR(f.output_tokens_per_s, 4 * 200, 1e-6);
   EXPECT_GT(f.ttft_s, f.tpot_s);  // at least the step carrying the prompt
   // Far above capacity: saturated, TTFT unbounded.
-  const ServingFigures g = serve(a->prepared, engine_capacity(em, *s, 500, 200), engine_profile(Engine::kTrtllm).time,
+  const ServingFigures g = serve(a->prepared, engine_capacity(em, *s, 500, 200), engine_profile(kTrt).time,
                                  false, ServingRequest{500, 200, ServingLoad::kRequestsPerS, 1e6});
   EXPECT_TRUE(g.saturated);
   EXPECT_TRUE(std::isinf(g.ttft_s));

@@ -51,7 +51,10 @@ inline double attention_width(const ModelSpec& m) {
   // 1. Parameters.
   r.d_head = m.n_embd_head;
   r.d_kv = m.is_mla() ? m.n_lora_kv + m.n_rot + m.n_embd_head_index : m.n_embd_kv();
-  r.has_layer_matrices = !m.is_mla() && m.n_expert == 0;
+  r.layers = m.count_layers();
+  // One layer's matrices stand for every layer only when every layer holds attention and a dense FFN.
+  r.has_layer_matrices = !m.is_mla() && m.n_expert == 0 && r.layers.recurrent == 0 && r.layers.no_attn == 0 &&
+                         r.layers.no_ffn == 0;
   if (r.has_layer_matrices) {
     bool overflow = false;  // checked by the caller (analyze_size, validate_sweep)
     r.layer = seed_layer_matrices_unchecked(m, &overflow);
@@ -66,7 +69,6 @@ inline double attention_width(const ModelSpec& m) {
   }
   r.params = p;
   r.exact = m.exact.has_value();
-  r.layers = m.count_layers();
   r.total = p.total();
   r.active = p.active();
   r.blocks = p.blocks();

@@ -141,7 +141,7 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
                     {"metric", s.metric_text},
                     {"model", p.model},
                     {"gpu", s.gpu},
-                    {"engine", {{"profile", std::string(engine_name(p.engine))}}},
+                    {"engine", {{"profile", std::string(engine_profile(p.engine).name)}, {"release", engine_release_key(p.engine)}}},
                     {"regimes", regimes},
                     {"note", p.note},
                     {"predicted_batch", f.batch},

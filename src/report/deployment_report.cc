@@ -432,9 +432,12 @@ Section engine_section_impl(const DeploymentPrediction& p) {
   const EngineProfile& pr = *p.profile;
   const EngineSettings& st = p.settings;
   const EngineMemory& m = p.memory;
-  Section s{"Engine (predicted): " + std::string(pr.display), {}, {}};
+  Section s{"Engine (predicted): " + engine_release_display(st.release), {}, {}};
   s.lines.push_back(given("engine.profile", "Profile", std::string(pr.name), Unit::kNone));
   s.lines.push_back(given("engine.name", "Engine", std::string(pr.display), Unit::kNone));
+  s.lines.push_back(given("engine.release", "Release (--engine)", engine_release_key(st.release), Unit::kNone,
+                          "(" + engine_release_display(st.release) +
+                              (st.release.version ? ")" : "; --engine NAME@VERSION names another)")));
   s.lines.push_back(given("engine.time_parameters", "Step-time parameters",
                           pr.time_inherited ? std::string("TensorRT-LLM's (no published ") + std::string(pr.display) +
                                                   " measurements were fitted)"
@@ -663,7 +666,7 @@ std::vector<std::pair<std::string, nlohmann::json>> change_fields(const Scenario
   if (c.batch) f.emplace_back("batch", *c.batch);
   if (c.prompt_tokens) f.emplace_back("prompt", *c.prompt_tokens);
   if (c.reserve_fraction) f.emplace_back("reserve", *c.reserve_fraction);
-  if (c.engine) f.emplace_back("engine", std::string(engine_name(*c.engine)));
+  if (c.engine) f.emplace_back("engine", engine_release_key(*c.engine));
   if (c.spec) {
     f.emplace_back("spec_method", std::string(spec_method_name(c.spec->method)));
     f.emplace_back("spec_tokens", c.spec->tokens);

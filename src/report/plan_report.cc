@@ -167,11 +167,12 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
 
 std::string ranking_text(const PlanRequest& r) {
   const EngineProfile& p = engine_profile(r.engine);
+  const std::string release = engine_release_display(r.engine);
   if (r.rank_by_ceiling) {
     return "ranked by the ceiling (--rank-by ceiling: the ideal machine, a bound no engine beats); the "
-           "prediction (" + std::string(p.display) + ") in --json configs[].predicted";
+           "prediction (" + release + ") in --json configs[].predicted";
   }
-  return "ranked by the prediction for " + std::string(p.display) +
+  return "ranked by the prediction for " + release +
          (p.time_inherited ? " (its step times are TensorRT-LLM's: no published " + std::string(p.display) +
                                  " data fitted)"
                            : " (fitted on published TensorRT-LLM runs)") +
@@ -381,6 +382,8 @@ nlohmann::json plan_json(const PlanView& v) {
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
   j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
                  {"name", std::string(engine_profile(r.engine).display)},
+                 {"release", engine_release_key(r.engine)},
+                 {"release_name", engine_release_display(r.engine)},
                  {"time_parameters_inherited", engine_profile(r.engine).time_inherited}};
   nlohmann::json prices = nlohmann::json::array();
   for (const PlanGpu& g : s.gpus) {
@@ -646,7 +649,9 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
   j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
-                 {"name", std::string(engine_profile(r.engine).display)}};
+                 {"name", std::string(engine_profile(r.engine).display)},
+                 {"release", engine_release_key(r.engine)},
+                 {"release_name", engine_release_display(r.engine)}};
   j["kv_transfer_overlap"] = r.kv_transfer_overlap;
   j["layout_options"] = layout_options_json(r);
   nlohmann::json configs = nlohmann::json::array();
