@@ -280,7 +280,7 @@ std::string render_plan_text(const PlanView& v) {
                          plan_time_text(c.ttft_s, true), plan_time_text(c.tpot_s, false),
                          plan_deciding_text(r, *v.space, c));
       std::string ch;
-      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(r.engine, x);
+      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(r.engine.engine(), x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
     if (res.misses.empty() && !res.first_unsupported.empty()) {
@@ -419,7 +419,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
     nlohmann::json changes = nlohmann::json::array();
-    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(r.engine, x));
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(r.engine.engine(), x));
     mj["changes"] = changes;
     misses.push_back(mj);
   }

@@ -100,12 +100,12 @@ std::string plan_change_words(Engine e, const PlanChange& ch) {
                          ch.holds);
     case PlanChangeKind::kStepTokens:
       return fmt::format("a step-token budget of at least {} tokens for batch {} (holds {}): {}'s {} {}{}",
-                         group_digits(ch.engine_value), ch.batch, ch.holds, engine_profile(e).display,
+                         group_digits(ch.engine_value), ch.batch, ch.holds, engine_display(e),
                          f.step_tokens, ch.engine_value,
                          modelcalc_flag_aside(f.step_tokens, "--max-num-batched-tokens", ch.engine_value));
     case PlanChangeKind::kMaxNumSeqs:
       return fmt::format("a sequence cap of at least {} for batch {} (holds {}): {}'s {} {}{}",
-                         group_digits(ch.engine_value), ch.batch, ch.holds, engine_profile(e).display, f.max_num_seqs,
+                         group_digits(ch.engine_value), ch.batch, ch.holds, engine_display(e), f.max_num_seqs,
                          ch.engine_value, modelcalc_flag_aside(f.max_num_seqs, "--max-num-seqs", ch.engine_value));
     case PlanChangeKind::kTtftTarget:
       if (!std::isfinite(ch.seconds)) {
