@@ -56,7 +56,10 @@ set(MODELCALC_LAYER_PROBES
     "core_includes_report_up\;modelcalc_core"
     "core_includes_cli_up\;modelcalc_core"
     "report_includes_cli_up\;modelcalc_report"
-    "report_includes_core\;modelcalc_report")
+    "report_includes_core\;modelcalc_report"
+    "app_includes_report_up\;modelcalc_app"
+    "app_includes_cli_up\;modelcalc_app"
+    "report_includes_app\;modelcalc_report")
 foreach(probe ${MODELCALC_LAYER_PROBES})
   list(GET probe 0 name)
   list(GET probe 1 layer)
@@ -77,3 +80,5 @@ endforeach()
 # include-path check above cannot catch it: only src/cli may include it.
 add_test(NAME layering_cli11_only_in_cli
          COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -P ${PROJECT_SOURCE_DIR}/tests/layering/cli11.cmake)
+add_test(NAME layering_app
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -P ${PROJECT_SOURCE_DIR}/tests/layering/app.cmake)

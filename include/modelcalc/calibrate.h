@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/serving.h"
@@ -132,7 +133,10 @@ struct FitResult {
   int64_t rows = 0;  // rows fitted
   int64_t evaluations = 0;
 };
-FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use);
+// `control` (modelcalc/cancel.h) is polled per restart; when it says stop the fit
+// returns its best point so far and the caller returns control->status().
+FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use,
+                          const SearchControl* control = nullptr);
 
 // Cross-validation: for each seed, the (model, GPU) groups of the evaluated
 // trtllm rows are shuffled (std::mt19937_64 seeded with the seed) and split in
@@ -149,7 +153,9 @@ struct CrossValidation {
   ErrorSummary pooled;                        // every fold's test errors together
   std::array<ErrorSummary, 5> pooled_by_regime;
 };
-CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const uint64_t> seeds);
+// `control` is polled per fold (and inside each fold's fit); see fit_step_params.
+CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const uint64_t> seeds,
+                               const SearchControl* control = nullptr);
 
 }  // namespace modelcalc
 

@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/engine_profile.h"
@@ -103,6 +104,8 @@ struct PlanSpace {
   // For a model with routed experts, also the attention-DP x MoE-EP layout: replicas of 8, 16, ... GPUs
   // (powers of two dividing n_expert, at most max_gpus), attention in groups of one GPU, EP over all.
   bool dp_attention = true;
+  // Polled between candidates (modelcalc/cancel.h); null: never stops. Not owned.
+  const SearchControl* control = nullptr;
 };
 
 // One split of one GPU kind in two dtypes: what the search prepares once.

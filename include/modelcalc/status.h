@@ -21,7 +21,7 @@ std::string one_line(std::string_view text);
 
 class Status {
  public:
-  enum class Code { kOk, kInvalidArgument, kNotFound, kOverflow, kIoError, kNotMet };
+  enum class Code { kOk, kInvalidArgument, kNotFound, kOverflow, kIoError, kNotMet, kCancelled, kBudgetExceeded };
 
   Status() = default;  // OK
   static Status Ok() { return Status(); }
@@ -39,6 +39,10 @@ class Status {
   // Valid input, but no answer meets the targets (plan): the CLI prints the
   // command's output AND this line, and exits 1.
   static Status NotMet(std::string msg) { return Status(Code::kNotMet, std::move(msg)); }
+  // A search stopped before its answer (modelcalc/cancel.h): its token was
+  // cancelled, or it spent the CPU budget it was given.
+  static Status Cancelled(std::string msg) { return Status(Code::kCancelled, std::move(msg)); }
+  static Status BudgetExceeded(std::string msg) { return Status(Code::kBudgetExceeded, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }

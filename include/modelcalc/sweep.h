@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/engine_profile.h"
@@ -45,6 +46,9 @@ struct SweepSpec {
   bool two_batch_overlap = false;
   SpeculativeDecoding spec;  // spec.draft not owned: it must outlive the sweep
   PrefixCache prefix;
+  // Polled between batches (modelcalc/cancel.h): sweep() returns its status when
+  // it says stop, after the rows already delivered. Null: never stops. Not owned.
+  const SearchControl* control = nullptr;
 };
 
 // One combination and its result. Valid only during the callback.

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/status.h"
@@ -54,6 +55,8 @@ struct TrainPlanQuery {
   TrainPlanRank rank_by = TrainPlanRank::kCost;
   int64_t top = 10;                  // layouts kept, 1 to 1000
   TrainProfile profile = default_train_profile();
+  // Polled per layout prepared (modelcalc/cancel.h); null: never stops. Not owned.
+  const SearchControl* control = nullptr;
 };
 
 // Why the chosen layout is not cheaper (or faster).

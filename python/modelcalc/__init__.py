@@ -56,29 +56,16 @@ _ENGINE_KEYWORDS = ("engine", "gpu_memory_utilization", "kv_cache_free_gpu_mem_f
                     "allow_long_max_model_len")
 
 
-_LAYOUT_KEYWORDS = ("dp_attention", "expert_imbalance", "redundant_experts", "two_batch_overlap", "spec_tokens",
-                    "spec_acceptance", "spec_method", "draft_model", "prefix_hit", "prefix_tokens", "disaggregated",
-                    "kv_transfer_overlap")
-_LAYOUT_TOGGLES = ("dp_attention", "two_batch_overlap", "disaggregated", "kv_transfer_overlap")
-
-
-def _layout(keywords):
-    """The layout keywords of a call (its locals()), in the order the native functions take them."""
-    return tuple(keywords.get(k, False if k in _LAYOUT_TOGGLES else None) for k in _LAYOUT_KEYWORDS)
-
-
 def _engine(keywords):
     """The engine keywords of a call (its locals()), in the order the native functions take them."""
     return tuple(keywords.get(k, False if k == "allow_long_max_model_len" else None) for k in _ENGINE_KEYWORDS)
 
 
-def _context(context, seq):
-    """context= or its CLI spelling seq= (the CLI's --context / --seq): one of them."""
-    if seq is None:
-        return context
-    if context is not None:
-        raise InputError("seq: is the same keyword as context; give one of them")
-    return seq
+def _fields(keywords, *drop):
+    """A call's keywords (its locals()) as the request fields the native function reads: every keyword given
+    (None and False are "not given"), by the field's name; the positional model, gpu and `drop` left out."""
+    skip = {"model", "gpu", *drop}
+    return {k: v for k, v in keywords.items() if k not in skip and v is not None and v is not False}
 
 
 def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None,
@@ -119,9 +106,7 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     (r.params.total, r.decode_step.seconds), to_dict() = `modelcalc size --json`, text(), explain(), strings()
     (each figure as the text prints it: `--json --strings`).
     """
-    return _modelcalc._size(model, gpu, _context(context, seq), batch, gpus, tp, pp, ep, dp, prompt, dtype,
-                            compute_dtype, kv_dtype, reserve, train_tokens,
-                            _engine(locals()), _layout(locals()))
+    return _modelcalc._size(model, gpu, _fields(locals()))
 
 
 def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
@@ -145,9 +130,7 @@ def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None
     Returns a KvBudgetResult: max_sequences, budget_bytes, kv_bytes_per_sequence (ints), the document's
     sections as attributes, to_dict() = `modelcalc kv-budget --json`, text(), explain().
     """
-    return _modelcalc._kv_budget(model, gpu, budget, _context(context, seq), gpus, reserve, dtype, kv_dtype, workspace,
-                                 mean_len, block_size, batch, prompt, tp, pp, ep, dp, compute_dtype,
-                                 _engine(locals()), _layout(locals()))
+    return _modelcalc._kv_budget(model, gpu, _fields(locals()))
 
 
 def _price_text(price):
@@ -186,9 +169,12 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     as the CLI does with exit status 1), the document's sections as attributes, to_dict() = `modelcalc plan
     --json`, text(), explain().
     """
-    return _modelcalc._plan(model, isl, osl, qps, rate, concurrency, ttft, tpot, tokens_per_s_per_user, gpu,
-                            max_gpus, dtype, kv_dtype, batch, max_pp, _price_text(price), efficiency, top, frontier,
-                            rank_by, _engine(locals()), _layout(locals()))
+    fields = _fields(locals())
+    if gpu is not None:
+        fields["gpu"] = gpu
+    if price is not None:
+        fields["price"] = _price_text(price)
+    return _modelcalc._plan(model, fields)
 
 
 def train_plan(model, *, tokens, days, gpu=None, price=None, max_gpus=4096, seq=4096, micro_batch=(1, 2, 4, 8),
@@ -239,10 +225,12 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
     """
     if evidence is not None and not isinstance(evidence, dict):
         evidence = str(evidence)
-    return _modelcalc._diagnose(evidence, model, gpu, phase, params, layers, hidden, heads, kv_heads, head_dim,
-                                dtype, gpus, batch, _context(context, seq), prompt, tokens_per_s, aggregate_tokens_per_s,
-                                ttft, itl, flop_util, bw_util, kernels_per_step, kernel_us, gap_us, peak_transient,
-                                _engine(locals()))
+    fields = _fields(locals(), "evidence")
+    if model is not None:
+        fields["model"] = model
+    if gpu is not None:
+        fields["gpu"] = gpu
+    return _modelcalc._diagnose(evidence, fields)
 
 
 def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
@@ -261,9 +249,7 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
     engine's hot path), and to_dict() = the deployment sections of `size --json` (with their `predicted`
     siblings and the engine section).
     """
-    return _modelcalc._deployment(model, gpu, _context(context, seq), batch, prompt, gpus, tp, pp, ep, dp, dtype,
-                                  compute_dtype, kv_dtype, reserve, workspace,
-                                  _engine(locals()))
+    return _modelcalc._deployment(model, gpu, _fields(locals()))
 
 
 def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
@@ -287,13 +273,15 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
     """
     if fields == "all":
         fields = [name for name, _, _, _ in _modelcalc._sweep_columns_help()]
-    engine_args = _engine(locals())
+    if fields is not None and not isinstance(fields, str):
+        fields = ",".join(str(f) for f in fields)
+    request = _fields(locals(), "on_chunk", "chunk_rows")
+    if fields is not None:
+        request["fields"] = fields
     if on_chunk is None:
-        rows, raw = _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, None, None,
-                                      engine_args)
+        rows, raw = _modelcalc._sweep(model, gpu, None, None, request)
         return Columns(raw)
-    return _modelcalc._sweep(model, gpu, _context(context, seq), batch, dtype, kv_dtype, fields, chunk_rows,
-                             lambda raw: on_chunk(Columns(raw)), engine_args)
+    return _modelcalc._sweep(model, gpu, chunk_rows, lambda raw: on_chunk(Columns(raw)), request)
 
 
 def sweep_columns():

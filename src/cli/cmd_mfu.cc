@@ -39,7 +39,7 @@ Status run_mfu(const MfuFlags& f, std::ostream& out) {
   if (f.params && given_model) return Status::InvalidArgument("--params", "give either a model or --params, not both");
   std::optional<ModelSpec> model;
   if (given_model) {
-    MC_ASSIGN_OR_RETURN(model, resolve_model(f.model));
+    MC_ASSIGN_OR_RETURN(model, resolve_model_flags(f.model));
   }
   for (const char* flag : {"--seq", "--recompute", "--causal"}) {
     if (f.flags->given(flag) && !(model && f.train)) {

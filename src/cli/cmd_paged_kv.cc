@@ -93,7 +93,7 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     if (!has_model(f.model)) {
       return Status::InvalidArgument("--kv-bytes-per-token", "is required unless a model is given");
     }
-    auto m = resolve_model(f.model);
+    auto m = resolve_model_flags(f.model);
     if (!m.ok()) return m.status();
     const Dtype t = f.dep.kv_dtype.value_or(kDefaultWeightDtype);
     auto v = kv_bytes_per_token(*m, t);
@@ -109,7 +109,7 @@ Status run_paged_kv(const PagedKvFlags& f, std::ostream& out) {
     return Status::InvalidArgument("--seq", "is required without a model (tokens a contiguous allocator reserves "
                                             "per sequence, e.g. --seq 8192)");
   }
-  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model(f.model), f.dep.kv_dtype.value_or(kDefaultWeightDtype),
+  auto r = has_model(f.model) ? analyze_paged_kv_model(*resolve_model_flags(f.model), f.dep.kv_dtype.value_or(kDefaultWeightDtype),
                                                        *lens, block, max_len)
                                : analyze_paged_kv(*lens, block, max_len, per_token);
   if (!r.ok()) return r.status();

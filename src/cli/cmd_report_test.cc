@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "modelcalc/app/answers.h"
 #include "test_util.h"
 
 namespace modelcalc {
@@ -122,12 +123,12 @@ TEST(HtmlReport, Int4WeightsAreMultipliedInBf16) {
   // No GPU has an int4 peak in the catalog; the report's roofline falls back to bf16 math.
   SizeOptions o;
   o.weight_dtype = o.kv_dtype = Dtype::kInt4;
-  const RooflineOptions ro = report_roofline_options(find_gpu("h100").value(), o);
+  const RooflineOptions ro = app::page_roofline_options(find_gpu("h100").value(), o);
   EXPECT_EQ(ro.math_dtype, Dtype::kBf16);
   EXPECT_EQ(ro.weight_dtype, Dtype::kInt4);
   o.weight_dtype = Dtype::kFp8;
   o.batch = 16;
-  const RooflineOptions fp8 = report_roofline_options(find_gpu("h100").value(), o);
+  const RooflineOptions fp8 = app::page_roofline_options(find_gpu("h100").value(), o);
   EXPECT_EQ(fp8.math_dtype, Dtype::kFp8);
   EXPECT_EQ(fp8.batches, (std::vector<int64_t>{1, 8, 16, 64, 256}));  // the run's batch joins the defaults
 }

@@ -34,7 +34,7 @@ Status run_train(const TrainFlags& f, std::ostream& out) {
   if (f.params && given_model) return Status::InvalidArgument("--params", "give either a model or --params, not both");
   std::optional<ModelSpec> model;
   if (given_model) {
-    MC_ASSIGN_OR_RETURN(model, resolve_model(f.model));
+    MC_ASSIGN_OR_RETURN(model, resolve_model_flags(f.model));
   }
   MC_ASSIGN_OR_RETURN(const std::optional<GpuSpec> gpu, resolve_peak_gpu(f.gpu));
   const bool layout = train_layout_given(*f.flags);

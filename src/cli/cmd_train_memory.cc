@@ -28,9 +28,9 @@ Status run_train_memory(const TrainMemoryFlags& f, std::ostream& out) {
   if (f.params) {
     if (has_model(f.model)) return Status::InvalidArgument("--params", "give either a model or --params, not both");
   } else {
-    MC_ASSIGN_OR_RETURN(model, resolve_model(f.model));
+    MC_ASSIGN_OR_RETURN(model, resolve_model_flags(f.model));
   }
-  MC_ASSIGN_OR_RETURN(const std::optional<GpuSpec> gpu, resolve_gpu(f.gpu));
+  MC_ASSIGN_OR_RETURN(const std::optional<GpuSpec> gpu, resolve_gpu_flags(f.gpu));
   if (!gpu) return Status::InvalidArgument("--gpu", "is required (or --bandwidth, --capacity, --peak)");
   TrainOptions o = train_options(f.run, f.run.dep.seq.value_or(2048));
   if (f.params) o.params = *f.params;

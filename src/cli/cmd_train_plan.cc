@@ -29,7 +29,7 @@ Result<int64_t> capped_count(std::string_view text, std::string_view flag, int64
 }
 
 Status run_train_plan_command(const TrainPlanFlags& f, std::ostream& out, int* exit_code) {
-  MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model(f.model));
+  MC_ASSIGN_OR_RETURN(ModelSpec m, resolve_model_flags(f.model));
   TrainPlanRun run;
   MC_RETURN_IF_ERROR(run_train_plan(std::make_shared<const ModelSpec>(std::move(m)), f, &run));
   emit(train_plan_report(run), f.output, out);

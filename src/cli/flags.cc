@@ -34,6 +34,9 @@ struct FlagSet::Entry {
   };
   std::vector<std::unique_ptr<Spelling>> spellings;  // stable addresses: CLI11 writes into raw
   Apply apply;                                        // null for a toggle
+  bool toggle = false;
+  bool toggled = false;                                // toggle_fn's target
+  std::function<void()> on;                            // toggle_fn: called when given
 
   bool is(std::string_view name) const {
     for (const auto& s : spellings) {
@@ -114,6 +117,20 @@ FlagSet& FlagSet::toggle(std::string_view names, std::string help, bool* target)
   s->all_names = std::string(names);
   if (declare(names)) s->option = app_.add_flag(std::string(names), *target, std::move(help));
   e->spellings.push_back(std::move(s));
+  e->toggle = true;
+  entries_.push_back(std::move(e));
+  return *this;
+}
+
+FlagSet& FlagSet::toggle_fn(std::string_view names, std::string help, std::function<void()> on) {
+  auto e = std::make_unique<Entry>();
+  auto s = std::make_unique<Entry::Spelling>();
+  s->name = error_name(names);
+  s->all_names = std::string(names);
+  if (declare(names)) s->option = app_.add_flag(std::string(names), e->toggled, std::move(help));
+  e->spellings.push_back(std::move(s));
+  e->toggle = true;
+  e->on = std::move(on);
   entries_.push_back(std::move(e));
   return *this;
 }
@@ -207,7 +224,7 @@ bool FlagSet::knows(std::string_view arg) const {
 
 bool FlagSet::takes_next(std::string_view arg) const {
   const Entry* e = find_spelled(arg);
-  if (e == nullptr || !e->apply) return false;
+  if (e == nullptr || e->toggle || !e->apply) return false;
   return arg.starts_with("--") ? arg.find('=') == std::string_view::npos : arg.size() == 2;
 }
 
@@ -239,6 +256,15 @@ Status FlagSet::as_typed(const Status& s) const {
 
 Status FlagSet::apply() {
   for (const auto& e : entries_) {
+    if (e->on) {
+      for (const auto& s : e->spellings) {
+        if (s->option != nullptr && s->option->count() > 0) {
+          e->on();
+          break;
+        }
+      }
+      continue;
+    }
     if (!e->apply) continue;
     const Entry::Spelling* used = nullptr;
     for (const auto& s : e->spellings) {

@@ -68,6 +68,12 @@ class FlagSet {
   FlagSet& positional(std::string_view name, std::string help, std::string* target);
   // An on/off switch.
   FlagSet& toggle(std::string_view names, std::string help, bool* target);
+  // A switch that calls `on` (once, in apply()) when given.
+  FlagSet& toggle_fn(std::string_view names, std::string help, std::function<void()> on);
+  // A valued flag handled by `apply` (the text as typed and the spelling used).
+  FlagSet& valued(std::string_view names, std::string help, std::function<Status(std::string_view, std::string_view)> apply) {
+    return add_parsed(names, std::move(help), std::move(apply));
+  }
   // `alias` is another spelling of the already declared `of`: the same flag,
   // the same target; giving both is an error.
   FlagSet& alias(std::string_view alias, std::string_view of);

@@ -63,7 +63,8 @@ Args cat(std::initializer_list<Args> parts) {
 std::vector<Args> with_engines(const Args& base) {
   return {cat({base, {"--engine", "vllm", "--gpu-memory-utilization", "0.9", "--max-model-len", "8192",
                       "--max-num-batched-tokens", "4096", "--max-num-seqs", "128", "--block-size", "16"}}),
-          cat({base, {"--engine", "trtllm", "--kv-cache-free-gpu-mem-fraction", "0.9"}}),
+          cat({base, {"--engine", "trtllm", "--kv-cache-free-gpu-mem-fraction", "0.9", "--max-num-tokens", "4096",
+                      "--max-batch-size", "128"}}),  // TensorRT-LLM's own names
           cat({base, {"--engine", "sglang", "--mem-fraction-static", "0.85"}})};
 }
 std::vector<Args> plus(std::vector<Args> a, const std::vector<Args>& b) {
@@ -88,7 +89,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
         cat({{"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm", "--gpu-memory-utilization",
               "0.9", "--max-model-len", "8192", "--max-num-batched-tokens", "4096", "--max-num-seqs", "128"}}),
         {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm",
-         "--kv-cache-free-gpu-mem-fraction", "0.9"},
+         "--kv-cache-free-gpu-mem-fraction", "0.9", "--max-num-tokens", "4096", "--max-batch-size", "128"},
         {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--mem-fraction-static", "0.85"},
         cat({{"kv-budget"}, kLayout})}},
       {"train-memory",
@@ -251,7 +252,9 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--mem-fraction-static", {Kind::kFraction}},
       {"--max-model-len", {Kind::kCount}},
       {"--max-num-batched-tokens", {Kind::kCount}},
+      {"--max-num-tokens", {Kind::kCount}},  // TensorRT-LLM's name for it
       {"--max-num-seqs", {Kind::kCount}},
+      {"--max-batch-size", {Kind::kCount}},  // TensorRT-LLM's name for it
       // The serving layouts (deployment_options.cc add_layout_flags).
       {"--expert-imbalance", {Kind::kReal, false, "65"}},            // a factor from 1 to 64
       {"--redundant-experts", {Kind::kCount, true, "1048577"}},      // 0 to 2^20 slots

@@ -2,6 +2,7 @@
 
 #include "modelcalc/deployment.h"
 
+#include "modelcalc/app/fields.h"
 #include "modelcalc/hf_config.h"
 #include "format.h"
 #include "quantity.h"
@@ -24,118 +25,15 @@ void add_model_flags(FlagSet& flags, ModelFlags* f) {
       .text("--config", "A Hugging Face config.json, or a folder holding one", &f->config);
 }
 
-bool has_model(const ModelFlags& f) {
-  return !f.model.empty() || !f.config.empty() || f.layers || f.hidden || f.heads || f.ffn || f.vocab;
-}
-
-namespace {
-
-Status need(const std::optional<int64_t>& value, const char* flag) {
-  if (!value) {
-    return Status::InvalidArgument(flag, "is required for a hand-typed model (or give --model or --config)");
-  }
-  return Status::Ok();
-}
-
-Status shape_flags_conflict(const ModelFlags& f, const char* source) {
-  const std::pair<const std::optional<int64_t>*, const char*> shape[] = {
-      {&f.layers, "--layers"}, {&f.hidden, "--hidden"},     {&f.heads, "--heads"}, {&f.kv_heads, "--kv-heads"},
-      {&f.head_dim, "--head-dim"}, {&f.ffn, "--ffn"},      {&f.vocab, "--vocab"}};
-  for (const auto& [value, flag] : shape) {
-    if (value->has_value()) {
-      return Status::InvalidArgument(flag, std::string("cannot be combined with ") + source +
-                                               ", which defines the whole shape");
-    }
-  }
-  if (f.glu || f.tied) {
-    return Status::InvalidArgument(f.glu ? "--glu" : "--tied",
-                                   std::string("cannot be combined with ") + source);
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-Result<ModelSpec> resolve_model(const ModelFlags& f) {
-  if (!f.model.empty() && !f.config.empty()) {
-    return Status::InvalidArgument("--model", "give either --model or --config, not both");
-  }
-  if (!f.model.empty()) {
-    MC_RETURN_IF_ERROR(shape_flags_conflict(f, "--model"));
-    return find_preset(f.model);
-  }
-  if (!f.config.empty()) {
-    MC_RETURN_IF_ERROR(shape_flags_conflict(f, "--config"));
-    return load_hf_config(f.config);
-  }
-  for (auto [v, flag] : {std::pair{&f.layers, "--layers"}, {&f.hidden, "--hidden"}, {&f.heads, "--heads"},
-                         {&f.ffn, "--ffn"}, {&f.vocab, "--vocab"}}) {
-    MC_RETURN_IF_ERROR(need(*v, flag));
-  }
-  ModelSpec m;
-  m.n_layer = *f.layers;
-  m.n_embd = *f.hidden;
-  m.n_head = *f.heads;
-  m.n_ff = *f.ffn;
-  m.n_vocab = *f.vocab;
-  m.n_head_kv = m.n_head;
-  if (f.kv_heads) m.n_head_kv = *f.kv_heads;
-  if (f.head_dim) {
-    m.n_embd_head = *f.head_dim;
-  } else {
-    if (m.n_embd % m.n_head != 0) {
-      return Status::InvalidArgument("--heads", "must divide --hidden (" + std::to_string(m.n_embd) + "), got " +
-                                                    std::to_string(m.n_head) + "; or give --head-dim");
-    }
-    m.n_embd_head = m.n_embd / m.n_head;
-  }
-  if (m.n_head_kv > m.n_head || m.n_head % m.n_head_kv != 0) {
-    return Status::InvalidArgument("--kv-heads", "must divide --heads (" + std::to_string(m.n_head) + "), got " +
-                                                     std::to_string(m.n_head_kv));
-  }
-  m.ffn_gated = f.glu;
-  m.tied_embeddings = f.tied;
-  MC_RETURN_IF_ERROR(validate(m));
-  return m;
-}
-
-int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
-  return seq ? *seq : default_context(m);
-}
-
-const char* context_source(const std::optional<int64_t>& seq, const ModelSpec& m) {
-  if (seq) return "given";
-  return default_context(m) < kDefaultContext ? "model_limit" : "default";
-}
-
-std::string context_sentence(const std::optional<int64_t>& seq, const ModelSpec& m) {
-  if (seq) return "";
-  const int64_t t = default_context(m);
-  if (t < kDefaultContext) {
-    return "context " + group_digits(t) + " tokens: the model's limit (max positions), below the default " +
-           group_digits(kDefaultContext) + "; give --seq to change it";
-  }
-  std::string s = "context " + group_digits(t) + " tokens: the default";
-  if (m.n_ctx_train > t) s += " (the model allows " + group_digits(m.n_ctx_train) + ")";
-  return s + "; give --seq to change it";
-}
-
-void state_context(const std::optional<int64_t>& seq, const ModelSpec& m, Report* r) {
-  if (const std::string s = context_sentence(seq, m); !s.empty()) r->title += "\n  " + s;
-  r->extra_json["options"]["context_source"] = context_source(seq, m);
+Result<ModelSpec> resolve_model_flags(const ModelFlags& f) {
+  MC_ASSIGN_OR_RETURN(const app::SharedModel m, app::resolve_model(f));
+  return *m;
 }
 
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights) {
   Dtypes t;
   t.weights = d.dtype.value_or(default_weights);
   t.kv = d.kv_dtype.value_or(default_kv_dtype(t.weights));  // 16-bit: int4 weights keep a bf16 cache
-  return t;
-}
-
-Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights) {
-  Dtypes t;
-  t.weights = d.dtype.value_or(default_weight_dtype(m, default_weights));
-  t.kv = d.kv_dtype.value_or(default_kv_dtype(m, t.weights));
   return t;
 }
 
@@ -154,21 +52,10 @@ std::string with_default(std::string help, const char* default_text) {
 
 }  // namespace
 
-Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max) {
-  MC_ASSIGN_OR_RETURN(const int64_t v, parse_count(text, flag));
-  if (v > max) {
-    return Status::InvalidArgument(flag, "must be at most " + group_digits(max) + ", got " + std::string(text));
-  }
-  return v;
-}
-
 Result<double> parse_reserve(std::string_view text, std::string_view flag) {
-  MC_ASSIGN_OR_RETURN(const double v, parse_fraction(text, flag));
-  if (!(v < 1)) {
-    return Status::InvalidArgument(flag, "is the fraction of memory kept back, in [0, 1) (e.g. 0.1 or 10%), got " +
-                                             std::string(text));
-  }
-  return v;
+  auto v = app::parse_text(app::fields::kReserve, text, false);
+  if (!v.ok()) return Status::InvalidArgument(flag, app::field_error(v.status()).reason);
+  return std::get<double>(*v);
 }
 
 Result<std::vector<std::string>> split_list(std::string_view text, std::string_view flag) {
@@ -186,57 +73,6 @@ Result<std::vector<std::string>> split_list(std::string_view text, std::string_v
     start = comma + 1;
   }
   return Status::InvalidArgument(flag, "more than " + group_digits(kMaxListItems) + " values in one list");
-}
-
-namespace {
-
-// One item of a count list: a count, or a range A:B[:S | :xF].
-Status append_count_item(const std::string& item, std::string_view flag, int64_t max, std::vector<int64_t>* out) {
-  const auto parse = count_upto(max);
-  const size_t c1 = item.find(':');
-  if (c1 == std::string::npos) {
-    MC_ASSIGN_OR_RETURN(const int64_t v, parse(item, flag));
-    out->push_back(v);
-    return Status::Ok();
-  }
-  const size_t c2 = item.find(':', c1 + 1);
-  MC_ASSIGN_OR_RETURN(const int64_t lo, parse(item.substr(0, c1), flag));
-  MC_ASSIGN_OR_RETURN(const int64_t hi, parse(item.substr(c1 + 1, c2 == std::string::npos ? std::string::npos
-                                                                                          : c2 - c1 - 1), flag));
-  if (lo > hi) {
-    return Status::InvalidArgument(flag, "range '" + item + "' runs backwards; write A:B with A <= B");
-  }
-  int64_t step = 1;
-  bool times = false;
-  if (c2 != std::string::npos) {
-    std::string s = item.substr(c2 + 1);
-    times = !s.empty() && (s[0] == 'x' || s[0] == 'X' || s[0] == '*');
-    if (times) s.erase(0, 1);
-    MC_ASSIGN_OR_RETURN(step, parse(s, flag));
-    if (times && step < 2) {
-      return Status::InvalidArgument(flag, "range '" + item + "' multiplies by less than 2; write A:B:x2 or more");
-    }
-  }
-  for (int64_t v = lo; v <= hi;) {
-    if (static_cast<int64_t>(out->size()) >= kMaxListItems) {
-      return Status::InvalidArgument(flag, "range '" + item + "' gives more than " + group_digits(kMaxListItems) +
-                                               " values; use a larger step");
-    }
-    out->push_back(v);
-    int64_t next = 0;
-    if (times ? __builtin_mul_overflow(v, step, &next) : __builtin_add_overflow(v, step, &next)) break;
-    v = next;
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
-Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max) {
-  MC_ASSIGN_OR_RETURN(const auto items, split_list(text, flag));
-  std::vector<int64_t> out;
-  for (const std::string& item : items) MC_RETURN_IF_ERROR(append_count_item(item, flag, max, &out));
-  return out;
 }
 
 void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_list<DepUse> uses) {
@@ -357,53 +193,10 @@ void add_gpu_flags(FlagSet& flags, GpuFlags* f) {
       .add<double>("--peak", "Dense bf16 peak, e.g. 989.4TFLOPS (overrides --gpu's)", &f->peak, parse_flops);
 }
 
-Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f) {
-  GpuSpec g;
-  if (!f.gpu.empty()) {
-    auto found = find_gpu(f.gpu);
-    if (!found.ok()) return Status::InvalidArgument("--gpu", found.status().message());
-    g = *found;
-  } else if (!f.custom()) {
-    return std::optional<GpuSpec>();
-  } else {
-    if (!f.bandwidth || !f.capacity || !f.peak) {
-      const char* missing = !f.bandwidth ? "--bandwidth" : !f.capacity ? "--capacity" : "--peak";
-      return Status::InvalidArgument(missing, "a custom GPU needs --bandwidth, --capacity and --peak (or --gpu NAME)");
-    }
-    g.key = "custom";
-    g.name = "custom GPU";
-    g.source = "given on the command line";
-    g.confirmed = true;
-  }
-  // A GPU is at least a megabyte of memory at a megabyte per second and a GFLOP/s: anything less is a
-  // typo (1e-300, a missing unit), never a device.
-  if (f.capacity && *f.capacity < 1e6) {
-    return Status::InvalidArgument("--capacity", "a GPU holds at least 1 MB (e.g. 80GB), got " +
-                                                     format_quantity(*f.capacity, Unit::kBytes));
-  }
-  if (f.bandwidth && *f.bandwidth < 1e6) {
-    return Status::InvalidArgument("--bandwidth", "a GPU moves at least 1 MB/s (e.g. 3.35TB/s), got " +
-                                                      format_quantity(*f.bandwidth, Unit::kBytesPerS));
-  }
-  if (f.peak && *f.peak < 1e9) {
-    return Status::InvalidArgument("--peak", "a GPU computes at least 1 GFLOP/s (e.g. 989.4TFLOPS), got " +
-                                                 fmt_sig(*f.peak) + " FLOP/s");
-  }
-  if (f.bandwidth) g.bandwidth_bytes_per_s = *f.bandwidth;
-  if (f.capacity) {  // the capacity given is what a process can allocate: no driver-exposed figure beside it
-    g.capacity_bytes = *f.capacity;
-    g.exposed_bytes = 0;
-    g.exposed_source.clear();
-  }
-  if (f.peak) g.peak_bf16_flops = *f.peak;
-  if (f.custom() && !f.gpu.empty()) g.name += " (modified)";
-  return std::optional<GpuSpec>(g);
-}
-
-Status require_peak(const GpuSpec& g) {
-  if (g.peak_bf16_flops > 0) return Status::Ok();
-  return Status::InvalidArgument("--gpu", g.name + " has no published dense bf16 peak; give --peak (e.g. --peak "
-                                                   "125TFLOPS) to supply one");
+Result<std::optional<GpuSpec>> resolve_gpu_flags(const GpuFlags& f) {
+  MC_ASSIGN_OR_RETURN(const app::SharedGpu g, app::resolve_gpu(f));
+  if (g == nullptr) return std::optional<GpuSpec>();
+  return std::optional<GpuSpec>(*g);
 }
 
 Status as_flag_error(const Status& s, std::string_view context_flag) {

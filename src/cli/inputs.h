@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "modelcalc/app/requests.h"
+#include "modelcalc/app/resolve.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "modelcalc/prices.h"
@@ -22,42 +24,18 @@
 
 namespace modelcalc {
 
-struct ModelFlags {
-  std::optional<int64_t> layers, hidden, heads, kv_heads, head_dim, ffn, vocab;  // shape
-  bool glu = false;   // gated FFN (three matrices)
-  bool tied = false;  // input embedding and lm_head share one matrix
-  std::string model;   // preset name (sweep: a comma list)
-  std::string config;  // config.json path or folder (sweep: a comma list)
-};
+// The model and GPU flags are the request layer's groups (modelcalc/app/requests.h).
+using ModelFlags = app::ModelInput;
 void add_model_flags(FlagSet& flags, ModelFlags* f);
 // True when any model flag was given.
-bool has_model(const ModelFlags& f);
-// The model the flags describe. Errors name the flag.
-Result<ModelSpec> resolve_model(const ModelFlags& f);
+inline bool has_model(const ModelFlags& f) { return f.given(); }
+// The model the flags describe. Errors name the field (run_cli spells it as the flag).
+Result<ModelSpec> resolve_model_flags(const ModelFlags& f);
 
 // The shared deployment vocabulary, parsed and range-checked only. Unset
 // fields mean "the command's default" (stated in its --help); what a value
 // means for a deployment (splits against the model, ...) is the deployment
 // engine's business, not the parser's.
-// The layout, speculative-decoding and prefix-cache flags (docs/serving-layouts.md).
-struct LayoutCliFlags {
-  bool dp_attention = false;                  // --dp-attention
-  std::optional<double> expert_imbalance;     // --expert-imbalance F >= 1
-  std::optional<int64_t> redundant_experts;   // --redundant-experts R
-  bool two_batch_overlap = false;             // --two-batch-overlap
-  std::optional<int64_t> spec_tokens;         // --spec-tokens K
-  std::optional<double> spec_acceptance;      // --spec-acceptance A
-  std::string spec_method;                    // --spec-method mtp|draft
-  std::string draft_model;                    // --draft-model NAME|config.json
-  std::optional<double> prefix_hit;           // --prefix-hit F
-  std::optional<int64_t> prefix_tokens;       // --prefix-tokens S
-  bool disaggregated = false;                 // plan --disaggregated
-  bool kv_transfer_overlap = false;           // plan --kv-transfer-overlap
-  bool any() const {
-    return dp_attention || expert_imbalance || redundant_experts || two_batch_overlap || spec_tokens ||
-           spec_acceptance || !spec_method.empty() || !draft_model.empty() || prefix_hit || prefix_tokens;
-  }
-};
 struct DeploymentFlags {
   std::optional<int64_t> gpus, tp, pp, ep, dp;  // [1, kMaxGpus]
   std::optional<int64_t> seq;                   // --seq = --context, [1, kMaxTokens]
@@ -65,7 +43,6 @@ struct DeploymentFlags {
   std::optional<int64_t> prompt;                // [1, kMaxTokens]
   std::optional<Dtype> dtype, compute_dtype, kv_dtype;
   std::optional<double> reserve;                // [0, 1): "10%" or "0.1"
-  LayoutCliFlags layout;                        // add_layout_flags (deployment_options.h)
 };
 // List-valued forms of the same flags (sweep, roofline): comma lists whose
 // items are parsed by the same parsers; counts also take ranges (lists.h).
@@ -90,10 +67,9 @@ void add_deployment_flags(FlagSet& flags, DeploymentFlags* d, std::initializer_l
 // kEp, kDp).
 void add_deployment_lists(FlagSet& flags, DeploymentLists* d, std::initializer_list<DepUse> uses);
 
-// The parsers of the deployment flags, for front ends that take values
-// without a command line (Python): a count in [1, max] ("8K", "8192"), and
-// --reserve's fraction in [0, 1) ("0.1", "10%"). Errors name `flag`.
-Result<int64_t> parse_count_upto(std::string_view text, std::string_view flag, int64_t max);
+// A count in [1, max] ("8K", "8192"), and --reserve's fraction in [0, 1)
+// ("0.1", "10%"). Errors name `flag`.
+using app::parse_count_upto;
 Result<double> parse_reserve(std::string_view text, std::string_view flag);
 
 // Comma lists. An empty item ("1,,8", "8,") fails naming `flag`; at most
@@ -111,21 +87,16 @@ Result<std::vector<T>> parse_list(std::string_view text, std::string_view flag, 
   }
   return out;
 }
-// Counts in [1, max], each item a count or a range: A:B (A, A+1, ..., B),
-// A:B:S (step S), A:B:xF (A, A·F, A·F², ... up to B). "1k:128k:x2" is
-// 1,000, 2,000, ..., 128,000.
-Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max);
+// Counts in [1, max], each item a count or a range (app::parse_count_range_list).
+inline Result<std::vector<int64_t>> parse_count_list(std::string_view text, std::string_view flag, int64_t max) {
+  return app::parse_count_range_list(text, flag, max);
+}
 
 // The context / prompt length: `seq` when given, else default_context(m):
 // 8,192 tokens, or the model's max_position_embeddings when smaller.
-int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m);
-// Where that context came from, stated in every report that uses it: "given"
-// (--seq), "default" (8,192) or "model_limit" (the model's max positions,
-// below the default). The sentence says the same for the text view.
-const char* context_source(const std::optional<int64_t>& seq, const ModelSpec& m);
-std::string context_sentence(const std::optional<int64_t>& seq, const ModelSpec& m);
-// Adds both to `r`: a line under the title, and options.context_source in JSON.
-void state_context(const std::optional<int64_t>& seq, const ModelSpec& m, Report* r);
+inline int64_t resolve_seq(const std::optional<int64_t>& seq, const ModelSpec& m) {
+  return seq ? *seq : default_context(m);
+}
 // Weight dtype from --dtype (default `weights`), KV dtype from --kv-dtype
 // (default: default_kv_dtype(weights) -- 16-bit, so --dtype int4 keeps a bf16 cache).
 struct Dtypes {
@@ -133,25 +104,13 @@ struct Dtypes {
   Dtype kv = kDefaultWeightDtype;
 };
 Dtypes resolve_dtypes(const DeploymentFlags& d, Dtype default_weights = kDefaultWeightDtype);
-// The same for a model: without --dtype its checkpoint's own dtype (quantization_config),
-// without --kv-dtype the KV dtype its checkpoint states (default_weight_dtype and
-// default_kv_dtype of modelcalc/deployment.h), else as above.
-Dtypes resolve_dtypes(const DeploymentFlags& d, const ModelSpec& m, Dtype default_weights = kDefaultWeightDtype);
 
-struct GpuFlags {
-  std::string gpu;                  // catalog name (sweep, roofline: a comma list)
-  std::optional<double> bandwidth;  // B/s, e.g. "3.35TB/s", overrides the catalog's
-  std::optional<double> capacity;   // bytes, e.g. "80GB"
-  std::optional<double> peak;       // dense bf16 FLOP/s, e.g. "989.4TFLOPS"
-  bool custom() const { return bandwidth || capacity || peak; }
-};
+using GpuFlags = app::GpuInput;
 void add_gpu_flags(FlagSet& flags, GpuFlags* f);
 // The GPU the flags describe; nullopt when none was given. A custom GPU
 // (no --gpu) needs all of --bandwidth, --capacity and --peak.
-Result<std::optional<GpuSpec>> resolve_gpu(const GpuFlags& f);
-// OK when `g` has a dense bf16 peak; else the one message every command gives,
-// naming --gpu: "A10G has no published dense bf16 peak; give --peak ...".
-Status require_peak(const GpuSpec& g);
+Result<std::optional<GpuSpec>> resolve_gpu_flags(const GpuFlags& f);
+using app::require_peak;
 
 // The core names the option-struct field at fault ("tp: ...", "seq_lens: ...");
 // the CLI names the flag that sets it ("--tp: ...", "--lens: ..."). Applied to

@@ -82,6 +82,7 @@ constexpr ServeFlagRule kRules[] = {
     {"lens", 0, K::kValue},
     {"lens-file", 0, K::kFile},  // reads sequence lengths from a file
     {"loss-in-split", 0, K::kSwitch},
+    {"max-batch-size", 0, K::kValue},
     {"max-batch-tokens", 0, K::kValue},
     {"max-ep", 0, K::kValue},
     {"max-gpus", 0, K::kValue},
@@ -89,6 +90,7 @@ constexpr ServeFlagRule kRules[] = {
     {"max-model-len", 0, K::kValue},
     {"max-num-batched-tokens", 0, K::kValue},
     {"max-num-seqs", 0, K::kValue},
+    {"max-num-tokens", 0, K::kValue},
     {"max-pp", 0, K::kValue},
     {"max-tp", 0, K::kValue},
     {"mean-len", 0, K::kValue},

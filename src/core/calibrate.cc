@@ -417,7 +417,8 @@ StepTimeParams to_params(const Point& x) {
 
 }  // namespace
 
-FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use) {
+FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<bool>& use,
+                          const SearchControl* control) {
   std::vector<const PreparedRow*> fit;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (use[i] && rows[i].skipped.empty() && rows[i].engine.family == EngineFamily::kTrtllm) fit.push_back(&rows[i]);
@@ -443,6 +444,7 @@ FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<b
   constexpr int n = kStepTimeParamCount;
   double best = loss(x0);
   for (int restart = 0; restart < 8; ++restart) {
+    if (should_stop(control, {"restarts", restart, 8})) break;  // the caller returns control->status()
     std::array<Point, n + 1> pts;
     std::array<double, n + 1> val{};
     pts[0] = x0;
@@ -515,7 +517,8 @@ FitResult fit_step_params(std::span<const PreparedRow> rows, const std::vector<b
   return res;
 }
 
-CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const uint64_t> seeds) {
+CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<const uint64_t> seeds,
+                               const SearchControl* control) {
   CrossValidation cv;
   // The (model, GPU) groups of the fittable rows, in a fixed order.
   std::vector<std::string> groups;
@@ -539,6 +542,9 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
   int64_t pooled_rows = 0;
   Calibration tmp;
   for (uint64_t seed : seeds) {
+    if (should_stop(control, {"folds", static_cast<int64_t>(cv.folds.size()), static_cast<int64_t>(seeds.size())})) {
+      break;
+    }
     // Fisher-Yates with mt19937_64 (fully specified by the standard, unlike
     // std::shuffle's use of it): the same split on every platform.
     std::vector<size_t> order(groups.size());
@@ -556,7 +562,7 @@ CrossValidation cross_validate(std::span<const PreparedRow> rows, std::span<cons
     fold.seed = seed;
     fold.train_groups = static_cast<int64_t>(order.size() / 2);
     fold.test_groups = static_cast<int64_t>(order.size()) - fold.train_groups;
-    fold.params = fit_step_params(rows, use).params;
+    fold.params = fit_step_params(rows, use, control).params;
     std::array<StepTimeParams, kEngineFamilyCount> params = profile_params();
     params[static_cast<size_t>(EngineFamily::kTrtllm)] = fold.params;
     std::vector<size_t> test;

@@ -291,6 +291,9 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   const std::vector<PlanCandidate> cands = enumerate_plan_candidates(s);
   std::vector<std::optional<PlanPrepared>> prepared(cands.size());
   for (size_t i = 0; i < cands.size(); ++i) {
+    if (should_stop(s.control, {"pool candidates", static_cast<int64_t>(i), static_cast<int64_t>(cands.size())})) {
+      return s.control->status();
+    }
     if (auto p = prepare_searched_candidate(m, r, s, cands[i]); p.ok()) prepared[i].emplace(std::move(p).value());
   }
   DisaggSearch x{r, s, cands, prepared, std::nullopt};

@@ -182,6 +182,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
     return plan_points(p, batch, r.isl, r.osl);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
+  if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
   res.rejected.by_engine_rule = std::move(refusals);
   evaluate_miss_changes(m, r, s, &res);
   return res;

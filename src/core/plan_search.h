@@ -18,7 +18,8 @@ namespace modelcalc {
 
 // The search, over any evaluator: `prepare(const PlanCandidate&) -> Result<P>`
 // and `evaluate(const P&, batch, context, prompt) -> PlanPoint`. REQUIRES
-// check_plan(r, s).ok(); s.batches ascending. plan_deployments() (plan_engine.h) runs it with the
+// check_plan(r, s).ok(); s.batches ascending. Returns early (a partial result)
+// when s.control says stop; the caller then returns s.control->status(). plan_deployments() (plan_engine.h) runs it with the
 // deployment engine; tests run it with stand-ins.
 template <typename Prepare, typename Evaluate>
 PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepare, Evaluate&& evaluate);
@@ -48,6 +49,9 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   using Prepared = std::decay_t<decltype(prepare(cands.front()).value())>;
   std::vector<std::optional<Prepared>> prepared(cands.size());
   for (size_t i = 0; i < cands.size(); ++i) {
+    if (should_stop(s.control, {"candidates", static_cast<int64_t>(i), static_cast<int64_t>(2 * cands.size())})) {
+      return out;  // the caller returns s.control->status()
+    }
     auto p = prepare(cands[i]);
     if (p.ok()) {
       prepared[i].emplace(std::move(p).value());
@@ -68,6 +72,10 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   const int64_t context = r.isl + r.osl;
   PlanConfig cfg, other;
   for (size_t i = 0; i < cands.size(); ++i) {
+    if (should_stop(s.control, {"candidates", static_cast<int64_t>(cands.size() + i),
+                                static_cast<int64_t>(2 * cands.size())})) {
+      return out;
+    }
     if (!prepared[i]) continue;
     const PlanCandidate& c = cands[i];
     const int64_t group = c.gpus_per_replica();

@@ -29,6 +29,9 @@
 
 namespace modelcalc {
 
+// 19509805056 -> "19,509,805,056" (error messages and reports alike).
+std::string group_digits(int64_t v);
+
 inline constexpr int64_t kMaxCount = 1'000'000'000'000'000;  // 1e15
 inline constexpr double kMaxRealCount = 1e27;
 inline constexpr double kMaxBytes = 1e15;

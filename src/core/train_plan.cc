@@ -193,6 +193,7 @@ Result<TrainPlanResult> plan_training(const TrainPlanQuery& q) {
               o.recompute = rc;
               o.sequence_parallel = q.sequence_parallel && tp > 1;
               o.flash = q.flash;
+              if (should_stop(q.control, {"layouts", r.prepared, 0})) return q.control->status();
               auto prep = prepare_training(m, g, o, q.profile);
               if (!prep.ok()) continue;
               ++r.prepared;

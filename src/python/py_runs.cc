@@ -1,10 +1,11 @@
 // The commands Python calls directly: size, kv_budget, plan, train_plan,
-// diagnose and the deployment engine. Each converts its keywords into the
-// command's inputs (src/cli/runs.h) with the CLI's parsers, runs the same
-// run_*() the CLI runs with the GIL released, and returns a typed result that
-// holds the plain *Run struct. Nothing is formatted until asked: to_dict()
-// builds the command's own Report and converts its JSON value to Python
-// objects (equal to the CLI's --json), text() and explain() render it.
+// diagnose and the deployment engine. size, kv_budget, plan and diagnose
+// convert their keywords straight into the command's typed request through its
+// field table (py_fields.h), run the same app::answer() the CLI and the web
+// run, with the GIL released where the call is long, and return a typed result
+// that holds the answer. Nothing is formatted until asked: to_dict() builds the
+// command's own Report and converts its JSON value to Python objects (equal to
+// the CLI's --json), text() and explain() render it.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -12,9 +13,12 @@
 #include <optional>
 #include <string>
 
-#include "deployment_options.h"
+#include "answer_report.h"
 #include "deployment_report.h"
 #include "lab_flags.h"
+#include "modelcalc/app/answers.h"
+#include "modelcalc/app/fields.h"
+#include "py_fields.h"
 #include "py_specs.h"
 #include "py_util.h"
 #include "quantity.h"
@@ -85,7 +89,7 @@ py::object cell_to_py(const Cell& c) {
 
 // ---------------------------------------------------------------- size
 
-struct SizeHolder : PyRun<SizeRun> {
+struct SizeHolder : PyRun<app::SizeAnswer> {
   std::optional<SweepRow> row;  // the result as a sweep row, for the column attributes
   Parallelism split;            // the row's split (the sweep's split columns read it)
   const SweepRow& as_row() {
@@ -109,82 +113,37 @@ struct SizeHolder : PyRun<SizeRun> {
   }
 };
 
-void fill_engine_flags(DeploymentFlags& d, py::handle gpus, py::handle tp, py::handle pp, py::handle ep, py::handle dp,
-                       py::handle prompt, py::handle compute_dtype, py::handle kv_dtype, py::handle reserve) {
-  d.gpus = opt_count(gpus, "gpus", kMaxGpus);
-  d.tp = opt_count(tp, "tp", kMaxGpus);
-  d.pp = opt_count(pp, "pp", kMaxGpus);
-  d.ep = opt_count(ep, "ep", kMaxGpus);
-  d.dp = opt_count(dp, "dp", kMaxGpus);
-  d.prompt = opt_count(prompt, "prompt", kMaxTokens);
-  d.compute_dtype = opt_dtype(compute_dtype, "compute_dtype");
-  d.kv_dtype = opt_dtype(kv_dtype, "kv_dtype", /*kv=*/true);
-  d.reserve = opt_real(reserve, "reserve", parse_reserve);
+// The model and GPU arguments (names or Model/Gpu objects) into a request's groups.
+void set_model(py::handle model, app::ModelInput* m) { m->spec = as_model(model).spec; }
+void set_gpu(py::handle gpu, app::GpuInput* g) {
+  if (const PyGpu* p = as_gpu(gpu)) g->spec = p->spec;
 }
 
-SizeHolder run_size_py(py::handle model, py::handle gpu, py::handle context, py::handle batch, py::handle gpus,
-                       py::handle tp, py::handle pp, py::handle ep, py::handle dp, py::handle prompt, py::handle dtype,
-                       py::handle compute_dtype, py::handle kv_dtype, py::handle reserve, py::handle train_tokens,
-                       const py::tuple& engine, const py::tuple& layout) {
-  const PyModel& m = as_model(model);
-  const PyGpu* g = as_gpu(gpu);
-  SizeInputs in;
-  in.engine = engine_flags(engine);
-  in.dep.layout = layout_flags(layout);
-  in.dep.seq = opt_count(context, "context", kMaxTokens);
-  in.dep.batch = opt_count(batch, "batch", kMaxBatch);
-  in.dep.dtype = opt_dtype(dtype, "dtype");
-  fill_engine_flags(in.dep, gpus, tp, pp, ep, dp, prompt, compute_dtype, kv_dtype, reserve);
-  in.train_tokens = opt_real(train_tokens, "train_tokens", parse_positive_count);
+SizeHolder run_size_py(py::handle model, py::handle gpu, const py::dict& kwargs) {
+  auto r = request_from<app::SizeRequest>(kwargs);
+  set_model(model, &r.model);
+  set_gpu(gpu, &r.gpu);
   SizeHolder h;
-  Status s;
-  {
-    SharedModel ms = m.spec;
-    SharedGpu gs = g != nullptr ? g->spec : nullptr;
-    py::gil_scoped_release release;
-    s = run_size(std::move(ms), std::move(gs), in, &h.run);
-  }
-  check(s, kContextRenames);
+  h.run = take_answer(app::answer(r), &app::SizeRequest::table());  // ~µs: the GIL is kept
   return h;
 }
 
 // ---------------------------------------------------------------- kv-budget
 
-using KvBudgetHolder = PyRun<KvBudgetRun>;
+using KvBudgetHolder = PyRun<app::KvBudgetAnswer>;
 
-KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, py::handle budget, py::handle context,
-                                py::handle gpus, py::handle reserve, py::handle dtype, py::handle kv_dtype,
-                                py::handle workspace, py::handle mean_len, py::handle block_size, py::handle batch,
-                                py::handle prompt, py::handle tp, py::handle pp, py::handle ep, py::handle dp,
-                                py::handle compute_dtype, const py::tuple& engine, const py::tuple& layout) {
-  const PyModel& m = as_model(model);
-  const PyGpu* g = as_gpu(gpu);
-  KvBudgetInputs in;
-  in.engine = engine_flags(engine);
-  in.dep.layout = layout_flags(layout);
-  in.dep.seq = opt_count(context, "context", kMaxTokens);
-  in.dep.batch = opt_count(batch, "batch", kMaxBatch);
-  in.dep.dtype = opt_dtype(dtype, "dtype");
-  fill_engine_flags(in.dep, gpus, tp, pp, ep, dp, prompt, compute_dtype, kv_dtype, reserve);
-  in.budget = opt_real(budget, "budget", parse_bytes);
-  in.workspace = opt_real(workspace, "workspace", parse_bytes);
-  in.mean_len = opt_count(mean_len, "mean_len", kMaxCount);
-  in.block_size = opt_count(block_size, "block_size", kMaxCount);
+KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, const py::dict& kwargs) {
+  auto r = request_from<app::KvBudgetRequest>(kwargs);
+  set_model(model, &r.model);
+  set_gpu(gpu, &r.gpu);
   KvBudgetHolder h;
-  Status s;
-  {
-    SharedModel ms = m.spec;
-    SharedGpu gs = g != nullptr ? g->spec : nullptr;
-    py::gil_scoped_release release;
-    s = run_kv_budget(std::move(ms), std::move(gs), in, &h.run);
-  }
-  check(s, kContextRenames);
+  h.run = take_answer(app::answer(r), &app::KvBudgetRequest::table());
   return h;
 }
 
 // ---------------------------------------------------------------- plan
 
-using PlanHolder = PyRun<PlanRun>;
+using PlanHolder = PyRun<app::PlanAnswer>;
 
 // A GPU list for the cost searches: catalog names or catalog Gpu objects.
 std::string search_gpu_text(py::handle v, std::string_view keyword) {
@@ -210,54 +169,19 @@ std::string search_gpu_text(py::handle v, std::string_view keyword) {
   return out;
 }
 
-std::string text_or(py::handle v, std::string_view keyword, std::string fallback) {
-  return v.is_none() ? std::move(fallback) : value_text(v, keyword);
-}
-
-std::string seconds_text(py::handle v, std::string_view keyword) {
-  if (v.is_none()) return "";
-  std::string t = value_text(v, keyword);
-  if (!PyUnicode_Check(v.ptr())) t += "s";  // a number is seconds
-  return t;
-}
-
-PlanHolder run_plan_py(py::handle model, py::handle isl, py::handle osl, py::handle qps, py::handle rate,
-                       py::handle concurrency, py::handle ttft, py::handle tpot, py::handle tps_per_user,
-                       py::handle gpu, py::handle max_gpus, py::handle dtype, py::handle kv_dtype, py::handle batch,
-                       py::handle max_pp, py::handle price, py::handle efficiency, py::handle top,
-                       py::handle frontier, py::handle rank_by, const py::tuple& engine,
-                       const py::tuple& layout) {
-  const PyModel& m = as_model(model);
-  PlanInputs in;
-  in.engine = engine_flags(engine);
-  in.layout = layout_flags(layout);
-  if (auto r = opt_str(rank_by, "rank_by")) in.rank_by = *r;
-  in.isl = text_or(isl, "isl", "");
-  in.osl = text_or(osl, "osl", "");
-  in.qps = text_or(qps, "qps", "");
-  in.rate = text_or(rate, "rate", "");
-  in.concurrency = text_or(concurrency, "concurrency", "");
-  in.ttft = seconds_text(ttft, "ttft");
-  in.tpot = seconds_text(tpot, "tpot");
-  in.tps_per_user = text_or(tps_per_user, "tokens_per_s_per_user", "");
-  in.gpu = search_gpu_text(gpu, "gpu");
-  in.max_gpus = text_or(max_gpus, "max_gpus", in.max_gpus);
-  if (!dtype.is_none()) in.dtype = comma_text(dtype, "dtype");
-  if (!kv_dtype.is_none()) in.kv_dtype = comma_text(kv_dtype, "kv_dtype");
-  if (!batch.is_none()) in.batch = comma_text(batch, "batch");
-  in.max_pp = text_or(max_pp, "max_pp", in.max_pp);
-  if (!price.is_none()) in.price = comma_text(price, "price");
-  in.efficiency = text_or(efficiency, "efficiency", in.efficiency);
-  in.top = text_or(top, "top", in.top);
-  in.frontier = truth(frontier, "frontier");
+PlanHolder run_plan_py(py::handle model, const py::dict& kwargs) {
+  py::dict kw = kwargs;
+  if (kw.contains("gpu")) kw["gpu"] = py::str(search_gpu_text(kw["gpu"], "gpu"));  // Gpu objects by their keys
+  if (kw.contains("price") && !kw["price"].is_none()) kw["price"] = py::str(comma_text(kw["price"], "price"));
+  auto r = request_from<app::PlanRequest>(kw);
+  set_model(model, &r.model);
   PlanHolder h;
-  Status s;
+  Result<app::PlanAnswer> a = Status::Ok();
   {
-    SharedModel ms = m.spec;
-    py::gil_scoped_release release;
-    s = run_plan(std::move(ms), in, &h.run);
+    py::gil_scoped_release release;  // a search: milliseconds
+    a = app::answer(r);
   }
-  check(s);
+  h.run = take_answer(std::move(a), &app::PlanRequest::table());
   return h;
 }
 
@@ -311,78 +235,25 @@ TrainPlanHolder run_train_plan_py(py::handle model, py::handle tokens, py::handl
 
 // ---------------------------------------------------------------- diagnose
 
-using DiagnoseHolder = PyRun<DiagnoseRun>;
+using DiagnoseHolder = PyRun<app::DiagnoseAnswer>;
 
-std::optional<Range> opt_range(py::handle v, std::string_view keyword, bool kernel) {
-  if (v.is_none()) return std::nullopt;
-  const auto parse = kernel ? parse_kernel_range : parse_us_range;
-  if (PyTuple_Check(v.ptr()) || PyList_Check(v.ptr())) {
-    if (py::len(v) != 2) raise_type_error(keyword, "(lo, hi) microseconds", v);
-    const py::sequence seq = py::reinterpret_borrow<py::sequence>(v);
-    return take_kw(parse(value_text(seq[0], keyword) + "-" + value_text(seq[1], keyword), keyword));
-  }
-  return take_kw(parse(value_text(v, keyword), keyword));
-}
-
-// Seconds as diagnose measures them: a number is seconds, a string needs its unit ("80ms").
-std::optional<double> measured_seconds(py::handle v, std::string_view keyword) {
-  if (v.is_none()) return std::nullopt;
-  if (PyUnicode_Check(v.ptr())) return opt_seconds(v, keyword);
-  return take_kw(parse_positive_real(value_text(v, keyword), keyword));
-}
-
-DiagnoseHolder run_diagnose_py(py::handle evidence, py::handle model, py::handle gpu, py::handle phase,
-                               py::handle params, py::handle layers, py::handle hidden, py::handle heads,
-                               py::handle kv_heads, py::handle head_dim, py::handle dtype, py::handle gpus,
-                               py::handle batch, py::handle context, py::handle prompt, py::handle tps,
-                               py::handle tps_aggregate, py::handle ttft, py::handle itl, py::handle flop_util,
-                               py::handle bw_util, py::handle kernels, py::handle kernel_us, py::handle gap_us,
-                               py::handle transient, const py::tuple& engine) {
-  DiagnoseInputs in;
-  in.engine = engine_flags(engine);
-  std::optional<Evidence> given;
+DiagnoseHolder run_diagnose_py(py::handle evidence, const py::dict& kwargs) {
+  py::dict kw = kwargs;
+  const py::object model = kw.contains("model") ? py::object(kw["model"]) : py::object(py::none());
+  const py::object gpu = kw.contains("gpu") ? py::object(kw["gpu"]) : py::object(py::none());
+  if (kw.contains("model")) PyDict_DelItemString(kw.ptr(), "model");
+  if (kw.contains("gpu")) PyDict_DelItemString(kw.ptr(), "gpu");
+  auto r = request_from<app::DiagnoseRequest>(kw);
   if (PyDict_Check(evidence.ptr())) {
-    given = take_kw(parse_evidence_json(to_json(evidence, "evidence").dump(), "evidence"));
+    r.evidence_json = to_json(evidence, "evidence").dump();
+    r.evidence_source = "evidence";
   } else if (!evidence.is_none()) {
-    in.file = py::str(evidence).cast<std::string>();  // a path or os.PathLike
+    r.evidence = py::str(evidence).cast<std::string>();  // a path or os.PathLike
   }
-  if (!model.is_none()) in.model = as_model(model).flags;
-  if (const PyGpu* g = as_gpu(gpu)) in.gpu = g->flags;
-  if (auto p = opt_str(phase, "phase")) in.phase = take_kw(parse_phase(*p, "phase"));
-  in.params = opt_real(params, "params", parse_positive_count);
-  auto shape = [](py::handle v, const char* kw, std::optional<int64_t>* out) {
-    if (auto c = opt_count(v, kw, kMaxCount)) *out = c;
-  };
-  shape(layers, "layers", &in.model.layers);
-  shape(hidden, "hidden", &in.model.hidden);
-  shape(heads, "heads", &in.model.heads);
-  shape(kv_heads, "kv_heads", &in.model.kv_heads);
-  shape(head_dim, "head_dim", &in.model.head_dim);
-  in.dep.dtype = opt_dtype(dtype, "dtype");
-  in.dep.gpus = opt_count(gpus, "gpus", kMaxGpus);
-  in.dep.batch = opt_count(batch, "batch", kMaxBatch);
-  in.dep.seq = opt_count(context, "context", kMaxTokens);
-  in.dep.prompt = opt_count(prompt, "prompt", kMaxTokens);
-  in.tps = opt_real(tps, "tokens_per_s", parse_positive_real);
-  in.tokens_per_s_aggregate = opt_real(tps_aggregate, "aggregate_tokens_per_s", parse_positive_real);
-  in.ttft = measured_seconds(ttft, "ttft");
-  in.itl = measured_seconds(itl, "itl");
-  in.flop_util = opt_real(flop_util, "flop_util", parse_utilization);
-  in.bw_util = opt_real(bw_util, "bw_util", parse_utilization);
-  in.kernels = opt_count(kernels, "kernels_per_step", kMaxCount);
-  in.kernel_us = opt_range(kernel_us, "kernel_us", true);
-  in.gap_us = opt_range(gap_us, "gap_us", false);
-  in.transient = opt_real(transient, "peak_transient", parse_bytes);
+  if (!model.is_none()) r.model = as_model(model).flags, r.model.spec = as_model(model).spec;
+  if (!gpu.is_none()) set_gpu(gpu, &r.gpu);
   DiagnoseHolder h;
-  Status s;
-  {
-    py::gil_scoped_release release;
-    s = run_diagnose(in, given ? &*given : nullptr, "evidence", &h.run);
-  }
-  static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {
-      {"--seq", "context"}, {"--context", "context"}, {"--prompt-tokens", "prompt"},
-      {"--tokens-per-s", "tokens_per_s"}, {"evidence file", "evidence"}};
-  check(s, kRenames);
+  h.run = take_answer(app::answer(r), &app::DiagnoseRequest::table());
   return h;
 }
 
@@ -394,46 +265,39 @@ struct PyDeployment {
   DeploymentOptions options;
   DeploymentAnalysis analysis;
   DeploymentPrediction prediction;  // the engine profile's figures beside the ceiling's
+  std::shared_ptr<ModelSpec> draft;  // a draft model's shape (the options point at it)
 };
 
-PyDeployment run_deployment_py(py::handle model, py::handle gpu, py::handle context, py::handle batch,
-                               py::handle prompt, py::handle gpus, py::handle tp, py::handle pp, py::handle ep,
-                               py::handle dp, py::handle dtype, py::handle compute_dtype, py::handle kv_dtype,
-                               py::handle reserve, py::handle workspace, const py::tuple& engine) {
+// The deployment engine for size's groups (its keywords are size's, and
+// workspace): the modeled half of size, with size's defaults.
+PyDeployment run_deployment_py(py::handle model, py::handle gpu, const py::dict& kwargs) {
+  py::dict kw = kwargs;
+  std::optional<double> ws;
+  if (kw.contains("workspace")) {
+    const py::object w = kw["workspace"];
+    if (!w.is_none()) {
+      auto v = app::parse_text(app::fields::kWorkspace, value_text(w, "workspace"), false);
+      if (!v.ok()) raise_verbatim(v.status());
+      ws = std::get<double>(*v);
+    }
+    PyDict_DelItemString(kw.ptr(), "workspace");
+  }
+  auto r = request_from<app::SizeRequest>(kw);
   const PyModel& m = as_model(model);
   const PyGpu* g = as_gpu(gpu);
-  const EngineCliFlags e = engine_flags(engine);
   if (g == nullptr) raise_verbatim(Status::InvalidArgument("gpu", "is required: a catalog name or a modelcalc.Gpu"));
-  DeploymentFlags d;
-  d.seq = opt_count(context, "context", kMaxTokens);
-  d.batch = opt_count(batch, "batch", kMaxBatch);
-  d.dtype = opt_dtype(dtype, "dtype");
-  fill_engine_flags(d, gpus, tp, pp, ep, dp, prompt, compute_dtype, kv_dtype, reserve);
-  const std::optional<double> ws = opt_real(workspace, "workspace", parse_bytes);
-  // The defaults `size` gives its modeled deployment: the checkpoint's dtypes (else fp16 weights, a 16-bit
+  const app::Table* t = &app::SizeRequest::table();
+  // The defaults `size` gives its modeled deployment: the checkpoint's dtypes (else bf16 weights, a 16-bit
   // cache), the model's context.
-  const Dtypes dtypes = resolve_dtypes(d, *m.spec);
-  PyDeployment out{m.spec, g->spec, {}, {}, {}};
-  out.options = take(deployment_options(d, dtypes.weights, dtypes.kv, resolve_seq(d.seq, *m.spec), d.batch.value_or(1)),
-                     kContextRenames);
+  const app::Dtypes dtypes = app::resolve_dtypes(r.dep, m.spec.get(), nullptr);
+  const int64_t context = app::resolve_context(r.dep.context, *m.spec, nullptr);
+  PyDeployment out{m.spec, g->spec, {}, {}, {}, nullptr};
+  out.draft = std::make_shared<ModelSpec>();
+  out.options = take_answer(app::deployment_options(r.dep, r.layout, *m.spec, dtypes.weights, dtypes.kv, context,
+                                                    r.dep.batch.value_or(1), out.draft.get(), nullptr), t);
   if (ws) out.options.workspace_bytes = *ws;
-  Status s;
-  {
-    py::gil_scoped_release release;
-    auto a = analyze_flags_deployment(*out.model, *out.gpu, out.options);
-    if (a.ok()) {
-      out.analysis = *std::move(a);
-      auto p = predict_flags_deployment(*out.model, *out.gpu, out.analysis, e, d);
-      if (p.ok()) {
-        out.prediction = *std::move(p);
-      } else {
-        s = p.status();
-      }
-    } else {
-      s = a.status();
-    }
-  }
-  check(s, kContextRenames);
+  out.analysis = take_answer(app::analyze(*out.model, *out.gpu, out.options), t);
+  out.prediction = take_answer(app::predict(*out.model, *out.gpu, out.analysis, r.engine, r.dep), t);
   return out;
 }
 
@@ -515,6 +379,7 @@ void init_runs(py::module_& m) {
   options.disable_function_signatures();
 
   // size: the result's flat attributes are sweep's columns (the same names, the same getters).
+  using SizeRun = app::SizeAnswer;
   py::class_<PyRun<SizeRun>> size_base(m, "_SizeRunBase");
   bind_document<SizeRun>(
       size_base, [](const SizeRun& r) { return render_json(size_report(r)); },
@@ -535,6 +400,7 @@ void init_runs(py::module_& m) {
   size_cls.def_property_readonly("has_gpu", [](const SizeHolder& h) { return h.run.gpu != nullptr; });
   m.def("_size", &run_size_py);
 
+  using KvBudgetRun = app::KvBudgetAnswer;
   py::class_<KvBudgetHolder> kv_cls(m, "KvBudgetResult", "What `modelcalc kv-budget` computes.");
   bind_document<KvBudgetRun>(
       kv_cls, [](const KvBudgetRun& r) { return render_json(kv_budget_report(r)); },
@@ -547,6 +413,7 @@ void init_runs(py::module_& m) {
                              [](const KvBudgetHolder& h) { return h.run.result.kv_bytes_per_sequence; });
   m.def("_kv_budget", &run_kv_budget_py);
 
+  using PlanRun = app::PlanAnswer;
   py::class_<PlanHolder> plan_cls(m, "PlanResult", "What `modelcalc plan` finds.");
   bind_document<PlanRun>(
       plan_cls, [](const PlanRun& r) { return plan_document(r); }, [](const PlanRun& r) { return plan_text(r); },
@@ -555,7 +422,7 @@ void init_runs(py::module_& m) {
         if (r.disaggregated || r.result.configs.empty()) return plan_text(r);
         return render_explain(plan_explain(r));
       });
-  plan_cls.def_property_readonly("feasible", [](const PlanHolder& h) { return plan_feasible(h.run); },
+  plan_cls.def_property_readonly("feasible", [](const PlanHolder& h) { return h.run.feasible(); },
                                  "True when a configuration meets every target (else the closest misses)");
   m.def("_plan", &run_plan_py);
 
@@ -569,6 +436,7 @@ void init_runs(py::module_& m) {
                                 "True when a layout meets the deadline (else each GPU kind's fastest miss)");
   m.def("_train_plan", &run_train_plan_py);
 
+  using DiagnoseRun = app::DiagnoseAnswer;
   py::class_<DiagnoseHolder> dx_cls(m, "DiagnoseResult", "What `modelcalc diagnose` concludes.");
   bind_document<DiagnoseRun>(
       dx_cls, [](const DiagnoseRun& r) { return render_json(diagnose_report(r)); },

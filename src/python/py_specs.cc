@@ -4,9 +4,11 @@
 
 #include <unordered_map>
 
+#include "modelcalc/app/resolve.h"
 #include "modelcalc/hf_config.h"
 #include "py_util.h"
 #include "quantity.h"
+#include "runs.h"  // gpu_row_json, until gpus moves to the request layer
 
 namespace modelcalc::py_bind {
 
@@ -24,9 +26,9 @@ std::unordered_map<std::string, PyGpu>& gpu_cache() {
   return *cache;
 }
 
-PyModel make_model(ModelFlags f) {
+PyModel make_model(app::ModelInput f) {
   PyModel m;
-  m.spec = std::make_shared<const ModelSpec>(take(resolve_model(f)));
+  m.spec = take(app::resolve_model(f));
   m.flags = std::move(f);
   return m;
 }
@@ -34,19 +36,19 @@ PyModel make_model(ModelFlags f) {
 const PyModel& preset(const std::string& name) {
   auto& cache = preset_cache();
   if (auto it = cache.find(name); it != cache.end()) return it->second;
-  ModelFlags f;
+  app::ModelInput f;
   f.model = name;
   PyModel m = make_model(std::move(f));
   if (cache.size() >= kMaxCached) cache.clear();
   return cache.emplace(name, std::move(m)).first->second;
 }
 
-PyGpu make_gpu(GpuFlags f) {
+PyGpu make_gpu(app::GpuInput f) {
   PyGpu g;
-  auto r = take(resolve_gpu(f));
+  auto r = take(app::resolve_gpu(f));
   if (!r) raise_verbatim(Status::InvalidArgument("gpu", "give a catalog name (modelcalc.gpus() lists them) or "
                                                         "bandwidth, capacity and peak"));
-  g.spec = std::make_shared<const GpuSpec>(std::move(*r));
+  g.spec = std::move(r);
   g.flags = std::move(f);
   return g;
 }
@@ -54,7 +56,7 @@ PyGpu make_gpu(GpuFlags f) {
 const PyGpu& catalog_gpu(const std::string& name) {
   auto& cache = gpu_cache();
   if (auto it = cache.find(name); it != cache.end()) return it->second;
-  GpuFlags f;
+  app::GpuInput f;
   f.gpu = name;
   PyGpu g = make_gpu(std::move(f));
   if (cache.size() >= kMaxCached) cache.clear();
@@ -107,7 +109,7 @@ void init_specs(py::module_& m) {
       .def(py::init([](py::object name, py::object config, py::object layers, py::object hidden, py::object heads,
                        py::object kv_heads, py::object head_dim, py::object ffn, py::object vocab, py::object glu,
                        py::object tied) {
-             ModelFlags f;
+             app::ModelInput f;
              if (auto n = opt_str(name, "name")) f.model = *n;
              if (!config.is_none()) f.config = py::str(config).cast<std::string>();  // a path or os.PathLike
              f.layers = shape_count(layers, "layers");
@@ -119,12 +121,12 @@ void init_specs(py::module_& m) {
              f.vocab = shape_count(vocab, "vocab");
              f.glu = truth(glu, "glu");
              f.tied = truth(tied, "tied");
-             static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {{"--model", "name"}};
-             if (!f.config.empty() || has_model(f) || f.kv_heads || f.head_dim || f.glu || f.tied) {
-               ModelFlags copy = f;
-               auto spec = resolve_model(copy);
+             static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {{"--model", "name"},
+                                                                                          {"model", "name"}};
+             if (f.given() || f.kv_heads || f.head_dim || f.glu || f.tied) {
+               auto spec = app::resolve_model(f);
                if (!spec.ok()) raise_input_error(spec.status(), kRenames);
-               return PyModel{std::make_shared<const ModelSpec>(std::move(spec).value()), std::move(f)};
+               return PyModel{std::move(spec).value(), std::move(f)};
              }
              raise_verbatim(Status::InvalidArgument(
                  "name", "give a preset name (modelcalc.models() lists them), config= a config.json, or the shape: "
@@ -178,20 +180,20 @@ void init_specs(py::module_& m) {
                     "A GPU: a catalog entry (modelcalc.gpus() lists them), optionally with its bandwidth,\n"
                     "capacity or peak overridden, or a custom one from all three.")
       .def(py::init([](py::object name, py::object bandwidth, py::object capacity, py::object peak) {
-             GpuFlags f;
+             app::GpuInput f;
              if (auto n = opt_str(name, "name")) f.gpu = *n;
              f.bandwidth = opt_real(bandwidth, "bandwidth", parse_bandwidth);
              f.capacity = opt_real(capacity, "capacity", parse_bytes);
              f.peak = opt_real(peak, "peak", parse_flops);
-             static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {{"--gpu", "name"}};
-             GpuFlags copy = f;
-             auto r = resolve_gpu(copy);
+             static constexpr std::pair<std::string_view, std::string_view> kRenames[] = {{"--gpu", "name"},
+                                                                                          {"gpu", "name"}};
+             auto r = app::resolve_gpu(f);
              if (!r.ok()) raise_input_error(r.status(), kRenames);
              if (!*r) {
                raise_verbatim(Status::InvalidArgument(
                    "name", "give a catalog name (modelcalc.gpus() lists them), or bandwidth, capacity and peak"));
              }
-             return PyGpu{std::make_shared<const GpuSpec>(std::move(**r)), std::move(f)};
+             return PyGpu{std::move(r).value(), std::move(f)};
            }),
            py::arg("name") = py::none(), py::kw_only(), py::arg("bandwidth") = py::none(),
            py::arg("capacity") = py::none(), py::arg("peak") = py::none(),

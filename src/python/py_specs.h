@@ -1,6 +1,6 @@
 // The specs Python passes around: a Model (a validated ModelSpec and the
 // flags that describe it) and a Gpu (a GpuSpec and its flags). Resolved once
-// by the CLI's own resolvers (resolve_model, resolve_gpu), shared by every
+// by the request layer's resolvers (app::resolve_model, app::resolve_gpu), shared by every
 // result made from them. A preset or catalog name given as a string is
 // resolved once per process and kept (the compiled-in data does not change).
 #ifndef MODELCALC_PY_SPECS_H_
@@ -8,21 +8,23 @@
 
 #include <pybind11/pybind11.h>
 
-#include "inputs.h"
-#include "runs.h"
+#include "modelcalc/app/answers.h"
 
 namespace modelcalc::py_bind {
 
 namespace py = pybind11;
 
+using app::SharedGpu;
+using app::SharedModel;
+
 struct PyModel {
   SharedModel spec;
-  ModelFlags flags;  // how to make it again (diagnose reads the flags)
+  app::ModelInput flags;  // how to make it again
 };
 
 struct PyGpu {
   SharedGpu spec;
-  GpuFlags flags;
+  app::GpuInput flags;
 };
 
 void init_specs(py::module_& m);

@@ -19,11 +19,11 @@
 #include <string>
 #include <vector>
 
-#include "inputs.h"
+#include "modelcalc/app/answers.h"
 #include "modelcalc/sweep.h"
+#include "py_fields.h"
 #include "py_specs.h"
 #include "py_util.h"
-#include "runs.h"
 #include "sweep_table.h"
 
 namespace modelcalc::py_bind {
@@ -239,24 +239,24 @@ class Filler {
   std::unique_ptr<py::error_already_set> error_;
 };
 
-std::vector<ModelSpec> sweep_models(py::handle v) {
-  std::vector<ModelSpec> out;
+std::vector<SharedModel> sweep_models(py::handle v) {
+  std::vector<SharedModel> out;
   if (PyUnicode_Check(v.ptr()) || py::isinstance<PyModel>(v)) {
-    out.push_back(*as_model(v).spec);
+    out.push_back(as_model(v).spec);
     return out;
   }
-  for (py::handle item : v) out.push_back(*as_model(item).spec);
+  for (py::handle item : v) out.push_back(as_model(item).spec);
   if (out.empty()) raise_verbatim(Status::InvalidArgument("model", "is an empty list; give at least one model"));
   return out;
 }
 
-std::vector<GpuSpec> sweep_gpus(py::handle v) {
-  std::vector<GpuSpec> out;
+std::vector<SharedGpu> sweep_gpus(py::handle v) {
+  std::vector<SharedGpu> out;
   auto one = [&](py::handle item) {
     const PyGpu* g = as_gpu(item);
     if (g == nullptr) raise_verbatim(Status::InvalidArgument("gpu", "is required: a catalog name, a Gpu, or a list"));
-    check(require_peak(*g->spec));
-    out.push_back(*g->spec);
+    check(app::require_peak(*g->spec));
+    out.push_back(g->spec);
   };
   if (v.is_none() || PyUnicode_Check(v.ptr()) || py::isinstance<PyGpu>(v)) {
     one(v);
@@ -295,25 +295,16 @@ void init_sweep(py::module_& m) {
     return out;
   });
 
-  m.def("_sweep", [](py::handle models, py::handle gpus, py::handle contexts, py::handle batches, py::handle dtypes,
-                     py::handle kv_dtypes, py::handle fields, py::handle chunk_rows, py::handle on_chunk,
-                     const py::tuple& engine) {
-    DeploymentLists lists;
-    if (!contexts.is_none()) lists.contexts = count_list(contexts, "context", kMaxTokens);
-    if (!batches.is_none()) lists.batches = count_list(batches, "batch", kMaxBatch);
-    if (!dtypes.is_none()) lists.dtypes = dtype_list(dtypes, "dtype");
-    if (!kv_dtypes.is_none()) lists.kv_dtypes = dtype_list(kv_dtypes, "kv_dtype", /*kv=*/true);
-    const std::string fields_text = fields.is_none() ? "" : comma_text(fields, "fields");
-    const std::vector<const SweepColumn*> cols = take(parse_fields(fields_text), kSweepRenames);
-    SweepSpec spec = take(sweep_spec(lists), kSweepRenames);
-    const EngineCliFlags e = engine_flags(engine);
-    spec.engine = take(cli_engine(e), kSweepRenames);
-    spec.engine_flags = e.flags;
-    spec.gpus = sweep_gpus(gpus);
-    spec.models = sweep_models(models);
-    default_sweep_dtypes(lists, &spec);
-    spec.predict = std::any_of(cols.begin(), cols.end(), [](const SweepColumn* c) { return column_reads_prediction(*c); });
-    check(validate_sweep(spec), kSweepRenames);
+  m.def("_sweep", [](py::handle models, py::handle gpus, py::handle chunk_rows, py::handle on_chunk,
+                     const py::dict& kwargs) {
+    auto request = request_from<app::SweepRequest>(kwargs);
+    const std::vector<const SweepColumn*> cols = take(parse_fields(request.fields), kSweepRenames);
+    request.gpu_specs = sweep_gpus(gpus);
+    request.model_specs = sweep_models(models);
+    app::SweepAnswer answer = take_answer(app::answer(request), &app::SweepRequest::table());
+    answer.spec.predict =
+        std::any_of(cols.begin(), cols.end(), [](const SweepColumn* c) { return column_reads_prediction(*c); });
+    const SweepSpec& spec = answer.spec;
     const int64_t rows = take(sweep_row_count(spec), kSweepRenames);
     const bool chunked = !on_chunk.is_none();
     int64_t chunk = rows;
@@ -331,7 +322,7 @@ void init_sweep(py::module_& m) {
     {
       py::gil_scoped_release release;
       try {
-        s = sweep(spec, [&filler](const SweepRow& r) { filler.row(r); });
+        s = app::rows(answer, [&filler](const SweepRow& r) { filler.row(r); });
       } catch (const StopSweep&) {
         stopped = true;
       }

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cmath>
 
-#include "deployment_options.h"
-#include "inputs.h"
+#include "modelcalc/app/fields.h"
+#include "modelcalc/app/resolve.h"
 #include "quantity.h"
 
 namespace modelcalc::py_bind {
@@ -69,8 +69,8 @@ std::string keyword_message(const Status& s, std::span<const std::pair<std::stri
       if (from == field) return std::string(to) + rename_flags(std::string_view(raw).substr(colon), renames);
     }
   }
-  // A core field at the start, as the CLI names it.
-  return rename_flags(as_flag_error(s, "--context").message(), renames);
+  // A field at the start by its canonical name, the flags inside the reason as keywords.
+  return rename_flags(app::spell_error(s, app::Spelling::kKeyword), renames);
 }
 
 void raise_input_error(const Status& s, std::span<const std::pair<std::string_view, std::string_view>> renames) {
@@ -79,8 +79,10 @@ void raise_input_error(const Status& s, std::span<const std::pair<std::string_vi
   throw py::error_already_set();
 }
 
-void raise_verbatim(const Status& s) {
-  PyErr_SetString(g_input_error, s.message().c_str());
+void raise_verbatim(const Status& s) { raise_message(s.message()); }
+
+void raise_message(const std::string& msg) {
+  PyErr_SetString(g_input_error, msg.c_str());
   throw py::error_already_set();
 }
 
@@ -127,7 +129,7 @@ std::optional<int64_t> opt_count(py::handle v, std::string_view keyword, int64_t
     const long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (overflow == 0 && x >= 1 && x <= max) return static_cast<int64_t>(x);
   }
-  return take_kw(parse_count_upto(value_text(v, keyword), keyword, max));
+  return take_kw(app::parse_count_upto(value_text(v, keyword), keyword, max));
 }
 
 std::optional<double> opt_real(py::handle v, std::string_view keyword, RealParser parse) {
@@ -191,8 +193,8 @@ void for_each_item(py::handle v, std::string_view keyword, std::string_view what
       if (PyErr_Occurred()) throw py::error_already_set();
       break;
     }
-    if (++n > kMaxListItems) {
-      raise_verbatim(Status::InvalidArgument(keyword, "more than " + std::to_string(kMaxListItems) +
+    if (++n > app::kMaxListValues) {
+      raise_verbatim(Status::InvalidArgument(keyword, "more than " + std::to_string(app::kMaxListValues) +
                                                              " values in one list"));
     }
     f(item);
@@ -203,12 +205,12 @@ void for_each_item(py::handle v, std::string_view keyword, std::string_view what
 }  // namespace
 
 std::vector<int64_t> count_list(py::handle v, std::string_view keyword, int64_t max) {
-  if (is_text(v)) return take_kw(parse_count_list(value_text(v, keyword), keyword, max));
+  if (is_text(v)) return take_kw(app::parse_count_range_list(value_text(v, keyword), keyword, max));
   if (is_scalar_number(v)) return {*opt_count(v, keyword, max)};
   std::vector<int64_t> out;
   if (PyObject_HasAttrString(v.ptr(), "__len__")) {
     const Py_ssize_t n = PyObject_Length(v.ptr());
-    if (n > 0) out.reserve(static_cast<size_t>(std::min<Py_ssize_t>(n, kMaxListItems)));
+    if (n > 0) out.reserve(static_cast<size_t>(std::min<Py_ssize_t>(n, app::kMaxListValues)));
     if (n < 0) PyErr_Clear();
   }
   for_each_item(v, keyword, "a count, a list of counts or a string such as \"1:64\"", [&](py::handle item) {
@@ -221,8 +223,12 @@ std::vector<int64_t> count_list(py::handle v, std::string_view keyword, int64_t 
 }
 
 std::vector<Dtype> dtype_list(py::handle v, std::string_view keyword, bool kv) {
-  const auto parse = kv ? parse_kv_dtype : parse_dtype;
-  if (is_text(v)) return take_kw(parse_list<Dtype>(value_text(v, keyword), keyword, parse));
+  if (is_text(v)) {
+    const app::Field& f = kv ? app::fields::kKvDtype : app::fields::kDtype;
+    auto list = app::parse_text(f, value_text(v, keyword), true);
+    if (!list.ok()) raise_verbatim(Status::InvalidArgument(keyword, app::field_error(list.status()).reason));
+    return std::get<std::vector<Dtype>>(std::move(list).value());
+  }
   std::vector<Dtype> out;
   for_each_item(v, keyword, "a dtype name or a list of them", [&](py::handle item) {
     out.push_back(*opt_dtype(item, keyword, kv));
@@ -305,67 +311,27 @@ nlohmann::json to_json(py::handle v, std::string_view keyword) {
   raise_type_error(keyword, "JSON-like values (dict, list, str, number, bool, None)", v);
 }
 
-namespace {
-
-// The engine keywords (engine, gpu_memory_utilization, ...): the CLI's engine flags.
-struct EngineArgs {
-  py::handle engine, gpu_memory_utilization, kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-      max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len;
-};
-
-EngineArgs engine_args(const py::tuple& t) {
+// The engine keywords (engine, gpu_memory_utilization, ...): the engine fields.
+app::EngineInput engine_flags(const py::tuple& t) {
   if (t.size() != 9) throw py::type_error("engine arguments: expected 9");
-  return EngineArgs{t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8]};
-}
-
-EngineCliFlags engine_flags_of(const EngineArgs& a) {
-  EngineCliFlags e;
-  if (auto name = opt_str(a.engine, "engine")) e.engine = *name;
+  app::EngineInput e;
+  if (auto name = opt_str(t[0], "engine")) e.engine = *name;
+  auto fraction = [](py::handle v, const app::Field& f) -> std::optional<double> {
+    if (v.is_none()) return std::nullopt;
+    auto parsed = app::parse_text(f, value_text(v, f.name), false);
+    if (!parsed.ok()) raise_verbatim(parsed.status());
+    return std::get<double>(*parsed);
+  };
   EngineFlags& f = e.flags;
-  f.gpu_memory_utilization = opt_real(a.gpu_memory_utilization, "gpu_memory_utilization", engine_fraction);
-  f.kv_cache_free_gpu_mem_fraction =
-      opt_real(a.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction", engine_fraction);
-  f.mem_fraction_static = opt_real(a.mem_fraction_static, "mem_fraction_static", engine_fraction);
-  f.max_model_len = opt_count(a.max_model_len, "max_model_len", kMaxCount);
-  f.max_num_batched_tokens = opt_count(a.max_num_batched_tokens, "max_num_batched_tokens", kMaxCount);
-  f.max_num_seqs = opt_count(a.max_num_seqs, "max_num_seqs", kMaxCount);
-  f.block_size = opt_count(a.block_size, "block_size", kMaxCount);
-  f.allow_long_max_model_len = truth(a.allow_long_max_model_len, "allow_long_max_model_len");
+  f.gpu_memory_utilization = fraction(t[1], app::fields::kGpuMemoryUtilization);
+  f.kv_cache_free_gpu_mem_fraction = fraction(t[2], app::fields::kKvCacheFreeGpuMemFraction);
+  f.mem_fraction_static = fraction(t[3], app::fields::kMemFractionStatic);
+  f.max_model_len = opt_count(t[4], "max_model_len", kMaxCount);
+  f.max_num_batched_tokens = opt_count(t[5], "max_num_batched_tokens", kMaxCount);
+  f.max_num_seqs = opt_count(t[6], "max_num_seqs", kMaxCount);
+  f.block_size = opt_count(t[7], "block_size", kMaxCount);
+  f.allow_long_max_model_len = truth(t[8], "allow_long_max_model_len");
   return e;
-}
-
-}  // namespace
-
-EngineCliFlags engine_flags(const py::tuple& args) { return engine_flags_of(engine_args(args)); }
-
-namespace {
-
-// A count that may be 0 (slots, tokens): 0 directly, else opt_count.
-std::optional<int64_t> opt_count_or_zero(py::handle v, std::string_view keyword, int64_t max) {
-  if (!is_none(v) && py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v) && v.cast<int64_t>() == 0) {
-    return int64_t{0};
-  }
-  return opt_count(v, keyword, max);
-}
-
-}  // namespace
-
-LayoutCliFlags layout_flags(const py::tuple& t) {
-  if (t.size() != 12) throw py::type_error("layout arguments: expected 12");
-  LayoutCliFlags l;
-  l.dp_attention = truth(t[0], "dp_attention");
-  l.expert_imbalance = opt_real(t[1], "expert_imbalance", parse_real);
-  l.redundant_experts = opt_count_or_zero(t[2], "redundant_experts", int64_t{1} << 20);
-  l.two_batch_overlap = truth(t[3], "two_batch_overlap");
-  l.spec_tokens = opt_count(t[4], "spec_tokens", 64);
-  l.spec_acceptance = opt_real(t[5], "spec_acceptance", parse_fraction);
-  if (auto m = opt_str(t[6], "spec_method")) l.spec_method = *m;
-  if (auto d = opt_str(t[7], "draft_model")) l.draft_model = *d;
-  l.prefix_hit = opt_real(t[8], "prefix_hit", parse_fraction);
-  l.prefix_tokens = opt_count_or_zero(t[9], "prefix_tokens", int64_t{1} << 30);
-  l.disaggregated = truth(t[10], "disaggregated");
-  l.kv_transfer_overlap = truth(t[11], "kv_transfer_overlap");
-  return l;
 }
 
 }  // namespace modelcalc::py_bind

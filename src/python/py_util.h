@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "deployment_options.h"
+#include "modelcalc/app/requests.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/status.h"
 
@@ -60,6 +60,8 @@ T take(Result<T> r, std::span<const std::pair<std::string_view, std::string_view
 // For errors that already name the keyword (a parser called with the keyword
 // as its flag): raised as they are.
 [[noreturn]] void raise_verbatim(const Status& s);
+// InputError with this message.
+[[noreturn]] void raise_message(const std::string& msg);
 template <typename T>
 T take_kw(Result<T> r) {
   if (!r.ok()) raise_verbatim(r.status());
@@ -102,15 +104,8 @@ std::string comma_text(py::handle v, std::string_view keyword);
 // The engine keywords, in this order: engine, gpu_memory_utilization,
 // kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
 // max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len
-// (the CLI's engine flags, with their parsers).
-EngineCliFlags engine_flags(const py::tuple& args);
-
-// The layout keywords, in this order: dp_attention, expert_imbalance,
-// redundant_experts, two_batch_overlap, spec_tokens, spec_acceptance,
-// spec_method, draft_model, prefix_hit, prefix_tokens, disaggregated,
-// kv_transfer_overlap (the CLI's layout flags, docs/serving-layouts.md; the
-// ranges are the engine's, checked where the CLI's are).
-LayoutCliFlags layout_flags(const py::tuple& args);
+// (the engine fields, parsed by their fields' parsers).
+app::EngineInput engine_flags(const py::tuple& args);
 
 // nlohmann::json -> dict, list, str, int, float, bool, None.
 py::object to_py(const nlohmann::json& j);

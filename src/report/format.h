@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "quantity.h"  // group_digits
+
 namespace modelcalc {
 
-// 19509805056 -> "19,509,805,056".
-std::string group_digits(int64_t v);
 // `sig` significant digits, plain notation for 1e-3 <= |v| < 1e7, else
 // scientific ("3.859e14"); no trailing zeros after the decimal point.
 std::string fmt_sig(double v, int sig = 4);

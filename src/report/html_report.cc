@@ -134,19 +134,6 @@ std::string list_section(const std::string& title, const std::vector<std::string
 
 }  // namespace
 
-RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o) {
-  RooflineOptions ro;
-  ro.context = o.context;
-  if (std::find(ro.batches.begin(), ro.batches.end(), o.batch) == ro.batches.end()) {
-    ro.batches.push_back(o.batch);
-    std::sort(ro.batches.begin(), ro.batches.end());
-  }
-  ro.weight_dtype = o.weight_dtype;
-  ro.kv_dtype = o.kv_dtype;
-  ro.math_dtype = gpu.peak_flops(o.weight_dtype) > 0 ? o.weight_dtype : Dtype::kBf16;
-  return ro;
-}
-
 std::string render_html_report(const Report& size_report, const ModelSpec& m, const RooflineOptions* ro,
                                const RooflineResult* roofline) {
   const std::vector<std::string> title = split_lines(size_report.title);

@@ -14,18 +14,11 @@
 
 namespace modelcalc {
 
-// The roofline options the report uses for a size run: decode at batches
-// 1, 8, 64, 256 and the run's --batch, context o.context, the run's dtypes; math
-// in the weight dtype when the GPU has a peak for it, else bf16 (e.g. int4
-// weights are dequantized and multiplied in bf16).
-RooflineOptions report_roofline_options(const GpuSpec& gpu, const SizeOptions& o);
-
 // The page. `roofline` may be null (no GPU given); then the page says so.
 // `size_report` is rendered line by line (label, value, formula, substitution).
 std::string render_html_report(const Report& size_report, const ModelSpec& m, const RooflineOptions* ro,
                                const RooflineResult* roofline);
 
-// Runs the roofline for (m, gpu) when o.has_gpu and renders the page.
 }  // namespace modelcalc
 
 #endif  // MODELCALC_HTML_REPORT_H_

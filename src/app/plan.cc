@@ -1,0 +1,177 @@
+// plan: the cheapest deployment that meets TTFT/TPOT targets at a load,
+// searched over GPU kinds, splits, dtypes and batch sizes.
+#include <algorithm>
+
+#include "check.h"
+#include "modelcalc/app/answers.h"
+#include "modelcalc/app/fields.h"
+#include "modelcalc/prices.h"
+#include "quantity.h"
+
+namespace modelcalc::app {
+
+namespace {
+
+// The load, the targets, the engine: the core's request.
+Result<modelcalc::PlanRequest> read_targets(const PlanRequest& f) {
+  modelcalc::PlanRequest r;
+  if (!f.isl) return Status::InvalidArgument("isl", "is required: input (prompt) tokens per request, e.g. 2048");
+  if (!f.osl) return Status::InvalidArgument("osl", "is required: output tokens per request, e.g. 512");
+  r.isl = *f.isl;
+  r.osl = *f.osl;
+  const int loads = f.qps.has_value() + f.rate.has_value() + f.concurrency.has_value();
+  if (loads > 1) {
+    return Status::InvalidArgument(f.rate ? "rate" : "concurrency", "give one load: --qps, --rate or --concurrency");
+  }
+  if (f.qps) {
+    r.load_kind = PlanLoadKind::kRequestsPerS;
+    r.load = *f.qps;
+  } else if (f.rate) {
+    r.load_kind = PlanLoadKind::kOutputTokensPerS;
+    r.load = *f.rate;
+  } else if (f.concurrency) {
+    r.load_kind = PlanLoadKind::kConcurrency;
+    r.load = static_cast<double>(*f.concurrency);
+  }
+  r.ttft_s = f.ttft;
+  if (f.tpot && f.tokens_per_s_per_user) {
+    return Status::InvalidArgument("tokens_per_s_per_user", "give either --tpot or --tokens-per-s-per-user, not both");
+  }
+  r.tpot_s = f.tpot;
+  if (f.tokens_per_s_per_user) r.tpot_s = 1 / *f.tokens_per_s_per_user;
+  r.efficiency = f.efficiency.value_or(1.0);
+  r.rank_by_ceiling = f.rank_by == "ceiling";
+  MC_ASSIGN_OR_RETURN(r.engine, resolve_engine(f.engine));
+  r.engine_flags = f.engine.flags;
+  return r;
+}
+
+// The layout fields plan applies to every candidate. `draft` holds a draft model's shape.
+Status apply_plan_layout(const LayoutInput& l, const ModelSpec& m, modelcalc::PlanRequest* r, ModelSpec* draft) {
+  LayoutInput plain = l;
+  plain.two_batch_overlap = false;  // plan applies it to its DP-attention candidates
+  DeploymentOptions o;
+  MC_RETURN_IF_ERROR(apply_layout(plain, DeploymentInput{}, m, &o, draft));
+  if (l.two_batch_overlap && m.n_expert == 0) {
+    return Status::InvalidArgument("two_batch_overlap", "hides the all-to-all of expert parallelism; " + m.name +
+                                                            " has no routed experts");
+  }
+  r->two_batch_overlap = l.two_batch_overlap;
+  r->expert_imbalance = o.expert_imbalance;
+  r->spec = o.spec;
+  r->prefix = o.prefix;
+  r->kv_transfer_overlap = l.kv_transfer_overlap;
+  if (l.kv_transfer_overlap && !l.disaggregated) {
+    return Status::InvalidArgument("kv_transfer_overlap", "applies to --disaggregated plans; give that too");
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<PlanGpu>> priced(const PlanRequest& f) {
+  std::vector<GpuPrice> overrides;
+  if (!f.price.empty()) {
+    MC_ASSIGN_OR_RETURN(overrides, parse_price_overrides(f.price, "price"));
+  }
+  for (size_t i = 0; i < f.gpus.size(); ++i) {
+    if (std::find(f.gpus.begin(), f.gpus.begin() + static_cast<std::ptrdiff_t>(i), f.gpus[i]) !=
+        f.gpus.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return Status::InvalidArgument("gpu", "lists '" + f.gpus[i] + "' twice");
+    }
+  }
+  MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, priced_gpus(f.gpus, overrides));
+  std::vector<PlanGpu> out;
+  for (const PricedGpu& g : priced) {
+    PlanGpu pg;
+    pg.gpu = g.gpu;
+    pg.usd_per_hour = g.price.usd_per_hour;
+    pg.price_source = g.price.provider == "user" ? "--price"
+                                                 : g.price.provider + " " + g.price.date +
+                                                       (g.price.confirmed ? "" : " (unconfirmed)");
+    pg.domain_gpus = std::max<int64_t>(1, g.gpu.domain_gpus);
+    out.push_back(std::move(pg));
+  }
+  return out;
+}
+
+template <typename T>
+Status no_repeats(const std::vector<T>& v, const char* name, auto text) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (v[j] == v[i]) return Status::InvalidArgument(name, "lists " + text(v[i]) + " twice");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
+  PlanSpace s;
+  MC_ASSIGN_OR_RETURN(s.gpus, priced(f));
+  s.max_gpus = f.max_gpus.value_or(64);
+  s.max_pp = f.max_pp.value_or(8);
+  s.top = static_cast<size_t>(f.top.value_or(10));
+  auto dname = [](Dtype d) { return std::string(dtype_name(d)); };
+  // Defaults: a quantized checkpoint in its own dtype (and its stated KV dtype), else bf16 and fp8 weights
+  // with PlanSpace's KV default (16-bit and fp8 where the GPU has fp8).
+  if (!f.dtypes.empty()) {
+    MC_RETURN_IF_ERROR(no_repeats(f.dtypes, "dtype", dname));
+    s.weight_dtypes = f.dtypes;
+  } else if (m.quant) {
+    s.weight_dtypes = {m.quant->dtype};
+  }
+  if (!f.kv_dtypes.empty()) {
+    MC_RETURN_IF_ERROR(no_repeats(f.kv_dtypes, "kv_dtype", dname));
+    s.kv_dtypes = f.kv_dtypes;
+    s.fp8_kv_needs_fp8 = false;
+  } else if (m.quant && m.quant->kv) {
+    s.kv_dtypes = {*m.quant->kv};
+    s.fp8_kv_needs_fp8 = false;
+  }
+  if (!f.eps.empty()) {
+    MC_RETURN_IF_ERROR(no_repeats(f.eps, "ep", [](int64_t e) { return std::to_string(e); }));
+    s.eps = f.eps;
+  }
+  if (!f.batches.empty()) {
+    s.batches = f.batches;
+    std::sort(s.batches.begin(), s.batches.end());
+    if (std::adjacent_find(s.batches.begin(), s.batches.end()) != s.batches.end()) {
+      return Status::InvalidArgument("batch", "lists a batch size twice");
+    }
+  }
+  return s;
+}
+
+Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* control) {
+  MC_RETURN_IF_ERROR(check_request(r));
+  PlanAnswer out;
+  out.request = r;
+  MC_ASSIGN_OR_RETURN(out.model, resolve_model(r.model));
+  const ModelSpec& m = *out.model;
+  MC_ASSIGN_OR_RETURN(out.targets, read_targets(r));
+  auto draft = std::make_shared<ModelSpec>();
+  MC_RETURN_IF_ERROR(apply_plan_layout(r.layout, m, &out.targets, draft.get()));
+  out.draft = draft;
+  MC_ASSIGN_OR_RETURN(out.space, read_space(r, m));
+  if (out.space.gpus.empty()) return Status::InvalidArgument("gpu", "no GPU to search: none has a price (give --price)");
+  out.space.control = control;
+  if (r.layout.disaggregated) {
+    MC_ASSIGN_OR_RETURN(DisaggPlanResult d, plan_disaggregated(m, out.targets, out.space));
+    out.result = d.aggregated;
+    out.disaggregated = std::move(d);
+  } else {
+    MC_ASSIGN_OR_RETURN(out.result, plan_deployments(m, out.targets, out.space));
+  }
+  out.space.control = nullptr;  // the context outlives no answer
+  set_plan_model(m, &out.space);
+  return out;
+}
+
+}  // namespace
+
+Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx) {
+  const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
+  auto a = answer_plan(r, control.active() ? &control : nullptr);
+  if (!a.ok()) return as_field_error(a.status());
+  return a;
+}
+
+}  // namespace modelcalc::app

@@ -1,0 +1,134 @@
+#include "request_flags.h"
+
+#include "modelcalc/app/field.h"
+
+namespace modelcalc {
+
+std::string row_help(const app::Row& row) {
+  std::string help(row.help_or_field());
+  const std::string_view def = row.default_or_field();
+  if (!def.empty()) help += " (default: " + std::string(def) + ")";
+  return help;
+}
+
+namespace {
+
+// "-L,--layers" (CLI11's spelling list) of a row.
+std::string names_of(const app::Row& row) {
+  std::string names;
+  if (row.field->short_flag != 0) names = std::string("-") + row.field->short_flag + ",";
+  return names + "--" + std::string(row.field->flag);
+}
+
+void add_aliases(FlagSet& flags, std::string_view list, const std::string& of) {
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    flags.alias("--" + std::string(list.substr(0, comma)), of);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+void add_request_flags(FlagSet& flags, const app::Table& t, void* request) {
+  for (const app::Row& row : t.rows) {
+    const app::Row* r = &row;  // rows live as long as the table: a static
+    if (row.positional) {
+      flags.valued(row.field->flag, row_help(row), [r, request](std::string_view text, std::string_view) {
+        r->set(request, app::Value{std::string(text)});
+        return Status::Ok();
+      });
+      continue;
+    }
+    const std::string names = names_of(row);
+    if (row.field->type == app::Type::kBool) {
+      flags.toggle_fn(names, row_help(row), [r, request] { r->set(request, app::Value{true}); });
+      continue;
+    }
+    flags.valued(names, row_help(row), [r, request](std::string_view text, std::string_view flag) -> Status {
+      auto v = app::parse_text(*r->field, text, r->list);
+      if (!v.ok()) {
+        const Status& s = v.status();
+        if (s.code() == Status::Code::kOverflow) return Status::Overflow(flag);
+        return Status::InvalidArgument(flag, app::field_error(s).reason);
+      }
+      r->set(request, std::move(v).value());
+      return Status::Ok();
+    });
+    if (row.required) flags.required();
+    const std::string long_name = "--" + std::string(row.field->flag);
+    add_aliases(flags, row.field->aliases, long_name);
+    add_aliases(flags, row.aliases, long_name);
+  }
+}
+
+namespace {
+
+std::string takes(const app::Row& row) {
+  const app::Field& f = *row.field;
+  std::string what;
+  switch (f.type) {
+    case app::Type::kBool: return "switch";
+    case app::Type::kInt: what = "count"; break;
+    case app::Type::kReal: what = f.unit == app::Unit::kNone ? "number" : std::string(app::unit_name(f.unit)); break;
+    case app::Type::kText: what = f.file ? "path" : "text"; break;
+    case app::Type::kChoice: {
+      what = std::string(f.choices);
+      for (char& c : what) {
+        if (c == ',') c = '|';
+      }
+      break;
+    }
+    case app::Type::kDtype: what = "dtype"; break;
+    case app::Type::kRange: what = "LO-HI " + std::string(app::unit_name(f.unit)); break;
+  }
+  return row.list ? what + " list" : what;
+}
+
+// A table cell: '|' escaped, one line.
+std::string cell(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string markdown_flag_table(const app::Table& t) {
+  std::string md = "| flag | field | takes | default | meaning |\n|---|---|---|---|---|\n";
+  for (const app::Row& row : t.rows) {
+    const app::Field& f = *row.field;
+    std::string flag = row.positional ? std::string(f.flag) : "--" + std::string(f.flag);
+    if (f.short_flag != 0) flag = std::string("-") + f.short_flag + ", " + flag;
+    for (std::string_view list : {f.aliases, row.aliases}) {
+      while (!list.empty()) {
+        const size_t comma = list.find(',');
+        flag += ", --" + std::string(list.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+      }
+    }
+    md += "| `" + flag + "` | `" + std::string(f.name) + "` | " + cell(takes(row)) + " | " +
+          cell(row.default_or_field()) + " | " + cell(row.help_or_field()) + " |\n";
+  }
+  return md;
+}
+
+Status cli_error(const Status& s, const app::Table* t) {
+  if (s.ok() || s.code() == Status::Code::kNotMet) return s;
+  const std::string msg = app::spell_error(app::as_field_error(s), app::Spelling::kCli, t);
+  const size_t colon = msg.find(": ");
+  if (colon == std::string::npos) return s;
+  if (s.code() == Status::Code::kOverflow) return Status::Overflow(msg.substr(0, colon));
+  if (s.code() != Status::Code::kInvalidArgument) return s;
+  return Status::InvalidArgument(msg.substr(0, colon), msg.substr(colon + 2));
+}
+
+}  // namespace modelcalc

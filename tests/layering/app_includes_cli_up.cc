@@ -1,0 +1,2 @@
+// Must not compile: the request layer cannot see the CLI.
+#include "flags.h"
