@@ -11,7 +11,7 @@ Chromium (selenium + chromedriver) as a person would:
   CLI's for batch 2, the batch chart's ring and the roofline's operating point
   move;
 - opens the address bar's URL afresh: the same view;
-- types a bad context: the CLI's error line, the figures cleared;
+- types a bad context: the CLI's reason under the field's key, the figures cleared;
 - plans: the table's first row is the CLI's plan JSON's, with its deciding
   constraint, and the frontier is drawn;
 - the JSON download link gives the CLI's document.
@@ -91,7 +91,11 @@ def main():
     at2 = cli_json(binary, "size", *view, "--batch", "2", "--strings")
     gpu_key = at1["gpu"]["key"]  # the catalog key the page's GPU list uses for "h100"
     plain = cli_json(binary, "size", *view, "--batch", "2")
+    # The CLI names the flag (--seq), the web the field's key (context); the reason is the CLI's.
     bad_error = cli_error(binary, "size", "--model", MODEL, "--gpu", GPU, "--seq", "12x", "--batch", "2")
+    if not bad_error.startswith("--seq: "):
+        fail(f"the CLI's error does not name --seq: {bad_error!r}")
+    bad_error = "context: " + bad_error.removeprefix("--seq: ")
     plan_args = ["--model", MODEL, "--isl", "2048", "--osl", "512", "--qps", "10", "--tpot", "50ms", "--top", "10"]
     plan_cli = cli_json(binary, "plan", *plan_args, ok=(0, 1))
 
@@ -195,7 +199,7 @@ def main():
         seq = driver.find_element(By.ID, "seq")
         seq.clear()
         seq.send_keys("12x", Keys.TAB)
-        wait.until(ec.text_to_be_present_in_element((By.ID, "error"), "--seq"))
+        wait.until(ec.text_to_be_present_in_element((By.ID, "error"), "context"))
         if text("error") != bad_error:
             fail(f"error line {text('error')!r}, the CLI says {bad_error!r}")
         if text("params-total") != "–":

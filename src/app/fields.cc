@@ -157,7 +157,6 @@ constexpr char kSequencesWhat[] = "1e9 sequences";
 constexpr char kGpusWhat[] = "1,048,576 (2^20)";
 constexpr char k1024[] = "1024";
 constexpr char k1000[] = "1000";
-constexpr char kBatchWhat[] = "2^30 sequences";
 
 Result<Value> tps_per_user_parser(const Field&, std::string_view text, std::string_view name) {
   MC_ASSIGN_OR_RETURN(const double tps, parse_rate(text, name, {"tok", "tokens"}));

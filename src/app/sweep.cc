@@ -236,14 +236,16 @@ Result<SweepAnswer> answer(const SweepRequest& r, const Context& ctx) {
   if (ctx.cancel.can_cancel() || ctx.cpu_budget_s > 0 || ctx.progress) {
     a.value().control = std::make_shared<SearchControl>(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
   }
+  // The spec points at the answer's heap-held drafter and control (shared: moves and copies keep them valid).
+  a.value().spec.control = a.value().control.get();
+  a.value().spec.spec.draft = a.value().draft.get();
   return a;
 }
 
+// The rows' text cells view `a.spec`'s strings, so a writer that holds rows until its end() (text aligns
+// every row) reads them while `a` lives: evaluating a local copy of the spec freed them first (ASan).
 Status rows(const SweepAnswer& a, const std::function<void(const SweepRow&)>& on_row) {
-  SweepSpec spec = a.spec;
-  spec.control = a.control.get();
-  spec.spec.draft = a.draft.get();
-  return sweep(spec, on_row);
+  return sweep(a.spec, on_row);
 }
 
 Result<int64_t> row_count(const SweepAnswer& a) { return sweep_row_count(a.spec); }

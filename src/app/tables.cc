@@ -1,6 +1,9 @@
 // Each request's field table (table.h): which shared fields (fields.h) it
 // takes, the member each binds to, and this command's default and help where
 // they differ from the field's. The rows' order is --help's.
+#include <tuple>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "modelcalc/app/fields.h"
@@ -321,6 +324,30 @@ const std::vector<const Table*>& all_tables() {
                                                 &DiagnoseRequest::table(), &RooflineRequest::table(),
                                                 &CostRequest::table()};
   return all;
+}
+
+Result<AnyRequest> empty_request(std::string_view command) {
+  AnyRequest r;  // each alternative in turn: the one whose kCommand is `command`
+  bool found = false;
+  auto try_one = [&]<typename R>(R*) {
+    if (!found && R::kCommand == command) {
+      r = R{};
+      found = true;
+    }
+  };
+  std::apply([&](auto*... p) { (try_one(p), ...); },
+             std::tuple<SizeRequest*, KvBudgetRequest*, CostRequest*, DiagnoseRequest*, RooflineRequest*,
+                        PlanRequest*, SweepRequest*>{});
+  if (!found) return Status::NotFound("command: '" + std::string(command) + "' has no request in this layer");
+  return r;
+}
+
+const Table& table_of(const AnyRequest& r) {
+  return std::visit([](const auto& req) -> const Table& { return std::decay_t<decltype(req)>::table(); }, r);
+}
+
+void* fields_of(AnyRequest& r) {
+  return std::visit([](auto& req) -> void* { return &req; }, r);
 }
 
 const Table* find_table(std::string_view command) {

@@ -171,9 +171,8 @@ const ServeFlagRule* find_serve_flag(std::string_view long_name) {
   return it != std::end(kRules) && it->name == long_name ? it : nullptr;
 }
 
-Result<std::vector<std::string>> serve_args(std::string_view command,
-                                            const std::vector<std::pair<std::string, std::string>>& params,
-                                            ServeOutput output) {
+Status check_serve_query(std::string_view command, const std::vector<std::pair<std::string, std::string>>& params,
+                         ServeOutput output) {
   const bool known = std::any_of(commands().begin(), commands().end(),
                                  [&](const Command& c) { return command == c.name; });
   if (command == "serve") {
@@ -199,13 +198,22 @@ Result<std::vector<std::string>> serve_args(std::string_view command,
                                                 " bytes of keys and values, got " + std::to_string(bytes));
   }
 
-  std::vector<std::string> args{std::string(command)};
   for (const auto& [key, value] : params) {
     if (key.empty() || !std::isalpha(static_cast<unsigned char>(key[0])) ||
         !std::all_of(key.begin(), key.end(), is_key_char)) {
       return Status::InvalidArgument("query", "parameter " + quote_input(key) +
                                                   " is not a flag name (a letter, then letters, digits, '_' or '-')");
     }
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> serve_args(std::string_view command,
+                                            const std::vector<std::pair<std::string, std::string>>& params,
+                                            ServeOutput output) {
+  MC_RETURN_IF_ERROR(check_serve_query(command, params, output));
+  std::vector<std::string> args{std::string(command)};
+  for (const auto& [key, value] : params) {
     const ServeFlagRule* rule = nullptr;
     if (key.size() == 1) {
       for (const ServeFlagRule& r : kRules) {

@@ -55,7 +55,15 @@ enum class ServeOutput { kJson, kText, kSvg, kHtml };
 inline constexpr size_t kServeMaxParams = 64;
 inline constexpr size_t kServeMaxQueryBytes = 4096;  // keys + values, decoded
 
-// The argument list for run_cli: {command, "--flag=value" | "--switch", ...}
+// The checks every query passes before it is decoded (by the request tables,
+// web_request.h, or into an argument list below): a known command other than
+// serve (else NotFound), the endpoint's output available for it (an SVG of
+// roofline and plan, the HTML page of size; else NotFound), the limits, and
+// every key a name (a letter, then letters, digits, '_' or '-').
+Status check_serve_query(std::string_view command, const std::vector<std::pair<std::string, std::string>>& params,
+                         ServeOutput output);
+
+// The argument list for run_cli (the commands without a typed request yet): {command, "--flag=value" | "--switch", ...}
 // plus "--json" ("--format=json" for sweep) for kJson, "--plot=-" for kSvg,
 // "--report=-" for kHtml. Errors name the offending flag (or the command) in
 // one line, as the CLI's own do: a file flag, a key that is not a flag, a

@@ -188,29 +188,31 @@ TEST_F(ServeTest, PicturesAndTheHtmlPageAreTheClisWithoutAFile) {
   EXPECT_EQ(client_->Get("/api/svg/roofline?gpu=h100&plot=x.svg")->status, 400);
 }
 
-TEST_F(ServeTest, BadInputIs400WithTheClisLine) {
+TEST_F(ServeTest, BadInputIs400WithTheClisReasonUnderTheWebsKey) {
   auto res = client_->Get("/api/size?model=llama-3.1-8b&seq=abc");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
   EXPECT_EQ(res->get_header_value("Content-Type"), "application/json");
   const CliRun cli = run_args({"size", "--model", "llama-3.1-8b", "--seq", "abc", "--json"});
   ASSERT_EQ(cli.status, 2);
-  // The CLI's line, without its "modelcalc: error: " prefix and newline.
-  EXPECT_EQ("modelcalc: error: " + nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n", cli.err);
-  EXPECT_NE(cli.err.find("--seq"), std::string::npos);
+  // The CLI's line names the flag (--seq); the web's the field's key (context); the reason is one text.
+  const std::string prefix = "modelcalc: error: --seq: ";
+  ASSERT_EQ(cli.err.rfind(prefix, 0), 0u) << cli.err;
+  EXPECT_EQ("context: " + cli.err.substr(prefix.size()),
+            nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n");
 }
 
-TEST_F(ServeTest, AnEmptyValueIsTheClisLineAndSwallowsNothing) {
-  // "?model&gpu=h100": the value of --model is empty; gpu=h100 must not become it.
+TEST_F(ServeTest, AnEmptyValueIsRefusedAndSwallowsNothing) {
+  // "?model&gpu=h100": the value of model is empty; gpu=h100 must not become it.
   for (const char* q : {"/api/size?model&gpu=h100", "/api/size?model=&gpu=h100"}) {
     auto res = client_->Get(q);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 400) << q;
-    const CliRun cli = run_args({"size", "--model", "", "--gpu", "h100", "--json"});
-    ASSERT_EQ(cli.status, 2);
-    EXPECT_EQ("modelcalc: error: " + nlohmann::json::parse(res->body)["error"].get<std::string>() + "\n", cli.err)
+    EXPECT_EQ(nlohmann::json::parse(res->body)["error"].get<std::string>(), "model: needs a value, got an empty string")
         << q;
   }
+  const CliRun cli = run_args({"size", "--model", "", "--gpu", "h100", "--json"});
+  EXPECT_EQ(cli.err, "modelcalc: error: --model: needs a value, got an empty string\n");
 }
 
 TEST_F(ServeTest, FileFlagsAreRefused) {
@@ -522,6 +524,110 @@ TEST(ServeCommandTest, BadHostAndPortAreOneLineErrors) {
     EXPECT_EQ(r.status, 2) << host;
     EXPECT_NE(r.err.find("--host"), std::string::npos) << r.err;
   }
+}
+
+// ---------------------------------------------------------------- one request, one answer (issue #30)
+// The web decodes its query into the command's typed request and renders it
+// with the CLI's own renderer: for the same request the bytes are the CLI's.
+HttpResponse web_get(const std::string& path, std::vector<std::pair<std::string, std::string>> query) {
+  HttpRequest req;
+  req.path = path;
+  req.query = std::move(query);
+  return handle_web_request(req);
+}
+
+struct SameRequest {
+  const char* command;
+  std::vector<std::pair<std::string, std::string>> query;  // the web's keys
+  std::vector<std::string> args;                           // the same request as CLI flags
+};
+
+TEST(ServeAnswerTest, EveryTypedCommandAnswersTheClisDocumentForTheSameRequest) {
+  const std::vector<SameRequest> corpus = {
+      {"size", {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"batch", "8"}, {"kv_dtype", "fp8"}},
+       {"--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "8", "--kv-dtype", "fp8", "--json"}},
+      {"kv-budget", {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"context", "32K"}},
+       {"--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "32K", "--json"}},
+      {"cost", {{"price_per_hour", "2.50"}, {"tokens_per_s", "1000"}, {"gpus", "8"}},
+       {"--price-per-hour", "2.50", "--tokens-per-s", "1000", "--gpus", "8", "--json"}},
+      {"diagnose",
+       {{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"phase", "decode"}, {"batch", "8"}, {"tokens_per_s", "40"}},
+       {"--model", "llama-3.1-8b", "--gpu", "h100", "--phase", "decode", "--batch", "8", "--tokens-per-s", "40",
+        "--json"}},
+      {"roofline", {{"gpu", "h100"}, {"intensity", "100"}}, {"--gpu", "h100", "--intensity", "100", "--json"}},
+      {"plan",
+       {{"model", "llama-3.1-8b"}, {"isl", "512"}, {"osl", "128"}, {"qps", "1"}, {"tpot", "50ms"}, {"gpu", "h100"},
+        {"max_gpus", "2"}},
+       {"--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--tpot", "50ms", "--gpu", "h100",
+        "--max-gpus", "2", "--json"}},
+      {"sweep", {{"model", "llama-3.1-8b"}, {"gpu", "h100,mi300x"}, {"batch", "1,8"}},
+       {"--model", "llama-3.1-8b", "--gpu", "h100,mi300x", "--batch", "1,8", "--format", "json"}},
+  };
+  for (const SameRequest& c : corpus) {
+    const HttpResponse web = web_get("/api/" + std::string(c.command), c.query);
+    std::vector<std::string> args{c.command};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const CliRun cli = run_args(args);
+    ASSERT_EQ(cli.status, 0) << c.command << ": " << cli.err;
+    EXPECT_EQ(web.status, 200) << c.command << ": " << web.body;
+    if (std::string_view(c.command) == "plan") {  // its search time ("seconds") is the one figure that differs
+      nlohmann::json w = nlohmann::json::parse(web.body), l = nlohmann::json::parse(cli.out);
+      w.erase("seconds");
+      l.erase("seconds");
+      EXPECT_EQ(w, l) << c.command;
+      continue;
+    }
+    EXPECT_EQ(web.body, cli.out) << c.command;
+  }
+  // One figure derived by hand: $2.50 · 8 GPUs / (1000 tokens/s · 3600 s) · 1e6 = $5.5556 per 1M tokens.
+  const HttpResponse cost = web_get("/api/cost", corpus[2].query);
+  EXPECT_NEAR(nlohmann::json::parse(cost.body)["usd_per_million_tokens"].get<double>(), 20 / 3.6, 1e-12);
+}
+
+TEST(ServeAnswerTest, AKeyIsTheFieldsNameItsFlagOrItsShortFlag) {
+  // The hand-typed shape of SizeIsTheClisJsonDocument's llama-3.1-8b, its layer count given three ways.
+  const std::vector<std::pair<std::string, std::string>> shape = {
+      {"hidden", "4096"}, {"heads", "32"}, {"kv_heads", "8"}, {"ffn", "14336"}, {"vocab", "128256"}, {"glu", "true"}};
+  std::string first;
+  for (const char* key : {"layers", "L"}) {
+    auto q = shape;
+    q.emplace_back(key, "32");
+    const HttpResponse r = web_get("/api/size", q);
+    ASSERT_EQ(r.status, 200) << key << ": " << r.body;
+    // 32 · (2·4096·4096 + 2·4096·1024 + 3·4096·14336) + 2·128256·4096 (untied): the seed's count without norms.
+    const int64_t per_layer = 2 * int64_t{4096} * 4096 + 2 * int64_t{4096} * 1024 + 3 * int64_t{4096} * 14336;
+    EXPECT_EQ(nlohmann::json::parse(r.body)["params"]["total"].get<int64_t>(),
+              32 * per_layer + 2 * int64_t{128256} * 4096) << key;
+    if (first.empty()) first = r.body;
+    EXPECT_EQ(r.body, first) << key;
+  }
+  auto dashed = shape;
+  dashed[2].first = "kv-heads";
+  dashed.emplace_back("layers", "32");
+  EXPECT_EQ(web_get("/api/size", dashed).body, first);
+}
+
+TEST(ServeAnswerTest, ErrorsNameTheWebsKeyWithTheClisReason) {
+  const HttpResponse web = web_get("/api/size", {{"model", "llama-3.1-8b"}, {"seq", "abc"}});
+  EXPECT_EQ(web.status, 400);
+  const std::string e = nlohmann::json::parse(web.body)["error"];
+  const CliRun cli = run_args({"size", "--model", "llama-3.1-8b", "--seq", "abc", "--json"});
+  ASSERT_EQ(cli.status, 2);
+  // The CLI names the flag (--seq), the web the field's key (context); the reason is one text.
+  ASSERT_EQ(cli.err.rfind("modelcalc: error: --seq: ", 0), 0u) << cli.err;
+  EXPECT_EQ("context: " + cli.err.substr(std::string("modelcalc: error: --seq: ").size()), e + "\n");
+
+  const auto error_of = [](const char* path, std::vector<std::pair<std::string, std::string>> q) {
+    const HttpResponse r = web_get(path, std::move(q));
+    EXPECT_EQ(r.status, 400) << path;
+    return nlohmann::json::parse(r.body)["error"].get<std::string>();
+  };
+  EXPECT_EQ(error_of("/api/size", {{"model", "llama-3.1-8b"}, {"dp_attention", "maybe"}}),
+            "dp_attention: is a switch: give true or false, got 'maybe'");
+  EXPECT_EQ(error_of("/api/size", {{"model", ""}, {"gpu", "h100"}}), "model: needs a value, got an empty string");
+  EXPECT_EQ(error_of("/api/size", {{"nosuch", "1"}}).rfind("nosuch: is not a field of size", 0), 0u);
+  EXPECT_EQ(error_of("/api/size", {{"config", "/etc/passwd"}}).rfind("config: names a file on the server", 0), 0u);
+  EXPECT_EQ(error_of("/api/plan", {{"model", "llama-3.1-8b"}, {"osl", "128"}}).rfind("isl: is required", 0), 0u);
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "cli.h"
+#include "modelcalc/app/resolve.h"
 #include "serve_args.h"
+#include "web_request.h"
 
 namespace modelcalc {
 
@@ -65,7 +67,59 @@ std::string error_line(std::string err) {
   return err;
 }
 
+// A 200 with the body and the endpoint's content type.
+HttpResponse answer_response(std::string_view command, ServeOutput output, std::string body) {
+  HttpResponse r;
+  switch (output) {
+    case ServeOutput::kJson: r.content_type = "application/json"; break;
+    case ServeOutput::kText: r.content_type = "text/plain; charset=utf-8"; break;
+    case ServeOutput::kSvg: r.content_type = "image/svg+xml"; break;
+    case ServeOutput::kHtml:
+      r.content_type = "text/html; charset=utf-8";
+      r.headers.emplace_back("Content-Disposition", "attachment; filename=\"modelcalc-" + std::string(command) +
+                                                        ".html\"");
+      break;
+  }
+  r.body = std::move(body);
+  return r;
+}
+
+HttpResponse too_large() {
+  return json_error(400, "the answer exceeds " + std::to_string(kWebMaxOutputBytes >> 20) +
+                             " MiB; ask for fewer rows (shorter lists), or run modelcalc itself");
+}
+
+// A typed request answered in process (render_answer, as the CLI does): errors
+// are the Status, spelled with the web's keys.
+HttpResponse answer_request(std::string_view command, const Result<WebRequest>& w, ServeOutput output) {
+  const app::Table* table = app::find_table(command);
+  if (!w.ok()) return json_error(400, app::spell_error(w.status(), app::Spelling::kKeyword, table));
+  CappedBuf buf(kWebMaxOutputBytes);
+  std::ostream out(&buf);
+  out.exceptions(std::ios::badbit);  // CappedBuf's exception stops the answer (a sweep stops computing rows)
+  Status s;
+  try {
+    s = render_answer(w->request, w->output, out);
+  } catch (const OutputTooLarge&) {
+    return too_large();
+  } catch (const std::exception& e) {
+    return json_error(500, std::string("internal error: ") + e.what());
+  }
+  if (buf.exceeded()) return too_large();
+  // Plan with nothing meeting its targets answers its closest misses (NotMet): a 200.
+  if (!s.ok() && s.code() != Status::Code::kNotMet) {
+    return json_error(s.code() == Status::Code::kIoError ? 500 : 400,
+                      app::spell_error(app::as_field_error(s), app::Spelling::kKeyword, table));
+  }
+  return answer_response(command, output, std::move(buf.str()));
+}
+
 HttpResponse run_command(std::string_view command, const HttpRequest& req, ServeOutput output) {
+  if (Status s = check_serve_query(command, req.query, output); !s.ok()) {
+    return json_error(s.code() == Status::Code::kNotFound ? 404 : 400, s.message());
+  }
+  if (auto w = decode_web_request(command, req.query, output)) return answer_request(command, *w, output);
+  // The commands without a typed request yet (and --help): through the command line.
   auto args = serve_args(command, req.query, output);
   if (!args.ok()) {
     return json_error(args.status().code() == Status::Code::kNotFound ? 404 : 400, args.status().message());
@@ -80,25 +134,10 @@ HttpResponse run_command(std::string_view command, const HttpRequest& req, Serve
   } catch (const OutputTooLarge&) {  // run_cli's final copy of a held answer is outside its own catch
     status = 1;
   }
-  if (buf.exceeded()) {
-    return json_error(400, "the answer exceeds " + std::to_string(kWebMaxOutputBytes >> 20) +
-                               " MiB; ask for fewer rows (shorter lists), or run modelcalc itself");
-  }
+  if (buf.exceeded()) return too_large();
   if (status == 2) return json_error(400, error_line(err.str()));
   if (status != 0 && buf.str().empty()) return json_error(500, error_line(err.str()));
-  HttpResponse r;
-  switch (output) {
-    case ServeOutput::kJson: r.content_type = "application/json"; break;
-    case ServeOutput::kText: r.content_type = "text/plain; charset=utf-8"; break;
-    case ServeOutput::kSvg: r.content_type = "image/svg+xml"; break;
-    case ServeOutput::kHtml:
-      r.content_type = "text/html; charset=utf-8";
-      r.headers.emplace_back("Content-Disposition", "attachment; filename=\"modelcalc-" + std::string(command) +
-                                                        ".html\"");
-      break;
-  }
-  r.body = std::move(buf.str());
-  return r;
+  return answer_response(command, output, std::move(buf.str()));
 }
 
 }  // namespace

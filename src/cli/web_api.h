@@ -1,7 +1,10 @@
 // What `modelcalc serve` answers (docs/web.md): the page, and every
-// command's --json (or text report) from run_cli, in process. It parses and
-// renders nothing itself: serve_args.h maps the query to arguments, run_cli
-// computes, and this file only picks the status code and the content type.
+// command's --json (or text report), in process. A command with a typed
+// request (modelcalc/app/requests.h) is decoded from the query by its field
+// table (web_request.h) and answered by render_answer(), the CLI's own
+// renderer: no argument list, no run_cli, errors from the Status spelled with
+// the web's keys ("context: ..."). The other commands still go through
+// serve_args.h and run_cli until they move to the request layer.
 #ifndef MODELCALC_WEB_API_H_
 #define MODELCALC_WEB_API_H_
 
@@ -20,9 +23,9 @@ std::string_view web_index_html();
 inline constexpr size_t kWebMaxOutputBytes = 16 * 1024 * 1024;
 
 // GET /                      the page (text/html)
-// GET /api/COMMAND?k=v&...   run_cli({COMMAND, --k=v, ..., --json}) -> 200 application/json;
-//                            bad input (exit 2) -> 400 {"error": "<the CLI's line>"};
-//                            plan's exit 1 with output -> 200 with the output
+// GET /api/COMMAND?k=v&...   the answer's JSON (`COMMAND --k v --json`) -> 200 application/json;
+//                            bad input -> 400 {"error": "<field>: <reason>"} (the request's keys);
+//                            plan with nothing meeting its targets -> 200 with its closest misses
 // GET /api/text/COMMAND?...  the text report (text/plain), errors as above
 // GET /api/svg/roofline?...  the picture (image/svg+xml): roofline --plot -, plan --plot -
 // GET /api/svg/plan?...

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "modelcalc/app/field.h"
@@ -215,6 +216,17 @@ struct SweepRequest {
   EngineInput engine;
   LayoutInput layout;
 };
+
+// Any computing command's request: what a front end decodes its input into
+// (the web server its query, --request a document) before answer().
+using AnyRequest =
+    std::variant<SizeRequest, KvBudgetRequest, CostRequest, DiagnoseRequest, RooflineRequest, PlanRequest, SweepRequest>;
+// An empty request of `command` ("kv-budget"); NotFound when the command has
+// no request (it has not moved to this layer, or it computes nothing).
+Result<AnyRequest> empty_request(std::string_view command);
+// The table of `r`'s command, and `r` as its rows' set() and get() take it.
+const Table& table_of(const AnyRequest& r);
+void* fields_of(AnyRequest& r);
 
 // Every request's table, in the CLI's command order.
 const std::vector<const Table*>& all_tables();
