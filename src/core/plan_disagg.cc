@@ -216,8 +216,9 @@ std::optional<DisaggPlanConfig> pair_config(DisaggSearch& x, const PoolOption& p
   // The fewest prefill replicas whose TTFT (queue, prefill, the KV's share) meets the target.
   DisaggregatedFigures f = pools(x, po, dco, r.rank_by_ceiling, xr, yr);
   if (x.load && r.ttft_s && !(f.ttft_s / eff <= *r.ttft_s)) {
-    xr = fewest_replicas(xr + 1, pool_cap(x, po), [&](double xx) {
-      return pools(x, po, dco, r.rank_by_ceiling, xx, yr).ttft_s / eff <= *r.ttft_s;
+    // yr by init-capture: clang (C++20 as it implements it) refuses a lambda naming a structured binding.
+    xr = fewest_replicas(xr + 1, pool_cap(x, po), [&, decode_replicas = yr](double xx) {
+      return pools(x, po, dco, r.rank_by_ceiling, xx, decode_replicas).ttft_s / eff <= *r.ttft_s;
     });
     if (xr > 0) f = pools(x, po, dco, r.rank_by_ceiling, xr, yr);
   }
