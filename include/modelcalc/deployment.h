@@ -228,6 +228,8 @@ struct PreparedDeployment {
 
   // Hardware (one GPU) and the links the split uses.
   double capacity_bytes = 0, bandwidth = 0, peak_flops = 0;  // usable capacity; peak of compute_dtype
+  double peak_flops_16bit = 0;      // the bf16 peak: what attention kernels compute at (the prediction's)
+  GpuArch arch = GpuArch::kUnknown;  // the GPU's architecture (gpu_arch): the prediction's per-family factor
   double tp_link_bytes_per_s = 0, tp_latency_s = 0;  // inside the domain if tp fits in it
   double pp_link_bytes_per_s = 0, pp_latency_s = 0;  // inside the domain if tp x pp fits in it
   bool tp_crosses_domain = false, pp_crosses_domain = false;

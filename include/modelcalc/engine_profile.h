@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "modelcalc/status.h"
+#include "modelcalc/step_params.h"
 
 namespace modelcalc {
 
@@ -106,8 +107,8 @@ EngineRelease default_release(Engine e);
 // The family engine `e` at release `v` belongs to (the rule parse_engine uses):
 // unset = the current release.
 EngineFamily engine_family_at(Engine e, const std::optional<EngineVersion>& v);
-// The first MAJOR.MINOR[.PATCH] in free text ("vLLM 0.9.0.2.dev108+g71f",
-// "v0.5.8.post1-cu130"): a data row's engine_version. Unset when there is none.
+// The first MAJOR.MINOR[.PATCH] in free text ("vLLM 0.9.0.2.dev108", "v0.5.8.post1-cu130") not after another
+// product's name (TensorRT, CUDA, ROCm, PyTorch: MLPerf's "TensorRT 10.11"): a row's engine_version, or unset.
 std::optional<EngineVersion> find_engine_version(std::string_view text);
 // The release as --engine spells it, parse_engine's inverse: "vllm-v0@0.6.5",
 // "vllm" (current), "trtllm-pytorch@1.0".
@@ -115,45 +116,24 @@ std::string engine_release_key(const EngineRelease& r);
 // For a report: "vLLM V0 0.6.5", "vLLM V1, current release".
 std::string engine_release_display(const EngineRelease& r);
 
-// The fitted time parameters of the step model (serving.h). Each is global:
-// one value per release family, never per model, GPU or row. The ceiling is the same
-// step model with every fraction 1 and no overhead (and compute overlapped
-// with memory), so a prediction is never faster than its ceiling.
-struct StepTimeParams {
-  double gemm_fraction = 1;        // achieved fraction of the compute dtype's dense peak, dense GEMMs
-  double moe_gemm_fraction = 1;    // the same for the routed experts' grouped GEMMs
-  double hbm_fraction = 1;         // achieved fraction of HBM bandwidth streaming weights
-  double kv_read_fraction = 1;     // achieved fraction of HBM bandwidth reading KV in decode attention
-  double attention_fraction = 1;   // achieved fraction of the dense peak in prefill attention
-  double allreduce_efficiency = 1; // achieved fraction of the link bandwidth in TP all-reduces
-  double overlap_loss = 0;         // fraction of a GEMM's shorter roof (compute or memory) not hidden
-                                   // behind the longer one: max(c, m) + overlap_loss x min(c, m)
-  double step_overhead_s = 0;      // fixed time per engine step (scheduling, launches), seconds
-  double sequence_overhead_s = 0;  // time per sequence in a step (sampling, bookkeeping), seconds
-  double allreduce_latency_s = 0;  // time per TP all-reduce beyond the catalog's link latency, seconds
+// data/engine_profiles.tsv: the fitted time parameters. Rows of engine "all"
+// hold the pooled set (what every profile fitted on no rows of its own uses),
+// the architecture factors (every profile's) and the MTP acceptance
+// calibrate's rows assume; a profile fitted on its own rows lists all its
+// step parameters under its engine name.
+struct EngineTimeTable {
+  StepTimeParams pooled;       // the architecture factors in it
+  double mtp_acceptance = 0;   // of an MTP draft token on the published rows' prompts
+  std::vector<std::pair<EngineFamily, StepTimeParams>> profiles;  // the architecture factors copied in
 };
-inline constexpr int kStepTimeParamCount = 10;
-// The parameters by index 0..9, in the order above (the fit walks them).
-double step_param(const StepTimeParams& p, int i);
-void set_step_param(StepTimeParams* p, int i, double v);
-// "gemm_fraction", ... as the struct names them.
-std::string_view step_param_name(int i);
-// True for the overheads and the latency (seconds, >= 0); overlap_loss is in [0, 1]; the
-// others are fractions in (0, 1].
-bool step_param_is_seconds(int i);
-// Whether v is in parameter i's range (as above; the overheads below 1 s).
-bool step_param_in_range(int i, double v);
-// The ideal parameters: the ceiling's.
-StepTimeParams ideal_step_params();
-
-// Parses data/engine_profiles.tsv: "engine<TAB>parameter<TAB>value" rows
-// (comments start with '#'), `engine` a family key (parse_engine_family);
-// every parameter of every family listed once, each in its range. Errors
-// name the line.
-Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params(std::string_view tsv);
+// Parses the table: "engine<TAB>parameter<TAB>value" rows (comments start
+// with '#'); every step parameter of "all" and of each listed family (parse_engine_family) once, each
+// in its range. Errors name the line.
+Result<EngineTimeTable> parse_engine_params(std::string_view tsv);
 // The same table as text (what `calibrate --fit --write FILE` writes).
-std::string format_engine_params(std::span<const std::pair<EngineFamily, StepTimeParams>> rows,
-                                 std::string_view header);
+std::string format_engine_params(const EngineTimeTable& t, std::string_view header);
+// The compiled-in table.
+const EngineTimeTable& engine_time_table();
 
 // A release family's compiled-in profile: its memory-accounting defaults and
 // its fitted time parameters (data/engine_profiles.tsv).
@@ -162,9 +142,9 @@ struct EngineProfile {
   Engine engine = Engine::kTrtllm;  // engine_of(family)
   std::string_view name;          // the family key: "trtllm", "vllm-v0", ...
   std::string_view display;       // "TensorRT-LLM (TensorRT engine)", "vLLM V0", ...
-  StepTimeParams time;            // fitted, or inherited from `time_from`
-  bool time_inherited = false;    // true: no data of this family was fitted; `time` is time_from's
-  EngineFamily time_from = kDefaultEngine.family;  // whose fitted parameters `time` is
+  StepTimeParams time;            // fitted on its rows, or the pooled set
+  bool time_inherited = false;    // true: no rows of this family were fitted; `time` is the pooled set of
+                                  // every family's rows (data/engine_profiles.tsv, engine "all")
   std::string_view memory_rule;   // one sentence: how the KV cache is sized
   std::string_view memory_source; // where that rule and its defaults come from
 };

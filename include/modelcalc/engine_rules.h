@@ -32,6 +32,7 @@
 
 #include "modelcalc/dtype.h"
 #include "modelcalc/engine_profile.h"
+#include "modelcalc/gpu.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -40,21 +41,6 @@ struct ModelSpec;
 struct GpuSpec;
 struct PreparedDeployment;
 
-// GPU architecture families, as the engines' kernels and support matrices name them.
-enum class GpuArch : uint8_t {
-  kUnknown,         // not in the table (a GPU typed by hand): no architecture rule applies
-  kAmpere,          // NVIDIA sm_80 / sm_86
-  kAda,             // NVIDIA sm_89
-  kHopper,          // NVIDIA sm_90
-  kBlackwell,       // NVIDIA sm_100 (B200, GB200)
-  kBlackwellUltra,  // NVIDIA sm_103 (B300, GB300)
-  kBlackwellRtx,    // NVIDIA sm_120 (RTX 50xx, RTX PRO 6000)
-  kCdna2,           // AMD gfx90a
-  kCdna3,           // AMD gfx942
-  kCdna4,           // AMD gfx950
-  kGaudi,           // Intel Gaudi
-  kTpu,             // Google TPU
-};
 // "Hopper (sm_90)", "CDNA3 (gfx942)", ...
 std::string_view gpu_arch_name(GpuArch a);
 

@@ -2,7 +2,9 @@
 #ifndef MODELCALC_GPU_H_
 #define MODELCALC_GPU_H_
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -12,6 +14,37 @@
 #include "modelcalc/status.h"
 
 namespace modelcalc {
+
+// GPU architecture families, as the engines' kernels and support matrices name
+// them. Which catalog GPU is which is a sourced table in engine_rules.cc
+// (gpu_arch() in engine_rules.h).
+enum class GpuArch : uint8_t {
+  kUnknown,         // not in the table (a GPU typed by hand): no architecture rule applies
+  kAmpere,          // NVIDIA sm_80 / sm_86
+  kAda,             // NVIDIA sm_89
+  kHopper,          // NVIDIA sm_90
+  kBlackwell,       // NVIDIA sm_100 (B200, GB200)
+  kBlackwellUltra,  // NVIDIA sm_103 (B300, GB300)
+  kBlackwellRtx,    // NVIDIA sm_120 (RTX 50xx, RTX PRO 6000)
+  kCdna2,           // AMD gfx90a
+  kCdna3,           // AMD gfx942
+  kCdna4,           // AMD gfx950
+  kGaudi,           // Intel Gaudi
+  kTpu,             // Google TPU
+};
+inline constexpr int kGpuArchCount = 12;
+inline constexpr std::array<GpuArch, kGpuArchCount> kAllGpuArchs = {
+    GpuArch::kUnknown,      GpuArch::kAmpere, GpuArch::kAda,   GpuArch::kHopper,
+    GpuArch::kBlackwell,    GpuArch::kBlackwellUltra, GpuArch::kBlackwellRtx, GpuArch::kCdna2,
+    GpuArch::kCdna3,        GpuArch::kCdna4,  GpuArch::kGaudi, GpuArch::kTpu};
+// "unknown", "ampere", "ada", "hopper", "blackwell", "blackwell-ultra", "blackwell-rtx", "cdna2", "cdna3",
+// "cdna4", "gaudi", "tpu": the profile file's names.
+std::string_view gpu_arch_key(GpuArch a);
+enum class GpuVendor { kUnknown, kNvidia, kAmd, kIntel, kGoogle };
+GpuVendor gpu_vendor(GpuArch a);
+// The family whose factor the prediction applies (step_params.h): Blackwell Ultra (B300, GB300: Blackwell's
+// sm_100 kernels on more FP4 units) shares Blackwell's; every other family its own.
+GpuArch factor_family(GpuArch a);
 
 struct GpuSpec {
   std::string key;   // canonical lookup key, e.g. "h100-sxm"

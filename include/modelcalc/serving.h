@@ -56,6 +56,12 @@ struct StepWork {
   // Attention groups (dp_attention) the prompt tokens are spread over; 0 = all of them. The decoding
   // sequences are always spread over all; one prompt alone sits on one group.
   double prefill_groups = 0;
+  // Forwards of the step launched outside a CUDA graph (a prefill's, or a prompt's share of one when
+  // prompts share a forward): each pays the profile's eager_layer_overhead_s per layer. The prediction's.
+  double eager_forwards = 0;
+  // The ceiling's steady state: the prompt tokens' FLOPs count, their weight and expert reads do not (a
+  // schedule batching prompts without limit reads the weights once for all of them).
+  bool prefill_reads_amortized = false;
 };
 
 // One step's time by part (seconds, for the token to cross every stage) and
@@ -99,6 +105,11 @@ struct ServingRequest {
   ServingLoad load = ServingLoad::kSaturated;
   double value = 0;          // by load; unused for kSaturated
   ServingPhase phase = ServingPhase::kAggregated;
+  // kConcurrency: the requests each user sends in the run (benchmark_serving's --num-prompts over
+  // --max-concurrency; InferenceX sends 10 per user). The first wave arrives at once, so the run's mean
+  // TTFT holds one burst wave in W, and the run lasts the burst's extra wait longer. 0 = the steady
+  // state alone (an endless run).
+  double prompts_per_user = 0;
 };
 
 // What bounds the batch: one engine instance's (one attention group under
@@ -108,6 +119,10 @@ struct ServingCapacity {
   double max_num_seqs = 0;    // the engine's sequence cap; 0 = none (the ceiling)
   double step_tokens = 0;     // the engine's token budget per step; 0 = none (the ceiling)
   double chunk_tokens = 0;    // prefill chunk per step for TTFT; 0 = the whole prompt in one step
+  // Decode steps between two looks of the scheduler at its queue of new requests (SGLang's
+  // --scheduler-recv-interval and --num-continuous-decode-steps); 1 = every step. A new prompt waits half
+  // of them on average. The prediction's.
+  double poll_steps = 1;
 };
 
 enum class BatchLimit { kNone, kMemory, kMaxNumSeqs, kStepTokens };

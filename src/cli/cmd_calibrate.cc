@@ -1,6 +1,7 @@
 // modelcalc calibrate: published serving measurements (the shared schema)
 // against the engine profile's prediction and the ceiling for the same setup;
 // --fit refits the profile's step parameters and cross-validates them.
+#include <algorithm>
 #include <memory>
 
 #include "calibrate_report.h"
@@ -20,50 +21,67 @@ struct CalibrateFlags {
   std::string data;   // a TSV in the shared schema; empty = the compiled-in rows
   bool fit = false;
   std::string write;  // --fit --write FILE
-  std::string seeds = "1:10";
+  std::string cv = "gpu,model,release";  // --fit: the cross-validation's groups, or "none"
   OutputFlags output;
 };
 
 Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   if (!f.write.empty() && !f.fit) return Status::InvalidArgument("--write", "needs --fit (it writes the fitted parameters)");
-  MC_ASSIGN_OR_RETURN(const std::vector<int64_t> seed_list, parse_count_list(f.seeds, "--seeds", 1'000'000));
-  if (seed_list.size() > 1000) return Status::InvalidArgument("--seeds", "lists at most 1000 seeds");
+  std::vector<CvKind> kinds;
+  if (f.cv != "none") {
+    MC_ASSIGN_OR_RETURN(const std::vector<std::string> names, split_list(f.cv, "--cv"));
+    for (std::string_view k : names) {
+      const auto it = std::find_if(kAllCvKinds.begin(), kAllCvKinds.end(), [&](CvKind c) { return cv_kind_name(c) == k; });
+      if (it == kAllCvKinds.end() || std::find(kinds.begin(), kinds.end(), *it) != kinds.end()) {
+        return Status::InvalidArgument("--cv", "lists gpu, model and release (each once), or is none; got '" +
+                                                   std::string(k) + "'");
+      }
+      kinds.push_back(*it);
+    }
+  }
   std::vector<ServingRow> owned;
   std::span<const ServingRow> rows;
   std::string name;
+  CalibrateView v;
   if (f.data.empty()) {
-    rows = shared_serving_rows();
-    name = "data/serving-measured.tsv, compiled in";
+    rows = shared_published_rows();
+    name = "data/serving-measured.tsv and data/serving-multiengine.tsv, compiled in";
   } else {
     auto text = read_input_file(f.data);
     if (!text.ok()) return Status::InvalidArgument("--data", text.status().message());
-    auto parsed = parse_serving_tsv(*text, f.data);
+    auto parsed = parse_serving_table(*text, f.data);
     if (!parsed.ok()) return Status::InvalidArgument("--data", parsed.status().message());
-    owned = std::move(parsed).value();
+    owned = std::move(parsed->rows);
+    v.ignored_columns = parsed->ignored_columns;
     rows = owned;
     name = f.data;
   }
   const std::vector<PreparedRow> prepared = prepare_rows(rows);
-  std::array<StepTimeParams, kEngineFamilyCount> params = profile_params();
+  CalibrationParams params = compiled_calibration_params();
   FitResult fit;
   CrossValidation cv;
-  CalibrateView v;
   v.data = name;
   if (f.fit) {
-    fit = fit_step_params(prepared, std::vector<bool>(prepared.size(), true));
-    if (fit.rows == 0) return Status::InvalidArgument("--fit", "no TensorRT-LLM row of the data could be evaluated");
-    std::vector<uint64_t> seeds(seed_list.begin(), seed_list.end());
-    cv = cross_validate(prepared, seeds);
-    params[static_cast<size_t>(EngineFamily::kTrtllm)] = fit.params;
+    fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true));
+    if (fit.rows == 0) return Status::InvalidArgument("--fit", "no row of the data could be evaluated");
+    cv = cross_validate(prepared, kinds, fit);
+    params = fit.params;
     v.fit = &fit;
     v.cv = &cv;
     if (!f.write.empty()) {
-      const std::pair<EngineFamily, StepTimeParams> table[] = {{EngineFamily::kTrtllm, fit.params}};
+      EngineTimeTable table;
+      table.pooled = fit.pooled;
+      table.mtp_acceptance = fit.params.mtp_acceptance;
+      for (EngineFamily e : kAllEngineFamilies) {
+        const size_t i = static_cast<size_t>(e);
+        if (fit.rows_by_profile[i] > 0) table.profiles.push_back({e, fit.params.time[i]});
+      }
       const std::string header =
-          "# The step model's fitted parameters per engine profile (docs/prediction.md), compiled into the binary.\n"
-          "# Written by `modelcalc calibrate --fit --write FILE` on " + name + "\n"
-          "# (" + std::to_string(fit.rows) + " rows); a test refits and checks these values. Engines not listed "
-          "inherit trtllm's.\n";
+          "# The step model's fitted parameters (docs/prediction.md), compiled into the binary. Written by\n"
+          "# `modelcalc calibrate --fit --write FILE` on " + name + " (" + std::to_string(fit.rows) +
+          " rows);\n# a test refits and checks these values. Engine \"all\": the pooled set (what an engine without "
+          "rows of its own\n# uses), the architecture factors and the MTP acceptance; each release family fitted on its own "
+          "rows lists its own.\n";
       MC_RETURN_IF_ERROR(write_output_file(f.write, format_engine_params(table, header), "--write"));
       v.written = f.write;
     }
@@ -77,7 +95,7 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     v.layouts = &layouts;
   }
   v.calibration = &cal;
-  v.evaluated_with = &params[static_cast<size_t>(EngineFamily::kTrtllm)];
+  v.evaluated_with = &params;
   if (f.output.json) {
     out << calibrate_json(v).dump(2) << "\n";
   } else {
@@ -97,7 +115,8 @@ CommandRun setup_calibrate(FlagSet& flags) {
   flags.text("--data", "A TSV of measurements in the shared schema (docs/prediction.md; default: the compiled-in "
                        "data/serving-measured.tsv)", &f->data)
       .text("--write", "With --fit: write the fitted parameters as data/engine_profiles.tsv is written", &f->write)
-      .text("--seeds", "With --fit: cross-validation seeds, a count list, e.g. 1:10 (default) or 7", &f->seeds);
+      .text("--cv", "With --fit: leave out each group of these kinds in turn, a list of gpu, model and release "
+                    "(default all three), or none", &f->cv);
   add_output_flags(flags, &f->output);
   return [f, training](std::ostream& out) {
     if (training->training) {

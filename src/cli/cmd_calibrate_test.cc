@@ -32,8 +32,8 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
   const CliRun r = run_args({"calibrate", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = r.json();
-  ASSERT_EQ(j["rows"].size(), 395u);
-  int64_t evaluated = 0;
+  ASSERT_EQ(j["rows"].size(), 395u + 1420u);  // data/serving-measured.tsv, then data/serving-multiengine.tsv
+  int64_t evaluated = 0, unbounded = 0;
   for (const auto& row : j["rows"]) {
     ASSERT_TRUE(row.contains("id"));
     if (row.contains("skipped")) {
@@ -43,21 +43,30 @@ TEST(CmdCalibrateTest, JsonRowsAndSummaryAsSpecified) {
     }
     ++evaluated;
     for (const char* k : {"measured", "predicted", "ceiling", "error"}) EXPECT_TRUE(row.contains(k)) << k;
+    if (row["predicted"].is_null()) {  // no finite prediction (a rate beyond the engine): no finite error either
+      EXPECT_TRUE(row["error"].is_null()) << row["id"];
+      ++unbounded;
+      continue;
+    }
     // error = predicted / measured - 1
     EXPECT_DOUBLE_EQ(row["error"].get<double>(),
                      row["predicted"].get<double>() / row["measured"].get<double>() - 1);
   }
   const auto& s = j["summary"];
-  EXPECT_EQ(s["rows"], 395);
+  EXPECT_EQ(s["rows"], 395 + 1420);
   EXPECT_EQ(s["predicted_rows"], evaluated);
   for (const char* k : {"median_abs_error", "mean_abs_error", "p90_abs_error", "over_ceiling"}) {
     EXPECT_TRUE(s.contains(k)) << k;
   }
   EXPECT_EQ(s["over_ceiling"], 0);
-  for (const char* g : {"latency", "prefill-heavy", "long-context", "moe", "decode-heavy"}) {
+  EXPECT_EQ(s["unbounded"], unbounded);
+  EXPECT_TRUE(s["mean_abs_error"].is_number());  // over the finite errors
+  for (const char* g : {"throughput", "ttft", "tpot", "dense", "moe", "fp4", "disaggregated", "prefill-heavy",
+                        "long-context"}) {
     EXPECT_TRUE(j["by_regime"].contains(g)) << g;
   }
-  EXPECT_EQ(j["engine"]["profile"], "trtllm");
+  for (const char* e : {"trtllm", "vllm", "sglang"}) EXPECT_TRUE(j["parameters"]["profiles"].contains(e)) << e;
+  EXPECT_TRUE(j["ignored_columns"].empty());
   // The layouts' published figures beside the fit: measured under the ceiling, measured_over_ceiling and
   // predicted_error as defined (measured / ceiling, predicted / measured - 1).
   ASSERT_EQ(j["reality_check"].size(), 5u);
@@ -74,12 +83,15 @@ TEST(CmdCalibrateTest, ReadsAUsersFileInTheSchema) {
   const fs::path p = temp_file(
       "ok.tsv",
       "id\tmodel\tcheckpoint\tgpu\tgpus\ttp\tpp\tep\tweight_dtype\tkv_dtype\tisl\tosl\tload\tmetric\tvalue\tengine\t"
-      "engine_version\tsource\tnotes\n"
+      "engine_version\tsource\tnotes\track\n"
       "mine\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t1\t1\t1\t1\tbf16\tbf16\t512\t256\tqps=1\titl_s\t0.009\tvLLM\t\t"
-      "my bench\t\n");
+      "my bench\t\tB7\n");
   const CliRun r = run_args({"calibrate", "--data", p.string(), "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = r.json();
+  EXPECT_EQ(j["ignored_columns"], nlohmann::json::array({"rack"}));  // a column outside the schema, named
+  const CliRun text = run_args({"calibrate", "--data", p.string()});
+  EXPECT_NE(text.out.find("Warning: columns not read (not in the schema): rack"), std::string::npos) << text.out;
   ASSERT_EQ(j["rows"].size(), 1u);
   EXPECT_EQ(j["rows"][0]["id"], "mine");
   EXPECT_EQ(j["rows"][0]["engine"]["profile"], "vllm");
@@ -97,7 +109,8 @@ TEST(CmdCalibrateTest, BadInputIsOneLineNamingTheFlag) {
       {{"calibrate", "--data", bad.string()}, "--data: "},
       {{"calibrate", "--data", "/nonexistent/x.tsv"}, "--data: "},
       {{"calibrate", "--write", "x.tsv"}, "--write: needs --fit"},
-      {{"calibrate", "--fit", "--seeds", "0"}, "--seeds"},
+      {{"calibrate", "--fit", "--cv", "gpus"}, "--cv: lists gpu, model and release"},
+      {{"calibrate", "--fit", "--cv", "gpu,gpu"}, "--cv: lists gpu, model and release"},
   };
   for (const Case& c : cases) {
     const CliRun r = run_args(c.args);
@@ -112,10 +125,11 @@ TEST(CmdCalibrateTest, BadInputIsOneLineNamingTheFlag) {
 TEST(CmdCalibrateTest, FitWritesTheParametersTheBinaryShips) {
   // Refitting the compiled-in rows and writing the table gives data/engine_profiles.tsv byte for byte.
   const fs::path out = fs::temp_directory_path() / "modelcalc_calibrate_test_fit.tsv";
-  const CliRun r = run_args({"calibrate", "--fit", "--seeds", "1", "--write", out.string()});
+  const CliRun r = run_args({"calibrate", "--fit", "--cv", "none", "--write", out.string()});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(slurp(out), slurp(fs::path(MODELCALC_SOURCE_DIR) / "data" / "engine_profiles.tsv"));
-  EXPECT_NE(r.out.find("Cross-validated |error|"), std::string::npos);
+  EXPECT_NE(r.out.find("Fit on "), std::string::npos);
+  EXPECT_EQ(r.out.find("Cross-validated |error|"), std::string::npos);  // --cv none
   fs::remove(out);
 }
 

@@ -25,9 +25,10 @@ TEST(CmdEngineTest, KvBudgetPrintsWhatTheEnginesLogPrints) {
     EXPECT_EQ(e["kv_cache_tokens"].get<int64_t>(), e["gpu_blocks"].get<int64_t>() * e["block_size"].get<int64_t>());
     EXPECT_DOUBLE_EQ(e["max_concurrency"].get<double>(),
                      e["kv_cache_tokens"].get<double>() / e["max_model_len"].get<double>());
-    // vLLM and SGLang inherit TensorRT-LLM's time parameters and say so.
+    // Each of the three has published rows of its own in the shared data (data/engine_profiles.tsv lists its
+    // fitted parameters), and says so.
     const std::string t = e["time_parameters"];
-    EXPECT_EQ(t.find("TensorRT-LLM's") != std::string::npos, std::string(engine) != "trtllm") << t;
+    EXPECT_NE(t.find("fitted on published"), std::string::npos) << t;
   }
   const CliRun text = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "vllm"});
   ASSERT_EQ(text.status, 0);

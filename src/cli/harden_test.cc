@@ -161,7 +161,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"},
                cat({{"mfu", "--tokens-per-s", "3000", "--gpu", "a100", "--train", "--seq", "2048"}, kShape})}},
-      {"calibrate", {{"calibrate", "--fit", "--seeds", "2"}}},
+      {"calibrate", {{"calibrate", "--cv", "none"}}},
       {"plan",
        {{"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--ttft", "1s", "--tpot",
          "50ms", "--gpu", "h100", "--max-gpus", "8", "--batch", "1,8", "--max-pp", "2", "--efficiency", "0.6",
@@ -175,7 +175,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
                       "--max-gpus", "8"})[1],
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
                       "--max-gpus", "8"})[2],
-        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "16",
+        // 32 GPUs: at the fitted step times one DPA8 prefill pool feeds three TP8 decode pools (1P3D).
+        {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "32",
          "--disaggregated", "--kv-transfer-overlap", "--two-batch-overlap", "--expert-imbalance", "1.1",
          "--spec-tokens", "1", "--spec-acceptance", "0.8", "--spec-method", "mtp", "--prefix-hit", "0.5",
          "--prefix-tokens", "128"}}},
@@ -245,7 +246,6 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--tokens-per-s-per-user", {Kind::kRate, false, "1000001"}},
       {"--ttft", {Kind::kDuration}},      {"--tpot", {Kind::kDuration}},
       {"--efficiency", {Kind::kFraction}},
-      {"--seeds", {Kind::kCount, false, "1000001"}},  // calibrate's cross-validation seeds, at most 1e6
       // The engines' own flags: fractions in (0, 1], counts up to 2^30.
       {"--gpu-memory-utilization", {Kind::kFraction}},
       {"--kv-cache-free-gpu-mem-fraction", {Kind::kFraction}},
@@ -276,7 +276,7 @@ const std::set<std::string> kNotNumeric = {
     // The training run's switches and names (train_flags.cc, cmd_train_plan.cc, calibrate --training).
     "--embedding-in-split", "--loss-in-split", "--dropout", "--no-overlap", "--causal", "--grads", "--bf16-grads",
     "--no-flash", "--rank-by", "--training", "--fit",
-    "--data", "--write",  // calibrate's files (cmd_calibrate_test.cc checks them)
+    "--data", "--write", "--cv",  // calibrate's files and fold kinds (cmd_calibrate_test.cc checks them)
     "--engine", "--allow-long-max-model-len",
     "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
     "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)

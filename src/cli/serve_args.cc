@@ -32,6 +32,7 @@ constexpr ServeFlagRule kRules[] = {
     {"config", 0, K::kFile},  // a config.json (or a folder holding one) on the server
     {"context", 0, K::kValue},
     {"cp", 0, K::kValue},
+    {"cv", 0, K::kValue},
     {"data", 0, K::kFile},  // reads a measurements TSV on the server
     {"days", 0, K::kValue},
     {"disaggregated", 0, K::kSwitch},
@@ -123,7 +124,6 @@ constexpr ServeFlagRule kRules[] = {
     {"redundant-experts", 0, K::kValue},
     {"report", 0, K::kFile},  // writes an HTML file
     {"reserve", 0, K::kValue},
-    {"seeds", 0, K::kValue},
     {"seq", 0, K::kValue},
     {"sequence-parallel", 0, K::kSwitch},
     {"sources", 0, K::kSwitch},

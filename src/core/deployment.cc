@@ -1,5 +1,7 @@
 #include "modelcalc/deployment.h"
 
+#include "modelcalc/engine_rules.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -288,6 +290,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.reserve_fraction = o.reserve_fraction;
   d.workspace_bytes = workspace;
   d.peak_flops = gpu.peak_flops(d.compute_dtype);
+  d.peak_flops_16bit = gpu.peak_bf16_flops > 0 ? gpu.peak_bf16_flops : d.peak_flops;
+  d.arch = gpu_arch(gpu);
   if (!(d.peak_flops > 0)) {
     return Status::InvalidArgument(
         "compute_dtype", "'" + gpu.name + "' has no " + std::string(dtype_name(d.compute_dtype)) +

@@ -149,10 +149,26 @@ EngineRelease default_release(Engine e) {
   return EngineRelease{*family_by_key(std::string(engine_name(e))), std::nullopt};
 }
 
+namespace {
+
+// True when the number at text[i] is another product's version: the word before it (past spaces) names
+// TensorRT (not TensorRT-LLM), CUDA, ROCm or PyTorch.
+bool names_other_product(std::string_view text, size_t i) {
+  size_t e = i;
+  while (e > 0 && text[e - 1] == ' ') --e;
+  size_t b = e;
+  while (b > 0 && (std::isalpha(static_cast<unsigned char>(text[b - 1])) || text[b - 1] == '-')) --b;
+  const std::string word = lower(text.substr(b, e - b));
+  return word == "tensorrt" || word == "cuda" || word == "rocm" || word == "pytorch" || word == "torch";
+}
+
+}  // namespace
+
 std::optional<EngineVersion> find_engine_version(std::string_view text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
     if (i > 0 && (std::isdigit(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '.')) continue;
+    if (names_other_product(text, i)) continue;
     size_t j = i;
     if (auto v = take_version(text, &j)) return v;
   }
@@ -208,61 +224,12 @@ std::string engine_release_display(const EngineRelease& r) {
   return std::string(f.display) + (f.end ? ", its last release" : ", current release");
 }
 
-// ---------------------------------------------------------------- time parameters
-
-double step_param(const StepTimeParams& p, int i) {
-  switch (i) {
-    case 0: return p.gemm_fraction;
-    case 1: return p.moe_gemm_fraction;
-    case 2: return p.hbm_fraction;
-    case 3: return p.kv_read_fraction;
-    case 4: return p.attention_fraction;
-    case 5: return p.allreduce_efficiency;
-    case 6: return p.overlap_loss;
-    case 7: return p.step_overhead_s;
-    case 8: return p.sequence_overhead_s;
-    case 9: return p.allreduce_latency_s;
-    default: return 0;
-  }
-}
-
-void set_step_param(StepTimeParams* p, int i, double v) {
-  switch (i) {
-    case 0: p->gemm_fraction = v; break;
-    case 1: p->moe_gemm_fraction = v; break;
-    case 2: p->hbm_fraction = v; break;
-    case 3: p->kv_read_fraction = v; break;
-    case 4: p->attention_fraction = v; break;
-    case 5: p->allreduce_efficiency = v; break;
-    case 6: p->overlap_loss = v; break;
-    case 7: p->step_overhead_s = v; break;
-    case 8: p->sequence_overhead_s = v; break;
-    case 9: p->allreduce_latency_s = v; break;
-    default: break;
-  }
-}
-
-std::string_view step_param_name(int i) {
-  static constexpr std::string_view kNames[kStepTimeParamCount] = {
-      "gemm_fraction",        "moe_gemm_fraction", "hbm_fraction",    "kv_read_fraction",
-      "attention_fraction",   "allreduce_efficiency", "overlap_loss", "step_overhead_s",
-      "sequence_overhead_s",  "allreduce_latency_s"};
-  return i >= 0 && i < kStepTimeParamCount ? kNames[i] : "?";
-}
-
-bool step_param_is_seconds(int i) { return i >= 7 && i < kStepTimeParamCount; }
-
-bool step_param_in_range(int i, double v) {
-  if (step_param_is_seconds(i)) return v >= 0 && v < 1;
-  if (i == 6) return v >= 0 && v <= 1;
-  return v > 0 && v <= 1;
-}
-
-StepTimeParams ideal_step_params() { return StepTimeParams{}; }
-
-Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params(std::string_view tsv) {
-  std::vector<std::pair<EngineFamily, StepTimeParams>> out;
+Result<EngineTimeTable> parse_engine_params(std::string_view tsv) {
+  EngineTimeTable t;
+  std::vector<std::pair<EngineFamily, StepTimeParams>>& out = t.profiles;
   std::vector<std::array<bool, kStepTimeParamCount>> seen;
+  std::array<bool, kStepTimeParamCount> seen_all{};
+  bool mtp = false;
   bool header = false;
   TsvLines lines(tsv);
   for (std::string_view line; lines.next(&line);) {
@@ -278,7 +245,19 @@ Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params
       header = true;
       continue;
     }
-    auto e = parse_engine_family(cols[0], where);
+    const bool all = cols[0] == "all";
+    if (all && cols[1] == "mtp_acceptance") {
+      if (!tsv_real(cols[2], &t.mtp_acceptance) || !(t.mtp_acceptance >= 0 && t.mtp_acceptance <= 1)) {
+        return Status::InvalidArgument(where, "mtp_acceptance must be a probability in [0, 1]");
+      }
+      mtp = true;
+      continue;
+    }
+    if (all && cols[1].starts_with("arch_factor_")) {
+      MC_RETURN_IF_ERROR(read_global_step_param(cols[1], cols[2], where, &t.pooled));
+      continue;
+    }
+    Result<EngineFamily> e = all ? Result<EngineFamily>(EngineFamily::kTrtllm) : parse_engine_family(cols[0], where);
     if (!e.ok()) return e.status();
     int idx = -1;
     for (int i = 0; i < kStepTimeParamCount; ++i) {
@@ -286,27 +265,37 @@ Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params
     }
     if (idx < 0) return Status::InvalidArgument(where, "unknown parameter '" + std::string(cols[1]) + "'");
     double v = 0;
-    const auto [p, ec] = std::from_chars(cols[2].data(), cols[2].data() + cols[2].size(), v);
-    if (ec != std::errc() || p != cols[2].data() + cols[2].size() || !std::isfinite(v)) {
-      return Status::InvalidArgument(where, "value is not a number");
-    }
+    if (!tsv_real(cols[2], &v)) return Status::InvalidArgument(where, "value is not a number");
     if (!step_param_in_range(idx, v)) {
-      return Status::InvalidArgument(where, std::string(step_param_name(idx)) +
-                                                (step_param_is_seconds(idx) ? " must be in [0, 1) seconds"
-                                                 : idx == 6                 ? " must be a fraction in [0, 1]"
-                                                                            : " must be a fraction in (0, 1]"));
+      return Status::InvalidArgument(where, std::string(step_param_name(idx)) + " must be " +
+                                                std::string(step_param_range_text(idx)));
     }
-    size_t k = 0;
-    while (k < out.size() && out[k].first != *e) ++k;
-    if (k == out.size()) {
-      out.push_back({*e, StepTimeParams{}});
-      seen.push_back({});
+    bool* listed = nullptr;
+    StepTimeParams* target = nullptr;
+    if (all) {
+      listed = &seen_all[static_cast<size_t>(idx)];
+      target = &t.pooled;
+    } else {
+      size_t k = 0;
+      while (k < out.size() && out[k].first != *e) ++k;
+      if (k == out.size()) {
+        out.push_back({*e, StepTimeParams{}});
+        seen.push_back({});
+      }
+      listed = &seen[k][static_cast<size_t>(idx)];
+      target = &out[k].second;
     }
-    if (seen[k][static_cast<size_t>(idx)]) return Status::InvalidArgument(where, "parameter listed twice");
-    seen[k][static_cast<size_t>(idx)] = true;
-    set_step_param(&out[k].second, idx, v);
+    if (*listed) return Status::InvalidArgument(where, "parameter listed twice");
+    *listed = true;
+    set_step_param(target, idx, v);
   }
   if (!header) return Status::InvalidArgument("engine_profiles.tsv", "no header line");
+  if (!mtp) return Status::InvalidArgument("engine_profiles.tsv", "all lacks mtp_acceptance");
+  for (int i = 0; i < kStepTimeParamCount; ++i) {
+    if (!seen_all[static_cast<size_t>(i)]) {
+      return Status::InvalidArgument("engine_profiles.tsv", "all lacks " + std::string(step_param_name(i)));
+    }
+  }
   for (size_t k = 0; k < out.size(); ++k) {
     for (int i = 0; i < kStepTimeParamCount; ++i) {
       if (!seen[k][static_cast<size_t>(i)]) {
@@ -314,17 +303,24 @@ Result<std::vector<std::pair<EngineFamily, StepTimeParams>>> parse_engine_params
                                                                   std::string(step_param_name(i)));
       }
     }
+    out[k].second.arch_factor = t.pooled.arch_factor;
   }
-  return out;
+  return t;
 }
 
-std::string format_engine_params(std::span<const std::pair<EngineFamily, StepTimeParams>> rows,
-                                 std::string_view header) {
+std::string format_engine_params(const EngineTimeTable& t, std::string_view header) {
   std::string out(header);
   out += "engine\tparameter\tvalue\n";
-  for (const auto& [e, p] : rows) {
+  // 6 significant digits: the fit's own precision is far coarser.
+  for (int i = 0; i < kStepTimeParamCount; ++i) {
+    out += fmt::format("all\t{}\t{:.6g}\n", step_param_name(i), step_param(t.pooled, i));
+  }
+  for (GpuArch a : kAllGpuArchs) {
+    out += fmt::format("all\t{}\t{:.6g}\n", arch_factor_name(a), t.pooled.arch_factor[static_cast<size_t>(a)]);
+  }
+  out += fmt::format("all\tmtp_acceptance\t{:.6g}\n", t.mtp_acceptance);
+  for (const auto& [e, p] : t.profiles) {
     for (int i = 0; i < kStepTimeParamCount; ++i) {
-      // 6 significant digits: the fit's own precision is far coarser.
       out += fmt::format("{}\t{}\t{:.6g}\n", engine_family_info(e).key, step_param_name(i), step_param(p, i));
     }
   }
@@ -332,6 +328,11 @@ std::string format_engine_params(std::span<const std::pair<EngineFamily, StepTim
 }
 
 // ---------------------------------------------------------------- profiles
+
+const EngineTimeTable& engine_time_table() {
+  static const EngineTimeTable table = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
+  return table;
+}
 
 namespace {
 
@@ -368,12 +369,7 @@ constexpr std::array<MemoryText, kEngineFamilyCount> kMemoryText = {{
 
 const EngineProfile& engine_profile(EngineFamily f) {
   static const std::array<EngineProfile, kEngineFamilyCount> profiles = [] {
-    const auto rows = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
-    const StepTimeParams* trt = nullptr;
-    for (const auto& [fam, p] : rows) {
-      if (fam == EngineFamily::kTrtllm) trt = &p;
-    }
-    if (trt == nullptr) embedded_data_defect("engine_profiles.tsv", "no trtllm parameters");
+    const EngineTimeTable& table = engine_time_table();
     std::array<EngineProfile, kEngineFamilyCount> out;
     for (EngineFamily k : kAllEngineFamilies) {
       const EngineFamilyInfo& info = engine_family_info(k);
@@ -382,15 +378,13 @@ const EngineProfile& engine_profile(EngineFamily f) {
       pr.engine = info.engine;
       pr.name = info.key;
       pr.display = info.display;
-      // A family without fitted rows inherits TensorRT-LLM's (the published data's).
-      pr.time = *trt;
-      pr.time_inherited = k != EngineFamily::kTrtllm;
-      pr.time_from = EngineFamily::kTrtllm;
-      for (const auto& [fam, p] : rows) {
+      // A family without fitted rows of its own takes the pooled set (every family's rows).
+      pr.time = table.pooled;
+      pr.time_inherited = true;
+      for (const auto& [fam, p] : table.profiles) {
         if (fam == k) {
           pr.time = p;
           pr.time_inherited = false;
-          pr.time_from = k;
         }
       }
       pr.memory_rule = kMemoryText[static_cast<size_t>(k)].rule;

@@ -19,6 +19,38 @@
 
 namespace modelcalc {
 
+std::string_view gpu_arch_key(GpuArch a) {
+  switch (a) {
+    case GpuArch::kUnknown: return "unknown";
+    case GpuArch::kAmpere: return "ampere";
+    case GpuArch::kAda: return "ada";
+    case GpuArch::kHopper: return "hopper";
+    case GpuArch::kBlackwell: return "blackwell";
+    case GpuArch::kBlackwellUltra: return "blackwell-ultra";
+    case GpuArch::kBlackwellRtx: return "blackwell-rtx";
+    case GpuArch::kCdna2: return "cdna2";
+    case GpuArch::kCdna3: return "cdna3";
+    case GpuArch::kCdna4: return "cdna4";
+    case GpuArch::kGaudi: return "gaudi";
+    case GpuArch::kTpu: return "tpu";
+  }
+  return "?";
+}
+
+GpuVendor gpu_vendor(GpuArch a) {
+  switch (a) {
+    case GpuArch::kCdna2:
+    case GpuArch::kCdna3:
+    case GpuArch::kCdna4: return GpuVendor::kAmd;
+    case GpuArch::kGaudi: return GpuVendor::kIntel;
+    case GpuArch::kTpu: return GpuVendor::kGoogle;
+    case GpuArch::kUnknown: return GpuVendor::kUnknown;
+    default: return GpuVendor::kNvidia;
+  }
+}
+
+GpuArch factor_family(GpuArch a) { return a == GpuArch::kBlackwellUltra ? GpuArch::kBlackwell : a; }
+
 double GpuSpec::peak_flops(Dtype t) const {
   switch (dtype_info(t).peak) {
     case PeakColumn::kFp32: return peak_fp32_flops;

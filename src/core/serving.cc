@@ -33,8 +33,31 @@ const char* batch_limit_name(BatchLimit b) {
   return "?";
 }
 
-StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTimeParams& p, bool ceiling) {
-  const StepTimeParams& q = ceiling ? StepTimeParams{} : p;
+namespace {
+
+// Rows of the kernels' M tile: grouped GEMMs pad each expert's tokens to it
+// (Hopper's wgmma, DeepGEMM's and CUTLASS's grouped kernels tile M by 64).
+constexpr double kGemmTileRows = 64;
+// Keys of attention's tile: a causal prefill of L tokens computes its diagonal
+// tiles whole, (1 + 128 / L) x the triangle.
+constexpr double kAttentionTileKeys = 128;
+
+// One step's work for one column of ranks (every pipeline stage) of the
+// busiest attention group, and the busiest EP rank's routed experts.
+struct StepLoad {
+  double n = 0;  // tokens through the group's dense layers
+  double dense_flops = 0, dense_bytes = 0;
+  MoeLoad load;
+  double exp_flops = 0, exp_flops_padded = 0, exp_bytes = 0;
+  double lm_flops = 0, lm_bytes = 0;
+  double kv_read = 0, attn_dec_flops = 0;
+  double attn_pf_flops = 0, attn_pf_flops_padded = 0, kv_written = 0;
+  double draft_flops = 0, draft_bytes = 0, draft_ar = 0, draft_a2a = 0;
+  double sequences = 0;  // sequences sampled on the group: decoding ones and prompts ending
+};
+
+StepLoad step_load(const PreparedDeployment& d, const StepWork& w, const StepTimeParams& q) {
+  StepLoad l;
   const bool spec = d.spec_tokens > 0 && w.decode_sequences > 0;
   const double v = spec ? static_cast<double>(d.spec_tokens + 1) : 1.0;  // tokens verified per sequence
   const double B = w.decode_sequences, np = w.prefill_tokens;
@@ -43,81 +66,127 @@ StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTim
   const double pg = w.prefill_groups > 0 ? std::min(w.prefill_groups, g) : g;  // groups the prompts are on
   const double Bg = B / g;
   const double npg = np / pg;                  // prompt tokens on the busiest group
-  const double n = Bg * v + npg;               // through the busiest group's dense layers
-  const double peak = d.peak_flops, bw = d.bandwidth;
+  l.n = Bg * v + npg;
   const double moe = static_cast<double>(d.n_moe_layers);
-  // The work, for one column of ranks (every pipeline stage) of one attention group.
-  const double dense_flops = n * d.linear_flops_per_token;
-  const double dense_bytes = n > 0 ? d.dense_bytes + n * d.embedding_row_bytes : 0.0;  // no token, no GEMM
-  const MoeLoad load = moe > 0 ? moe_rank_load(d, tokens) : MoeLoad{};
-  const double exp_flops = moe * load.routed * d.expert_flops_per_routed_token;
-  const double exp_bytes = moe * load.experts_read * d.expert_bytes;
+  l.dense_flops = l.n * d.linear_flops_per_token;
+  l.dense_bytes = l.n > 0 ? d.dense_bytes + l.n * d.embedding_row_bytes : 0.0;  // no token, no GEMM
+  l.load = moe > 0 ? moe_rank_load(d, tokens) : MoeLoad{};
+  l.exp_flops = moe * l.load.routed * d.expert_flops_per_routed_token;
+  // Each expert the rank reads gets routed / experts_read tokens on average, padded to whole tiles.
+  const double per_expert = l.load.experts_read > 0 ? l.load.routed / l.load.experts_read : 0.0;
+  const double padded = per_expert > 0 ? std::ceil(per_expert / kGemmTileRows) * kGemmTileRows : 0.0;
+  l.exp_flops_padded = moe * l.load.experts_read * padded * d.expert_flops_per_routed_token;
+  // The prompts' own expert reads are left out when they are amortized (the ideal machine's bound).
+  const bool amortized = w.prefill_reads_amortized && np > 0;
+  const MoeLoad read = amortized && moe > 0 ? moe_rank_load(d, B * v) : l.load;
+  l.exp_bytes = moe * read.experts_read * d.expert_bytes;
   const double lm_rows = Bg * v + w.prefill_done / pg;
-  const double lm_flops = lm_rows * d.lm_head_flops_per_token;
-  const double lm_bytes = lm_rows > 0 ? d.lm_head_bytes : 0.0;
+  l.sequences = Bg + w.prefill_done / pg;
+  l.lm_flops = lm_rows * d.lm_head_flops_per_token;
+  l.lm_bytes = lm_rows > 0 ? d.lm_head_bytes : 0.0;
   const double win = static_cast<double>(d.n_swa);
   const double T = w.decode_context;
   const double key_layers = static_cast<double>(d.n_full_layers) * T +
                             static_cast<double>(d.n_swa_layers) * (win > 0 && T > win ? win : T);
   const double kv_key_layer = static_cast<double>(d.kv_elems_per_layer) * static_cast<double>(d.kv_bits) / 8.0;
-  const double kv_read = Bg * key_layers * kv_key_layer;  // once for the verified tokens
-  const double attn_dec_flops = Bg * v * key_layers * d.attn_flops_per_key_decode;
+  l.kv_read = Bg * key_layers * kv_key_layer;  // once for the verified tokens
+  l.attn_dec_flops = Bg * v * key_layers * d.attn_flops_per_key_decode;
   const double pf_keys = (static_cast<double>(d.n_full_layers) * w.prefill_keys_full +
                           static_cast<double>(d.n_swa_layers) * w.prefill_keys_window) / pg;
-  const double attn_pf_flops = pf_keys * d.attn_flops_per_key_prefill;
-  const double kv_written = npg * static_cast<double>(d.n_full_layers + d.n_swa_layers) * kv_key_layer;
+  l.attn_pf_flops = pf_keys * d.attn_flops_per_key_prefill;
+  // A prompt of L tokens attends to ~L/2 keys per token: (1 + tile / L) = 1 + tile x tokens / (2 keys), keys
+  // per layer the mean over the layers there are (not full + window keys: a model without sliding-window
+  // layers has none of the latter).
+  const double attn_layers = static_cast<double>(d.n_full_layers + d.n_swa_layers);
+  const double pf_keys_per_layer = attn_layers > 0 ? pf_keys / attn_layers : 0.0;
+  l.attn_pf_flops_padded =
+      pf_keys_per_layer > 0 ? l.attn_pf_flops * (1 + kAttentionTileKeys * npg / (2 * pf_keys_per_layer)) : 0.0;
+  l.kv_written = npg * static_cast<double>(d.n_full_layers + d.n_swa_layers) * kv_key_layer;
   // Speculative decoding: K draft passes of one token per sequence.
-  double draft_flops = 0, draft_bytes = 0, draft_ar = 0, draft_a2a = 0;
   if (spec) {
     const DraftTerms& dr = d.draft;
     const double K = static_cast<double>(d.spec_tokens);
     const MoeLoad dl = dr.moe_layers > 0 ? moe_rank_load(d, B) : MoeLoad{};
-    draft_bytes = K * (dr.weight_bytes + Bg * dr.row_bytes + Bg * T * dr.kv_layers * dr.kv_bytes_per_key +
-                       dr.moe_layers * dl.experts_read * d.expert_bytes);
-    draft_flops = K * (Bg * (dr.flops_per_token + T * dr.kv_layers * dr.attn_flops_per_key) +
-                       dr.moe_layers * dl.routed * d.expert_flops_per_routed_token);
+    l.draft_bytes = K * (dr.weight_bytes + Bg * dr.row_bytes + Bg * T * dr.kv_layers * dr.kv_bytes_per_key +
+                         dr.moe_layers * dl.experts_read * d.expert_bytes);
+    l.draft_flops = K * (Bg * (dr.flops_per_token + T * dr.kv_layers * dr.attn_flops_per_key) +
+                         dr.moe_layers * dl.routed * d.expert_flops_per_routed_token);
     if (d.split.tp > 1) {
       const double dmsg = Bg * static_cast<double>(d.n_embd) * d.act_bytes;
-      draft_ar = K * dr.allreduces *
-                 (d.ring_factor * dmsg / (d.tp_link_bytes_per_s * q.allreduce_efficiency) + d.tp_latency_s +
-                  q.allreduce_latency_s);
+      l.draft_ar = K * dr.allreduces *
+                   (d.ring_factor * dmsg / (d.tp_link_bytes_per_s * q.allreduce_efficiency) + d.tp_latency_s +
+                    q.allreduce_latency_s);
     }
-    draft_a2a = K * a2a_seconds(d, dr.moe_layers, B / static_cast<double>(d.split.moe_group()), dl.ratio,
-                                q.allreduce_efficiency, q.allreduce_latency_s);
+    l.draft_a2a = K * a2a_seconds(d, dr.moe_layers, B / static_cast<double>(d.split.moe_group()), dl.ratio,
+                                  q.allreduce_efficiency, q.allreduce_latency_s);
   }
-
   if (d.spec_tokens > 0 && npg > 0) {  // the drafter reads the prompts too (builds its own cache)
-    draft_flops += npg * d.draft.flops_per_token;
-    draft_bytes += npg * static_cast<double>(d.draft.kv_per_token_memory);
+    l.draft_flops += npg * d.draft.flops_per_token;
+    l.draft_bytes += npg * static_cast<double>(d.draft.kv_per_token_memory);
   }
+  return l;
+}
 
-  StepTime t;
+// Communication: TP all-reduces of the group's activations, PP hand-offs, the all-to-all.
+void step_comm(const PreparedDeployment& d, const StepLoad& l, const StepTimeParams& q, StepTime* t) {
   const double pp = static_cast<double>(d.split.pp);
-  t.flops_per_gpu = (dense_flops + exp_flops + lm_flops + attn_dec_flops + attn_pf_flops + draft_flops) / pp;
-  t.bytes_per_gpu = (dense_bytes + exp_bytes + lm_bytes + kv_read + kv_written + draft_bytes +
-                     (ceiling ? 0.0 : n * d.elementwise_bytes_per_token)) / pp;
-  // Communication: TP all-reduces of the group's activations, PP hand-offs, the all-to-all.
-  const double msg = n * static_cast<double>(d.n_embd) * d.act_bytes;
+  const double msg = l.n * static_cast<double>(d.n_embd) * d.act_bytes;
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
-  const double ar = d.split.tp == 1 || n == 0
+  const double ar = d.split.tp == 1 || l.n == 0
                         ? 0.0
                         : n_ar * (d.ring_factor * msg / (d.tp_link_bytes_per_s * q.allreduce_efficiency) +
                                   d.tp_latency_s + q.allreduce_latency_s);
-  const double handoff = d.split.pp == 1 || n == 0
+  const double handoff = d.split.pp == 1 || l.n == 0
                              ? 0.0
                              : (pp - 1) * (msg / (d.pp_link_bytes_per_s * q.allreduce_efficiency) + d.pp_latency_s);
   // The busiest group's tp GPUs send its tokens (= tokens / moe_group when the work is spread).
-  t.a2a_s = a2a_seconds(d, moe, n / static_cast<double>(d.split.tp), load.ratio, q.allreduce_efficiency,
-                        q.allreduce_latency_s) +
-            draft_a2a;
-  t.comm_s = ar + handoff + draft_ar + t.a2a_s;
-  // Each kernel at its own roof.
-  const double c_dense = dense_flops / (peak * q.gemm_fraction), m_dense = dense_bytes / (bw * q.hbm_fraction);
-  const double c_exp = exp_flops / (peak * q.moe_gemm_fraction), m_exp = exp_bytes / (bw * q.hbm_fraction);
-  const double c_lm = lm_flops / (peak * q.gemm_fraction), m_lm = lm_bytes / (bw * q.hbm_fraction);
-  const double c_kv = attn_dec_flops / (peak * q.attention_fraction), m_kv = kv_read / (bw * q.kv_read_fraction);
-  const double c_pf = attn_pf_flops / (peak * q.attention_fraction), m_pf = kv_written / (bw * q.hbm_fraction);
-  const double c_dr = draft_flops / (peak * q.gemm_fraction), m_dr = draft_bytes / (bw * q.hbm_fraction);
+  t->a2a_s = a2a_seconds(d, static_cast<double>(d.n_moe_layers), l.n / static_cast<double>(d.split.tp),
+                         l.load.ratio, q.allreduce_efficiency, q.allreduce_latency_s) +
+             l.draft_a2a;
+  t->comm_s = ar + handoff + l.draft_ar + t->a2a_s;
+}
+
+}  // namespace
+
+StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTimeParams& p, bool ceiling) {
+  const StepTimeParams& q = ceiling ? StepTimeParams{} : p;
+  const StepLoad l = step_load(d, w, q);
+  StepTime t;
+  const double pp = static_cast<double>(d.split.pp);
+  t.flops_per_gpu =
+      (l.dense_flops + l.exp_flops + l.lm_flops + l.attn_dec_flops + l.attn_pf_flops + l.draft_flops) / pp;
+  t.bytes_per_gpu = (l.dense_bytes + l.exp_bytes + l.lm_bytes + l.kv_read + l.kv_written + l.draft_bytes +
+                     (ceiling ? 0.0 : l.n * d.elementwise_bytes_per_token)) / pp;
+  step_comm(d, l, q, &t);
+  const double other_comm = t.comm_s - t.a2a_s;
+  if (ceiling) {  // every FLOP at the compute dtype's peak, every byte at the bandwidth, overlapped
+    const double peak = d.peak_flops, bw = d.bandwidth;
+    t.compute_s = (l.dense_flops + l.exp_flops + l.lm_flops + l.attn_dec_flops + l.attn_pf_flops + l.draft_flops) / peak;
+    t.memory_s = (l.dense_bytes + l.exp_bytes + l.lm_bytes + l.kv_read + l.kv_written + l.draft_bytes) / bw;
+    t.dense_s = std::max(l.dense_flops / peak, l.dense_bytes / bw);
+    t.experts_s = std::max(l.exp_flops / peak, l.exp_bytes / bw);
+    t.lm_head_s = std::max(l.lm_flops / peak, l.lm_bytes / bw);
+    t.kv_read_s = std::max(l.attn_dec_flops / peak, l.kv_read / bw);
+    t.prefill_attention_s = std::max(l.attn_pf_flops / peak, l.kv_written / bw);
+    t.draft_s = std::max(l.draft_flops / peak, l.draft_bytes / bw);
+    const double busy = std::max(t.compute_s, t.memory_s);
+    t.seconds = (d.two_batch_overlap ? std::max(busy, t.a2a_s) : busy + t.a2a_s) + other_comm;
+    return t;
+  }
+  // Each kernel at its own roof: the compute dtype's GEMM fraction, attention at the 16-bit peak, every
+  // fraction times the architecture family's factor.
+  const double af = q.arch_factor[static_cast<size_t>(factor_family(d.arch))];
+  const auto frac = [af](double f) { return std::min(1.0, f * af); };  // never beyond the roof
+  const double gemm = d.peak_flops * frac(gemm_fraction_for(q, d.compute_dtype));
+  const double grouped = gemm * q.grouped_gemm_fraction;
+  const double attn = std::min(d.peak_flops_16bit, d.peak_flops) * frac(q.attention_fraction);
+  const double bw = d.bandwidth * frac(q.hbm_fraction), kvbw = d.bandwidth * frac(q.kv_read_fraction);
+  const double c_dense = l.dense_flops / gemm, m_dense = l.dense_bytes / bw;
+  const double c_exp = l.exp_flops_padded / grouped, m_exp = l.exp_bytes / bw;
+  const double c_lm = l.lm_flops / gemm, m_lm = l.lm_bytes / bw;
+  const double c_kv = l.attn_dec_flops / attn, m_kv = l.kv_read / kvbw;
+  const double c_pf = l.attn_pf_flops_padded / attn, m_pf = l.kv_written / bw;
+  const double c_dr = l.draft_flops / gemm, m_dr = l.draft_bytes / bw;
   // A GEMM near its ridge hides only part of its shorter roof behind the longer.
   const auto roof = [&](double c, double m) { return std::max(c, m) + q.overlap_loss * std::min(c, m); };
   t.dense_s = roof(c_dense, m_dense);
@@ -127,24 +196,21 @@ StepTime step_time(const PreparedDeployment& d, const StepWork& w, const StepTim
   t.prefill_attention_s = std::max(c_pf, m_pf);
   t.draft_s = roof(c_dr, m_dr);
   // Non-GEMM kernels (norms, residual, activation): memory-bound, fused away on the ideal machine.
-  const double m_elem = ceiling ? 0.0 : n * d.elementwise_bytes_per_token / (bw * q.hbm_fraction);
-  t.elementwise_s = m_elem;
+  t.elementwise_s = l.n * d.elementwise_bytes_per_token / bw;
   t.compute_s = c_dense + c_exp + c_lm + c_kv + c_pf + c_dr;
-  t.memory_s = m_dense + m_exp + m_lm + m_kv + m_pf + m_dr + m_elem;
-  const double other_comm = t.comm_s - t.a2a_s;
-  if (ceiling) {
-    t.overhead_s = 0;
-    const double busy = std::max(t.compute_s, t.memory_s);
-    t.seconds = (d.two_batch_overlap ? std::max(busy, t.a2a_s) : busy + t.a2a_s) + other_comm;
-  } else {
-    t.overhead_s = q.step_overhead_s + q.sequence_overhead_s * (Bg + w.prefill_done / pg);
-    const double kernels = t.dense_s + t.experts_s + t.lm_head_s + t.kv_read_s + t.prefill_attention_s + t.draft_s +
-                           t.elementwise_s;
-    t.seconds = (d.two_batch_overlap ? std::max(kernels, t.a2a_s) : kernels + t.a2a_s) + other_comm + t.overhead_s;
-  }
+  t.memory_s = m_dense + m_exp + m_lm + m_kv + m_pf + m_dr + t.elementwise_s;
+  // Fixed costs: the forward's layers (a CUDA graph's replay; each prefill forward launched eagerly adds its
+  // own), the scheduler's step, each sequence sampled.
+  const double layers = static_cast<double>(d.n_layer), moe_layers = static_cast<double>(d.n_moe_layers);
+  const double forwards = l.n > 0 ? 1.0 : 0.0;
+  t.overhead_s = forwards * (layers * q.layer_overhead_s + moe_layers * q.moe_layer_overhead_s) +
+                 w.eager_forwards * layers * q.eager_layer_overhead_s + q.step_overhead_s +
+                 q.sequence_overhead_s * l.sequences;
+  const double kernels =
+      t.dense_s + t.experts_s + t.lm_head_s + t.kv_read_s + t.prefill_attention_s + t.draft_s + t.elementwise_s;
+  t.seconds = (d.two_batch_overlap ? std::max(kernels, t.a2a_s) : kernels + t.a2a_s) + other_comm + t.overhead_s;
   return t;
 }
-
 namespace {
 
 // Keys the computed tokens of a prompt of `isl` tokens attend to per layer
@@ -153,27 +219,42 @@ double prompt_keys(double isl, double cached, double window) {
   return causal_keys(isl, window) - causal_keys(cached, window);
 }
 
+// Forwards launched outside a CUDA graph in a step starting `prompts` prompts
+// of `computed` tokens each, `budget` prompt tokens per forward (0: no limit):
+// one per prompt while they arrive apart, one per budget's worth once they
+// share forwards.
+double eager_forwards(double prompts, double computed, double budget) {
+  if (!(prompts > 0)) return 0;
+  const double shared = budget > 0 ? prompts * computed / budget : 0.0;
+  return std::min(prompts, std::max(1.0, shared));
+}
+
 // The steady-state step at B decoding sequences of a request shape: each
-// sequence yields `tau` tokens a step, so B x tau / osl requests finish (and
-// start) per step; their prompts' computed tokens (isl less the cached ones)
-// are prefilled beside the batch unless the replica only decodes.
-StepWork steady_work(double B, double isl, double osl, double window, double cached, double tau, bool prefill) {
+// sequence yields `tau` tokens a step and holds its slot for the osl_dec = osl
+// - 1 tokens after its first, so B x tau / osl_dec requests finish (and start)
+// per step; their prompts' computed tokens (isl less the cached ones) are
+// prefilled beside the batch unless the replica only decodes, `budget` prompt
+// tokens per forward.
+StepWork steady_work(double B, double isl, double osl_dec, double osl, double window, double cached, double tau,
+                     bool prefill, double budget) {
   StepWork w;
   w.decode_sequences = B;
   w.decode_context = isl + osl / 2;
   if (!prefill) return w;
-  const double prompts = B * tau / osl;  // requests finishing (and starting) per step
+  const double prompts = B * tau / osl_dec;  // requests finishing (and starting) per step
   w.prefill_tokens = prompts * (isl - cached);
   w.prefill_keys_full = prompts * prompt_keys(isl, cached, 0);
   w.prefill_keys_window = prompts * prompt_keys(isl, cached, window);
   w.prefill_done = prompts;
+  w.eager_forwards = eager_forwards(prompts, isl - cached, budget);
   return w;
 }
 
 // The computed tokens of one request of `isl` tokens (its first `cached` from
 // the cache) as steps carry them: `tokens` of them per step (all when tokens
 // >= the computed ones), attending to the causal triangle's share of those
-// steps; the last step samples its first token.
+// steps; the last step samples its first token. Each step is one prefill
+// forward.
 StepWork prompt_work(double isl, double cached, double tokens, double window, double share) {
   StepWork w;
   w.prefill_tokens = std::min(isl - cached, tokens);
@@ -181,6 +262,18 @@ StepWork prompt_work(double isl, double cached, double tokens, double window, do
   w.prefill_keys_window = share * prompt_keys(isl, cached, window);
   w.prefill_done = share;
   w.prefill_groups = 1;  // one prompt sits on one attention group
+  w.eager_forwards = 1;
+  return w;
+}
+
+// `n` whole prompts in one prefill forward.
+StepWork prompts_work(double n, double isl, double cached, double window) {
+  StepWork w;
+  w.prefill_tokens = n * (isl - cached);
+  w.prefill_keys_full = n * prompt_keys(isl, cached, 0);
+  w.prefill_keys_window = n * prompt_keys(isl, cached, window);
+  w.prefill_done = n;
+  w.eager_forwards = n > 0 ? 1 : 0;
   return w;
 }
 
@@ -223,11 +316,7 @@ ServingFigures serve_prefill(const PreparedDeployment& d, const ServingCapacity&
   f.capacity_sequences = prompts;
   f.fits = prompts >= 1;
   const double n = f.fits ? prompts : 1;
-  StepWork w;
-  w.prefill_tokens = n * computed;
-  w.prefill_keys_full = n * prompt_keys(isl, cached, 0);
-  w.prefill_keys_window = n * prompt_keys(isl, cached, win);
-  w.prefill_done = n;
+  const StepWork w = prompts_work(n, isl, cached, win);
   f.batch = n;
   f.prefill_tokens_per_step = w.prefill_tokens;
   f.step = step_time(d, w, p, ceiling);
@@ -235,22 +324,31 @@ ServingFigures serve_prefill(const PreparedDeployment& d, const ServingCapacity&
   f.requests_per_s = f.fits ? dp * n / f.step.seconds : 0;
   f.input_tokens_per_s = f.requests_per_s * isl;
   f.output_tokens_per_s = 0;  // the first token of each request is the prefill's; the rest are the decode pool's
-  // TTFT: the ceiling's one prompt alone; the engine's half a step of residual, an M/D/1 wait for a step at the
-  // offered rate, and the step carrying it.
-  const double one = step_time(d, prompt_work(isl, cached, computed, win, 1), p, ceiling).seconds;
+  // TTFT: the ceiling's one prompt alone. The engine's, at a rate L per replica: the step that forms carries
+  // the k = L x t(k) prompts arriving during it (a fixed point, at least one, at most the budget's n); half
+  // a step of residual, an M/D/1 wait at utilization k / n, the step itself, and the frontend. Saturated, a
+  // prompt waits for the full step that carries it.
   if (ceiling) {
-    f.ttft_s = one;
+    f.ttft_s = step_time(d, prompt_work(isl, cached, computed, win, 1), p, true).seconds;
   } else if (r.load == ServingLoad::kRequestsPerS) {
-    const double rho = r.value / f.requests_per_s;
-    if (!(rho < 1)) {
+    const double L = r.value / dp;
+    if (!(L < f.requests_per_s / dp)) {
       f.saturated = true;
       f.queue_s = f.ttft_s = kInf;
     } else {
-      f.queue_s = rho * f.step.seconds / (2 * (1 - rho));
-      f.ttft_s = f.step.seconds / 2 + f.queue_s + f.step.seconds;
+      double k = 1, t = 0;
+      for (int i = 0; i < 32; ++i) {
+        t = step_time(d, prompts_work(k, isl, cached, win), p, false).seconds;
+        const double next = std::clamp(L * t, 1.0, n);
+        if (std::fabs(next - k) <= 1e-9 * k) break;
+        k = next;
+      }
+      const double rho = std::min(L * t / n, 1 - 1e-9);
+      f.queue_s = rho * t / (2 * (1 - rho));
+      f.ttft_s = t / 2 + f.queue_s + t + p.request_overhead_s;
     }
   } else {
-    f.ttft_s = f.step.seconds;  // saturated: a prompt waits for the step that carries it
+    f.ttft_s = f.step.seconds + p.request_overhead_s;
   }
   (void)osl;
   return f;
@@ -258,140 +356,317 @@ ServingFigures serve_prefill(const PreparedDeployment& d, const ServingCapacity&
 
 }  // namespace
 
+namespace {
+
+// (1 - f) a + f b, part by part: the mean of two kinds of step.
+StepTime blend(const StepTime& a, const StepTime& b, double f) {
+  const auto mix = [f](double x, double y) { return (1 - f) * x + f * y; };
+  StepTime t;
+  t.dense_s = mix(a.dense_s, b.dense_s);
+  t.experts_s = mix(a.experts_s, b.experts_s);
+  t.lm_head_s = mix(a.lm_head_s, b.lm_head_s);
+  t.kv_read_s = mix(a.kv_read_s, b.kv_read_s);
+  t.prefill_attention_s = mix(a.prefill_attention_s, b.prefill_attention_s);
+  t.elementwise_s = mix(a.elementwise_s, b.elementwise_s);
+  t.draft_s = mix(a.draft_s, b.draft_s);
+  t.comm_s = mix(a.comm_s, b.comm_s);
+  t.overhead_s = mix(a.overhead_s, b.overhead_s);
+  t.a2a_s = mix(a.a2a_s, b.a2a_s);
+  t.compute_s = mix(a.compute_s, b.compute_s);
+  t.memory_s = mix(a.memory_s, b.memory_s);
+  t.seconds = mix(a.seconds, b.seconds);
+  t.bytes_per_gpu = mix(a.bytes_per_gpu, b.bytes_per_gpu);
+  t.flops_per_gpu = mix(a.flops_per_gpu, b.flops_per_gpu);
+  return t;
+}
+
+// The steady state of one replica (serve() below): the batch B a load holds,
+// the step at B, TPOT, TTFT and the rates. One request holds a decode slot for
+// the osl - 1 tokens after its first (the prefill's), osl_dec / tau steps, so at
+// batch B a step starts B x tau / osl_dec prompts and the replica serves
+// lambda(B) = B x tau / (osl_dec x t(B)) requests/s. With pp pipeline stages
+// the batch runs as pp micro-batches in flight (TensorRT-LLM, vLLM and SGLang
+// alike): every B / pp of them cross all stages in one step, so t(B) is the
+// whole column's time at B / pp sequences (the ideal machine's too).
+class SteadyState {
+ public:
+  SteadyState(const PreparedDeployment& d, const ServingCapacity& cap, const StepTimeParams& p, bool ceiling,
+              const ServingRequest& r)
+      : d_(d), cap_(cap), p_(p), ceiling_(ceiling), r_(r) {
+    prefill_ = r.phase == ServingPhase::kAggregated;
+    isl_ = static_cast<double>(r.isl), osl_ = static_cast<double>(r.osl);
+    dec_ = std::max(osl_ - 1, 1.0);
+    dp_ = static_cast<double>(d.split.dp);
+    pp_ = static_cast<double>(d.split.pp);
+    g_ = d.attn_dp;  // the capacity's figures are one attention group's
+    win_ = static_cast<double>(d.n_swa);
+    cached_ = static_cast<double>(prefill_cached_tokens(d, r.isl));
+    computed_ = isl_ - cached_;
+    tau_ = d.spec_tokens > 0 ? d.spec_accepted : 1.0;
+    v_ = d.spec_tokens > 0 ? static_cast<double>(d.spec_tokens + 1) : 1.0;
+    f_.mean_context = isl_ + osl_ / 2;
+    f_.cached_tokens = cached_;
+    f_.accepted_tokens_per_step = tau_;
+    set_capacity();
+  }
+
+  ServingFigures run();
+
+ private:
+  void set_capacity();
+  StepTime step_at(double B, double* prompt_tokens);
+  double ttft(double B, double t, double np);
+  void at(double B);
+  double users_at(double B);  // B + lambda(B) x TTFT(B): the users a batch of B implies (Little's law)
+  void closed_loop();
+  void open_loop();
+  double burst_ttft();
+
+  const PreparedDeployment& d_;
+  const ServingCapacity& cap_;
+  const StepTimeParams& p_;
+  const bool ceiling_;
+  const ServingRequest& r_;
+  bool prefill_ = true;
+  double isl_ = 0, osl_ = 0, dec_ = 1, dp_ = 1, pp_ = 1, g_ = 1, win_ = 0, cached_ = 0, computed_ = 0, tau_ = 1, v_ = 1;
+  double capacity_ = 0;
+  ServingFigures f_;
+};
+
+void SteadyState::set_capacity() {
+  // Capacity: the smallest of the limits, per replica.
+  capacity_ = cap_.sequences * g_;
+  f_.limit = BatchLimit::kMemory;
+  if (cap_.max_num_seqs > 0 && cap_.max_num_seqs * g_ < capacity_) {
+    capacity_ = cap_.max_num_seqs * g_;
+    f_.limit = BatchLimit::kMaxNumSeqs;
+  }
+  if (cap_.step_tokens > 0) {
+    // Tokens a sequence brings to a step: its verified tokens, plus its share of a replacement's prompt.
+    const double by_tokens = cap_.step_tokens * g_ / (v_ + (prefill_ ? tau_ * computed_ / dec_ : 0.0));
+    if (by_tokens < capacity_) {
+      capacity_ = by_tokens;
+      f_.limit = BatchLimit::kStepTokens;
+    }
+  }
+  f_.capacity_sequences = capacity_;
+  f_.fits = capacity_ >= 1;
+}
+
+// Time to first token at batch B. The ceiling: the prompt's prefill alone (no
+// engine does less). The prediction: half a step of residual, an M/D/1 wait for
+// the step's prompt budget (budget = the step's tokens less its decode tokens),
+// then the steps carrying the prompt's chunks beside the B decoding sequences.
+// A decode pool's requests arrive prefilled: 0 here.
+double SteadyState::ttft(double B, double t, double np) {
+  f_.queue_s = 0;
+  if (!prefill_) return 0.0;
+  if (ceiling_) return step_time(d_, prompt_work(isl_, cached_, computed_, win_, 1), p_, true).seconds;
+  const double budget = cap_.step_tokens > 0 ? std::max(1.0, cap_.step_tokens * g_ - B * v_) : computed_;
+  const double chunks = std::ceil(computed_ / budget);
+  const double rho = np / budget;
+  if (rho >= 1) {
+    f_.queue_s = kInf;
+    return kInf;
+  }
+  const double service = chunks * t;  // the steps one prompt's prefill occupies
+  f_.queue_s = rho * service / (2 * (1 - rho));
+  StepWork w = prompt_work(isl_, cached_, budget, win_, 1 / chunks);
+  w.decode_sequences = B;
+  w.decode_context = isl_ + osl_ / 2;
+  return std::max(1.0, cap_.poll_steps) * t / 2 + f_.queue_s + chunks * step_time(d_, w, p_, false).seconds +
+         p_.request_overhead_s;
+}
+
+// The mean step of the steady state at B decoding sequences (per micro-batch
+// of B / pp under pipelining), and the prompt tokens it carries on average.
+// Prompts are not spread thinly over every step: a step carries a chunk of
+// the step budget (the whole prompt when it fits) or only decodes, so where
+// the prompt tokens per step P fall short of the chunk c, a fraction f = P / c
+// of the steps carry one and the rest decode alone -- a prompt touches an
+// MoE's experts once, in its own forward. Where P fills the budget every step
+// carries P. The ceiling: every step carries P, the prompts' weight and
+// expert reads amortized (a schedule batching prompts without limit reads
+// them once for all), a bound on any engine's mean step.
+StepTime SteadyState::step_at(double B, double* prompt_tokens) {
+  const double mb = B / pp_;
+  const double budget = cap_.step_tokens * g_;
+  StepWork w = steady_work(mb, isl_, dec_, osl_, win_, cached_, tau_, prefill_, budget);
+  *prompt_tokens = w.prefill_tokens;
+  if (ceiling_ || !prefill_ || !(w.prefill_tokens > 0)) {
+    w.prefill_reads_amortized = ceiling_;
+    return step_time(d_, w, p_, ceiling_);
+  }
+  const double chunk = std::min(computed_, budget > 0 ? std::max(1.0, budget - mb * v_) : computed_);
+  const double f = w.prefill_tokens / chunk;
+  if (f >= 1) return step_time(d_, w, p_, false);
+  StepWork dec = steady_work(mb, isl_, dec_, osl_, win_, cached_, tau_, false, budget);
+  StepWork mix = prompt_work(isl_, cached_, chunk, win_, chunk / computed_);
+  mix.decode_sequences = dec.decode_sequences;
+  mix.decode_context = dec.decode_context;
+  mix.prefill_groups = 0;  // the prompts are spread over the groups
+  return blend(step_time(d_, dec, p_, false), step_time(d_, mix, p_, false), f);
+}
+
+void SteadyState::at(double B) {
+  f_.batch = B;
+  double prompt_tokens = 0;
+  f_.step = step_at(B, &prompt_tokens);
+  f_.prefill_tokens_per_step = prompt_tokens;
+  f_.tpot_s = f_.step.seconds / tau_;
+  f_.tokens_per_s_per_user = 1 / f_.tpot_s;
+  f_.ttft_s = ttft(B, f_.step.seconds, prompt_tokens);
+  const double lambda = B * tau_ / (dec_ * f_.step.seconds);  // requests/s per replica
+  f_.requests_per_s = dp_ * lambda;
+  f_.output_tokens_per_s = f_.requests_per_s * osl_;
+  f_.input_tokens_per_s = f_.requests_per_s * isl_;
+}
+
+double SteadyState::users_at(double B) {
+  at(B);
+  return B + f_.requests_per_s / dp_ * f_.ttft_s;
+}
+
+// The first prompts of a closed-loop run arrive at once (benchmark_serving
+// starts its max-concurrency users together): min(users, capacity) prompts
+// prefilled in steps of the engine's token budget, nothing decoding yet; the
+// k-th step's prompts see their first token after k steps, so the mean is
+// (steps + 1) / 2 steps.
+double SteadyState::burst_ttft() {
+  const double users = std::min(r_.value / dp_, capacity_);
+  const double budget = cap_.step_tokens > 0 ? cap_.step_tokens * g_ : computed_ * users;
+  const double tokens = std::min(budget, users * computed_);
+  const double prompts = tokens / computed_;  // per step
+  const StepWork w = prompts_work(prompts, isl_, cached_, win_);
+  const double steps = std::ceil(users * computed_ / tokens);
+  return (steps + 1) / 2 * step_time(d_, w, p_, false).seconds + p_.request_overhead_s;
+}
+
+// Users in a closed loop (benchmark_serving --max-concurrency C): each sends
+// its next request when the last one ends, so by Little's law C = lambda x
+// (TTFT + (osl - 1) x TPOT) = B + lambda x TTFT. users_at(B) grows with B: the
+// batch is its root on (0, min(C, capacity)] (TTFT may be infinite where the
+// prompts outrun the step budget). Beyond capacity the rest
+// wait for a slot at the replica's rate. The ceiling holds every user in a
+// slot (a bound on the rate; its TTFT is a prompt alone).
+void SteadyState::closed_loop() {
+  const double users = r_.value / dp_;
+  const double top = std::min(users, capacity_);
+  if (ceiling_) {
+    // The rate's bound holds every user in a slot; TPOT's bound is one sequence's step (a user decodes
+    // beside at least itself; the others may all wait on their prompts).
+    at(std::min(1.0, top));
+    const double tpot = f_.tpot_s;
+    at(top);
+    f_.tpot_s = tpot;
+    f_.tokens_per_s_per_user = 1 / tpot;
+  } else if (!prefill_) {
+    at(top);
+  } else if (const double g_top = users_at(top) - users; g_top > 0) {
+    // users_at(B) - users: negative at 0, positive (or infinite) at top. Regula falsi (Illinois) where both
+    // ends are finite, bisection where the top end is not. (Else every user holds a slot at top: done.)
+    double lo = 0, hi = top, glo = -users, ghi = g_top;
+    int side = 0;
+    for (int i = 0; i < 60; ++i) {
+      const double mid = std::isfinite(ghi) ? (lo * ghi - hi * glo) / (ghi - glo) : (lo + hi) / 2;
+      const double gm = users_at(mid) - users;
+      if (std::fabs(gm) <= 1e-9 * users || hi - lo <= 1e-9 * hi) break;
+      if (gm > 0) {
+        hi = mid, ghi = gm;
+        if (side == -1) glo /= 2;
+        side = -1;
+      } else {
+        lo = mid, glo = gm;
+        if (side == 1 && std::isfinite(ghi)) ghi /= 2;
+        side = 1;
+      }
+    }
+  }
+  const double held = f_.batch + (ceiling_ ? 0.0 : f_.requests_per_s / dp_ * f_.ttft_s);
+  if (users > held * (1 + 1e-9) && f_.batch >= capacity_ * (1 - 1e-12)) {
+    f_.saturated = true;  // the rest wait for a slot: (users - held) requests ahead at the replica's rate
+    if (!ceiling_ && prefill_) {
+      const double wait = (users - held) / (f_.requests_per_s / dp_);
+      f_.queue_s += wait;
+      f_.ttft_s += wait;
+    }
+  }
+  // The run's first wave: its prompts arrive together; a run of W requests per user averages one burst wave
+  // with W - 1 steady ones and is longer by the burst's extra wait.
+  const double W = r_.prompts_per_user;
+  if (ceiling_ || !prefill_ || !(W > 1) || !std::isfinite(f_.ttft_s)) return;
+  const double extra = std::max(0.0, burst_ttft() - f_.ttft_s);
+  const double e2e = f_.ttft_s + dec_ * f_.tpot_s;
+  f_.ttft_s += extra / W;
+  const double slowdown = W * e2e / (W * e2e + extra);
+  f_.requests_per_s *= slowdown;
+  f_.output_tokens_per_s *= slowdown;
+  f_.input_tokens_per_s *= slowdown;
+}
+
+// Poisson arrivals at L requests/s: Little's law as a fixed point of the step
+// time, B = L x osl_dec x t / tau. g(t) = step(B(t)) - t is positive near t = 0
+// and the step grows slower than t when the load is stable: the root lies below
+// t_cap, where B reaches capacity. Regula falsi (Illinois) on [0, t_cap]: the
+// step is nearly affine in t, so a few evaluations reach it.
+void SteadyState::open_loop() {
+  const double L = r_.value / dp_;
+  const double per_t = L * dec_ / tau_;  // sequences per second of step
+  const auto gfun = [&](double t) {
+    double prompt_tokens = 0;
+    return step_at(per_t * t, &prompt_tokens).seconds - t;
+  };
+  double hi = capacity_ / per_t;
+  double lo = 1e-9 * hi;  // not 0: a step of no token takes no time, a trivial root
+  double glo = gfun(lo), ghi = gfun(hi);
+  if (!(ghi < 0)) {  // even at capacity the step outlasts what the rate allows: saturated
+    at(capacity_);
+    f_.saturated = true;
+    f_.queue_s = f_.ttft_s = kInf;
+    return;
+  }
+  double t = lo;
+  int side = 0;
+  for (int i = 0; i < 60; ++i) {
+    t = (lo * ghi - hi * glo) / (ghi - glo);
+    const double gt = gfun(t);
+    if (std::fabs(gt) <= 1e-12 * t || hi - lo <= 1e-12 * hi) break;
+    if (gt > 0) {
+      lo = t, glo = gt;
+      if (side == 1) ghi /= 2;
+      side = 1;
+    } else {
+      hi = t, ghi = gt;
+      if (side == -1) glo /= 2;
+      side = -1;
+    }
+  }
+  at(per_t * t);
+  if (std::isinf(f_.ttft_s)) f_.saturated = true;
+}
+
+ServingFigures SteadyState::run() {
+  if (!f_.fits) {
+    at(1);  // the step of one sequence, for the record; nothing is served
+    f_.output_tokens_per_s = f_.requests_per_s = f_.input_tokens_per_s = 0;
+    f_.saturated = r_.load == ServingLoad::kRequestsPerS || r_.load == ServingLoad::kConcurrency;
+    return f_;
+  }
+  switch (r_.load) {
+    case ServingLoad::kSaturated: at(capacity_); break;
+    case ServingLoad::kBatch: at(std::min(r_.value, capacity_)); break;
+    case ServingLoad::kConcurrency: closed_loop(); break;
+    case ServingLoad::kRequestsPerS: open_loop(); break;
+  }
+  return f_;
+}
+
+}  // namespace
+
 ServingFigures serve(const PreparedDeployment& d, const ServingCapacity& cap, const StepTimeParams& p, bool ceiling,
                      const ServingRequest& r) {
   if (r.phase == ServingPhase::kPrefillOnly) return serve_prefill(d, cap, p, ceiling, r);
-  ServingFigures f;
-  const bool prefill = r.phase == ServingPhase::kAggregated;
-  const double isl = static_cast<double>(r.isl), osl = static_cast<double>(r.osl);
-  const double dp = static_cast<double>(d.split.dp);
-  const double g = d.attn_dp;  // the capacity's figures are one attention group's
-  const double win = static_cast<double>(d.n_swa);
-  const double cached = static_cast<double>(prefill_cached_tokens(d, r.isl));
-  const double computed = isl - cached;
-  const double tau = d.spec_tokens > 0 ? d.spec_accepted : 1.0;
-  const double v = d.spec_tokens > 0 ? static_cast<double>(d.spec_tokens + 1) : 1.0;
-  f.mean_context = isl + osl / 2;
-  f.cached_tokens = cached;
-  f.accepted_tokens_per_step = tau;
-  // Capacity: the smallest of the limits, per replica.
-  double capacity = cap.sequences * g;
-  f.limit = BatchLimit::kMemory;
-  if (cap.max_num_seqs > 0 && cap.max_num_seqs * g < capacity) {
-    capacity = cap.max_num_seqs * g;
-    f.limit = BatchLimit::kMaxNumSeqs;
-  }
-  if (cap.step_tokens > 0) {
-    // Tokens a sequence brings to a step: its verified tokens, plus its share of a replacement's prompt.
-    const double by_tokens = cap.step_tokens * g / (v + (prefill ? tau * computed / osl : 0.0));
-    if (by_tokens < capacity) {
-      capacity = by_tokens;
-      f.limit = BatchLimit::kStepTokens;
-    }
-  }
-  f.capacity_sequences = capacity;
-  f.fits = capacity >= 1;
-  // Time to first token at batch B. The ceiling: the prompt's prefill alone
-  // (no engine does less). The prediction: half a step of residual, an M/D/1
-  // wait for the step's prompt budget (budget = the step's tokens less its
-  // decode tokens), then the steps carrying the prompt's chunks beside the B
-  // decoding sequences. A decode pool's requests arrive prefilled: 0 here.
-  const auto ttft = [&](double B, double t, double np) {
-    f.queue_s = 0;
-    if (!prefill) return 0.0;
-    if (ceiling) return step_time(d, prompt_work(isl, cached, computed, win, 1), p, true).seconds;
-    const double budget = cap.step_tokens > 0 ? std::max(1.0, cap.step_tokens * g - B * v) : computed;
-    const double chunks = std::ceil(computed / budget);
-    const double rho = np / budget;
-    if (rho >= 1) {
-      f.queue_s = kInf;
-      return kInf;
-    }
-    const double service = chunks * t;  // the steps one prompt's prefill occupies
-    f.queue_s = rho * service / (2 * (1 - rho));
-    StepWork w = prompt_work(isl, cached, budget, win, 1 / chunks);
-    w.decode_sequences = B;
-    w.decode_context = isl + osl / 2;
-    return t / 2 + f.queue_s + chunks * step_time(d, w, p, false).seconds;
-  };
-  const auto at = [&](double B) {
-    f.batch = B;
-    const StepWork w = steady_work(B, isl, osl, win, cached, tau, prefill);
-    f.prefill_tokens_per_step = w.prefill_tokens;
-    f.step = step_time(d, w, p, ceiling);
-    f.tpot_s = f.step.seconds / tau;
-    f.tokens_per_s_per_user = 1 / f.tpot_s;
-    f.ttft_s = ttft(B, f.step.seconds, w.prefill_tokens);
-    f.output_tokens_per_s = dp * B / f.tpot_s;
-    f.requests_per_s = f.output_tokens_per_s / osl;
-    f.input_tokens_per_s = f.requests_per_s * isl;
-  };
-  if (!f.fits) {
-    at(1);  // the step of one sequence, for the record; nothing is served
-    f.output_tokens_per_s = f.requests_per_s = f.input_tokens_per_s = 0;
-    f.saturated = r.load == ServingLoad::kRequestsPerS || r.load == ServingLoad::kConcurrency;
-    return f;
-  }
-  switch (r.load) {
-    case ServingLoad::kSaturated: at(capacity); break;
-    case ServingLoad::kBatch: {
-      at(std::min(r.value, capacity));
-      break;
-    }
-    case ServingLoad::kConcurrency: {
-      const double users = r.value / dp;
-      if (users <= capacity) {
-        at(users);
-      } else {  // the rest wait for a slot: (users - capacity) requests ahead at the replica's request rate
-        at(capacity);
-        f.saturated = true;
-        const double wait = (users - capacity) / (f.requests_per_s / dp);
-        f.queue_s += wait;
-        f.ttft_s += wait;
-      }
-      break;
-    }
-    case ServingLoad::kRequestsPerS: {
-      // Little's law as a fixed point of the step time: B = L x osl x t / tau, with L x isl x t prompt
-      // tokens per step. g(t) = step(B(t)) - t is positive near t = 0 and the step grows slower than t when
-      // the load is stable: the root lies below t_cap, where B reaches capacity. Regula falsi (Illinois) on
-      // [0, t_cap]: the step is nearly affine in t, so a few evaluations reach it.
-      const double L = r.value / dp;
-      const double per_t = L * osl / tau;  // sequences per second of step
-      const auto gfun = [&](double t) {
-        return step_time(d, steady_work(per_t * t, isl, osl, win, cached, tau, prefill), p, ceiling).seconds - t;
-      };
-      double hi = capacity / per_t;
-      double lo = 1e-9 * hi;  // not 0: a step of no token takes no time, a trivial root
-      double glo = gfun(lo), ghi = gfun(hi);
-      if (!(ghi < 0)) {  // even at capacity the step outlasts what the rate allows: saturated
-        at(capacity);
-        f.saturated = true;
-        f.queue_s = f.ttft_s = kInf;
-        break;
-      }
-      double t = lo;
-      int side = 0;
-      for (int i = 0; i < 60; ++i) {
-        t = (lo * ghi - hi * glo) / (ghi - glo);
-        const double gt = gfun(t);
-        if (std::fabs(gt) <= 1e-12 * t || hi - lo <= 1e-12 * hi) break;
-        if (gt > 0) {
-          lo = t, glo = gt;
-          if (side == 1) ghi /= 2;
-          side = 1;
-        } else {
-          hi = t, ghi = gt;
-          if (side == -1) glo /= 2;
-          side = -1;
-        }
-      }
-      at(per_t * t);
-      if (std::isinf(f.ttft_s)) f.saturated = true;
-      break;
-    }
-  }
-  return f;
+  return SteadyState(d, cap, p, ceiling, r).run();
 }
 
 KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployment& decode, int64_t isl,
@@ -423,9 +698,14 @@ KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployme
   return t;
 }
 
-DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
-                                         const StepTimeParams& p, bool ceiling, const ServingRequest& r,
-                                         bool overlapped_transfer) {
+namespace {
+
+// The pools serving ServingRequest `r`; with `decode_batch` > 0 the decode pool
+// runs that batch per replica and the prefill pool serves its rate (Poisson),
+// the closed loop's inner evaluation.
+DisaggregatedFigures disaggregated_at(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                      const StepTimeParams& p, bool ceiling, const ServingRequest& r,
+                                      bool overlapped_transfer, double decode_batch) {
   DisaggregatedFigures f;
   f.prefill_replicas = prefill.replicas;
   f.decode_replicas = decode.replicas;
@@ -436,7 +716,10 @@ DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const
   ServingRequest rp = r, rd = r;
   rp.phase = ServingPhase::kPrefillOnly;
   rd.phase = ServingPhase::kDecodeOnly;
-  if (r.load == ServingLoad::kRequestsPerS) {
+  if (decode_batch > 0) {
+    rd.load = ServingLoad::kBatch;
+    rd.value = decode_batch;
+  } else if (r.load == ServingLoad::kRequestsPerS) {
     rp.value = r.value / prefill.replicas;
     rd.value = r.value / decode.replicas;
   } else if (r.load == ServingLoad::kConcurrency) {
@@ -470,6 +753,66 @@ DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const
   f.output_tokens_per_s = f.requests_per_s * static_cast<double>(r.osl);
   f.input_tokens_per_s = f.requests_per_s * static_cast<double>(r.isl);
   return f;
+}
+
+// The closed loop over both pools (the prediction): C users = y x B_decode +
+// lambda x TTFT (the prefill pool's queue and prefill and the transfer), by
+// bisection on the decode batch B_decode; beyond the decode pool's capacity
+// the rest wait for a slot. The first wave's C prompts reach the prefill pool
+// together (as in serve()'s closed loop).
+DisaggregatedFigures disaggregated_closed_loop(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                               const StepTimeParams& p, const ServingRequest& r, bool overlapped) {
+  const double y = decode.replicas, users = r.value;
+  const auto at = [&](double b) { return disaggregated_at(prefill, decode, p, false, r, overlapped, b); };
+  const auto held = [&](const DisaggregatedFigures& f) {
+    return y * f.decode.batch + f.requests_per_s * f.ttft_s;  // inf when the prefill pool saturates
+  };
+  DisaggregatedFigures f = at(users / y);  // capped at the decode pool's capacity inside serve()
+  const double top = f.decode.batch;
+  if (held(f) > users) {
+    double lo = 0, hi = top;
+    for (int i = 0; i < 48 && hi - lo > 1e-6 * hi; ++i) {
+      const double mid = (lo + hi) / 2;
+      (held(at(mid)) > users ? hi : lo) = mid;
+    }
+    // The side that holds at most `users`: where the prefill pool saturates between lo and hi, held() jumps
+    // to infinity there and the users it does not hold wait for the prefill pool at its rate (Little's law),
+    // so the figures move continuously with the parameters instead of jumping to an infinite TTFT.
+    f = at(lo);
+    const double h = held(f);
+    if (std::isfinite(h) && users > h && f.requests_per_s > 0) {
+      f.saturated = f.saturated || !std::isfinite(held(at(hi)));
+      f.ttft_s += (users - h) / f.requests_per_s;
+    }
+  } else if (users > held(f) * (1 + 1e-9)) {
+    f.saturated = true;
+    f.ttft_s += (users - held(f)) / f.requests_per_s;
+  }
+  const double W = r.prompts_per_user;
+  if (!(W > 1) || !std::isfinite(f.ttft_s) || !f.fits) return f;
+  // The first wave: users / x prompts per prefill replica, prompts_per_step of them a step.
+  const double per_replica = std::min(users, y * f.decode.capacity_sequences) / prefill.replicas;
+  const double steps = std::ceil(per_replica / std::max(1.0, f.prefill.batch));
+  const double burst = (steps + 1) / 2 * f.prefill.step.seconds + f.transfer.ttft_seconds;
+  const double extra = std::max(0.0, burst - f.ttft_s);
+  const double e2e = f.ttft_s + std::max(static_cast<double>(r.osl) - 1, 1.0) * f.tpot_s;
+  const double slowdown = W * e2e / (W * e2e + extra);
+  f.ttft_s += extra / W;
+  f.requests_per_s *= slowdown;
+  f.output_tokens_per_s *= slowdown;
+  f.input_tokens_per_s *= slowdown;
+  return f;
+}
+
+}  // namespace
+
+DisaggregatedFigures serve_disaggregated(const DisaggregatedPool& prefill, const DisaggregatedPool& decode,
+                                         const StepTimeParams& p, bool ceiling, const ServingRequest& r,
+                                         bool overlapped_transfer) {
+  if (r.load == ServingLoad::kConcurrency && !ceiling) {
+    return disaggregated_closed_loop(prefill, decode, p, r, overlapped_transfer);
+  }
+  return disaggregated_at(prefill, decode, p, ceiling, r, overlapped_transfer, 0);
 }
 
 PreparedDeployment engine_view(const PreparedDeployment& d, const EngineSettings& s) {
@@ -559,11 +902,13 @@ StepTime predict_prefill(const PreparedDeployment& d, const EngineSettings& s, c
   StepWork w;
   w.prefill_tokens = chunk;
   w.prefill_groups = 1;
+  w.eager_forwards = 1;
   StepTime one = step_time(d, w, p, false);  // a full chunk without its attention
   StepWork wl;
   wl.prefill_tokens = last > 0 ? last : chunk;
   wl.prefill_done = 1;
   wl.prefill_groups = 1;
+  wl.eager_forwards = 1;
   const StepTime end = step_time(d, wl, p, false);  // the last chunk, with the first token's lm_head
   StepWork wa;
   wa.prefill_keys_full = prompt_keys(P, cached, 0);

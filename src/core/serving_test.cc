@@ -226,7 +226,7 @@ TEST(StepModelTest, TwoBatchesByHand) {
   ASSERT_TRUE(d.ok());
   StepTimeParams p;
   p.gemm_fraction = 0.5;
-  p.moe_gemm_fraction = 0.5;
+  p.grouped_gemm_fraction = 0.5;
   p.hbm_fraction = 0.8;
   p.kv_read_fraction = 0.8;
   p.attention_fraction = 0.5;
@@ -362,7 +362,8 @@ TEST(ServingPropertyTest, ThePredictionNeverBeatsItsCeiling) {
 }
 
 TEST(ServingTest, LittlesLawAtARate) {
-  // At a rate L a replica holds B = L x osl x TPOT decoding sequences: the fixed point.
+  // At a rate L a replica holds B = L x (osl - 1) x TPOT decoding sequences (a request decodes the
+  // osl - 1 tokens after the prefill's first): the fixed point.
   DeploymentOptions o;
   o.weight_dtype = Dtype::kBf16;
   auto a = analyze_deployment_full(Llama8b(), H100(), o);
@@ -373,7 +374,7 @@ TEST(ServingTest, LittlesLawAtARate) {
   const ServingFigures f = serve(a->prepared, engine_capacity(em, *s, 500, 200), engine_profile(kTrt).time,
                                  false, ServingRequest{500, 200, ServingLoad::kRequestsPerS, 4});
   ASSERT_FALSE(f.saturated);
-  EXPECT_NEAR(f.batch, 4 * 200 * f.tpot_s, 1e-9 * f.batch);
+  EXPECT_NEAR(f.batch, 4 * 199 * f.tpot_s, 1e-9 * f.batch);
   EXPECT_NEAR(f.output_tokens_per_s, 4 * 200, 1e-6);
   EXPECT_GT(f.ttft_s, f.tpot_s);  // at least the step carrying the prompt
   // Far above capacity: saturated, TTFT unbounded.
@@ -403,6 +404,186 @@ TEST(ServingTest, KvTransferByHand) {
   const KvTransfer o = kv_transfer(p, d, 1000, true);
   EXPECT_NEAR(o.ttft_seconds, 2.62144e-3 / 32 + 20e-6, 1e-12);
   EXPECT_TRUE(o.overlapped);
+}
+
+// A closed loop of C users (benchmark_serving --max-concurrency C): each request lives TTFT + (osl - 1) x
+// TPOT, so C = rate x (TTFT + (osl - 1) x TPOT) -- Little's law, with the users waiting on their prompts
+// counted, not only those decoding. The case: gpt-oss-120b on 2 H100 under vLLM, 2000 in / 100 out,
+// 390 users: the batch decoding is then far below 390, and a request lives C / rate.
+TEST(ServingTest, LittlesLawInAClosedLoop) {
+  const ModelSpec m = *find_preset("gpt-oss-120b");
+  DeploymentOptions o;
+  o.split.tp = 2;
+  o.weight_dtype = Dtype::kMxfp4;
+  auto a = analyze_deployment_full(m, H100(), o);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  auto s = resolve_engine_settings(kVllm, {}, m, H100(), a->prepared, EngineWorkload{2000, 100});
+  ASSERT_TRUE(s.ok());
+  const PreparedDeployment d = engine_view(a->prepared, *s);
+  const EngineMemory em = engine_memory(d, *s);
+  const StepTimeParams& p = engine_profile(kVllm).time;
+  for (double users : {1.0, 16.0, 390.0}) {
+    const ServingFigures f =
+        serve(d, engine_capacity(em, *s, 2000, 100), p, false, ServingRequest{2000, 100, ServingLoad::kConcurrency, users});
+    ASSERT_TRUE(f.fits);
+    const double lives = f.ttft_s + 99 * f.tpot_s;
+    if (!f.saturated) {
+      EXPECT_NEAR(f.requests_per_s * lives, users, 1e-6 * users) << users;
+      EXPECT_LT(f.batch, users) << users;  // some of the users wait on their prompts
+    } else {
+      EXPECT_GE(f.requests_per_s * lives, users * (1 - 1e-9)) << users;  // the rest queue for a slot
+    }
+    EXPECT_NEAR(f.output_tokens_per_s, f.requests_per_s * 100, 1e-9 * f.output_tokens_per_s);
+  }
+}
+
+// The first wave of a closed-loop run: benchmark_serving starts its C users together, so of W requests per
+// user one wave's prompts arrive at once. Its mean TTFT is one burst wave in W, and the run lasts the burst's
+// extra wait longer: TTFT_W = TTFT + extra / W and the rate x W e2e / (W e2e + extra), e2e = TTFT + (osl - 1)
+// TPOT at the steady state, extra >= 0.
+TEST(ServingTest, TheFirstWaveOfAClosedLoopArrivesAtOnce) {
+  const Predicted s = predict(kDefaultEngine, 1);
+  const PreparedDeployment& d = s.p.engine_d;
+  const ServingCapacity cap = engine_capacity(s.p.memory, s.p.settings, 1000, 500);
+  const StepTimeParams& p = engine_profile(kDefaultEngine).time;
+  ServingRequest r{1000, 500, ServingLoad::kConcurrency, 64};
+  const ServingFigures steady = serve(d, cap, p, false, r);
+  r.prompts_per_user = 10;
+  const ServingFigures run = serve(d, cap, p, false, r);
+  const double extra = 10 * (run.ttft_s - steady.ttft_s);
+  EXPECT_GT(extra, 0);  // 64 prompts at once wait longer than one arriving alone
+  const double e2e = steady.ttft_s + 499 * steady.tpot_s;
+  EXPECT_NEAR(run.requests_per_s, steady.requests_per_s * 10 * e2e / (10 * e2e + extra), 1e-9 * steady.requests_per_s);
+  EXPECT_DOUBLE_EQ(run.tpot_s, steady.tpot_s);
+  // The ceiling keeps a prompt alone: no burst.
+  const ServingRequest plain{1000, 500, ServingLoad::kConcurrency, 64};
+  EXPECT_DOUBLE_EQ(serve(s.a.prepared, cap, p, true, r).ttft_s, serve(s.a.prepared, cap, p, true, plain).ttft_s);
+}
+
+// The routed experts' grouped GEMMs pad each expert's tokens to the kernels' 64-row tile. Mixtral-8x7B in bf16
+// on one H100, 4 sequences decoding: 4 x 2 = 8 (token, expert) pairs over E (1 - (1 - 2/8)^4) = 8 x (1 -
+// 0.31640625) = 5.46875 experts touched per layer, 8 / 5.46875 = 1.463 tokens each, padded to 64: 32 layers x
+// 5.46875 x 64 rows x 2 x 3 x 4096 x 14336 FLOPs = 3.946001e12 per step, at 989.4e12 x 0.5 (gemm) x 0.5
+// (grouped) FLOP/s = 15.953 ms; the bytes 32 x 5.46875 x 352,321,536 B / (3.35e12 x 0.8) = 23.006 ms. With
+// overlap_loss 1 the experts take c + m = 38.958 ms.
+TEST(StepModelTest, GroupedGemmsPadEachExpertsTokensToTheTile) {
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kBf16;
+  auto d = prepare_deployment(*find_preset("mixtral-8x7b-v0.1"), H100(), o);
+  ASSERT_TRUE(d.ok());
+  StepTimeParams p;
+  p.gemm_fraction = 0.5;
+  p.grouped_gemm_fraction = 0.5;
+  p.hbm_fraction = 0.8;
+  p.overlap_loss = 1;
+  StepWork w;
+  w.decode_sequences = 4;
+  w.decode_context = 1000;
+  const StepTime t = step_time(*d, w, p, false);
+  const double touched = 8 * (1 - std::pow(0.75, 4));
+  const double c = 32 * touched * 64 * 2 * 3 * 4096.0 * 14336 / (989.4e12 * 0.25);
+  const double m = 32 * touched * (3 * 4096.0 * 14336 * 2) / (3.35e12 * 0.8);
+  EXPECT_NEAR(t.experts_s, c + m, 1e-9 * (c + m));
+  EXPECT_NEAR(c, 15.953e-3, 1e-6);
+  EXPECT_NEAR(m, 23.006e-3, 1e-6);
+  // The ceiling computes only the routed pairs' FLOPs: 8 per layer, no tile.
+  const StepTime ceil = step_time(*d, w, p, true);
+  EXPECT_NEAR(ceil.experts_s, m * 0.8, 1e-9 * m);  // memory-bound at the full bandwidth
+}
+
+// A causal prefill computes its diagonal attention tiles whole: 1,000 tokens attend to 500,500 keys, the
+// kernel to 500,500 x (1 + 128 x 1,000 / (2 x 500,500)) = 564,500 (1 + 128/1001 ~ 1 + 128 / L).
+// Llama-3.1-8B: 32 layers x 2 x 32 heads x 128 x 2 = 524,288 FLOPs per key... per layer 16,384 per key over
+// the heads (QK and PV), at 989.4e12 x 0.5: 32 x 564,500 x 16,384 / 494.7e12 = 0.59826 ms.
+TEST(StepModelTest, CausalPrefillPadsItsDiagonalTiles) {
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kBf16;
+  auto d = prepare_deployment(Llama8b(), H100(), o);
+  ASSERT_TRUE(d.ok());
+  StepTimeParams p;
+  p.attention_fraction = 0.5;
+  StepWork w;
+  w.prefill_tokens = 1000;
+  w.prefill_keys_full = 1000.0 * 1001 / 2;
+  w.prefill_done = 1;
+  w.prefill_groups = 1;
+  const StepTime t = step_time(*d, w, p, false);
+  EXPECT_NEAR(t.prefill_attention_s, 32 * 564500.0 * 16384 / (989.4e12 * 0.5), 1e-12);
+  EXPECT_NEAR(t.prefill_attention_s, 0.59826e-3, 1e-8);
+}
+
+// An architecture family's factor multiplies every fraction of its GPUs (never beyond the roof); a GPU of
+// another family does not see it. The MI300X at a CDNA3 factor of 0.5: a bandwidth-bound decode step's
+// weight stream takes twice as long.
+TEST(StepModelTest, AnArchitectureFactorScalesItsFamilyOnly) {
+  GpuSpec mi = typed_mi300x();
+  mi.key = "mi300x";  // the engine rules' table knows it as CDNA3
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kBf16;
+  auto d = prepare_deployment(Llama8b(), mi, o);
+  auto h = prepare_deployment(Llama8b(), H100(), o);
+  ASSERT_TRUE(d.ok() && h.ok());
+  EXPECT_EQ(d->arch, GpuArch::kCdna3);
+  EXPECT_EQ(h->arch, GpuArch::kHopper);
+  StepTimeParams p;
+  p.hbm_fraction = 0.8;
+  StepTimeParams q = p;
+  q.arch_factor[static_cast<size_t>(GpuArch::kCdna3)] = 0.5;
+  StepWork w;
+  w.decode_sequences = 1;
+  w.decode_context = 100;
+  EXPECT_NEAR(step_time(*d, w, q, false).dense_s, 2 * step_time(*d, w, p, false).dense_s, 1e-15);
+  EXPECT_DOUBLE_EQ(step_time(*h, w, q, false).dense_s, step_time(*h, w, p, false).dense_s);
+  q.arch_factor[static_cast<size_t>(GpuArch::kCdna3)] = 2;  // 0.8 x 2 capped at the roof
+  EXPECT_NEAR(step_time(*d, w, q, false).dense_s, 0.8 * step_time(*d, w, p, false).dense_s, 1e-15);
+}
+
+// Under pipeline parallelism the batch runs as pp micro-batches in flight: the steady state's step at B on
+// pp = 2 is the column's step at B / 2 sequences (the decode-only pool: no prompts to place).
+TEST(ServingTest, PipelineStagesRunMicroBatchesInFlight) {
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kBf16;
+  o.split.pp = 2;
+  auto d = prepare_deployment(*find_preset("llama-3.1-70b"), H100(), o);
+  ASSERT_TRUE(d.ok());
+  const StepTimeParams& p = engine_profile(kDefaultEngine).time;
+  ServingCapacity cap;
+  cap.sequences = 1000;
+  const ServingFigures f = serve(*d, cap, p, false, ServingRequest{1000, 1000, ServingLoad::kBatch, 64, ServingPhase::kDecodeOnly});
+  StepWork w;
+  w.decode_sequences = 32;
+  w.decode_context = 1500;
+  EXPECT_DOUBLE_EQ(f.step.seconds, step_time(*d, w, p, false).seconds);
+  EXPECT_NEAR(f.output_tokens_per_s, 64 / f.tpot_s * 1000 / 999, 1e-9 * f.output_tokens_per_s);
+}
+
+// Prompts are not spread thinly over every step: where the prompt tokens a step must average (P) fall short
+// of a chunk (here the whole prompt: no step budget), a fraction P / prompt of the steps carry one beside the
+// batch and the rest decode alone.
+TEST(ServingTest, ThePromptsRideSomeStepsWhole) {
+  DeploymentOptions o;
+  o.weight_dtype = Dtype::kFp8;
+  o.kv_dtype = Dtype::kFp8;
+  o.split.tp = 2;
+  auto d = prepare_deployment(*find_preset("mixtral-8x7b-v0.1"), H100(), o);
+  ASSERT_TRUE(d.ok());
+  const StepTimeParams& p = engine_profile(kDefaultEngine).time;
+  ServingCapacity cap;
+  cap.sequences = 1000;  // no step budget: a prompt is one chunk
+  const ServingFigures f = serve(*d, cap, p, false, ServingRequest{2000, 501, ServingLoad::kBatch, 8});
+  // 8 sequences finish 8 / 500 prompts a step: 32 of the 2000 tokens; f = 32 / 2000 = 0.016.
+  StepWork dec;
+  dec.decode_sequences = 8;
+  dec.decode_context = 2000 + 501 / 2.0;
+  StepWork mix = dec;
+  mix.prefill_tokens = 2000;
+  mix.prefill_keys_full = 2000.0 * 2001 / 2;
+  mix.prefill_done = 1;
+  mix.eager_forwards = 1;
+  const double f_share = 8.0 / 500 * 2000 / 2000;
+  const double want = (1 - f_share) * step_time(*d, dec, p, false).seconds + f_share * step_time(*d, mix, p, false).seconds;
+  EXPECT_NEAR(f.step.seconds, want, 1e-12);
+  EXPECT_NEAR(f.prefill_tokens_per_step, 32, 1e-9);
 }
 
 }  // namespace

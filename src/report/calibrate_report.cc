@@ -14,7 +14,7 @@ namespace {
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
 std::string pct(double v) { return std::isfinite(v) ? fmt::format("{:+.1f}%", v * 100) : "inf"; }
-std::string apct(double v) { return fmt::format("{:.1f}%", v * 100); }
+std::string apct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : "inf"; }
 
 Unit metric_unit(MeasuredMetric m) {
   return m == MeasuredMetric::kItl || m == MeasuredMetric::kTtft ? Unit::kSeconds : Unit::kTokensPerS;
@@ -28,14 +28,14 @@ std::string value_text(double v, MeasuredMetric m) {
 
 std::string summary_line(const std::string& label, const ErrorSummary& s) {
   if (s.predicted_rows == 0) return fmt::format("  {:<14} {:>5}  (no rows)\n", label, s.rows);
-  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6}\n", label, s.predicted_rows,
+  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>9}\n", label, s.predicted_rows,
                      apct(s.median_abs_error), apct(s.mean_abs_error), apct(s.p90_abs_error), apct(s.max_abs_error),
-                     s.over_ceiling);
+                     s.over_ceiling, s.unbounded);
 }
 
 std::string summary_header() {
-  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6}\n", "regime", "rows", "median", "mean", "p90",
-                     "max", "over");
+  return fmt::format("  {:<14} {:>5} {:>7} {:>7} {:>7} {:>7} {:>6} {:>9}\n", "regime", "rows", "median", "mean", "p90",
+                     "max", "over", "unbounded");
 }
 
 }  // namespace
@@ -44,17 +44,76 @@ nlohmann::json error_summary_json(const ErrorSummary& s) {
   return {{"rows", s.rows},
           {"predicted_rows", s.predicted_rows},
           {"median_abs_error", s.median_abs_error},
-          {"mean_abs_error", s.mean_abs_error},
-          {"p90_abs_error", s.p90_abs_error},
-          {"max_abs_error", s.max_abs_error},
-          {"over_ceiling", s.over_ceiling}};
+          {"mean_abs_error", num(s.mean_abs_error)},
+          {"p90_abs_error", num(s.p90_abs_error)},
+          {"max_abs_error", num(s.max_abs_error)},
+          {"over_ceiling", s.over_ceiling},
+          {"unbounded", s.unbounded}};
 }
 
 nlohmann::json step_params_json(const StepTimeParams& p) {
   nlohmann::json j = nlohmann::json::object();
   for (int i = 0; i < kStepTimeParamCount; ++i) j[std::string(step_param_name(i))] = step_param(p, i);
+  for (GpuArch a : kAllGpuArchs) j[arch_factor_name(a)] = p.arch_factor[static_cast<size_t>(a)];
   return j;
 }
+
+namespace {
+
+nlohmann::json by_regime_json(const std::array<ErrorSummary, kDataRegimeCount>& r) {
+  nlohmann::json j = nlohmann::json::object();
+  for (DataRegime g : kAllDataRegimes) j[std::string(data_regime_name(g))] = error_summary_json(r[static_cast<size_t>(g)]);
+  return j;
+}
+
+nlohmann::json fit_json(const CalibrateView& v) {
+  const FitResult& f = *v.fit;
+  nlohmann::json rows = nlohmann::json::object(), arch = nlohmann::json::object();
+  for (EngineFamily e : kAllEngineFamilies) rows[std::string(engine_family_info(e).key)] = f.rows_by_profile[static_cast<size_t>(e)];
+  for (GpuArch a : kAllGpuArchs) arch[std::string(gpu_arch_key(a))] = f.rows_by_arch[static_cast<size_t>(a)];
+  nlohmann::json profiles = nlohmann::json::object();
+  for (EngineFamily e : kAllEngineFamilies) {
+    profiles[std::string(engine_family_info(e).key)] = {
+        {"parameters", step_params_json(f.params.time[static_cast<size_t>(e)])},
+        {"inherited", f.rows_by_profile[static_cast<size_t>(e)] == 0}};
+  }
+  nlohmann::json fit = {{"pooled", step_params_json(f.pooled)},
+                        {"profiles", profiles},
+                        {"mtp_acceptance", f.params.mtp_acceptance},
+                        {"loss", f.loss},
+                        {"rows", f.rows},
+                        {"rows_by_profile", rows},
+                        {"rows_by_arch", arch},
+                        {"mtp_rows", f.mtp_rows},
+                        {"iterations", f.iterations},
+                        {"stopped_by", f.stop},
+                        {"method", "robust (Cauchy, scale 0.3) loss of ln(predicted / measured), Levenberg-Marquardt"}};
+  if (!v.written.empty()) fit["written"] = v.written;
+  if (v.cv) {
+    nlohmann::json kinds = nlohmann::json::array(), folds = nlohmann::json::array();
+    for (const CvSummary& k : v.cv->kinds) {
+      nlohmann::json spread = nlohmann::json::array();
+      for (const ParamSpread& p : k.spread) {
+        spread.push_back({{"name", p.name}, {"fitted", p.fitted}, {"min", p.min}, {"median", p.median}, {"max", p.max}});
+      }
+      kinds.push_back({{"kind", std::string(cv_kind_name(k.kind))},
+                       {"folds", k.folds},
+                       {"pooled", error_summary_json(k.pooled)},
+                       {"by_regime", by_regime_json(k.by_regime)},
+                       {"spread", spread}});
+    }
+    for (const CvFold& f2 : v.cv->folds) {
+      folds.push_back({{"kind", std::string(cv_kind_name(f2.kind))},
+                       {"held_out", f2.held_out},
+                       {"test", error_summary_json(f2.test)},
+                       {"test_by_regime", by_regime_json(f2.test_by_regime)}});
+    }
+    fit["cross_validation"] = {{"kinds", kinds}, {"folds", folds}};
+  }
+  return fit;
+}
+
+}  // namespace
 
 namespace {
 
@@ -151,40 +210,18 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
   nlohmann::json by = nlohmann::json::object();
   for (DataRegime g : kAllDataRegimes) by[std::string(data_regime_name(g))] = error_summary_json(c.by_regime[static_cast<size_t>(g)]);
   nlohmann::json j = {{"data", v.data},
+                      {"ignored_columns", v.ignored_columns},
                       {"rows", rows},
                       {"summary", error_summary_json(c.summary)},
                       {"by_regime", by}};
   if (v.evaluated_with) {
-    j["engine"] = {{"profile", "trtllm"}, {"parameters", step_params_json(*v.evaluated_with)}};
-  }
-  if (v.fit) {
-    nlohmann::json fit = {{"parameters", step_params_json(v.fit->params)},
-                          {"loss", v.fit->loss},
-                          {"rows", v.fit->rows},
-                          {"method", "mean squared log error, Nelder-Mead with restarts"}};
-    if (!v.written.empty()) fit["written"] = v.written;
-    if (v.cv) {
-      nlohmann::json folds = nlohmann::json::array();
-      for (const CvFold& f : v.cv->folds) {
-        nlohmann::json fr = nlohmann::json::object();
-        for (DataRegime g : kAllDataRegimes) {
-          fr[std::string(data_regime_name(g))] = error_summary_json(f.test_by_regime[static_cast<size_t>(g)]);
-        }
-        folds.push_back({{"seed", f.seed},
-                         {"train_groups", f.train_groups},
-                         {"test_groups", f.test_groups},
-                         {"parameters", step_params_json(f.params)},
-                         {"test", error_summary_json(f.test)},
-                         {"test_by_regime", fr}});
-      }
-      nlohmann::json pr = nlohmann::json::object();
-      for (DataRegime g : kAllDataRegimes) {
-        pr[std::string(data_regime_name(g))] = error_summary_json(v.cv->pooled_by_regime[static_cast<size_t>(g)]);
-      }
-      fit["cross_validation"] = {{"folds", folds}, {"pooled", error_summary_json(v.cv->pooled)}, {"by_regime", pr}};
+    nlohmann::json profiles = nlohmann::json::object();
+    for (EngineFamily e : kAllEngineFamilies) {
+      profiles[std::string(engine_family_info(e).key)] = step_params_json(v.evaluated_with->time[static_cast<size_t>(e)]);
     }
-    j["fit"] = fit;
+    j["parameters"] = {{"profiles", profiles}, {"mtp_acceptance", v.evaluated_with->mtp_acceptance}};
   }
+  if (v.fit) j["fit"] = fit_json(v);
   if (v.layouts) {
     nlohmann::json rc = nlohmann::json::array();
     for (const LayoutCheck& k : *v.layouts) rc.push_back(layout_check_json(k));
@@ -193,13 +230,76 @@ nlohmann::json calibrate_json(const CalibrateView& v) {
   return j;
 }
 
+namespace {
+
+std::string fit_text(const CalibrateView& v) {
+  const FitResult& f = *v.fit;
+  std::string out = fmt::format(
+      "\nFit on {} rows (robust loss {}; Levenberg-Marquardt, {} iterations, stopped by {}). Parameters by profile "
+      "('pooled' is what a profile without rows of its own uses):\n",
+      f.rows, fmt_sig(f.loss, 4), f.iterations, f.stop);
+  out += fmt::format("  {:<24} {:>10}", "parameter", "pooled");
+  for (EngineFamily e : kAllEngineFamilies) out += fmt::format(" {:>15}", engine_family_info(e).key);
+  out += "\n";
+  const auto cell = [](int i, double x) {
+    return step_param_is_seconds(i) ? format_brief(x, Unit::kSeconds) : fmt_sig(x, 4);
+  };
+  for (int i = 0; i < kStepTimeParamCount; ++i) {
+    out += fmt::format("  {:<24} {:>10}", step_param_name(i), cell(i, step_param(f.pooled, i)));
+    for (EngineFamily e : kAllEngineFamilies) {
+      const bool own = f.rows_by_profile[static_cast<size_t>(e)] > 0;
+      out += fmt::format(" {:>15}", own ? cell(i, step_param(f.params.time[static_cast<size_t>(e)], i)) : "pooled");
+    }
+    out += "\n";
+  }
+  out += "  rows";
+  for (EngineFamily e : kAllEngineFamilies) out += fmt::format(" {} {}", engine_family_info(e).key, f.rows_by_profile[static_cast<size_t>(e)]);
+  out += "\n  architecture factors (Hopper = 1):";
+  for (GpuArch a : kAllGpuArchs) {
+    if (f.rows_by_arch[static_cast<size_t>(a)] > 0) {
+      out += fmt::format(" {} {} ({} rows)", gpu_arch_key(a), fmt_sig(f.pooled.arch_factor[static_cast<size_t>(a)], 4),
+                         f.rows_by_arch[static_cast<size_t>(a)]);
+    }
+  }
+  out += fmt::format("\n  MTP acceptance {} ({} rows)\n", fmt_sig(f.params.mtp_acceptance, 4), f.mtp_rows);
+  if (!v.written.empty()) out += "Written to " + v.written + ".\n";
+  if (!v.cv) return out;
+  for (const CvSummary& k : v.cv->kinds) {
+    out += fmt::format("\nCross-validated |error|, leaving out one {} at a time ({} folds; the held-out rows pooled)\n",
+                       cv_kind_name(k.kind), k.folds);
+    out += summary_header();
+    out += summary_line("all", k.pooled);
+    for (DataRegime g : kAllDataRegimes) out += summary_line(std::string(data_regime_name(g)), k.by_regime[static_cast<size_t>(g)]);
+    out += "  folds: held out, test rows, median |error|, p90 |error|\n";
+    for (const CvFold& fold : v.cv->folds) {
+      if (fold.kind != k.kind) continue;
+      out += fmt::format("    {:<28} {:>5} {:>7} {:>7}\n", fold.held_out, fold.test.predicted_rows,
+                         apct(fold.test.median_abs_error), apct(fold.test.p90_abs_error));
+    }
+    out += "  parameters across the folds: fitted on all rows, min, median, max\n";
+    for (const ParamSpread& p : k.spread) {
+      out += fmt::format("    {:<26} {:>10} {:>10} {:>10} {:>10}\n", p.name, fmt_sig(p.fitted, 4), fmt_sig(p.min, 4),
+                         fmt_sig(p.median, 4), fmt_sig(p.max, 4));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string calibrate_text(const CalibrateView& v) {
   const Calibration& c = *v.calibration;
   std::string out = "Published serving measurements against the prediction and the ceiling (" + v.data + ")\n";
   out +=
       "predicted: the engine profile's step model (docs/prediction.md); ceiling: the same setup on the ideal machine\n"
       "(driver-exposed memory less the weights, every kernel at its roof, compute overlapped with memory).\n"
-      "error = predicted / measured - 1; 'over' marks a measurement beyond its ceiling.\n\n";
+      "error = predicted / measured - 1; 'over' marks a measurement beyond its ceiling.\n";
+  if (!v.ignored_columns.empty()) {
+    std::string names;
+    for (const std::string& n : v.ignored_columns) names += (names.empty() ? "" : ", ") + n;
+    out += "Warning: columns not read (not in the schema): " + names + "\n";
+  }
+  out += "\n";
   out += fmt::format("  {:<6} {:<18} {:<10} {:>2} {:>11} {:<8} {:<21} {:>9} {:>9} {:>9} {:>7}\n", "id", "model", "gpu",
                      "tp", "isl/osl", "load", "metric", "measured", "predicted", "ceiling", "error");
   int64_t skipped = 0;
@@ -217,44 +317,21 @@ std::string calibrate_text(const CalibrateView& v) {
                        value_text(r.measured, s.metric), value_text(r.predicted, s.metric),
                        value_text(r.ceiling, s.metric), pct(r.error), r.over_ceiling ? "  OVER THE CEILING" : "");
   }
-  out += "\n|error| by regime (a row may be in several; decode-heavy = none of the others)\n" + summary_header();
+  out += "\n|error| by regime (a row may be in several)\n" + summary_header();
   out += summary_line("all", c.summary);
   for (DataRegime g : kAllDataRegimes) out += summary_line(std::string(data_regime_name(g)), c.by_regime[static_cast<size_t>(g)]);
   if (skipped > 0) out += fmt::format("{} rows skipped (reasons above).\n", skipped);
-  if (v.evaluated_with) {
-    out += "\nEvaluated with the trtllm profile's parameters:";
-    for (int i = 0; i < kStepTimeParamCount; ++i) {
-      out += fmt::format(" {} {}", step_param_name(i), fmt_sig(step_param(*v.evaluated_with, i), 4));
-    }
-    out += " (vllm and sglang inherit them).\n";
-  }
-  if (v.fit) {
-    out += fmt::format("\nFit on {} rows (mean squared log error {}; Nelder-Mead with restarts):\n", v.fit->rows,
-                       fmt_sig(v.fit->loss, 4));
-    for (int i = 0; i < kStepTimeParamCount; ++i) {
-      const double x = step_param(v.fit->params, i);
-      out += fmt::format("  {:<22} {}\n", step_param_name(i),
-                         step_param_is_seconds(i) ? format_brief(x, Unit::kSeconds) : fmt_sig(x, 4));
-    }
-    if (!v.written.empty()) out += "Written to " + v.written + ".\n";
-    if (v.cv) {
-      out += fmt::format(
-          "\nCross-validated |error|: fit on half the (model, GPU) groups, tested on the other half, {} seeds "
-          "(seeds {}..{}); every fold's test rows pooled\n",
-          v.cv->folds.size(), v.cv->folds.empty() ? 0 : v.cv->folds.front().seed,
-          v.cv->folds.empty() ? 0 : v.cv->folds.back().seed);
-      out += summary_header();
-      out += summary_line("all", v.cv->pooled);
-      for (DataRegime g : kAllDataRegimes) {
-        out += summary_line(std::string(data_regime_name(g)), v.cv->pooled_by_regime[static_cast<size_t>(g)]);
+  if (v.evaluated_with && !v.fit) {
+    out += "\nEvaluated with the compiled-in profiles (data/engine_profiles.tsv):\n";
+    for (EngineFamily e : kAllEngineFamilies) {
+      out += fmt::format("  {:<15}{}", engine_family_info(e).key, engine_profile(e).time_inherited ? " (inherited: the pooled set)" : "");
+      for (int i = 0; i < kStepTimeParamCount; ++i) {
+        out += fmt::format(" {} {}", step_param_name(i), fmt_sig(step_param(v.evaluated_with->time[static_cast<size_t>(e)], i), 4));
       }
-      out += "\n  per seed: seed, test rows, median |error|, p90 |error|\n";
-      for (const CvFold& f : v.cv->folds) {
-        out += fmt::format("  {:>4} {:>5} {:>7} {:>7}\n", f.seed, f.test.predicted_rows, apct(f.test.median_abs_error),
-                           apct(f.test.p90_abs_error));
-      }
+      out += "\n";
     }
   }
+  if (v.fit) out += fit_text(v);
   if (v.layouts) out += layout_checks_text(*v.layouts);
   return out;
 }

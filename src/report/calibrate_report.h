@@ -15,10 +15,11 @@ namespace modelcalc {
 
 struct CalibrateView {
   std::string data;                    // where the rows come from ("data/serving-measured.tsv (compiled in)", a path)
+  std::vector<std::string> ignored_columns;  // columns of the file the reader does not use (one warning)
   const Calibration* calibration = nullptr;
   const FitResult* fit = nullptr;      // --fit: the parameters fitted on every row
   const CrossValidation* cv = nullptr; // --fit: their cross-validated error
-  const StepTimeParams* evaluated_with = nullptr;  // the trtllm parameters the rows were evaluated with
+  const CalibrationParams* evaluated_with = nullptr;  // the parameters the rows were evaluated with
   std::string written;                 // --write: the file the parameters went to
   // The serving layouts' published figures, not fitted (layout_check.h); null with --data.
   const std::vector<LayoutCheck>* layouts = nullptr;

@@ -435,9 +435,9 @@ Section engine_section_impl(const DeploymentPrediction& p) {
                           "(" + engine_release_display(st.release) +
                               (st.release.version ? ")" : "; --engine NAME@VERSION names another)")));
   s.lines.push_back(given("engine.time_parameters", "Step-time parameters",
-                          pr.time_inherited ? std::string("TensorRT-LLM's (no published ") + std::string(pr.display) +
+                          pr.time_inherited ? std::string("the pooled set (no published ") + std::string(pr.display) +
                                                   " measurements were fitted)"
-                                            : std::string("fitted on published TensorRT-LLM runs (calibrate --fit)"),
+                                            : "fitted on published " + std::string(pr.display) + " runs (calibrate --fit)",
                           Unit::kNone));
   s.lines.push_back(given("engine.memory_fraction", fraction_flag(st.engine), st.memory_fraction, Unit::kNone,
                           st.fraction_from_reserve ? "(1 - --reserve)" : ""));

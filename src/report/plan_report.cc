@@ -151,9 +151,9 @@ std::string ranking_text(const PlanRequest& r) {
            "prediction (" + release + ") in --json configs[].predicted";
   }
   return "ranked by the prediction for " + release +
-         (p.time_inherited ? " (its step times are TensorRT-LLM's: no published " + std::string(p.display) +
+         (p.time_inherited ? " (its step times are the pooled set: no published " + std::string(p.display) +
                                  " data fitted)"
-                           : " (fitted on published TensorRT-LLM runs)") +
+                           : " (fitted on published " + std::string(p.display) + " runs)") +
          "; the ceiling beside it (--rank-by ceiling ranks by it)";
 }
 
