@@ -4,11 +4,12 @@
 #   scripts/fuzz.sh SECONDS [TARGET...]
 #   RUNS=10000000 scripts/fuzz.sh 3600 quantity_fuzz   # stop each at RUNS executions (or SECONDS)
 #   PRESET=fuzz-fast RUNS=10000000 scripts/fuzz.sh 3600  # a long campaign, UBSan only
-# PRESET is the build that fuzzes: `sanitize` (default; clang, ASan + UBSan, the
-# same build CI tests, so one build serves both) or `fuzz-fast` (UBSan only,
-# about 5x the executions per second). With fuzz-fast, each target's corpus is
-# then replayed under ASan + UBSan by the sanitize build, so every input the
-# campaign found also runs under AddressSanitizer ("replay" column).
+# PRESET is the build that fuzzes: `fuzz` (default; clang, ASan + UBSan, every
+# library instrumented for coverage) or `fuzz-fast` (UBSan only, about 5x the
+# executions per second). The sanitize build CI tests has no coverage
+# instrumentation (it only replays corpora), so it does not fuzz well. Each
+# target's corpus is then replayed under ASan + UBSan by the sanitize build,
+# the one CI runs ("replay" column).
 # Seeds come from tests/fuzz/<target>/ (kept in the repo, replayed by ctest);
 # inputs the fuzzer finds are kept in build/<preset>/corpus/ and crashes in
 # build/<preset>/findings/<target>/. To keep a finding as a regression test,
@@ -23,7 +24,7 @@ else
   targets=()
   for f in src/*/*_fuzz.cc; do targets+=("$(basename "$f" .cc)"); done
 fi
-preset="${PRESET:-sanitize}"
+preset="${PRESET:-fuzz}"
 build=build/$preset
 [[ -f "$build/build.ninja" ]] || cmake --preset "$preset" >/dev/null
 cmake --build "$build" --target "${targets[@]}" >/dev/null

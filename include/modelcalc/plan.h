@@ -51,6 +51,7 @@
 #include "modelcalc/engine_profile.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/scenario.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -116,9 +117,20 @@ struct PlanCandidate {
   int64_t gpus_per_replica() const { return tp * pp * attn_dp; }
 };
 
+// What sets a replica's most sequences (max_sequences), and the figures a miss that hits it cites.
+struct PlanLimit {
+  BatchLimit kind = BatchLimit::kNone;  // memory, the engine's max_num_seqs or its step-token budget
+  double capacity = 0;           // sequences per replica, unrounded (max_sequences = floor of it)
+  int64_t step_tokens = 0;       // the engine's max_num_batched_tokens, per attention group (0: the ceiling)
+  int64_t max_num_seqs = 0;      // the engine's max_num_seqs, per attention group (0: the ceiling)
+  double tokens_per_sequence = 0;  // kStepTokens: tokens one sequence brings to a step (its verified tokens and
+                                   // its share of a replacing prompt: 1 + isl / osl without speculation)
+};
+
 // What the search needs from one evaluation.
 struct PlanPoint {
   int64_t max_sequences = 0;  // per replica (memory and engine caps); 0 = weights do not fit
+  PlanLimit limit;            // which cap that is
   double ttft_s = 0;          // time to first token
   double tpot_s = 0;          // the step at `batch`
   double comm_s = 0;          // communication inside that step
@@ -132,16 +144,22 @@ struct PlanPoints {
   PlanPoint ceiling, predicted;
 };
 
-enum class PlanReason { kOk, kMemory, kTtft, kTpot, kCommunication, kGpus };
-const char* plan_reason_name(PlanReason r);  // "memory", "ttft", "tpot", "communication", "gpus"
+// Why a configuration misses: the first limit or target it fails. A batch over max_sequences fails the limit
+// that sets it: memory (KV), the engine's step-token budget (max_num_batched_tokens) or its max_num_seqs.
+enum class PlanReason { kOk, kMemory, kStepTokens, kMaxNumSeqs, kTtft, kTpot, kCommunication, kGpus };
+// "memory", "max_num_batched_tokens", "max_num_seqs", "ttft", "tpot", "communication", "gpus".
+const char* plan_reason_name(PlanReason r);
+// The reason a batch over the capacity fails, by what sets the capacity.
+PlanReason plan_capacity_reason(BatchLimit b);
 
 struct PlanRejected {
   int64_t memory = 0, ttft = 0, tpot = 0, communication = 0, gpus = 0;
+  int64_t step_tokens = 0, max_num_seqs = 0;  // over the engine's step-token budget / its max_num_seqs
   int64_t unsupported = 0;  // (GPU, split, dtypes) the engine refused to prepare (not evaluated)
   // Of those, the ones the serving engine would not load, by the engine_rules() row that refuses them
   // (its name), in table order.
   std::vector<std::pair<std::string, int64_t>> by_engine_rule;
-  int64_t total() const { return memory + ttft + tpot + communication + gpus; }
+  int64_t total() const { return memory + step_tokens + max_num_seqs + ttft + tpot + communication + gpus; }
 };
 
 // The configuration a deciding clause cites: a rejected neighbour (for a miss,
@@ -149,6 +167,7 @@ struct PlanRejected {
 struct PlanNeighbour {
   PlanCandidate c;
   int64_t batch = 0, max_sequences = 0, gpus = 0;
+  PlanLimit limit;
   double ttft_s = 0, tpot_s = 0, comm_s = 0, usd_per_million_output = 0;
   PlanReason reason = PlanReason::kOk;
 };
@@ -168,11 +187,19 @@ struct PlanDeciding {
   PlanNeighbour neighbour;
 };
 
-// One thing that would have to change for a miss to meet every target.
-enum class PlanChangeKind { kWeightsMemory, kBatchMemory, kTtftTarget, kTpotTarget, kGpuLimit, kFp8Weights };
+// One thing that would have to change for a miss to meet every target. Each lifts the limit the miss hits:
+// memory (a smaller KV dtype, more GPUs per replica), the engine's step-token budget or max_num_seqs (the flag
+// raised to `engine_value`), a latency target, the GPU limit.
+enum class PlanChangeKind {
+  kWeightsMemory, kBatchMemory, kStepTokens, kMaxNumSeqs, kTtftTarget, kTpotTarget, kGpuLimit, kFp8Weights
+};
 struct PlanChange {
   PlanChangeKind kind = PlanChangeKind::kWeightsMemory;
-  int64_t batch = 0, holds = 0;      // kBatchMemory: the batch and the sequences a replica holds
+  int64_t batch = 0, holds = 0;      // kBatchMemory, kStepTokens, kMaxNumSeqs: the batch and what a replica holds
+  int64_t engine_value = 0;          // kStepTokens: the budget per attention group that carries `batch`
+                                     // (ceil(batch x tokens per sequence / attn_dp)); kMaxNumSeqs: the cap
+                                     // (ceil(batch / attn_dp))
+  PlanLimit limit = {};              // kStepTokens, kMaxNumSeqs: the limit as it stands
   int64_t gpus = 0;                  // kGpuLimit: the GPUs the load needs
   double seconds = 0;                // kTtftTarget, kTpotTarget: the target it would meet
   bool faster_interconnect = false;  // kTpotTarget: communication is over half the step
@@ -185,6 +212,7 @@ struct PlanChange {
 // One figure set of a configuration, costed.
 struct PlanFigures {
   int64_t max_sequences = 0, replicas = 0, gpus = 0;
+  PlanLimit limit;
   double ttft_s = 0, tpot_s = 0, comm_s = 0, prefill_stall_per_token_s = 0;
   double tokens_per_s_per_user = 0, tokens_per_s_per_replica = 0, tokens_per_s_per_gpu = 0;
   double served_output_tokens_per_s = 0, usd_per_hour = 0;
@@ -197,6 +225,7 @@ struct PlanConfig {
   PlanCandidate c;
   std::string gpu;  // catalog key
   int64_t batch = 0, max_sequences = 0;
+  PlanLimit limit;                 // what sets max_sequences
   int64_t replicas = 0, gpus = 0;  // gpus = tp x pp x replicas
   double ttft_s = 0, tpot_s = 0, comm_s = 0;      // after efficiency
   double prefill_stall_per_token_s = 0;           // batch x ttft / osl (prefill in series; 0 when chunked into steps)

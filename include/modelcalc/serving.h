@@ -105,6 +105,9 @@ struct ServingRequest {
   ServingLoad load = ServingLoad::kSaturated;
   double value = 0;          // by load; unused for kSaturated
   ServingPhase phase = ServingPhase::kAggregated;
+  // kPrefillOnly: prompts each step carries, at most what the limits allow (0 = that most): a smaller step
+  // for a shorter TTFT at a lower rate.
+  double prompts_per_step = 0;
   // kConcurrency: the requests each user sends in the run (benchmark_serving's --num-prompts over
   // --max-concurrency; InferenceX sends 10 per user). The first wave arrives at once, so the run's mean
   // TTFT holds one burst wave in W, and the run lasts the burst's extra wait longer. 0 = the steady
@@ -172,12 +175,18 @@ struct KvTransfer {
 KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployment& decode, int64_t isl,
                        bool overlapped);
 
+// The requests/s one prefill replica's NICs carry away: its GPUs' scale-out bandwidth over one request's KV
+// (kv_transfer's bytes). +inf when no KV leaves (no NIC figure is needed then); 0 without a NIC.
+double prefill_nic_requests_per_s(const PreparedDeployment& prefill, int64_t isl);
+
 // One disaggregated deployment: `prefill_replicas` replicas of a prefill
 // pool (serve() with ServingPhase::kPrefillOnly) and `decode_replicas` of a
 // decode pool (kDecodeOnly). A rate is split evenly over each pool's
 // replicas; saturated, the pools serve min(x x R_prefill, y x R_decode)
 // requests/s. TTFT = the prefill pool's (queue included) + the transfer's
-// share; TPOT = the decode pool's. Each pool's figures are per replica
+// share; TPOT = the decode pool's. A prefill replica serves at most what its
+// NICs carry away (prefill_nic_requests_per_s): a rate beyond it saturates
+// the pool (its queue grows: TTFT +inf). Each pool's figures are per replica
 // (PreparedDeployment::split.dp is ignored: the replica counts are these).
 struct DisaggregatedFigures {
   ServingFigures prefill, decode;  // one replica of each, at its share of the load

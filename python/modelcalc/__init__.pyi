@@ -109,7 +109,7 @@ class SizeResult(_Document):
     predicted_tokens_per_s_aggregate: float
     params_blocks: int
     kv_bytes_per_token: int
-    kv_room_bytes: float
+    kv_room_bytes: float | None  # None when the weights do not fit (no figure, as size --json)
     step_bytes: float
     decode_flops_per_token: float
     prefill_flops: float

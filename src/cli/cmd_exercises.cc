@@ -41,14 +41,16 @@ Status run_exercises(const OutputFlags& out_flags, std::ostream& out) {
   auto r_mha = analyze_size(mha, *mi300x, o);
   if (!r_int8.ok() || !r_h100.ok() || !r_mha.ok()) return Status::InvalidArgument("exercises", "variant failed");
   Section check{"Check your work (the seed's variant runs)", {}, {}};
-  check.lines.push_back({"check.int8.weights_bytes", "--dtype int8: weights (2b)", r_int8->weight_bytes,
-                         Unit::kBytes, nullptr, {}, ""});
-  check.lines.push_back({"check.int8.tokens_per_s_weights_only", "--dtype int8: MI300X ceiling (5c)",
-                         r_int8->tokens_per_s_weights_only, Unit::kTokensPerS, nullptr, {}, "(half the bytes, twice the tokens/s)"});
-  check.lines.push_back({"check.h100.tokens_per_s_weights_only", "--gpu h100: ceiling (5d)", r_h100->tokens_per_s_weights_only,
-                         Unit::kTokensPerS, nullptr, {}, "(set by HBM bandwidth alone)"});
-  check.lines.push_back({"check.mha.kv_bytes_per_sequence", "--kv-heads 48: KV per sequence (4c)", r_mha->kv_per_seq,
-                         Unit::kBytes, nullptr, {}, fmt::format("(×{} the GQA cache)", fmt_sig(r->kv_mha_ratio))});
+  check.lines.push_back(
+      given("check.int8.weights_bytes", "--dtype int8: weights (2b)", r_int8->weight_bytes, Unit::kBytes));
+  check.lines.push_back(given("check.int8.tokens_per_s_weights_only", "--dtype int8: MI300X ceiling (5c)",
+                              r_int8->tokens_per_s_weights_only, Unit::kTokensPerS,
+                              "(half the bytes, twice the tokens/s)"));
+  check.lines.push_back(given("check.h100.tokens_per_s_weights_only", "--gpu h100: ceiling (5d)",
+                              r_h100->tokens_per_s_weights_only, Unit::kTokensPerS, "(set by HBM bandwidth alone)"));
+  check.lines.push_back(given("check.mha.kv_bytes_per_sequence", "--kv-heads 48: KV per sequence (4c)",
+                              r_mha->kv_per_seq, Unit::kBytes,
+                              fmt::format("(×{} the GQA cache)", fmt_sig(r->kv_mha_ratio))));
   rep.sections.push_back(std::move(check));
   emit(rep, out_flags, out);
   return Status::Ok();

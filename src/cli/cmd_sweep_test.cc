@@ -174,6 +174,25 @@ TEST(SweepCli, SameNumbersAsSizeJson) {
                    {"--bandwidth", "2TB/s", "--capacity", "48GB", "--peak", "400TFLOPS", "--batch", "4"});
 }
 
+// A memory that does not fit has no figure in any format (issue #33), as in size: Llama-3.1-70B
+// has 70,553,706,496 parameters (its config: 80 layers of d 8192, 64/8 heads, ffn 28672, vocab
+// 128256 untied), 141,107,412,992 B at fp16; an L4 holds 24e9 B, so the weights are short by
+// 117,107,412,992 B = 117.1 GB.
+TEST(SweepCli, KvRoomThatDoesNotFitHasNoFigure) {
+  const Args a = {"sweep", "--model", "llama-3.1-70b", "--gpu", "l4", "--dtype", "fp16", "--fields", "kv_room_bytes"};
+  auto run = [&](const char* format) {
+    Args f = a;
+    f.insert(f.end(), {"--format", format});
+    const CliRun r = run_args(f);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  // A number column aligns right: the 13-character header padded to the 32-character cell.
+  EXPECT_EQ(run("text"), std::string(32 - 13, ' ') + "kv_room_bytes\ndoes not fit (short by 117.1 GB)\n");
+  EXPECT_EQ(run("csv"), "kv_room_bytes\n\n");
+  EXPECT_EQ(run("jsonl"), "{\"kv_room_bytes\":null}\n");
+}
+
 // ---- Printers ----------------------------------------------------------------
 
 TEST(SweepTable, CsvQuotesByRfc4180) {

@@ -8,6 +8,7 @@
 
 #include "error_number.h"
 #include "modelcalc/capacity.h"
+#include "modelcalc/eplb.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/formulas.h"
 #include "sweep_kernels.h"
@@ -491,7 +492,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   d.expert_slots_per_rank = static_cast<double>(slots) / static_cast<double>(ep);
   d.expert_tp = static_cast<double>(moe_group / ep);
   d.redundant_experts = o.redundant_experts;
-  d.expert_imbalance = ep > 1 ? o.expert_imbalance : 1.0;
+  // EPLB's redundant slots rebalance the stated imbalance (eplb.h); without them it stands as stated.
+  d.expert_imbalance = ep > 1 ? eplb_imbalance(m.n_expert, o.redundant_experts, ep, o.expert_imbalance) : 1.0;
   d.ep_spread = expected_max_normal(ep);
   // One expert of one layer: its params, and the slice one GPU holds.
   const double expert_params =

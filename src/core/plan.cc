@@ -10,6 +10,7 @@ namespace modelcalc {
 PlanFigures plan_figures(const PlanConfig& c) {
   PlanFigures f;
   f.max_sequences = c.max_sequences;
+  f.limit = c.limit;
   f.replicas = c.replicas;
   f.gpus = c.gpus;
   f.ttft_s = c.ttft_s;
@@ -32,12 +33,24 @@ const char* plan_reason_name(PlanReason r) {
   switch (r) {
     case PlanReason::kOk: return "ok";
     case PlanReason::kMemory: return "memory";
+    case PlanReason::kStepTokens: return "max_num_batched_tokens";
+    case PlanReason::kMaxNumSeqs: return "max_num_seqs";
     case PlanReason::kTtft: return "ttft";
     case PlanReason::kTpot: return "tpot";
     case PlanReason::kCommunication: return "communication";
     case PlanReason::kGpus: return "gpus";
   }
   return "?";
+}
+
+PlanReason plan_capacity_reason(BatchLimit b) {
+  switch (b) {
+    case BatchLimit::kStepTokens: return PlanReason::kStepTokens;
+    case BatchLimit::kMaxNumSeqs: return PlanReason::kMaxNumSeqs;
+    case BatchLimit::kNone:
+    case BatchLimit::kMemory: break;
+  }
+  return PlanReason::kMemory;
 }
 
 namespace {
@@ -150,6 +163,7 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   o->c = c;
   o->batch = batch;
   o->max_sequences = p.max_sequences;
+  o->limit = p.limit;
   o->ttft_s = p.ttft_s / eff;
   o->tpot_s = p.tpot_s / eff;
   o->comm_s = p.comm_s / eff;
@@ -187,7 +201,7 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   o->usd_per_million_blended = o->usd_per_hour / (out_per_h + in_per_h) * 1e6;
   // The first target missed, in this order.
   if (batch > p.max_sequences) {
-    o->reason = PlanReason::kMemory;
+    o->reason = p.max_sequences == 0 ? PlanReason::kMemory : plan_capacity_reason(p.limit.kind);
   } else if (r.ttft_s && o->ttft_s > *r.ttft_s) {
     o->reason = PlanReason::kTtft;
   } else if (r.tpot_s && o->tpot_s > *r.tpot_s) {
@@ -217,18 +231,36 @@ double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig&
 namespace {
 
 PlanNeighbour neighbour_of(const PlanConfig& c) {
-  return {c.c, c.batch, c.max_sequences, c.gpus, c.ttft_s, c.tpot_s, c.comm_s, c.usd_per_million_output, c.reason};
+  return {c.c,      c.batch,  c.max_sequences, c.gpus, c.limit, c.ttft_s, c.tpot_s, c.comm_s, c.usd_per_million_output,
+          c.reason};
+}
+
+// What lifts the limit a batch over the capacity hits: the weights' memory, the KV's, or the engine's cap
+// raised to what the batch needs (per attention group: the engines' flags are per instance).
+PlanChange capacity_change(const PlanConfig& c) {
+  PlanChange ch;
+  ch.batch = c.batch;
+  ch.holds = c.max_sequences;
+  ch.limit = c.limit;
+  const double groups = static_cast<double>(c.c.attn_dp);
+  const double b = static_cast<double>(c.batch);
+  switch (c.max_sequences == 0 ? PlanReason::kMemory : plan_capacity_reason(c.limit.kind)) {
+    case PlanReason::kStepTokens:
+      ch.kind = PlanChangeKind::kStepTokens;
+      ch.engine_value = static_cast<int64_t>(std::ceil(b * c.limit.tokens_per_sequence / groups * (1 - 1e-12)));
+      break;
+    case PlanReason::kMaxNumSeqs:
+      ch.kind = PlanChangeKind::kMaxNumSeqs;
+      ch.engine_value = static_cast<int64_t>(std::ceil(b / groups * (1 - 1e-12)));
+      break;
+    default: ch.kind = c.max_sequences == 0 ? PlanChangeKind::kWeightsMemory : PlanChangeKind::kBatchMemory; break;
+  }
+  return ch;
 }
 
 std::vector<PlanChange> changes(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {
   std::vector<PlanChange> out;
-  if (c.batch > c.max_sequences) {
-    PlanChange ch;
-    ch.kind = c.max_sequences == 0 ? PlanChangeKind::kWeightsMemory : PlanChangeKind::kBatchMemory;
-    ch.batch = c.batch;
-    ch.holds = c.max_sequences;
-    out.push_back(ch);
-  }
+  if (c.batch > c.max_sequences) out.push_back(capacity_change(c));
   if (r.ttft_s && c.ttft_s > *r.ttft_s) {
     PlanChange ch;
     ch.kind = PlanChangeKind::kTtftTarget;
@@ -263,7 +295,7 @@ PlanReason binding_reason(const PlanRequest& r, const PlanSpace& s, const PlanCo
   };
   consider(c.batch > c.max_sequences,
            c.max_sequences > 0 ? static_cast<double>(c.batch) / static_cast<double>(c.max_sequences) : 1e9,
-           PlanReason::kMemory);
+           c.max_sequences == 0 ? PlanReason::kMemory : plan_capacity_reason(c.limit.kind));
   if (r.ttft_s) consider(c.ttft_s > *r.ttft_s, c.ttft_s / *r.ttft_s, PlanReason::kTtft);
   if (r.tpot_s) {
     consider(c.tpot_s > *r.tpot_s, c.tpot_s / *r.tpot_s,

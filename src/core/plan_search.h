@@ -105,6 +105,8 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
       switch (cfg.reason) {
         case PlanReason::kOk: break;
         case PlanReason::kMemory: ++out.rejected.memory; break;
+        case PlanReason::kStepTokens: ++out.rejected.step_tokens; break;
+        case PlanReason::kMaxNumSeqs: ++out.rejected.max_num_seqs; break;
         case PlanReason::kTtft: ++out.rejected.ttft; break;
         case PlanReason::kTpot: ++out.rejected.tpot; break;
         case PlanReason::kCommunication: ++out.rejected.communication; break;

@@ -62,9 +62,9 @@ StepLoad step_load(const PreparedDeployment& d, const StepWork& w, const StepTim
   const double v = spec ? static_cast<double>(d.spec_tokens + 1) : 1.0;  // tokens verified per sequence
   const double B = w.decode_sequences, np = w.prefill_tokens;
   const double tokens = B * v + np;            // through the replica's MoE group
-  const double g = d.attn_dp;                  // attention groups: each carries 1/g of the sequences
+  const double g = d.attn_dp;                  // attention groups: the sequences dealt out whole over them
   const double pg = w.prefill_groups > 0 ? std::min(w.prefill_groups, g) : g;  // groups the prompts are on
-  const double Bg = B / g;
+  const double Bg = busiest_group_sequences(B, g);  // on the busiest group
   const double npg = np / pg;                  // prompt tokens on the busiest group
   l.n = Bg * v + npg;
   const double moe = static_cast<double>(d.n_moe_layers);
@@ -315,7 +315,9 @@ ServingFigures serve_prefill(const PreparedDeployment& d, const ServingCapacity&
   }
   f.capacity_sequences = prompts;
   f.fits = prompts >= 1;
-  const double n = f.fits ? prompts : 1;
+  // The step carries the prompts asked for, at most the limits' (a fitting step at least one).
+  const double asked = r.prompts_per_step > 0 ? std::min(r.prompts_per_step, prompts) : prompts;
+  const double n = f.fits ? std::max(1.0, asked) : 1;
   const StepWork w = prompts_work(n, isl, cached, win);
   f.batch = n;
   f.prefill_tokens_per_step = w.prefill_tokens;
@@ -698,6 +700,12 @@ KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployme
   return t;
 }
 
+double prefill_nic_requests_per_s(const PreparedDeployment& prefill, int64_t isl) {
+  const double bytes = kv_transfer(prefill, prefill, isl, false).bytes;
+  if (!(bytes > 0)) return kInf;
+  return static_cast<double>(prefill.split.replica_gpus()) * prefill.scaleout_bytes_per_s / bytes;
+}
+
 namespace {
 
 // The pools serving ServingRequest `r`; with `decode_batch` > 0 the decode pool
@@ -732,10 +740,13 @@ DisaggregatedFigures disaggregated_at(const DisaggregatedPool& prefill, const Di
     rp.value = f.decode.requests_per_s * decode.replicas / prefill.replicas;
   }
   f.prefill = serve(pd, prefill.cap, p, ceiling, rp);
-  // A prefill replica's NICs carry its requests' KV: a cap on its rate.
-  const double nic = static_cast<double>(pd.split.replica_gpus()) * pd.scaleout_bytes_per_s;
-  const double prefill_rate = std::min(f.prefill.requests_per_s, f.transfer.bytes > 0 ? nic / f.transfer.bytes : kInf);
+  // A prefill replica's NICs carry its requests' KV: a cap on its rate. Offered more, its queue grows.
+  const double prefill_rate = std::min(f.prefill.requests_per_s, prefill_nic_requests_per_s(pd, r.isl));
   const double prefill_total = prefill_rate * prefill.replicas;
+  if (r.load == ServingLoad::kRequestsPerS && !(rp.value < prefill_rate) && !ceiling) {
+    f.prefill.saturated = true;
+    f.prefill.queue_s = f.prefill.ttft_s = kInf;
+  }
   const double decode_total = f.decode.requests_per_s * decode.replicas;
   f.fits = f.prefill.fits && f.decode.fits;
   switch (r.load) {

@@ -150,6 +150,14 @@ inline double a2a_seconds(const PreparedDeployment& d, double layers, double tok
 // sequence in one pass (the KV read once, the matmuls and attention scores
 // for every token) and the drafter runs K passes of one token per sequence;
 // the step yields accepted_tokens_per_step tokens per sequence.
+// Sequences on the busiest of `groups` attention groups when `batch` sequences are dealt out whole:
+// ceil(batch / groups), at most the batch itself (a mean batch below one sequence stays that fraction). A batch
+// below the groups puts one whole sequence on each of `batch` groups: the busiest reads a whole sequence's KV.
+inline double busiest_group_sequences(double batch, double groups) {
+  if (groups <= 1) return batch;
+  return std::min(batch, std::ceil(batch / groups - 1e-9));
+}
+
 namespace kernel_detail {
 inline void decode_step(const PreparedDeployment& d, int64_t batch, double experts_touched, bool spec,
                         int64_t context, DecodeStep* out) {
@@ -158,7 +166,7 @@ inline void decode_step(const PreparedDeployment& d, int64_t batch, double exper
   const double pp = static_cast<double>(d.split.pp);
   const auto per_gpu = [&](double x) { return one_stage ? x : x / pp; };
   const double B = static_cast<double>(batch);
-  const double Bg = d.attn_dp == 1 ? B : B / d.attn_dp;  // sequences per attention group
+  const double Bg = busiest_group_sequences(B, d.attn_dp);  // sequences on the busiest attention group
   const double v = spec ? static_cast<double>(d.spec_tokens + 1) : 1.0;  // tokens per sequence verified
   const double window_ctx = static_cast<double>(d.n_swa > 0 && context > d.n_swa ? d.n_swa : context);
   const double chunk_ctx = static_cast<double>(d.n_chunk > 0 && context > d.n_chunk ? d.n_chunk : context);
@@ -197,7 +205,8 @@ inline void decode_step(const PreparedDeployment& d, int64_t batch, double exper
   const double n_ar = static_cast<double>(d.n_layer) * d.allreduces_per_layer;
   st.allreduce_seconds =
       d.split.tp == 1 ? 0 : n_ar * (d.ring_factor * msg / d.tp_link_bytes_per_s + d.tp_latency_s);
-  st.a2a_seconds = a2a_seconds(d, moe, B * v / static_cast<double>(d.split.moe_group()), load.ratio);
+  // Each GPU of the busiest group sends its share of that group's tokens.
+  st.a2a_seconds = a2a_seconds(d, moe, Bg * v / static_cast<double>(d.split.tp), load.ratio);
   st.bytes.draft = 0;
   st.flops.draft = 0;
   if (spec) {

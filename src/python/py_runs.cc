@@ -78,6 +78,8 @@ py::object cell_to_py(const Cell& c) {
         using V = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<V, std::string_view>) {
           return py::str(v.data(), v.size());
+        } else if constexpr (std::is_same_v<V, Shortfall>) {
+          return py::none();  // as size --json: a memory that does not fit has no figure
         } else if constexpr (std::is_same_v<V, bool>) {
           return py::bool_(v);
         } else {

@@ -63,6 +63,7 @@ Kind kind_of(const Cell& c) {
     case 0: return Kind::kInt;
     case 1: return Kind::kReal;
     case 2: return Kind::kFlag;
+    case 4: return Kind::kReal;  // a Shortfall (kv_room_bytes, a real column): as_double
     default: return Kind::kText;
   }
 }
@@ -78,6 +79,9 @@ double as_double(const Cell& c) {
     case 0: return static_cast<double>(std::get<int64_t>(c));
     case 1: return std::get<double>(c);
     case 2: return std::get<bool>(c) ? 1.0 : 0.0;
+    // An array has no null for integers: a memory that does not fit keeps its signed figure (capacity minus
+    // weights, < 0) for analysis; the printed outputs and the size object's attribute say it has none.
+    case 4: return -std::get<Shortfall>(c).bytes;
     default: return 0;
   }
 }

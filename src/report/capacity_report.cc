@@ -110,10 +110,10 @@ Section kv_budget_section(const ModelSpec& m, const GpuSpec* gpu, const KvBudget
                                {term("C", kWorkspaceChunkTokens), term("w_ffn", r.ffn_width), term("V", m.n_vocab)},
                                "(peak of one 2,048-token prefill chunk: FFN intermediate + logits, 16-bit)"));
   }
-  s.lines.push_back(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, fx::kBudget,
-                             {term("usable", format_quantity(dbl(r.usable_bytes), Unit::kBytes)),
-                              term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes)),
-                              term("A", format_quantity(dbl(r.workspace_bytes), Unit::kBytes))}));
+  s.lines.push_back(short_if_negative(computed("budget_bytes", "KV budget", r.budget_bytes, Unit::kBytes, fx::kBudget,
+                                               {term("usable", format_quantity(dbl(r.usable_bytes), Unit::kBytes)),
+                                                term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes)),
+                                                term("A", format_quantity(dbl(r.workspace_bytes), Unit::kBytes))})));
   if (r.budget_bytes <= 0) {
     s.notes.push_back("The weights and the allowance do not fit: no sequence fits. Shard (more GPUs) or quantize.");
   }

@@ -196,9 +196,10 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
     s.lines.push_back(given("memory_per_gpu.state_per_sequence", "Recurrent state per sequence",
                             m.state_per_sequence, Unit::kBytes, "(no recurrent layers)"));
   }
-  s.lines.push_back(computed("memory_per_gpu.free_for_kv", "Free for KV", m.free_for_kv, Unit::kBytes, fx::kDepFree,
-                             {term("capacity", m.capacity), term("reserve", m.reserve),
-                              term("workspace", m.workspace), term("W", static_cast<double>(w.total()))}));
+  s.lines.push_back(short_if_negative(computed(
+      "memory_per_gpu.free_for_kv", "Free for KV", m.free_for_kv, Unit::kBytes, fx::kDepFree,
+      {term("capacity", m.capacity), term("reserve", m.reserve), term("workspace", m.workspace),
+       term("W", static_cast<double>(w.total()))})));
   s.lines.push_back(given("memory_per_gpu.draft_kv_per_sequence", "Draft KV per sequence", m.draft_kv_per_sequence,
                           Unit::kBytes, d.spec_tokens > 0 ? "(the drafter's own cache)" : "(no drafter)"));
   s.lines.push_back(given("memory_per_gpu.shared_prefix", "Shared prefix KV (held once per attention group)",
@@ -402,9 +403,12 @@ void add_predicted_memory(const DeploymentPrediction& p, Section* s) {
   const EngineMemory& m = p.memory;
   const std::string tag = " (predicted, " + std::string(p.profile->display) + ")";
   s->lines.push_back(given("memory_per_gpu.predicted.capacity", "Capacity" + tag, m.total_bytes, Unit::kBytes));
-  s->lines.push_back(given("memory_per_gpu.predicted.reserve", "Kept back" + tag, p.reserve_bytes, Unit::kBytes,
-                           "(" + std::string(fraction_flag(p.settings.engine)) + " " +
-                               fmt_sig(p.settings.memory_fraction, 3) + ")"));
+  // Negative when the weights and the engine's own memory exceed the GPU: nothing is kept back, and the
+  // line says by how much the rest does not fit.
+  s->lines.push_back(short_if_negative(given("memory_per_gpu.predicted.reserve", "Kept back" + tag, p.reserve_bytes,
+                                             Unit::kBytes,
+                                             "(" + std::string(fraction_flag(p.settings.engine)) + " " +
+                                                 fmt_sig(p.settings.memory_fraction, 3) + ")")));
   s->lines.push_back(given("memory_per_gpu.predicted.workspace", "Non-torch + activation peak" + tag,
                            m.non_torch_bytes + m.activation_peak_bytes, Unit::kBytes));
   s->lines.push_back(given("memory_per_gpu.predicted.weights", "Weight shard" + tag, m.weights_bytes, Unit::kBytes));
@@ -413,8 +417,8 @@ void add_predicted_memory(const DeploymentPrediction& p, Section* s) {
   s->lines.push_back(given("memory_per_gpu.predicted.kv_per_sequence", "KV per sequence, whole blocks" + tag,
                            p.kv_bytes_per_sequence, Unit::kBytes,
                            "(blocks of " + std::to_string(p.settings.block_size) + " tokens)"));
-  s->lines.push_back(given("memory_per_gpu.predicted.free_for_kv", "KV cache" + tag, m.kv_cache_bytes_per_gpu,
-                           Unit::kBytes));
+  s->lines.push_back(short_if_negative(
+      given("memory_per_gpu.predicted.free_for_kv", "KV cache" + tag, m.kv_cache_bytes_per_gpu, Unit::kBytes)));
   s->lines.push_back(given("memory_per_gpu.predicted.max_sequences", "Sequences that fit" + tag,
                            p.decode.max_sequences, Unit::kSequences,
                            p.settings.reserve_whole_request ? "(each reserves its whole context when admitted)"
@@ -480,8 +484,8 @@ Section engine_section_impl(const DeploymentPrediction& p) {
   const FormulaText& kvf = st.engine == Engine::kTrtllm ? fx::kPredKvTrt
                            : st.engine == Engine::kVllm ? fx::kPredKvVllm
                                                         : fx::kPredKvSgl;
-  s.lines.push_back(computed("engine.kv_cache_bytes_per_gpu", "KV cache memory per GPU", m.kv_cache_bytes_per_gpu,
-                             Unit::kBytes, kvf, kv_terms));
+  s.lines.push_back(short_if_negative(computed("engine.kv_cache_bytes_per_gpu", "KV cache memory per GPU",
+                                               m.kv_cache_bytes_per_gpu, Unit::kBytes, kvf, kv_terms)));
   s.lines.push_back(given("engine.kv_bytes_per_token", "KV per token per GPU", m.kv_bytes_per_token, Unit::kBytes));
   s.lines.push_back(computed("engine.gpu_blocks", "# GPU blocks", m.gpu_blocks, Unit::kNone, fx::kPredBlocks,
                              {term("KV", std::max(0.0, m.kv_cache_bytes_per_gpu), Unit::kBytes),

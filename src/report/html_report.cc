@@ -64,7 +64,7 @@ std::string section_html(const Section& s) {
     for (const Line& l : s.lines) {
       const bool text = std::holds_alternative<std::string>(l.value);
       h += "<tr><td>" + esc(l.label) + "</td><td class=\"" + (text ? "text" : "value") + "\">" +
-           esc(format_value(l.value, l.unit));
+           esc(line_value_text(l));
       if (!l.comment.empty()) h += "<br><span class=\"comment\">" + esc(l.comment) + "</span>";
       h += "</td>";
       if (l.formula != nullptr) {

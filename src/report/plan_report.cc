@@ -86,6 +86,25 @@ std::string efficiency_text(const PlanRequest& r) {
 
 nlohmann::json num(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
 
+// A figure key null in `j` (not finite) gets "<key>_reason": why there is no number. Every figure key of plan's
+// documents is passed through here, so JSON has no infinite figure and no null without its reason.
+void explain_nulls(nlohmann::json& j) {
+  std::vector<std::pair<std::string, std::string>> add;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_null()) continue;
+    const std::string& k = it.key();
+    const bool time = k.size() > 2 && (k.ends_with("_s") || k.ends_with("seconds"));
+    const bool usd = k.starts_with("usd_");
+    if (!time && !usd && !k.starts_with("tokens_per_s") && !k.starts_with("served_") && !k.starts_with("requests_")) {
+      continue;
+    }
+    add.emplace_back(k + "_reason", k.starts_with("ttft") || k.starts_with("prefill_stall") ? kUnboundedQueue
+                                    : usd ? "no tokens served: the cost per token is unbounded"
+                                          : "unbounded");
+  }
+  for (auto& [k, v] : add) j[k] = v;
+}
+
 // A configuration's cells as the text table prints them; the JSON's "text"
 // holds the same strings, so a page shows the CLI's table.
 struct PlanCells {
@@ -95,18 +114,18 @@ struct PlanCells {
 PlanCells plan_cells(const PlanConfig& c) {
   return {split_text(c.c),
           fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)),
-          format_brief(c.ttft_s, Unit::kSeconds),
-          format_brief(c.tpot_s, Unit::kSeconds),
+          plan_time_text(c.ttft_s, true),
+          plan_time_text(c.tpot_s, false),
           fmt_fixed(c.tokens_per_s_per_user, 1),
           fmt_fixed(c.tokens_per_s_per_gpu, 0),
-          format_brief(c.usd_per_hour, Unit::kUsd),
-          format_brief(c.usd_per_million_output, Unit::kUsd),
-          format_brief(c.usd_per_million_input, Unit::kUsd)};
+          plan_usd_text(c.usd_per_hour),
+          plan_usd_text(c.usd_per_million_output),
+          plan_usd_text(c.usd_per_million_input)};
 }
 
 // The figure keys of one set (the ceiling's at the top level, the prediction's under "predicted").
 nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
-  return {
+  nlohmann::json j = {
       {"gpus", f.gpus},
       {"dp", f.replicas},
       {"batch", batch},
@@ -126,7 +145,10 @@ nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
       {"usd_per_million_blended_tokens", num(f.usd_per_million_blended)},
       {"meets_targets", f.reason == PlanReason::kOk},
       {"reason", plan_reason_name(f.reason)},
+      {"limit", batch_limit_name(f.limit.kind)},
   };
+  explain_nulls(j);
+  return j;
 }
 
 nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
@@ -249,7 +271,7 @@ std::string render_plan_text(const PlanView& v) {
                          "{:>10}\n",
                          i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
                          c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
-                         c.has_figures ? format_brief(o.tpot_s, Unit::kSeconds) : std::string("-"),
+                         c.has_figures ? plan_time_text(o.tpot_s, false) : std::string("-"),
                          c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
     }
     out += "\nDeciding constraint (what stops the cheaper neighbour):\n";
@@ -263,10 +285,10 @@ std::string render_plan_text(const PlanView& v) {
       const PlanConfig& c = m.config;
       out += fmt::format("  {} {} {}/{} batch {}, {} GPUs: TTFT {}, TPOT {} — {}\n", c.gpu, split_text(c.c),
                          dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype), c.batch, c.gpus,
-                         format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
+                         plan_time_text(c.ttft_s, true), plan_time_text(c.tpot_s, false),
                          plan_deciding_text(r, *v.space, c));
       std::string ch;
-      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(x);
+      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(r.engine.engine(), x);
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
     if (res.misses.empty() && !res.first_unsupported.empty()) {
@@ -275,11 +297,12 @@ std::string render_plan_text(const PlanView& v) {
   }
 
   const PlanRejected& rj = res.rejected;
-  out += fmt::format("\nRejected: {} memory, {} TTFT, {} TPOT, {} communication, {} over the GPU limit; {} "
-                     "combinations not evaluated (split or dtype the engine refuses{})\n",
-                     group_digits(rj.memory), group_digits(rj.ttft), group_digits(rj.tpot),
-                     group_digits(rj.communication), group_digits(rj.gpus), group_digits(rj.unsupported),
-                     engine_rules_text(r, rj));
+  out += fmt::format("\nRejected: {} memory, {} over the engine's step-token budget, {} over its sequence cap, {} "
+                     "TTFT, {} TPOT, {} communication, {} over the GPU limit; {} combinations not evaluated (split or "
+                     "dtype the engine refuses{})\n",
+                     group_digits(rj.memory), group_digits(rj.step_tokens), group_digits(rj.max_num_seqs),
+                     group_digits(rj.ttft), group_digits(rj.tpot), group_digits(rj.communication),
+                     group_digits(rj.gpus), group_digits(rj.unsupported), engine_rules_text(r, rj));
 
   if (v.frontier_table) {
     out += "\nFrontier per GPU kind (no point has both more tokens/s per user and more per GPU):\n";
@@ -309,6 +332,8 @@ const char* plan_change_kind(PlanChangeKind k) {
     case PlanChangeKind::kTtftTarget: return "ttft_target";
     case PlanChangeKind::kTpotTarget: return "tpot_target";
     case PlanChangeKind::kGpuLimit: return "gpu_limit";
+    case PlanChangeKind::kStepTokens: return "step_tokens";
+    case PlanChangeKind::kMaxNumSeqs: return "max_num_seqs";
     case PlanChangeKind::kFp8Weights: return "fp8_weights";
   }
   return "";
@@ -316,13 +341,23 @@ const char* plan_change_kind(PlanChangeKind k) {
 
 // One thing that would have to change, as numbers and enums: the kind, its figures, and for a change of
 // the setup the flags (`change`) and the engine's figures for them (`after`), null otherwise.
-nlohmann::json plan_change_json(const PlanChange& x) {
+nlohmann::json plan_change_json(Engine e, const PlanChange& x) {
   nlohmann::json j = {{"kind", plan_change_kind(x.kind)}};
   switch (x.kind) {
     case PlanChangeKind::kBatchMemory:
       j["batch"] = x.batch;
       j["holds"] = x.holds;
       break;
+    case PlanChangeKind::kStepTokens:
+    case PlanChangeKind::kMaxNumSeqs: {
+      const bool tokens = x.kind == PlanChangeKind::kStepTokens;
+      j["batch"] = x.batch;
+      j["holds"] = x.holds;
+      j["engine_value"] = x.engine_value;  // per attention group, as the engine's flag takes it
+      j["engine_flag"] = tokens ? engine_limit_flags(e).step_tokens : engine_limit_flags(e).max_num_seqs;
+      j["modelcalc_flag"] = tokens ? "--max-num-batched-tokens" : "--max-num-seqs";
+      break;
+    }
     case PlanChangeKind::kTtftTarget: j["ttft_s"] = x.seconds; break;
     case PlanChangeKind::kTpotTarget:
       j["tpot_s"] = x.seconds;
@@ -380,7 +415,10 @@ nlohmann::json plan_json(const PlanView& v) {
   }
   j["frontier"] = frontier;
   j["searched"] = res.searched;
-  j["rejected"] = {{"memory", res.rejected.memory},   {"ttft", res.rejected.ttft},
+  j["rejected"] = {{"memory", res.rejected.memory},
+                   {"max_num_batched_tokens", res.rejected.step_tokens},
+                   {"max_num_seqs", res.rejected.max_num_seqs},
+                   {"ttft", res.rejected.ttft},
                    {"tpot", res.rejected.tpot},       {"communication", res.rejected.communication},
                    {"gpus", res.rejected.gpus},       {"unsupported", res.rejected.unsupported}};
   nlohmann::json by_rule = nlohmann::json::object();
@@ -390,7 +428,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
     nlohmann::json changes = nlohmann::json::array();
-    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(x));
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(r.engine.engine(), x));
     mj["changes"] = changes;
     misses.push_back(mj);
   }
@@ -598,6 +636,7 @@ nlohmann::json pool_json(const PlanPool& p, bool prefill) {
     j["tpot_s"] = num(p.tpot_s);
     j["output_tokens_per_s_per_gpu"] = num(p.tokens_per_s_per_gpu);
   }
+  explain_nulls(j);
   return j;
 }
 
@@ -646,6 +685,8 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
                        {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
                        {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
                        {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)}});
+    nlohmann::json& cj = configs.back();
+    for (nlohmann::json* o : {&cj, &cj["kv_transfer"], &cj["ceiling"]}) explain_nulls(*o);
   }
   j["configs"] = configs;
   const PlanView agg{v.model, v.request, v.space, &res.aggregated, false, {}};
@@ -695,15 +736,15 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
       t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", i + 1, pool_text(c.prefill),
                        pool_text(c.decode) + fmt::format(" ({})", c.decode.batch),
                        fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas),
-                       format_brief(c.ttft_s, Unit::kSeconds), format_brief(c.tpot_s, Unit::kSeconds),
-                       format_brief(c.usd_per_hour, Unit::kUsd), format_brief(c.usd_per_million_output, Unit::kUsd));
+                       plan_time_text(c.ttft_s, true), plan_time_text(c.tpot_s, false),
+                       plan_usd_text(c.usd_per_hour), plan_usd_text(c.usd_per_million_output));
     }
     const DisaggPlanConfig& b = res.configs[0];
     t += fmt::format("\n  #1: the prompt's KV, {} per request, crosses the NICs in {} ({}; TTFT += {}); the "
                      "prefill pool's TTFT {} at its share of the load.\n",
-                     format_brief(b.kv_bytes_per_request, Unit::kBytes), format_brief(b.kv_transfer_s, Unit::kSeconds),
+                     format_brief(b.kv_bytes_per_request, Unit::kBytes), plan_time_text(b.kv_transfer_s, false),
                      b.kv_transfer_overlapped ? "streamed behind the prefill" : "after the prefill, not overlapped",
-                     format_brief(b.kv_transfer_ttft_s, Unit::kSeconds), format_brief(b.prefill.ttft_s, Unit::kSeconds));
+                     plan_time_text(b.kv_transfer_ttft_s, true), plan_time_text(b.prefill.ttft_s, true));
   }
   t += "\nBest aggregated plan (both phases on every replica), for comparison:\n";
   if (res.aggregated.configs.empty()) {
@@ -712,8 +753,8 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
     const PlanConfig& a = res.aggregated.configs[0];
     t += fmt::format("  {} × {} {} {}/{} batch {}: TTFT {}, TPOT {}, {} GPUs, {}/h, {}/1M output tokens\n", a.replicas,
                      a.gpu, split_text(a.c), dtype_name(a.c.weight_dtype), dtype_name(a.c.kv_dtype), a.batch,
-                     format_brief(a.ttft_s, Unit::kSeconds), format_brief(a.tpot_s, Unit::kSeconds), a.gpus,
-                     format_brief(a.usd_per_hour, Unit::kUsd), format_brief(a.usd_per_million_output, Unit::kUsd));
+                     plan_time_text(a.ttft_s, true), plan_time_text(a.tpot_s, false), a.gpus,
+                     plan_usd_text(a.usd_per_hour), plan_usd_text(a.usd_per_million_output));
     if (!res.configs.empty()) {
       const double ratio = res.configs[0].usd_per_million_output / a.usd_per_million_output;
       t += fmt::format("  disaggregated / aggregated cost per 1M output tokens: {}\n", fmt_sig(ratio, 3));

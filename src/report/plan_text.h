@@ -11,13 +11,29 @@
 namespace modelcalc {
 
 // Durations and prices in its table and its sentences alike are
-// format_brief's (report.h): "60.5 ms", "$0.612", "inf" when unbounded.
+// format_brief's (report.h): "60.5 ms", "$0.612"; an unbounded time is
+// plan_time_text's "unbounded" (never "inf").
 
 // "the next batch, 21 ($0.612/1M output tokens), misses TPOT: 60.5 ms > 60 ms".
 // `r` and `s` are the request and space the result was searched under.
 std::string plan_deciding_text(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c);
-// "a TPOT target of at least 25.2 ms (or a faster interconnect)".
-std::string plan_change_text(const PlanChange& ch);
+// "a TPOT target of at least 25.2 ms (or a faster interconnect)"; a change of the engine's caps names `e`'s flag.
+std::string plan_change_text(Engine e, const PlanChange& ch);
+
+// The engine's own flags for its step-token budget and its sequence cap ("--max-num-batched-tokens",
+// "--max-num-seqs" for vLLM; SGLang's --chunked-prefill-size, --max-running-requests; TensorRT-LLM's
+// --max_num_tokens, --max_batch_size).
+struct EngineLimitFlags {
+  const char* step_tokens;
+  const char* max_num_seqs;
+};
+EngineLimitFlags engine_limit_flags(Engine e);
+
+// A time for plan's cells and clauses: format_brief's, or for an unbounded one (a queue that grows: `queue`)
+// "unbounded: the queue grows" / "unbounded". Never "inf".
+std::string plan_time_text(double seconds, bool queue);
+// A price for plan's cells and clauses: format_brief's, or "n/a (nothing served)" when it is unbounded.
+std::string plan_usd_text(double usd);
 
 }  // namespace modelcalc
 

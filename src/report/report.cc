@@ -85,6 +85,26 @@ Line given(std::string key, std::string label, Value v, Unit u, std::string comm
   return l;
 }
 
+Line absent_line(std::string key, std::string label, std::string reason, Unit u, std::string comment) {
+  Line l = given(std::move(key), std::move(label), 0.0, u, std::move(comment));
+  l.absent = std::move(reason);
+  return l;
+}
+
+std::string does_not_fit(double short_bytes) {
+  return "does not fit (short by " + format_quantity(short_bytes, Unit::kBytes) + ")";
+}
+
+Line short_if_negative(Line l) {
+  double v = 0;
+  if (const auto* d = std::get_if<double>(&l.value)) v = *d;
+  if (const auto* i = std::get_if<int64_t>(&l.value)) v = static_cast<double>(*i);
+  if (v < 0) l.absent = does_not_fit(-v);
+  return l;
+}
+
+std::string line_value_text(const Line& l) { return l.absent.empty() ? format_value(l.value, l.unit) : l.absent; }
+
 Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
               std::string comment) {
   Line l = given(std::move(key), std::move(label), std::move(v), u, std::move(comment));
@@ -239,9 +259,9 @@ std::string render_text(const Report& r) {
         out += l.label;
         if (columns < width) out.append(width - columns, ' ');
         out += "  ";
-        out += format_value(l.value, l.unit);
+        out += line_value_text(l);
       } else {
-        out += fmt::format("  {:<{}}  {}", l.label, width, format_value(l.value, l.unit));
+        out += fmt::format("  {:<{}}  {}", l.label, width, line_value_text(l));
       }
       if (!l.comment.empty()) {
         out += "   ";
@@ -263,7 +283,7 @@ std::string render_explain(const Report& r) {
   for (const Section& s : r.sections) {
     out += "\n" + s.title + "\n";
     for (const Line& l : s.lines) {
-      const std::string value = format_value(l.value, l.unit);
+      const std::string value = line_value_text(l);
       if (l.formula == nullptr) {
         out += "  " + l.label + " = " + value;
         if (!l.comment.empty()) out += "   " + l.comment;
@@ -309,7 +329,14 @@ nlohmann::json render_json(const Report& r) {
     for (const Line& l : s.lines) {
       if (l.key.empty()) continue;
       nlohmann::json v;
-      if (const auto* i = std::get_if<int64_t>(&l.value)) v = *i;
+      if (!l.absent.empty()) {
+        // No figure: null, and why beside it.
+        std::string reason = l.key + "_reason";
+        for (char& c : reason) if (c == '.') c = '/';
+        j[nlohmann::json::json_pointer("/" + reason)] = l.absent;
+      }
+      if (!l.absent.empty()) v = nullptr;
+      else if (const auto* i = std::get_if<int64_t>(&l.value)) v = *i;
       else if (const auto* d = std::get_if<double>(&l.value)) v = std::isfinite(*d) ? nlohmann::json(*d) : nlohmann::json();
       else if (const auto* b = std::get_if<bool>(&l.value)) v = *b;
       else v = std::get<std::string>(l.value);
@@ -330,7 +357,7 @@ nlohmann::json render_json_strings(const Report& r) {
   nlohmann::json j = nlohmann::json::object();
   for (const Section& s : r.sections) {
     for (const Line& l : s.lines) {
-      if (!l.key.empty()) j[l.key] = format_value(l.value, l.unit);
+      if (!l.key.empty()) j[l.key] = line_value_text(l);
     }
   }
   return j;

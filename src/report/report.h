@@ -55,6 +55,10 @@ struct Line {
   const FormulaText* formula = nullptr;  // null for inputs and verdicts
   std::vector<Term> terms;
   std::string comment;  // short aside shown after the value in text
+  // Non-empty: the line has no figure, and says why instead ("does not fit (short by 60.57 GB)",
+  // "unbounded: the queue grows"). Text and --explain print it in the value's place; JSON gives the key
+  // null and the reason under "<key>_reason". No negative or infinite figure is ever printed for it.
+  std::string absent;
 };
 
 struct Section {
@@ -78,6 +82,19 @@ void warn_model_assumptions(const std::vector<std::string>& assumptions, Report&
 
 // A line whose value is an input or a verdict (no formula).
 Line given(std::string key, std::string label, Value v, Unit u, std::string comment = "");
+// A line without a figure: `reason` stands in its value's place (Line::absent). No formula.
+Line absent_line(std::string key, std::string label, std::string reason, Unit u, std::string comment = "");
+// "does not fit (short by 60.57 GB)": what a memory line says when what must fit exceeds what there is by
+// `short_bytes` (> 0).
+std::string does_not_fit(double short_bytes);
+// A memory line whose figure is what is left (free for KV, the KV budget): when it is negative, what must
+// fit exceeds what there is, and the line says so (does_not_fit) instead of printing a negative size. Its
+// formula and terms stay, for --explain.
+Line short_if_negative(Line l);
+// What a waiting time says when arrivals outpace service: the queue grows without bound.
+inline constexpr const char* kUnboundedQueue = "unbounded: the queue grows";
+// A line's value as text: Line::absent when set, else format_value.
+std::string line_value_text(const Line& l);
 // A line computed by formula `f` from `terms` (shown by --explain).
 Line computed(std::string key, std::string label, Value v, Unit u, const FormulaText& f, std::vector<Term> terms,
               std::string comment = "");

@@ -172,9 +172,10 @@ Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, co
     s.lines.push_back(given("weights.fits",
                             "Fits " + gpu.name + " (" + format_quantity(gpu.capacity_bytes, Unit::kBytes) + ")", r.fits,
                             Unit::kNone, "(teaching view: the GPUs pooled, nothing kept back)"));
-    s.lines.push_back(computed("weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes, fx::kKvRoom,
-                               {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
-                                term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes))}));
+    s.lines.push_back(short_if_negative(computed(
+        "weights.kv_room_bytes", "Left for KV cache", r.kv_room_bytes, Unit::kBytes, fx::kKvRoom,
+        {term("capacity", format_quantity(gpu.capacity_bytes, Unit::kBytes)),
+         term("W", format_quantity(dbl(r.weight_bytes), Unit::kBytes))})));
   }
   return s;
 }

@@ -114,7 +114,10 @@ constexpr SweepColumn kColumns[] = {
     {"kv_bytes_per_token", "/kv/bytes_per_token", Unit::kBytes, false, "KV cache per token per sequence, bytes",
      [](const SweepRow& r) -> Cell { return r.result.kv_per_token; }},
     {"kv_room_bytes", "/weights/kv_room_bytes", Unit::kBytes, false, "capacity minus weights, bytes",
-     [](const SweepRow& r) -> Cell { return r.result.kv_room_bytes; }},
+     [](const SweepRow& r) -> Cell {
+       if (r.result.kv_room_bytes < 0) return Shortfall{-r.result.kv_room_bytes};  // as size's line
+       return r.result.kv_room_bytes;
+     }},
     {"step_bytes", "/decode/step_bytes", Unit::kBytes, false, "bytes one decode step reads at batch B",
      [](const SweepRow& r) -> Cell { return r.result.step_bytes_aggregate; }},
     {"decode_flops_per_token", "/flops/decode_per_token", Unit::kFlop, false, "decode FLOPs per token at T",
@@ -155,6 +158,7 @@ std::string trim_right(std::string s) {
 std::string sweep_human(const Cell& c, Unit u) {
   if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
   if (const auto* b = std::get_if<bool>(&c)) return std::string(*b ? std::string_view("yes") : std::string_view("no"));
+  if (const auto* s = std::get_if<Shortfall>(&c)) return does_not_fit(s->bytes);
   const double v = std::holds_alternative<int64_t>(c) ? dbl(std::get<int64_t>(c)) : std::get<double>(c);
   switch (u) {
     case Unit::kParams: {
@@ -174,9 +178,10 @@ std::string sweep_human(const Cell& c, Unit u) {
 
 namespace {
 
-// Base units, full precision: what csv prints. Non-finite reals are empty.
+// Base units, full precision: what csv prints. Non-finite reals and shortfalls are empty.
 std::string base(const Cell& c) {
   if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
+  if (std::holds_alternative<Shortfall>(c)) return "";
   if (const auto* b = std::get_if<bool>(&c)) return *b ? "true" : "false";
   if (const auto* i = std::get_if<int64_t>(&c)) return std::to_string(*i);
   const double v = std::get<double>(c);
@@ -185,6 +190,7 @@ std::string base(const Cell& c) {
 
 nlohmann::ordered_json to_json(const Cell& c) {
   if (const auto* s = std::get_if<std::string_view>(&c)) return std::string(*s);
+  if (std::holds_alternative<Shortfall>(c)) return nullptr;  // as size --json: no figure is null
   if (const auto* b = std::get_if<bool>(&c)) return *b;
   if (const auto* i = std::get_if<int64_t>(&c)) return *i;
   const double v = std::get<double>(c);

@@ -21,9 +21,17 @@
 
 namespace modelcalc {
 
+// A memory figure that does not fit: what must fit exceeds what there is by `bytes` (> 0). It has no
+// figure (issue #33: no negative size printed): text and Markdown say "does not fit (short by X)" as
+// `size` does, csv leaves it empty and JSON gives null, as `size --json` does.
+struct Shortfall {
+  double bytes;
+  bool operator==(const Shortfall&) const = default;
+};
+
 // One value of a row in base units. Text is a view of data that outlives the
 // table: the SweepSpec's model names and GPU keys, or static names.
-using Cell = std::variant<int64_t, double, bool, std::string_view>;
+using Cell = std::variant<int64_t, double, bool, std::string_view, Shortfall>;
 
 struct SweepColumn {
   std::string_view name;      // --fields name; the CSV header and JSON key

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -165,8 +166,9 @@ void append_int(int64_t v, std::string* out) {
   out->append(tmp, static_cast<size_t>(res.ptr - tmp));
 }
 
-// As base(): fmt's shortest round-trip form (write_shortest); non-finite reals are empty.
+// As base(): fmt's shortest round-trip form (write_shortest); non-finite reals and shortfalls are empty.
 void append_csv_cell(const Cell& cell, std::string* out) {
+  if (std::holds_alternative<Shortfall>(cell)) return;
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     append_int(*i, out);
   } else if (const auto* d = std::get_if<double>(&cell)) {
@@ -189,6 +191,10 @@ void append_csv_cell(const Cell& cell, std::string* out) {
 // As nlohmann's dump() writes each: its own to_chars for reals (e.g. "1.0"
 // for integral values), null when not finite; strings escaped as it does.
 void append_json_cell(const Cell& cell, std::string* out) {
+  if (std::holds_alternative<Shortfall>(cell)) {
+    out->append("null");
+    return;
+  }
   if (const auto* i = std::get_if<int64_t>(&cell)) {
     append_int(*i, out);
   } else if (const auto* d = std::get_if<double>(&cell)) {
@@ -315,7 +321,8 @@ class VaryingCell {
   explicit VaryingCell(Cell (*get)(const SweepRow&)) : get_(get) {}
   // Formats the row's value; returns its length. data() holds it.
   [[gnu::always_inline]] size_t update(const SweepRow& r) {
-    const Cell c = get_(r);
+    Cell c = get_(r);
+    if (std::holds_alternative<Shortfall>(c)) c = std::numeric_limits<double>::quiet_NaN();  // csv empty, json null
     if (const auto* i = std::get_if<int64_t>(&c)) {
       data_ = int_text_;
       len_ = static_cast<size_t>(write_int(int_text_, *i) - int_text_);
