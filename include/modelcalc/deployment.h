@@ -54,6 +54,7 @@
 #ifndef MODELCALC_DEPLOYMENT_H_
 #define MODELCALC_DEPLOYMENT_H_
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -325,6 +326,20 @@ struct PreparedDeployment {
 inline Exact state_bits_per_layer(const PreparedDeployment& d) {
   return Exact(d.ssm_state_elems_per_layer) * Exact(d.ssm_state_bits) +
          Exact(d.state_elems_per_layer - d.ssm_state_elems_per_layer) * Exact(d.state_bits);
+}
+
+// Tokens one sequence of `ctx` tokens keeps in one layer: the whole context
+// when `keep` is 0, else at most `keep` tokens plus `extra_blocks` blocks once
+// the context passes `keep`; in whole blocks of `block` tokens (1: exact). The
+// one rule behind every KV figure, per layer kind: the ceiling keeps a window
+// layer's last `window` tokens and a chunked layer's chunk (block 1); an engine
+// release keeps what its allocator keeps (EngineSettings::kv_retention). Pure.
+// REQUIRES: ctx >= 0, keep >= 0, block >= 1.
+inline double kv_kept_tokens(double ctx, int64_t keep, int64_t block, int64_t extra_blocks = 0) {
+  const bool clipped = keep > 0 && ctx > static_cast<double>(keep);
+  const double t = clipped ? static_cast<double>(keep) : ctx;
+  const double b = static_cast<double>(block);
+  return (std::ceil(t / b) + (clipped ? static_cast<double>(extra_blocks) : 0.0)) * b;
 }
 
 // Bytes one GPU reads in a decode step, by component.

@@ -194,6 +194,16 @@ struct EngineSettings {
   // TensorRT-LLM keeps the whole context unless its max_attention_window_size
   // is set (its default is the sequence length), so trtllm does not.
   bool sliding_window = true;
+  // What the KV cache keeps of each layer kind for one sequence (kv_kept_tokens,
+  // in blocks of block_size): a sliding layer `window_keep` tokens (0: the whole
+  // context) plus `window_extra_blocks` blocks once past it, a chunked layer
+  // `chunk_keep` (0: whole); full layers the whole context. swa_pool_ratio > 0:
+  // the sliding layers have a pool of their own holding swa_pool_ratio x the
+  // full pool's tokens (SGLang's hybrid SWA memory). kv_rule says which rule
+  // and where it comes from ("" when the model has no sliding or chunked layer).
+  int64_t window_keep = 0, window_extra_blocks = 0, chunk_keep = 0;
+  double swa_pool_ratio = 0;
+  std::string_view kv_rule;
   // What the memory estimates depend on (from the model and the GPU).
   double total_bytes = 0;                  // the GPU's memory as the engine sees it
   double activation_bytes_per_token = 0;   // per GPU, per token of the step budget
@@ -225,7 +235,14 @@ struct EngineMemory {
   double non_torch_bytes = 0;        // CUDA context, library workspaces, NCCL buffers (estimate)
   double activation_peak_bytes = 0;  // the forward pass's peak at the step limits (estimate)
   double kv_cache_bytes_per_gpu = 0; // may be <= 0: nothing left for KV
-  int64_t kv_bytes_per_token = 0;    // on this GPU (all of its layers)
+  int64_t kv_bytes_per_token = 0;    // on this GPU: every attention layer (full, sliding, chunked), a DSA
+                                     // indexer's keys and the draft's cache; no window filled
+  double full_token_bytes = 0;       // of which per token kept on the full-context layers (indexer, draft in)
+  double swa_token_bytes = 0;        // per token kept on the sliding-window layers
+  double chunk_token_bytes = 0;      // per token kept on the chunked-attention layers
+  int64_t state_bytes_per_sequence = 0;  // recurrent state one sequence holds on this GPU, any length
+  int64_t swa_pool_tokens = 0;       // SGLang's sliding-window pool (swa_pool_ratio > 0), tokens
+  double kv_bytes_per_request = 0;   // KV one request of max_model_len tokens holds (engine_sequence_kv_bytes)
   int64_t gpu_blocks = 0;            // KV blocks of block_size tokens
   int64_t kv_cache_tokens = 0;       // gpu_blocks x block_size (per replica: every rank holds its share)
   double max_concurrency = 0;        // kv_cache_tokens / max_model_len
@@ -234,10 +251,16 @@ struct EngineMemory {
 // REQUIRES: s from resolve_engine_settings for `d`. Pure, allocation-free.
 EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s);
 
+// KV bytes one sequence of `ctx` tokens holds on this GPU as the release keeps
+// each layer kind (s.window_keep, s.chunk_keep; whole blocks); the recurrent
+// state apart (m.state_bytes_per_sequence). Pure.
+double engine_sequence_kv_bytes(const EngineMemory& m, const EngineSettings& s, double ctx);
+
 // Sequences the engine holds at once when each ends at `last_context` tokens
-// and holds `mean_context` on average: whole blocks of the last context per
-// sequence when it reserves whole requests (trtllm), else of the mean; at most
-// max_num_seqs; 0 when none fits. Pure.
+// and holds `mean_context` on average: what a sequence of the last context
+// keeps (engine_sequence_kv_bytes, plus its recurrent state) when the engine
+// reserves whole requests (trtllm), else of the mean; SGLang's window pool
+// bounds it too; at most max_num_seqs; 0 when none fits. Pure.
 int64_t engine_admitted_sequences(const EngineMemory& m, const EngineSettings& s, double last_context,
                                   double mean_context);
 

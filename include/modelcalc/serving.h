@@ -260,7 +260,7 @@ struct DeploymentPrediction {
   PredictedDecode decode;
   StepTime prefill;
   int64_t prompt_tokens = 0;
-  int64_t kv_bytes_per_sequence = 0;  // at the context, in whole blocks
+  int64_t kv_bytes_per_sequence = 0;  // at the context, each layer kind as the release keeps it (whole blocks)
   double reserve_bytes = 0;           // what the engine keeps back of its total (beyond weights and KV)
   bool windows_dropped = false;       // the model's sliding windows, kept whole by this engine
 };

@@ -81,6 +81,83 @@ TEST(CmdEngineTest, EveryEngineFigureHasItsPredictedSibling) {
             j["memory_per_gpu"]["max_sequences"].get<int64_t>());
 }
 
+// Each layer kind kept as the release keeps it (issue 36): chunked layers counted, sliding windows as each
+// engine's allocator keeps them.
+nlohmann::json engine_run(std::vector<std::string> args) {
+  args.push_back("--json");
+  const CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? r.json() : nlohmann::json::object();
+}
+
+TEST(CmdEngineTest, ChunkedLayersAreInThePredictedKv) {
+  // Llama-4-Scout: 48 attention layers (12 full, 36 chunked of 8,192), 8 KV heads of 128 over TP 8 = one head
+  // per GPU: K and V x 1 x 128 x 2 B = 512 B per layer, x 48 = 24,576 B per token. TensorRT-LLM keeps the
+  // chunked layers whole: 8,192 tokens (128 blocks of 64) x 24,576 = 201,326,592 B per sequence.
+  const nlohmann::json j =
+      engine_run({"size", "--model", "llama-4-scout", "--gpu", "h100", "--gpus", "8", "--seq", "8192"});
+  EXPECT_EQ(j["memory_per_gpu"]["predicted"]["kv_per_token"].get<int64_t>(), 24576);
+  EXPECT_EQ(j["memory_per_gpu"]["kv_per_token"].get<int64_t>(), 24576);  // the ceiling's, the same layers
+  EXPECT_EQ(j["memory_per_gpu"]["predicted"]["kv_per_sequence"].get<int64_t>(), int64_t{24576} * 8192);
+  // vLLM V1 at 32K: a chunked layer keeps min(8,192 + 8,192 batched tokens, T) = 16,384 tokens, a full
+  // layer 32,768: 512 B x (12 x 32,768 + 36 x 16,384) = 512 x 983,040 = 503,316,480 B.
+  const nlohmann::json v = engine_run({"size", "--model", "llama-4-scout", "--gpu", "h100", "--gpus", "8", "--seq",
+                                       "32768", "--engine", "vllm"});
+  EXPECT_EQ(v["memory_per_gpu"]["predicted"]["kv_per_sequence"].get<int64_t>(), int64_t{503316480});
+  EXPECT_EQ(v["engine"]["chunk_tokens_kept"].get<int64_t>(), 16384);
+}
+
+TEST(CmdEngineTest, VllmV1KeepsASlidingLayersWindowPlusAStepAndABlock) {
+  // gpt-oss-120b: 36 layers alternating full and sliding (window 128), 8 KV heads of 64: K and V x 8 x 64 x
+  // 2 B = 2,048 B per token per layer. vLLM V1 (max_num_batched_tokens 8,192 on an H100): a sliding layer
+  // keeps min(128 - 1 + 8,192, T) = 8,319 tokens -> ceil(8,319 / 16) + 1 = 521 blocks = 8,336 tokens.
+  // 2,048 x (18 x 32,768 + 18 x 8,336) = 2,048 x 739,872 = 1,515,257,856 B.
+  const nlohmann::json g = engine_run(
+      {"size", "--model", "gpt-oss-120b", "--gpu", "h100", "--seq", "32768", "--engine", "vllm"});
+  EXPECT_EQ(g["memory_per_gpu"]["predicted"]["kv_per_sequence"].get<int64_t>(), int64_t{1515257856});
+  EXPECT_EQ(g["engine"]["window_tokens_kept"].get<int64_t>(), 8319);
+  // Before the hybrid manager (0.9) the sliding layers kept the whole context: 2,048 x 36 x 32,768.
+  const nlohmann::json old = engine_run(
+      {"size", "--model", "gpt-oss-120b", "--gpu", "h100", "--seq", "32768", "--engine", "vllm@0.9"});
+  EXPECT_EQ(old["memory_per_gpu"]["predicted"]["kv_per_sequence"].get<int64_t>(), int64_t{2415919104});
+  // Gemma-3-27B: 62 layers, every 6th full (10 full, 52 sliding of 1,024), 16 KV heads of 128: 8,192 B per
+  // token per layer. Window: min(1,023 + 8,192, T) = 9,215 -> ceil(9,215 / 16) + 1 = 577 blocks = 9,232
+  // tokens. 8,192 x (10 x 32,768 + 52 x 9,232) = 8,192 x 807,744 = 6,617,038,848 B.
+  const nlohmann::json gm = engine_run(
+      {"size", "--model", "gemma-3-27b", "--gpu", "h100", "--seq", "32768", "--engine", "vllm"});
+  EXPECT_EQ(gm["memory_per_gpu"]["predicted"]["kv_per_sequence"].get<int64_t>(), int64_t{6617038848});
+}
+
+TEST(CmdEngineTest, SglangGivesTheSlidingLayersAPoolOfTheirOwn) {
+  // gpt-oss-120b on SGLang: full tokens F from KV = F x (18 x 2,048 + 0.8 x 18 x 2,048) (page size 1), the
+  // window pool 0.8 F (swa_full_tokens_ratio).
+  const nlohmann::json j = engine_run(
+      {"kv-budget", "--model", "gpt-oss-120b", "--gpu", "h100", "--seq", "32768", "--engine", "sglang"});
+  const nlohmann::json e = j["engine"];
+  const double kv = e["kv_cache_bytes_per_gpu"].get<double>();
+  const int64_t full = static_cast<int64_t>(kv / (18 * 2048 + 0.8 * 18 * 2048));
+  EXPECT_EQ(e["kv_cache_tokens"].get<int64_t>(), full);
+  EXPECT_EQ(e["swa_pool_tokens"].get<int64_t>(), static_cast<int64_t>(0.8 * static_cast<double>(full)));
+}
+
+TEST(CmdEngineTest, VllmV0ProfilesAStepOfMaxModelLenTokens) {
+  // vLLM V0 without chunked prefill (max_model_len <= 32K) profiles a step of max(max_model_len, 2,048) tokens,
+  // so its activation peak follows max_model_len (logs k08/k09 of the shared engine-memory logs: 2.07 GiB at
+  // 20,000, 2.99 at 29,000). Per token: (3 x 4,096 + 1.5 x 2 x 14,336) x 2 B = 110,592 B, so 9,000 more
+  // tokens add 995,328,000 B; the sequences' logits (256 of them) are the same in both.
+  auto run = [](const char* len) {
+    return engine_run({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "rtx-4090", "--engine", "vllm@0.6.4",
+                       "--max-model-len", len, "--seq", "4096"})["engine"];
+  };
+  const nlohmann::json a = run("20000"), b = run("29000"), c = run("65536");
+  EXPECT_EQ(a["max_num_batched_tokens"].get<int64_t>(), 20000);
+  EXPECT_EQ(a["max_num_seqs"].get<int64_t>(), 256);
+  EXPECT_DOUBLE_EQ(b["activation_peak_bytes"].get<double>() - a["activation_peak_bytes"].get<double>(), 995328000.0);
+  EXPECT_LT(b["kv_cache_bytes_per_gpu"].get<double>(), a["kv_cache_bytes_per_gpu"].get<double>());
+  // Above 32K chunked prefill is on by default, with 512 batched tokens.
+  EXPECT_EQ(c["max_num_batched_tokens"].get<int64_t>(), 512);
+}
+
 TEST(CmdEngineTest, BadEngineInputIsOneLineNamingTheFlag) {
   const std::vector<std::string> base = {"size", "--model", "llama-3.1-8b", "--gpu", "h100"};
   struct Case {

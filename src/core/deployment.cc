@@ -635,11 +635,12 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
 namespace {
 
 // Token-layers of KV held at a context of `ctx` over full, sliding and chunked
-// layers (a window or a chunk holds at most its length).
+// layers (a window or a chunk holds at most its length: kv_kept_tokens, exact).
 Exact kv_tokens(int64_t full, int64_t swa, int64_t window, int64_t chunked, int64_t chunk, int64_t ctx) {
-  const Exact held = Exact(full) * Exact(ctx) + Exact(swa) * Exact(window > 0 && ctx > window ? window : ctx);
+  const double c = static_cast<double>(ctx);
+  const Exact held = Exact(full) * Exact(ctx) + Exact(swa) * Exact(static_cast<int64_t>(kv_kept_tokens(c, window, 1)));
   if (chunked == 0) return held;
-  return held + Exact(chunked) * Exact(chunk > 0 && ctx > chunk ? chunk : ctx);
+  return held + Exact(chunked) * Exact(static_cast<int64_t>(kv_kept_tokens(c, chunk, 1)));
 }
 
 // KV bytes one sequence of `ctx` tokens holds on one rank of the worst stage:

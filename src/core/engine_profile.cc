@@ -6,10 +6,12 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <string>
+#include <limits>
 #include <system_error>
 
 #include "embedded_data.h"
 #include "modelcalc/deployment.h"
+#include "modelcalc/exact.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
 #include "tsv.h"
@@ -353,15 +355,18 @@ constexpr std::string_view kVllmRule =
     "blocks of block_size tokens allocated as sequences grow";
 constexpr std::string_view kVllmSource =
     "vllm-project/vllm PR #10511 (memory profiling: total x utilization - weights - non_torch - activation "
-    "peak); vllm/engine/arg_utils.py (max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs of >= 70 GiB "
-    "other than the A100, else 2048 and 256); block_size 16";
+    "peak); vllm/engine/arg_utils.py (V1: max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs of >= 70 GiB "
+    "other than the A100, else 2048 and 256; V0: max(max_model_len, 2048) tokens -- 512 with chunked prefill, on "
+    "above 32K -- and 256 sequences, vllm/config.py SchedulerConfig); block_size 16";
 constexpr std::array<MemoryText, kEngineFamilyCount> kMemoryText = {{
     {kTrtRule, kTrtSource},
     {kTrtRule, kTrtSource},
     {kVllmRule, kVllmSource},
     {kVllmRule, kVllmSource},
-    {"KV pool = mem_fraction_static x total - weights (the rest holds activations and graphs)",
-     "sgl-project/sglang python/sglang/srt/server_args.py (mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 "
+    {"KV pool = mem_fraction_static x total - weights - non-torch memory (the pool is what is free after the "
+     "weights load, less the 1 - mem_fraction_static kept for activations and graphs)",
+     "sgl-project/sglang python/sglang/srt/model_executor/model_runner.py (profile_max_num_token: rest = available "
+     "after loading - total x (1 - mem_fraction_static)); python/sglang/srt/server_args.py (mem_fraction_static 0.88 at TP 1, 0.87 at 2, 0.85 "
      "at 4, 0.81 at 8, 0.79 at 16; chunked_prefill_size 8192, 2048 below 25,000 MiB); page size 1"},
 }};
 
@@ -450,6 +455,64 @@ void trtllm_bench_limits(double total_bytes, double weights_all, double kv_token
   *max_tokens = static_cast<int64_t>(tok);
 }
 
+// Sources of the retention rules (EngineSettings::kv_retention).
+constexpr std::string_view kKvRuleTrt =
+    "TensorRT-LLM keeps every layer's whole context in one pool: its variable sliding windows (VSWA) only with "
+    "max_attention_window_size set, which this profile does not assume; chunked layers whole (unconfirmed for "
+    "the PyTorch backend)";
+constexpr std::string_view kKvRuleVllmHybrid =
+    "vLLM V1's hybrid KV cache manager (0.10 on, release boundary unconfirmed): a sliding layer keeps "
+    "min(window - 1 + max_num_batched_tokens, T) tokens plus one block, a chunked layer "
+    "min(attention_chunk_size + max_num_batched_tokens, T) (vllm/v1/kv_cache_interface.py @001cabc1, "
+    "SlidingWindowSpec and ChunkedLocalAttentionSpec.max_memory_usage_bytes)";
+constexpr std::string_view kKvRuleVllmUniform =
+    "vLLM before the hybrid manager: a model whose every layer slides keeps window + one block per sequence; "
+    "sliding layers mixed with full ones, and chunked layers, keep the whole context (FullAttentionSpec's "
+    "sliding_window note, vllm/v1/kv_cache_interface.py @001cabc1)";
+constexpr std::string_view kKvRuleSglang =
+    "SGLang's hybrid SWA memory (on unless --disable-hybrid-swa-memory): the sliding layers get a pool of "
+    "swa_full_tokens_ratio 0.8 x the full layers' tokens and keep a sequence's last window; chunked layers "
+    "whole unless --hybrid-kvcache-ratio (python/sglang/srt/model_executor/model_runner.py, "
+    "set_num_token_hybrid; server_args.py swa_full_tokens_ratio=0.8, disable_hybrid_swa_memory=False)";
+
+// What the release's KV cache keeps of each layer kind (EngineSettings: window_keep, chunk_keep,
+// swa_pool_ratio). REQUIRES: s->max_num_batched_tokens resolved.
+void set_kv_retention(const EngineRelease& r, const PreparedDeployment& d, EngineSettings* s) {
+  const bool windows = d.n_swa > 0 && d.n_swa_layers > 0, chunks = d.n_chunk > 0 && d.n_chunked_layers > 0;
+  if (!windows && !chunks) return;
+  const int64_t step = s->max_num_batched_tokens;
+  switch (r.family) {
+    case EngineFamily::kTrtllm:
+    case EngineFamily::kTrtllmPytorch:
+      s->kv_rule = kKvRuleTrt;
+      break;
+    case EngineFamily::kVllmV0:
+    case EngineFamily::kVllmV1:
+      if (r.family == EngineFamily::kVllmV1 && r.at_least(EngineVersion{0, 10, 0})) {
+        s->kv_rule = kKvRuleVllmHybrid;
+        if (windows) {
+          s->window_keep = d.n_swa - 1 + step;
+          s->window_extra_blocks = 1;
+        }
+        if (chunks) s->chunk_keep = d.n_chunk + step;
+      } else {
+        s->kv_rule = kKvRuleVllmUniform;
+        if (windows && d.n_full_layers == 0 && d.n_chunked_layers == 0) {
+          s->window_keep = d.n_swa;
+          s->window_extra_blocks = 1;
+        }
+      }
+      break;
+    case EngineFamily::kSglang:
+      s->kv_rule = kKvRuleSglang;
+      if (windows && d.n_full_layers > 0) {
+        s->window_keep = d.n_swa;
+        s->swa_pool_ratio = 0.8;
+      }
+      break;
+  }
+}
+
 }  // namespace
 
 Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const ModelSpec& m) {
@@ -534,12 +597,19 @@ Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const Eng
         tokens = 8192;
       }
       break;
-    case Engine::kVllm: {
-      const bool large = s.total_bytes >= 70 * kGiB && lower(gpu.key).find("a100") == std::string::npos;
-      seqs = large ? 1024 : 256;
-      tokens = large ? 8192 : 2048;
+    case Engine::kVllm:
+      if (r.family == EngineFamily::kVllmV0) {
+        // V0 (vllm/config.py SchedulerConfig, vllm/engine/arg_utils.py): chunked prefill on by default only
+        // above 32K of max_model_len, with 512 batched tokens; else a step -- and the profiling run -- carries
+        // max(max_model_len, 2048) tokens; max_num_seqs 256.
+        seqs = 256;
+        tokens = s.max_model_len > 32768 ? 512 : std::max<int64_t>(s.max_model_len, 2048);
+      } else {
+        const bool large = s.total_bytes >= 70 * kGiB && lower(gpu.key).find("a100") == std::string::npos;
+        seqs = large ? 1024 : 256;
+        tokens = large ? 8192 : 2048;
+      }
       break;
-    }
     case Engine::kSglang:
       seqs = kMaxLimit;  // max_running_requests: bounded by the pool
       tokens = s.total_bytes < 25000.0 * 1048576.0 ? 2048 : 8192;
@@ -547,6 +617,7 @@ Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const Eng
   }
   s.max_num_seqs = f.max_num_seqs.value_or(seqs);
   s.max_num_batched_tokens = f.max_num_batched_tokens.value_or(tokens);
+  set_kv_retention(r, d, &s);
 
   // Memory estimates (docs/prediction.md): the forward pass over a step of C
   // tokens holds, per token, the residual stream and attention input (3 d) and
@@ -560,11 +631,10 @@ Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const Eng
   s.logits_bytes_per_sequence = static_cast<double>(m.n_vocab) * 4.0 * 2.0;
   // CUDA context and library workspaces, 1 GiB, plus NCCL / custom all-reduce
   // buffers growing with TP, 1 GiB x 2 (tp - 1) / tp (vLLM logs 1.79 GiB more
-  // at TP 2 than at TP 1 on H100, PR #10511). SGLang keeps them in its
-  // 1 - mem_fraction_static.
-  s.non_torch_bytes = e == Engine::kSglang
-                          ? 0.0
-                          : kGiB * (1.0 + 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp));
+  // at TP 2 than at TP 1 on H100, PR #10511). SGLang subtracts them too: it
+  // sizes its pool from the memory free after loading the weights
+  // (model_runner.py profile_max_num_token: available - total x (1 - f)).
+  s.non_torch_bytes = kGiB * (1.0 + 2.0 * static_cast<double>(tp - 1) / static_cast<double>(tp));
   return s;
 }
 
@@ -572,8 +642,22 @@ EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s)
   EngineMemory m;
   m.total_bytes = s.total_bytes;
   m.weights_bytes = static_cast<double>(d.weights.total());
-  const int64_t layers = d.stage_full_layers + d.stage_swa_layers;
-  m.kv_bytes_per_token = (d.kv_elems_per_layer * layers * d.kv_bits + 7) / 8 + d.draft.kv_per_token_memory;
+  // Per layer kind, per token kept (docs/prediction.md): the K/V or latent elements of each layer, a DSA
+  // indexer's keys on the full layers, the draft's cache with them; the recurrent state per sequence.
+  const double elems = static_cast<double>(d.kv_elems_per_layer), bits = static_cast<double>(d.kv_bits);
+  const double full = static_cast<double>(d.stage_full_layers);
+  m.full_token_bytes = (elems + static_cast<double>(d.index_elems_per_layer)) * full * bits / 8 +
+                       static_cast<double>(d.draft.kv_per_token_memory);
+  m.swa_token_bytes = elems * static_cast<double>(d.stage_swa_layers) * bits / 8;
+  m.chunk_token_bytes = elems * static_cast<double>(d.stage_chunked_layers) * bits / 8;
+  const int64_t layers = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
+  m.kv_bytes_per_token =
+      ((d.kv_elems_per_layer * layers + d.index_elems_per_layer * d.stage_full_layers) * d.kv_bits + 7) / 8 +
+      d.draft.kv_per_token_memory;
+  if (d.stage_recurrent_layers > 0) {
+    const Exact state = ceil_div(state_bits_per_layer(d) * Exact(d.stage_recurrent_layers), 8);
+    m.state_bytes_per_sequence = state.overflow() ? std::numeric_limits<int64_t>::max() : state.value();
+  }
   const double act = static_cast<double>(s.max_num_batched_tokens) * s.activation_bytes_per_token +
                      static_cast<double>(std::min<int64_t>(s.max_num_seqs, s.max_num_batched_tokens)) *
                          s.logits_bytes_per_sequence;
@@ -593,27 +677,63 @@ EngineMemory engine_memory(const PreparedDeployment& d, const EngineSettings& s)
       break;
     case Engine::kSglang:
       m.usable_bytes = s.memory_fraction * s.total_bytes;
-      m.kv_cache_bytes_per_gpu = m.usable_bytes - m.weights_bytes;
+      m.non_torch_bytes = s.non_torch_bytes;
+      m.kv_cache_bytes_per_gpu = m.usable_bytes - m.weights_bytes - m.non_torch_bytes;
       break;
   }
-  const double block_bytes = static_cast<double>(s.block_size) * static_cast<double>(m.kv_bytes_per_token);
-  if (m.kv_cache_bytes_per_gpu > 0 && block_bytes > 0) {
-    const double blocks = std::floor(m.kv_cache_bytes_per_gpu / block_bytes);
-    m.gpu_blocks = blocks < 1e15 ? static_cast<int64_t>(blocks) : int64_t{1} << 50;
+  auto whole = [](double v) { return v < 1e15 ? static_cast<int64_t>(std::floor(v)) : int64_t{1} << 50; };
+  const double bs = static_cast<double>(s.block_size);
+  if (s.swa_pool_ratio > 0) {
+    // SGLang: full-layer tokens F and window tokens 0.8 F share the pool (set_num_token_hybrid).
+    const double per_full_token = m.full_token_bytes + m.chunk_token_bytes + s.swa_pool_ratio * m.swa_token_bytes;
+    if (m.kv_cache_bytes_per_gpu > 0 && per_full_token > 0) {
+      m.gpu_blocks = whole(m.kv_cache_bytes_per_gpu / per_full_token / bs);
+      m.swa_pool_tokens = whole(s.swa_pool_ratio * static_cast<double>(m.gpu_blocks) * bs);
+    }
+  } else {
+    const double block_bytes = bs * static_cast<double>(m.kv_bytes_per_token);
+    if (m.kv_cache_bytes_per_gpu > 0 && block_bytes > 0) m.gpu_blocks = whole(m.kv_cache_bytes_per_gpu / block_bytes);
   }
   m.kv_cache_tokens = m.gpu_blocks * s.block_size;
-  m.max_concurrency = s.max_model_len > 0 ? static_cast<double>(m.kv_cache_tokens) / static_cast<double>(s.max_model_len)
-                                          : 0.0;
+  if (s.max_model_len > 0) {
+    m.kv_bytes_per_request = engine_sequence_kv_bytes(m, s, static_cast<double>(s.max_model_len));
+    if (s.release.family == EngineFamily::kVllmV1 && m.kv_bytes_per_token > 0) {
+      // vLLM V1 (kv_cache_utils.py, get_max_concurrency_for_kv_cache_config): blocks over the blocks one
+      // request of max_model_len tokens needs, every layer kind as it keeps it.
+      const double per_request = std::ceil(m.kv_bytes_per_request / (bs * static_cast<double>(m.kv_bytes_per_token)));
+      m.max_concurrency = per_request > 0 ? static_cast<double>(m.gpu_blocks) / per_request : 0.0;
+    } else {
+      m.max_concurrency = static_cast<double>(m.kv_cache_tokens) / static_cast<double>(s.max_model_len);
+    }
+  }
   return m;
+}
+
+double engine_sequence_kv_bytes(const EngineMemory& m, const EngineSettings& s, double ctx) {
+  const int64_t bs = s.block_size;
+  return m.full_token_bytes * kv_kept_tokens(ctx, 0, bs) +
+         m.swa_token_bytes * kv_kept_tokens(ctx, s.window_keep, bs, s.window_extra_blocks) +
+         m.chunk_token_bytes * kv_kept_tokens(ctx, s.chunk_keep, bs);
 }
 
 int64_t engine_admitted_sequences(const EngineMemory& m, const EngineSettings& s, double last_context,
                                   double mean_context) {
   if (m.gpu_blocks <= 0) return 0;
+  // Whole requests reserved when admitted (trtllm), else blocks as a sequence grows: at its mean context.
+  const double ctx = s.reserve_whole_request ? last_context : mean_context;
   const double bs = static_cast<double>(s.block_size);
-  // On demand, a sequence's last block is half full on average.
-  const double per_seq = s.reserve_whole_request ? std::ceil(last_context / bs) : mean_context / bs + 0.5;
-  const double n = std::floor(static_cast<double>(m.gpu_blocks) / per_seq);
+  double n = 0;
+  if (s.swa_pool_ratio > 0) {
+    // SGLang's two pools: the full layers' tokens and the sliding layers' last windows.
+    const double full = kv_kept_tokens(ctx, 0, s.block_size), win = kv_kept_tokens(ctx, s.window_keep, s.block_size);
+    n = std::min(std::floor(static_cast<double>(m.gpu_blocks) * bs / full),
+                 std::floor(static_cast<double>(m.swa_pool_tokens) / win));
+  } else {
+    const double per_seq =
+        engine_sequence_kv_bytes(m, s, ctx) + static_cast<double>(m.state_bytes_per_sequence);
+    const double pool = static_cast<double>(m.gpu_blocks) * bs * static_cast<double>(m.kv_bytes_per_token);
+    n = per_seq > 0 ? std::floor(pool / per_seq) : 0.0;
+  }
   const double capped = std::min(n, static_cast<double>(s.max_num_seqs));
   return capped >= 1 ? static_cast<int64_t>(capped) : 0;
 }

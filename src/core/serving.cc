@@ -960,10 +960,7 @@ Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpe
   out.decode = predict_decode(out.engine_d, out.memory, out.settings, out.profile->time, batch, context);
   out.prompt_tokens = a.result.prefill.prompt_tokens;
   out.prefill = predict_prefill(out.engine_d, out.settings, out.profile->time, out.prompt_tokens);
-  const int64_t bs = out.settings.block_size;
-  const int64_t blocks = (context + bs - 1) / bs;
-  const double kvseq = static_cast<double>(blocks) * static_cast<double>(bs) *
-                       static_cast<double>(out.memory.kv_bytes_per_token);
+  const double kvseq = engine_sequence_kv_bytes(out.memory, out.settings, static_cast<double>(context));
   out.kv_bytes_per_sequence = kvseq < 9e18 ? static_cast<int64_t>(kvseq) : std::numeric_limits<int64_t>::max();
   out.reserve_bytes = out.memory.total_bytes - out.memory.weights_bytes - out.memory.non_torch_bytes -
                       out.memory.activation_peak_bytes - std::max(0.0, out.memory.kv_cache_bytes_per_gpu);

@@ -111,16 +111,18 @@ TEST(EngineMemoryTest, TrtllmDenseAtTp1AndTp2) {
 }
 
 TEST(EngineMemoryTest, SglangDenseAtTp1AndTp2) {
-  // SGLang: pool = mem_fraction_static x total - weights, pages of 1 token; 0.88 at TP 1, 0.87 at TP 2.
-  // TP 1: 0.88 x 85,520,809,984 - 16,060,522,496 = 59,197,790,289.92 B -> floor(/ 131,072) = 451,643 tokens.
-  // TP 2: 0.87 x total - 8,030,527,488 = 66,372,577,198.08 B -> floor(/ 65,536) = 1,012,765 tokens.
+  // SGLang: pool = mem_fraction_static x total - weights - non-torch (what is free after loading, less
+  // total x (1 - f)), pages of 1 token; 0.88 at TP 1, 0.87 at TP 2; non-torch 1 GiB x (1 + 2 (tp - 1) / tp).
+  // TP 1: 0.88 x 85,520,809,984 - 16,060,522,496 - 1,073,741,824 = 58,124,048,465.92 B
+  //       -> floor(/ 131,072) = 443,451 tokens.
+  // TP 2: 0.87 x total - 8,030,527,488 - 2,147,483,648 = 64,225,093,550.08 B -> floor(/ 65,536) = 979,997.
   Predicted s = predict(kSgl, 1);
   EXPECT_DOUBLE_EQ(s.p.settings.memory_fraction, 0.88);
-  EXPECT_NEAR(s.p.memory.kv_cache_bytes_per_gpu, 59'197'790'289.92, 1e-3);
-  EXPECT_EQ(s.p.memory.kv_cache_tokens, 451'643);
+  EXPECT_NEAR(s.p.memory.kv_cache_bytes_per_gpu, 58'124'048'465.92, 1e-3);
+  EXPECT_EQ(s.p.memory.kv_cache_tokens, 443'451);
   Predicted t = predict(kSgl, 2);
   EXPECT_DOUBLE_EQ(t.p.settings.memory_fraction, 0.87);
-  EXPECT_EQ(t.p.memory.kv_cache_tokens, 1'012'765);
+  EXPECT_EQ(t.p.memory.kv_cache_tokens, 979'997);
 }
 
 TEST(EngineMemoryTest, KvHeadsReplicatedPastTheirCount) {

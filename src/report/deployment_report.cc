@@ -487,16 +487,50 @@ Section engine_section_impl(const DeploymentPrediction& p) {
   s.lines.push_back(short_if_negative(computed("engine.kv_cache_bytes_per_gpu", "KV cache memory per GPU",
                                                m.kv_cache_bytes_per_gpu, Unit::kBytes, kvf, kv_terms)));
   s.lines.push_back(given("engine.kv_bytes_per_token", "KV per token per GPU", m.kv_bytes_per_token, Unit::kBytes));
-  s.lines.push_back(computed("engine.gpu_blocks", "# GPU blocks", m.gpu_blocks, Unit::kNone, fx::kPredBlocks,
-                             {term("KV", std::max(0.0, m.kv_cache_bytes_per_gpu), Unit::kBytes),
-                              term("block", st.block_size), term("KV_tok", static_cast<double>(m.kv_bytes_per_token), Unit::kBytes)}));
+  if (st.swa_pool_ratio > 0) {
+    s.lines.push_back(computed("engine.gpu_blocks", "# GPU blocks", m.gpu_blocks, Unit::kNone, fx::kPredBlocksSwaPool,
+                               {term("KV", std::max(0.0, m.kv_cache_bytes_per_gpu), Unit::kBytes),
+                                term("block", st.block_size),
+                                term("KV_full", m.full_token_bytes + m.chunk_token_bytes, Unit::kBytes),
+                                term("r", st.swa_pool_ratio), term("KV_swa", m.swa_token_bytes, Unit::kBytes)}));
+  } else {
+    s.lines.push_back(computed("engine.gpu_blocks", "# GPU blocks", m.gpu_blocks, Unit::kNone, fx::kPredBlocks,
+                               {term("KV", std::max(0.0, m.kv_cache_bytes_per_gpu), Unit::kBytes),
+                                term("block", st.block_size),
+                                term("KV_tok", static_cast<double>(m.kv_bytes_per_token), Unit::kBytes)}));
+  }
   s.lines.push_back(computed("engine.kv_cache_tokens", "GPU KV cache size", m.kv_cache_tokens, Unit::kTokens,
                              fx::kPredTokens, {term("blocks", m.gpu_blocks), term("block", st.block_size)}));
-  s.lines.push_back(computed("engine.max_concurrency",
-                             "Maximum concurrency for " + group_digits(st.max_model_len) + " tokens per request",
-                             m.max_concurrency, Unit::kFactor, fx::kPredConcurrency,
-                             {term("tokens", m.kv_cache_tokens), term("max_model_len", st.max_model_len)}));
+  if (st.window_keep > 0) {
+    s.lines.push_back(given("engine.window_tokens_kept", "Sliding layers keep, per sequence", st.window_keep,
+                            Unit::kTokens,
+                            st.window_extra_blocks > 0
+                                ? "(+ " + std::to_string(st.window_extra_blocks) + " block, in whole blocks)"
+                                : std::string("(in whole blocks)")));
+  }
+  if (st.chunk_keep > 0) {
+    s.lines.push_back(given("engine.chunk_tokens_kept", "Chunked layers keep, per sequence", st.chunk_keep,
+                            Unit::kTokens, "(in whole blocks)"));
+  }
+  if (st.swa_pool_ratio > 0) {
+    s.lines.push_back(given("engine.swa_pool_tokens", "Sliding-window pool", m.swa_pool_tokens, Unit::kTokens,
+                            "(swa_full_tokens_ratio " + fmt_sig(st.swa_pool_ratio, 3) + " x the full pool)"));
+  }
+  const std::string concurrency_label =
+      "Maximum concurrency for " + group_digits(st.max_model_len) + " tokens per request";
+  if (st.release.family == EngineFamily::kVllmV1) {
+    s.lines.push_back(computed(
+        "engine.max_concurrency", concurrency_label, m.max_concurrency, Unit::kFactor, fx::kPredConcurrencyV1,
+        {term("blocks", m.gpu_blocks),
+         term("KV_request", m.kv_bytes_per_request, Unit::kBytes),
+         term("block", st.block_size), term("KV_tok", static_cast<double>(m.kv_bytes_per_token), Unit::kBytes)}));
+  } else {
+    s.lines.push_back(computed("engine.max_concurrency", concurrency_label, m.max_concurrency, Unit::kFactor,
+                               fx::kPredConcurrency,
+                               {term("tokens", m.kv_cache_tokens), term("max_model_len", st.max_model_len)}));
+  }
   s.notes.push_back(std::string(pr.memory_rule) + ". Sources: " + std::string(pr.memory_source) + ".");
+  if (!st.kv_rule.empty()) s.notes.push_back("Sliding and chunked layers: " + std::string(st.kv_rule) + ".");
   if (p.windows_dropped) {
     s.notes.push_back("Sliding windows: TensorRT-LLM keeps every layer's whole context unless its "
                       "max_attention_window_size is set, so the prediction caches and reads the whole context.");

@@ -188,11 +188,13 @@ inline constexpr FormulaText kPredStepFull{"step_time", "t_dense + t_experts + t
                                                         "t_draft + t_elementwise + t_comm + t_overhead"};
 inline constexpr FormulaText kPredKvTrt{"engine_memory", "f × (total − W − non_torch − activation)"};
 inline constexpr FormulaText kPredKvVllm{"engine_memory", "f × total − W − non_torch − activation"};
-inline constexpr FormulaText kPredKvSgl{"engine_memory", "f × total − W"};
+inline constexpr FormulaText kPredKvSgl{"engine_memory", "f × total − W − non_torch"};
 inline constexpr FormulaText kPredUsable{"engine_memory", "f × total"};
 inline constexpr FormulaText kPredBlocks{"engine_memory", "floor(KV / (block × KV_tok))"};
 inline constexpr FormulaText kPredTokens{"engine_memory", "blocks × block"};
 inline constexpr FormulaText kPredConcurrency{"engine_memory", "tokens / max_model_len"};
+inline constexpr FormulaText kPredConcurrencyV1{"engine_memory", "blocks / ceil(KV_request / (block × KV_tok))"};
+inline constexpr FormulaText kPredBlocksSwaPool{"engine_memory", "floor(KV / (block × (KV_full + r × KV_swa)))"};
 inline constexpr FormulaText kPredActivation{"resolve_engine_settings",
                                              "C × a_tok + min(S, C) × logits_seq"};
 // Diagnosis (drill 3; modelcalc/diagnose.h).
