@@ -139,6 +139,13 @@ Status apply_speculative(const LayoutInput& l, DeploymentOptions* o, ModelSpec* 
 
 }  // namespace
 
+Status check_drafter(const LayoutInput& l, const ModelSpec& m) {
+  if (l.spec_method != "mtp" || (m.params_mtp && *m.params_mtp > 0)) return Status::Ok();
+  return Status::InvalidArgument("spec_method", "mtp drafts with the model's multi-token-prediction head; " + m.name +
+                                                    " has none (num_nextn_predict_layers); give --draft-model NAME "
+                                                    "instead");
+}
+
 Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelSpec& m, DeploymentOptions* o,
                     ModelSpec* draft) {
   if (l.dp_attention) {
@@ -157,6 +164,7 @@ Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelS
   if (l.two_batch_overlap && !l.dp_attention) {
     return Status::InvalidArgument("two_batch_overlap", "hides the all-to-all of --dp-attention; give that too");
   }
+  if (m.n_layer > 0) MC_RETURN_IF_ERROR(check_drafter(l, m));  // sweep passes no model: it checks each
   if (l.speculative()) MC_RETURN_IF_ERROR(apply_speculative(l, o, draft));
   if (l.prefix_hit) o->prefix.hit = *l.prefix_hit;
   if (l.prefix_tokens) o->prefix.shared_tokens = *l.prefix_tokens;
@@ -191,8 +199,17 @@ Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const
   return a;
 }
 
+Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_view context_is) {
+  if (!f.max_model_len || *f.max_model_len >= context) return Status::Ok();
+  return Status::InvalidArgument("max_model_len", "must be at least the context " + std::string(context_is) + " (" +
+                                                      std::to_string(context) + " tokens): a shorter limit holds "
+                                                      "no sequence of it; got " +
+                                                      std::to_string(*f.max_model_len));
+}
+
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
+  MC_RETURN_IF_ERROR(check_max_model_len(e.flags, a.result.decode.context, "--seq"));
   MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.
