@@ -128,5 +128,37 @@ TEST(BadInputTest, RedundantExpertsThatBreakTheSplitNameRedundantExperts) {
           "--redundant-experts");
 }
 
+// ---------------------------------------------------------------- 4. did-you-mean and --help
+
+TEST(BadInputTest, ALongFlagGetsALongFlagSuggestion) {
+  CliRun a = run_args(with(kSize, {"--dp-atention"}));
+  EXPECT_EQ(a.status, 2);
+  EXPECT_NE(a.err.find("did you mean --dp-attention?"), std::string::npos) << a.err;
+  CliRun h = run_args({"size", "--model", "llama-3.1-8b", "--hiden", "4096"});
+  EXPECT_EQ(h.status, 2);
+  EXPECT_NE(h.err.find("did you mean --hidden?"), std::string::npos) << h.err;
+  EXPECT_EQ(line_count(h.err), 1);
+}
+
+TEST(BadInputTest, PlanSaysItSearchesWhatItDecidesItself) {
+  const Args plan = {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200"};
+  for (const char* flag : {"--dp-attention", "--tp", "--gpus"}) {
+    CliRun r = run_args(with(plan, {flag}));
+    EXPECT_EQ(r.status, 2) << flag;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind(std::string("modelcalc: error: ") + flag + ": not a flag of plan: plan searches", 0), 0u)
+        << r.err;
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  }
+}
+
+TEST(BadInputTest, RooflineHelpMentionsNoFlagRooflineLacks) {
+  CliRun r = run_args({"roofline", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--ep"), std::string::npos);  // the help is there
+  EXPECT_EQ(r.out.find("--dp-attention"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace modelcalc
