@@ -193,9 +193,30 @@ Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInp
   return ScenarioEngine{engine, engine_flags(e, d), w};
 }
 
-Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o) {
+namespace {
+
+// A compute dtype no one gave is derived from the weights: an error about it names what the user typed
+// (--dtype, else the GPU the weights meet), never --compute-dtype.
+Status derived_compute_error(const Status& s, const GpuSpec& gpu, const DeploymentOptions& o,
+                             const DeploymentInput* given) {
+  if (o.compute_dtype || !s.message().starts_with("compute_dtype: ")) return s;
+  const std::string w(dtype_name(o.weight_dtype));
+  const std::string c(dtype_name(default_compute_dtype(o.weight_dtype, gpu)));
+  if (given != nullptr && given->dtype) {
+    return Status::InvalidArgument("dtype", "from --dtype " + w + ": the matmuls run in " + c + ", and " + gpu.name +
+                                                " has no " + c + " peak in the catalog; give --compute-dtype bf16 "
+                                                "(" + w + " weights, bf16 matmuls) or another --dtype");
+  }
+  return Status::InvalidArgument("gpu", gpu.name + " has no " + c + " peak in the catalog for the matmuls of the " + w +
+                                            " weights; give --compute-dtype bf16 or --dtype bf16");
+}
+
+}  // namespace
+
+Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o,
+                                   const DeploymentInput* given) {
   auto a = analyze_deployment_full(m, gpu, o);
-  if (!a.ok()) return as_field_error(a.status());
+  if (!a.ok()) return as_field_error(derived_compute_error(a.status(), gpu, o, given));
   return a;
 }
 

@@ -160,5 +160,19 @@ TEST(BadInputTest, RooflineHelpMentionsNoFlagRooflineLacks) {
   EXPECT_EQ(r.out.find("--dp-attention"), std::string::npos) << r.out;
 }
 
+// ---------------------------------------------------------------- 5. a derived value names what was typed
+
+TEST(BadInputTest, ADerivedComputeDtypeNamesTheDtypeTyped) {
+  // fp8 weights compute in fp8, which the A100 has no peak for: the user typed --dtype, not --compute-dtype.
+  const std::string e = Refused({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  EXPECT_EQ(e.rfind("modelcalc: error: --dtype: from --dtype fp8: ", 0), 0u) << e;
+  Refused({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  Refused({"cost", "--price-per-hour", "2", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  // Given, the compute dtype is the user's own and named as such.
+  Refused({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--compute-dtype", "fp8"}, "--compute-dtype");
+  // The way out the line gives works: fp8 weights with bf16 matmuls.
+  Accepted({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8", "--compute-dtype", "bf16"});
+}
+
 }  // namespace
 }  // namespace modelcalc

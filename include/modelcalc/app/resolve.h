@@ -106,7 +106,10 @@ Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInp
 // `context_is` (the flags that set the context: "--seq") and the least allowed.
 Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_view context_is);
 // The deployment engine and the prediction beside it, errors named by field.
-Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o);
+// `given` (may be null): the deployment fields as given, so that an error about a value derived from them
+// names what was typed ("dtype: from --dtype fp8: ..." for the compute dtype fp8 weights imply).
+Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o,
+                                   const DeploymentInput* given = nullptr);
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
 
