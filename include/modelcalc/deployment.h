@@ -448,8 +448,16 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
 int64_t prefill_cached_tokens(const PreparedDeployment& d, int64_t prompt);
 
 // Checks the workload numbers the hot path takes (field names batch, context,
-// prompt_tokens), including that the KV counts fit in 64 bits.
+// prompt_tokens), including that the KV counts fit in 64 bits and that the
+// shared prefix is below the prompt (check_prefix_tokens).
 Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t context, int64_t prompt);
+
+// A prefix every request shares is part of each prompt and leaves at least
+// one prompt token to compute: `shared_tokens` must be below `prompt` (the
+// prompt, or the context when the prompt is the whole context), which the
+// error calls `prompt_is` ("the prompt"). Errors name prefix_tokens and the
+// allowed range ("0 to 8191").
+Status check_prefix_tokens(int64_t shared_tokens, int64_t prompt, std::string_view prompt_is);
 
 // The smallest batch whose decode step at `context` is compute-bound
 // (flops/peak >= bytes/bw), or 0 if none up to 2^30. Ignores capacity: compare

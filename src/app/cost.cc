@@ -61,7 +61,7 @@ Status answer_ceiling(const CostRequest& r, double price, int64_t gpus, CostAnsw
   MC_ASSIGN_OR_RETURN(const DeploymentOptions d, deployment_options(r.dep, r.layout, m, o.weight_dtype, o.kv_dtype,
                                                                     o.context, o.batch, draft.get(), &out->resolved));
   out->draft = draft;
-  MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d));
+  MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d, &r.dep));
   out->modeled = modeled_cost(out->deployment, price);
   MC_ASSIGN_OR_RETURN(out->prediction, predict(m, g, out->deployment, r.engine, r.dep));
   return Status::Ok();

@@ -115,7 +115,7 @@ Result<std::optional<Scenario>> scenario_for(const DiagnoseRequest& r, DiagnoseA
                                                                     e.batch.value_or(1), draft.get(), &out->resolved));
   out->draft = draft;
   // A setup the engine refuses (a split that does not divide the heads) is bad input, named by its field.
-  if (auto a = analyze(*e.model.spec, gpu, o); !a.ok()) return a.status();
+  if (auto a = analyze(*e.model.spec, gpu, o, &dep); !a.ok()) return a.status();
   MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(r.engine, r.dep));
   return std::optional<Scenario>(Scenario{*e.model.spec, gpu, o, engine});
 }

@@ -124,5 +124,44 @@ TEST(Table, EveryModelReadingTableTakesACheckpoint) {
   EXPECT_TRUE(m.given());
 }
 
+// Every "--flag" a command's --help mentions (a row's help or default) that is a field's spelling is one the
+// command takes or says it decides itself: roofline's --ep once said "with --dp-attention ...", which roofline
+// does not take.
+TEST(Table, HelpMentionsOnlyFlagsTheCommandTakes) {
+  auto is_flag_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; };
+  int mentions = 0;
+  for (const Table* t : all_tables()) {
+    for (const Row& row : t->rows) {
+      for (std::string_view text : {row.help_or_field(), row.default_or_field()}) {
+        for (size_t i = text.find("--"); i != std::string_view::npos; i = text.find("--", i + 2)) {
+          size_t j = i + 2;
+          while (j < text.size() && is_flag_char(text[j])) ++j;
+          while (j > i + 2 && text[j - 1] == '-') --j;
+          const std::string_view flag = text.substr(i + 2, j - i - 2);
+          bool a_field = false;
+          for (const Field* f : all_fields()) a_field = a_field || f->flag == flag;
+          if (!a_field) continue;  // --json, --help, ...: not a field
+          ++mentions;
+          EXPECT_TRUE(t->find(flag) != nullptr || t->find_decided(flag) != nullptr)
+              << t->command << " --" << row.field->flag << " mentions --" << flag << ": " << text;
+        }
+      }
+    }
+  }
+  EXPECT_GT(mentions, 20);  // the walk sees the mentions there are
+}
+
+// plan decides its split and DP attention itself: each such field has a reason and no row.
+TEST(Table, PlanSaysWhatItDecidesItself) {
+  const Table& t = PlanRequest::table();
+  for (std::string_view name : {"dp-attention", "dp_attention", "tp", "pp", "dp", "gpus", "seq", "context"}) {
+    const Decided* d = t.find_decided(name);
+    ASSERT_NE(d, nullptr) << name;
+    EXPECT_FALSE(d->reason.empty()) << name;
+    EXPECT_EQ(t.find(name), nullptr) << name;
+  }
+  EXPECT_EQ(t.find_decided("isl"), nullptr);  // a field plan takes is not decided
+}
+
 }  // namespace
 }  // namespace modelcalc::app

@@ -18,7 +18,7 @@ Status answer_deployment(const KvBudgetRequest& r, const ModelSpec& m, const Gpu
                                          r.dep.batch.value_or(1), draft.get(), &out->resolved));
   out->draft = draft;
   if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
-  MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d));
+  MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d, &r.dep));
   EngineInput e = r.engine;
   e.flags.block_size = r.block_size;
   MC_ASSIGN_OR_RETURN(out->prediction, predict(m, g, out->deployment, e, r.dep));

@@ -43,6 +43,7 @@ Result<modelcalc::PlanRequest> read_targets(const PlanRequest& f) {
   r.rank_by_ceiling = f.rank_by == "ceiling";
   MC_ASSIGN_OR_RETURN(r.engine, resolve_engine(f.engine));
   r.engine_flags = f.engine.flags;
+  MC_RETURN_IF_ERROR(check_max_model_len(r.engine_flags, r.isl + r.osl, "--isl + --osl"));
   return r;
 }
 
@@ -128,6 +129,22 @@ Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   }
   if (!f.eps.empty()) {
     MC_RETURN_IF_ERROR(no_repeats(f.eps, "ep", [](int64_t e) { return std::to_string(e); }));
+    // A degree no candidate can take is bad input, not a search that finds nothing.
+    for (int64_t e : f.eps) {
+      if (e == 1) continue;
+      if (m.n_expert == 0) {
+        return Status::InvalidArgument("ep", "expert parallelism spreads routed experts; " + m.name +
+                                                 " has none, so only 1 applies, got " + std::to_string(e));
+      }
+      if ((e & (e - 1)) != 0 || e > s.max_gpus) {
+        return Status::InvalidArgument("ep", "each degree must divide a searched tp (1, 2, 4, ... up to --max-gpus " +
+                                                 std::to_string(s.max_gpus) + "), got " + std::to_string(e));
+      }
+      if (m.n_expert % e != 0) {
+        return Status::InvalidArgument("ep", "each degree must divide the " + std::to_string(m.n_expert) + " routed "
+                                             "experts of " + m.name + ", got " + std::to_string(e));
+      }
+    }
     s.eps = f.eps;
   }
   if (!f.batches.empty()) {

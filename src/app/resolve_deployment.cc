@@ -139,6 +139,13 @@ Status apply_speculative(const LayoutInput& l, DeploymentOptions* o, ModelSpec* 
 
 }  // namespace
 
+Status check_drafter(const LayoutInput& l, const ModelSpec& m) {
+  if (l.spec_method != "mtp" || (m.params_mtp && *m.params_mtp > 0)) return Status::Ok();
+  return Status::InvalidArgument("spec_method", "mtp drafts with the model's multi-token-prediction head; " + m.name +
+                                                    " has none (num_nextn_predict_layers); give --draft-model NAME "
+                                                    "instead");
+}
+
 Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelSpec& m, DeploymentOptions* o,
                     ModelSpec* draft) {
   if (l.dp_attention) {
@@ -157,6 +164,7 @@ Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelS
   if (l.two_batch_overlap && !l.dp_attention) {
     return Status::InvalidArgument("two_batch_overlap", "hides the all-to-all of --dp-attention; give that too");
   }
+  if (m.n_layer > 0) MC_RETURN_IF_ERROR(check_drafter(l, m));  // sweep passes no model: it checks each
   if (l.speculative()) MC_RETURN_IF_ERROR(apply_speculative(l, o, draft));
   if (l.prefix_hit) o->prefix.hit = *l.prefix_hit;
   if (l.prefix_tokens) o->prefix.shared_tokens = *l.prefix_tokens;
@@ -185,14 +193,44 @@ Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInp
   return ScenarioEngine{engine, engine_flags(e, d), w};
 }
 
-Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o) {
+namespace {
+
+// A compute dtype no one gave is derived from the weights: an error about it names what the user typed
+// (--dtype, else the GPU the weights meet), never --compute-dtype.
+Status derived_compute_error(const Status& s, const GpuSpec& gpu, const DeploymentOptions& o,
+                             const DeploymentInput* given) {
+  if (o.compute_dtype || !s.message().starts_with("compute_dtype: ")) return s;
+  const std::string w(dtype_name(o.weight_dtype));
+  const std::string c(dtype_name(default_compute_dtype(o.weight_dtype, gpu)));
+  if (given != nullptr && given->dtype) {
+    return Status::InvalidArgument("dtype", "from --dtype " + w + ": the matmuls run in " + c + ", and " + gpu.name +
+                                                " has no " + c + " peak in the catalog; give --compute-dtype bf16 "
+                                                "(" + w + " weights, bf16 matmuls) or another --dtype");
+  }
+  return Status::InvalidArgument("gpu", gpu.name + " has no " + c + " peak in the catalog for the matmuls of the " + w +
+                                            " weights; give --compute-dtype bf16 or --dtype bf16");
+}
+
+}  // namespace
+
+Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o,
+                                   const DeploymentInput* given) {
   auto a = analyze_deployment_full(m, gpu, o);
-  if (!a.ok()) return as_field_error(a.status());
+  if (!a.ok()) return as_field_error(derived_compute_error(a.status(), gpu, o, given));
   return a;
+}
+
+Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_view context_is) {
+  if (!f.max_model_len || *f.max_model_len >= context) return Status::Ok();
+  return Status::InvalidArgument("max_model_len", "must be at least the context " + std::string(context_is) + " (" +
+                                                      std::to_string(context) + " tokens): a shorter limit holds "
+                                                      "no sequence of it; got " +
+                                                      std::to_string(*f.max_model_len));
 }
 
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
+  MC_RETURN_IF_ERROR(check_max_model_len(e.flags, a.result.decode.context, "--seq"));
   MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.

@@ -16,7 +16,7 @@ Status answer_deployment(const SizeRequest& r, const ModelSpec& model, const Gpu
   MC_ASSIGN_OR_RETURN(DeploymentOptions d, deployment_options(r.dep, r.layout, model, o.weight_dtype, o.kv_dtype,
                                                               o.context, o.batch, draft.get(), &out->resolved));
   out->draft = draft;
-  MC_ASSIGN_OR_RETURN(out->deployment, analyze(model, gpu, d));
+  MC_ASSIGN_OR_RETURN(out->deployment, analyze(model, gpu, d, &r.dep));
   const DeploymentAnalysis& a = out->deployment;
   // A prompt shorter than the context is a request shape: isl = the prompt, osl = the rest.
   out->has_serving = d.prompt_tokens > 0 && d.prompt_tokens < d.context;

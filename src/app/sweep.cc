@@ -127,6 +127,7 @@ Status apply_sweep_layout(const SweepRequest& r, SweepSpec* spec, ModelSpec* dra
   rest.prefix_hit = l.prefix_hit;
   rest.prefix_tokens = l.prefix_tokens;
   DeploymentOptions o;
+  for (const ModelSpec& m : spec->models) MC_RETURN_IF_ERROR(check_drafter(l, m));
   MC_RETURN_IF_ERROR(apply_layout(rest, DeploymentInput{}, ModelSpec{}, &o, draft));
   spec->spec = o.spec;
   spec->prefix = o.prefix;
@@ -214,9 +215,6 @@ Result<SweepAnswer> answer_sweep(const SweepRequest& r) {
   } else {
     MC_ASSIGN_OR_RETURN(spec.splits, resolve_splits(r));
   }
-  auto draft = std::make_shared<ModelSpec>();
-  MC_RETURN_IF_ERROR(apply_sweep_layout(r, &spec, draft.get()));
-  out.draft = draft;
   MC_ASSIGN_OR_RETURN(spec.engine, resolve_engine(r.engine, &out.resolved));
   spec.engine_flags = r.engine.flags;
   if (r.model_specs.empty() && r.models.empty() && r.configs.empty() && r.checkpoints.empty() && !r.shape.given()) {
@@ -233,6 +231,14 @@ Result<SweepAnswer> answer_sweep(const SweepRequest& r) {
   MC_ASSIGN_OR_RETURN(spec.gpus, resolve_gpus(r));
   MC_ASSIGN_OR_RETURN(spec.models, resolve_models(r));
   default_dtypes(r, &spec, &out.resolved);
+  auto draft = std::make_shared<ModelSpec>();
+  MC_RETURN_IF_ERROR(apply_sweep_layout(r, &spec, draft.get()));
+  out.draft = draft;
+  for (const ModelSpec& m : spec.models) {  // every row's context must fit the engine's limit
+    for (int64_t t : spec.contexts.empty() ? std::vector<int64_t>{default_context(m)} : spec.contexts) {
+      MC_RETURN_IF_ERROR(check_max_model_len(spec.engine_flags, t, "--seq"));
+    }
+  }
   MC_RETURN_IF_ERROR(validate_sweep(spec));
   return out;
 }

@@ -33,6 +33,14 @@ const Row* Table::find(std::string_view name) const {
   return nullptr;
 }
 
+const Decided* Table::find_decided(std::string_view name) const {
+  for (const Decided& d : decided) {
+    const Field& f = *d.field;
+    if (f.name == name || f.flag == name || in_list(f.aliases, name)) return &d;
+  }
+  return nullptr;
+}
+
 namespace {
 
 using namespace fields;
@@ -221,7 +229,8 @@ Table roofline_table() {
        bind<&R::dep, &DeploymentInput::kv_dtype>(kKvDtype),
        bind<&R::dep, &DeploymentInput::gpus>(kGpus, "1; the engine's deployments (JSON deployments[]) split tp x pp x dp"),
        bind<&R::dep, &DeploymentInput::tp>(kTp), bind<&R::dep, &DeploymentInput::pp>(kPp),
-       bind<&R::dep, &DeploymentInput::ep>(kEp), bind<&R::dep, &DeploymentInput::dp>(kDp),
+       bind<&R::dep, &DeploymentInput::ep>(kEp, "1; experts spread inside the TP group (divides --tp and the experts)"),
+       bind<&R::dep, &DeploymentInput::dp>(kDp),
        bind<&R::dep, &DeploymentInput::reserve>(kReserve),
        bind<&R::dep, &DeploymentInput::prompt>(kPrompt, "the context; the engine's prefill (JSON deployments[])"),
        bind<&R::dep, &DeploymentInput::compute_dtype>(kComputeDtype), bind<&R::intensity>(kIntensity),
@@ -255,6 +264,15 @@ Table plan_table() {
        bind<&R::frontier>(kFrontier)});
   engine_rows<R>(&t.rows);
   layout_rows<R>(&t.rows, /*plan=*/true);
+  constexpr std::string_view kSplit =
+      "plan searches the split itself (tp x pp over each GPU kind, and the replicas); --max-gpus and --max-pp bound it";
+  t.decided = {{&kDpAttention, "plan searches DP attention x EP itself for a model with routed experts (a replica's "
+                               "attention data-parallel, experts over all of it); --ep lists the EP degrees"},
+               {&kGpus, kSplit}, {&kTp, kSplit}, {&kPp, kSplit}, {&kDp, kSplit},
+               {&kRedundantExperts, "plan does not add redundant experts to its candidates; --expert-imbalance "
+                                    "states the routing's imbalance"},
+               {&kContext, "plan's context is each request's --isl + --osl"},
+               {&kPrompt, "plan's prompt is --isl"}};
   return t;
 }
 

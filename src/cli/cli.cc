@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "flags.h"
 #include "inputs.h"
+#include "modelcalc/app/requests.h"
 #include "quantity.h"
 #include "suggest.h"
 
@@ -60,10 +61,15 @@ std::string precheck(const std::vector<std::string>& args, const FlagSet& flags,
     if (a.size() < 2 || a[0] != '-') continue;  // a positional
     if (!flags.knows(a)) {
       const std::string name = a.starts_with("--") ? a.substr(0, a.find('=')) : a.substr(0, 2);
+      // A field the command decides itself (plan's split) says so, not "did you mean".
+      const app::Table* table = app::find_table(command);
+      const app::Decided* decided =
+          table != nullptr && name.starts_with("--") ? table->find_decided(std::string_view(name).substr(2)) : nullptr;
+      if (decided != nullptr) return name + ": not a flag of " + std::string(command) + ": " + std::string(decided->reason);
       const std::vector<std::string> all = flags.spellings();
-      const std::vector<std::string> close = closest_names(name, all, 1);
+      const std::string close = closest_flag(name, all);
       return quote_input(name) + ": unknown flag for " + std::string(command) +
-             (close.empty() ? std::string() : "; did you mean " + close.front() + "?") + " (modelcalc " +
+             (close.empty() ? std::string() : "; did you mean " + close + "?") + " (modelcalc " +
              std::string(command) + " --help lists them)";
     }
     if (a.starts_with("--") && a.back() == '=' && a.find('=') == a.size() - 1) {

@@ -101,6 +101,9 @@ Result<WebRequest> decode(std::string_view command, const Params& params, ServeO
     if (was_output) continue;
     const app::Row* row = find_row(table, key);
     if (row == nullptr) {
+      if (const app::Decided* d = table.find_decided(key)) {
+        return Status::InvalidArgument(key, "is not a field of " + std::string(command) + ": " + std::string(d->reason));
+      }
       return Status::InvalidArgument(key, "is not a field of " + std::string(command) + " (modelcalc " +
                                               std::string(command) + " --help lists them)");
     }

@@ -137,6 +137,12 @@ Status check_split(const ModelSpec& m, const Parallelism& s, int64_t redundant) 
                                     : " GPUs of the tensor-parallel group (tp: experts are spread inside it), got ") +
                     num(s.ep));
     }
+    if (redundant > 0 && m.n_expert % s.ep == 0 && redundant % s.ep != 0) {  // the slots added are at fault
+      return Status::InvalidArgument("redundant_experts", "must keep the expert slots (" + num(m.n_expert) + " + " +
+                                                              num(redundant) + ") a multiple of ep (" + num(s.ep) +
+                                                              "): a multiple of " + num(s.ep) + ", got " +
+                                                              num(redundant));
+    }
     if ((m.n_expert + redundant) % s.ep != 0) {
       return Status::InvalidArgument("ep", "must divide the " + num(m.n_expert + redundant) +
                                                " expert slots (n_expert" +
@@ -791,6 +797,13 @@ int64_t prefill_cached_tokens(const PreparedDeployment& d, int64_t prompt) {
   return std::min(prompt - 1, std::max(hit, std::min(d.prefix_shared_tokens, prompt)));
 }
 
+Status check_prefix_tokens(int64_t shared_tokens, int64_t prompt, std::string_view prompt_is) {
+  if (shared_tokens < prompt) return Status::Ok();
+  return Status::InvalidArgument("prefix_tokens", "must be below " + std::string(prompt_is) + " (" + num(prompt) +
+                                                      " tokens), of which it is part: 0 to " + num(prompt - 1) +
+                                                      ", got " + num(shared_tokens));
+}
+
 Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t context, int64_t prompt) {
   if (batch < 1 || batch > kMaxWorkload) {
     return Status::InvalidArgument("batch", "must be a whole number of sequences from 1 to " + num(kMaxWorkload));
@@ -802,6 +815,8 @@ Status check_workload(const PreparedDeployment& d, int64_t batch, int64_t contex
     return Status::InvalidArgument("prompt_tokens", "must be between 0 (= the context) and the context (" +
                                                         num(context) + " tokens)");
   }
+  MC_RETURN_IF_ERROR(check_prefix_tokens(d.prefix_shared_tokens, prompt > 0 ? prompt : context,
+                                         prompt > 0 ? "the prompt" : "the prompt, the whole context here"));
   if (kv_stage_bytes(d, context).overflow()) return Status::Overflow("context");
   return Status::Ok();
 }

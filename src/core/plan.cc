@@ -68,6 +68,7 @@ Status check_plan(const PlanRequest& r, const PlanSpace& s) {
   if (r.isl > (int64_t{1} << 40) || r.osl > (int64_t{1} << 40) || r.isl + r.osl > (int64_t{1} << 40)) {
     return Status::InvalidArgument("isl", "isl + osl must be at most 2^40 tokens");
   }
+  MC_RETURN_IF_ERROR(check_prefix_tokens(r.prefix.shared_tokens, r.isl, "isl, the prompt"));
   if (r.load_kind != PlanLoadKind::kNone && !finite_positive(r.load)) {
     return Status::InvalidArgument("load", "must be a positive finite rate");
   }

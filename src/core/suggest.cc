@@ -88,6 +88,28 @@ std::vector<std::string> closest_names(std::string_view typed, std::span<const s
   return out;
 }
 
+std::string closest_flag(std::string_view typed, std::span<const std::string> flags) {
+  const bool long_flag = typed.starts_with("--");
+  const std::string t = normalize_name(typed);
+  std::string best;
+  size_t best_score = 0;
+  for (const std::string& f : flags) {
+    if (f.starts_with("--") != long_flag) continue;
+    const std::string n = normalize_name(f);
+    const size_t longer = std::max(t.size(), n.size());
+    const bool begins = !t.empty() && n.starts_with(t);
+    const size_t gap = longer - std::min(t.size(), n.size());
+    if (!begins && gap * 3 > longer) continue;  // too far apart by length alone (see closest_names)
+    const size_t score = edit_distance(t, n);
+    if (!begins && score * 3 > longer) continue;
+    if (best.empty() || score < best_score) {
+      best = f;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
 std::string did_you_mean(std::string_view typed, std::span<const std::string> candidates) {
   const auto close = closest_names(typed, candidates);
   if (close.empty()) return "";

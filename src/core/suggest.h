@@ -21,6 +21,16 @@ bool normalizes_to(std::string_view s, std::string_view normalized);
 std::vector<std::string> closest_names(std::string_view typed, std::span<const std::string> candidates,
                                        size_t max = 3);
 
+// The command-line flag closest to `typed` among `flags` (each spelled with
+// its dashes: "--seq", "-L"), or "" when none is close. A long flag
+// ("--dp-atention") is compared with the long flags only and a short one with
+// the short ones, so "--hiden" gets "--hidden", never "-h". Ranked by edit
+// distance (normalized names), so a longer near-miss beats a short flag the
+// typed name merely starts with ("--dp-atention" -> "--dp-attention", not
+// "--dp"); a flag the typed name begins counts whatever its length
+// ("--max-num" -> "--max-num-seqs").
+std::string closest_flag(std::string_view typed, std::span<const std::string> flags);
+
 // "; did you mean 'a' or 'b'?" or "" when there is no suggestion.
 std::string did_you_mean(std::string_view typed, std::span<const std::string> candidates);
 

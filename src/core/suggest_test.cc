@@ -38,5 +38,18 @@ TEST(Suggest, DidYouMeanListsUpToThreeClosestFirst) {
   EXPECT_EQ(did_you_mean("h10", names), "; did you mean 'h100', 'h1000' or 'a10'?");
 }
 
+TEST(Suggest, ALongFlagIsComparedWithLongFlagsOnly) {
+  const std::vector<std::string> flags{"-d", "--dp", "--dp-attention", "-h", "--hidden", "--heads", "-L", "--seq",
+                                       "--max-num-seqs"};
+  // "dpatention" vs "dpattention": one insertion. "-d" normalizes to "d", a prefix of it, but is short.
+  // "--dp" ("dp") is a prefix too, yet 8 edits away: the nearer long flag wins.
+  EXPECT_EQ(closest_flag("--dp-atention", flags), "--dp-attention");
+  EXPECT_EQ(closest_flag("--hiden", flags), "--hidden");  // "hiden" vs "hidden": 1; vs "heads": 4
+  EXPECT_EQ(closest_flag("--seqq", flags), "--seq");      // one deletion
+  EXPECT_EQ(closest_flag("--max-num", flags), "--max-num-seqs");  // the typed name begins it
+  EXPECT_EQ(closest_flag("-l", flags), "-L");              // a short flag: short ones (case folded)
+  EXPECT_EQ(closest_flag("--zzzzzz", flags), "");          // nothing within a third
+}
+
 }  // namespace
 }  // namespace modelcalc

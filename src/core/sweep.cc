@@ -82,6 +82,7 @@ Status validate_sweep(const SweepSpec& s) {
     const std::vector<Dtype>& kvs = s.kv_dtypes.empty() ? kv_follow : s.kv_dtypes;
     const std::vector<int64_t> own = {default_context(m)};
     for (int64_t ctx : s.contexts.empty() ? own : s.contexts) {
+      MC_RETURN_IF_ERROR(check_prefix_tokens(s.prefix.shared_tokens, ctx, "every context swept (each row's prompt)"));
       for (Dtype kv : kvs) {
         SizeOptions o;
         o.context = ctx;

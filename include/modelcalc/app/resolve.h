@@ -86,6 +86,10 @@ Result<DeploymentOptions> deployment_options(const DeploymentInput& d, const Lay
 // The layout fields onto `o`; `d` is read for the DP-attention split.
 Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelSpec& m, DeploymentOptions* o,
                     ModelSpec* draft);
+// The drafter against the model, before anything the drafter needs is asked
+// for: --spec-method mtp on a model without an MTP head is refused naming
+// spec_method. apply_layout runs it (when `m` is a model).
+Status check_drafter(const LayoutInput& l, const ModelSpec& m);
 // One replica of the DP-attention layout: `replica` GPUs in replica / tp
 // attention groups of tp GPUs, experts over `ep` ranks, dp whole replicas.
 Result<Parallelism> dp_attention_split(int64_t replica, int64_t tp, int64_t ep, int64_t dp);
@@ -97,8 +101,15 @@ const char* first_layout_flag(const LayoutInput& l);
 Result<EngineRelease> resolve_engine(const EngineInput& e, Resolution* r = nullptr);
 EngineFlags engine_flags(const EngineInput& e, const DeploymentInput& d);
 Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
+// A sequence of `context` tokens must fit the engine's --max-model-len: when
+// that is given and below `context`, the error names max_model_len and says
+// `context_is` (the flags that set the context: "--seq") and the least allowed.
+Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_view context_is);
 // The deployment engine and the prediction beside it, errors named by field.
-Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o);
+// `given` (may be null): the deployment fields as given, so that an error about a value derived from them
+// names what was typed ("dtype: from --dtype fp8: ..." for the compute dtype fp8 weights imply).
+Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o,
+                                   const DeploymentInput* given = nullptr);
 Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
                                      const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
 

@@ -35,12 +35,23 @@ struct Row {
   std::string_view help_or_field() const { return help.empty() ? field->help : help; }
 };
 
+// A shared field a command does not take because it decides it itself (plan
+// searches the split and DP attention): naming it gets `reason` instead of
+// "unknown flag" and a did-you-mean.
+struct Decided {
+  const Field* field = nullptr;
+  std::string_view reason;  // "plan searches DP attention x EP itself ..."
+};
+
 struct Table {
   std::string_view command;  // "size", "kv-budget", ...
   std::vector<Row> rows;
+  std::vector<Decided> decided = {};
   // The row of the canonical name, or of any CLI spelling without dashes
   // (flag or alias: "seq", "context", "kv-dtype"); null when none.
   const Row* find(std::string_view name) const;
+  // The decided field of such a name (canonical, flag or alias); null when none.
+  const Decided* find_decided(std::string_view name) const;
 };
 
 // ---------------------------------------------------------------- binding a member

@@ -1,0 +1,178 @@
+// Inputs the tools cannot honour are refused in one line (issue #39): each
+// case below once answered (a silently wrong figure, exit 1, or a line naming
+// a flag the user never typed). Every refusal: exit 2, nothing on stdout, one
+// line on stderr that starts with the flag the user typed.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace modelcalc {
+namespace {
+
+using Args = std::vector<std::string>;
+
+std::string show(const Args& a) {
+  std::string s;
+  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+// Refused naming `flag` first; returns the line for further checks.
+std::string Refused(const Args& args, const std::string& flag) {
+  CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 2) << show(args) << "\n" << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << show(args);
+  EXPECT_EQ(line_count(r.err), 1) << show(args) << "\n" << r.err;
+  EXPECT_EQ(r.err.rfind("modelcalc: error: " + flag + ": ", 0), 0u) << show(args) << "\n" << r.err;
+  return r.err;
+}
+
+void Accepted(const Args& args) {
+  CliRun r = run_args(args);
+  EXPECT_EQ(r.status, 0) << show(args) << "\n" << r.err;
+}
+
+Args with(Args base, std::initializer_list<std::string> more) {
+  base.insert(base.end(), more);
+  return base;
+}
+
+const Args kSize = {"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "8192"};
+
+// ---------------------------------------------------------------- 1. the shared prefix is part of the prompt
+
+TEST(BadInputTest, APrefixAtOrAboveThePromptIsRefused) {
+  // It answered "not one sequence fits beside the weights": a prefix of the whole context leaves each
+  // sequence no KV of its own. The prompt is the context (8192 tokens) here: 0 to 8191 are allowed.
+  const std::string e = Refused(with(kSize, {"--prefix-tokens", "8192"}), "--prefix-tokens");
+  EXPECT_NE(e.find("0 to 8191, got 8192"), std::string::npos) << e;
+  Refused(with(kSize, {"--prefix-tokens", "100000"}), "--prefix-tokens");
+  Accepted(with(kSize, {"--prefix-tokens", "8191"}));
+  // With a prompt of 512 tokens the prefix is part of it: 0 to 511.
+  const std::string p = Refused(with(kSize, {"--prompt", "512", "--prefix-tokens", "512"}), "--prefix-tokens");
+  EXPECT_NE(p.find("0 to 511, got 512"), std::string::npos) << p;
+  Accepted(with(kSize, {"--prompt", "512", "--prefix-tokens", "511"}));
+  Refused({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096", "--prefix-tokens", "4096"},
+          "--prefix-tokens");
+  // sweep: below every context swept (2048 is the shortest of 2048,4096).
+  Refused({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "2048,4096", "--prefix-tokens", "3000"},
+          "--prefix-tokens");
+  // plan: the prompt is --isl (512 tokens).
+  const std::string pl = Refused({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                                  "--max-gpus", "8", "--prefix-tokens", "512"},
+                                 "--prefix-tokens");
+  EXPECT_NE(pl.find("0 to 511"), std::string::npos) << pl;
+}
+
+// ---------------------------------------------------------------- 2. the engine's limit holds the context
+
+TEST(BadInputTest, AMaxModelLenBelowTheContextIsRefusedNamingBoth) {
+  const Args kv = {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "8192", "--engine", "vllm"};
+  const std::string e = Refused(with(kv, {"--max-model-len", "4096"}), "--max-model-len");
+  EXPECT_NE(e.find("--seq"), std::string::npos) << e;
+  EXPECT_NE(e.find("8192 tokens"), std::string::npos) << e;
+  Accepted(with(kv, {"--max-model-len", "8192"}));  // exactly the context fits
+  Refused(with(kSize, {"--engine", "vllm", "--max-model-len", "8191"}), "--max-model-len");
+  // plan: a request holds --isl + --osl = 512 + 128 = 640 tokens.
+  const std::string p = Refused({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                                 "--max-gpus", "8", "--max-model-len", "639"},
+                                "--max-model-len");
+  EXPECT_NE(p.find("--isl + --osl"), std::string::npos) << p;
+  EXPECT_NE(p.find("640 tokens"), std::string::npos) << p;
+  Refused({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "1024,4096", "--engine", "vllm",
+           "--max-model-len", "2048"},
+          "--max-model-len");
+}
+
+// ---------------------------------------------------------------- 3. layouts the model cannot take
+
+TEST(BadInputTest, PlanRefusesAnExpertParallelDegreeADenseModelCannotTake) {
+  // It exited 1, "nothing meets the targets": bad input exits 2.
+  const Args plan = {"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--qps", "1", "--gpu", "h100",
+                     "--max-gpus", "8"};
+  const std::string e = Refused(with(plan, {"--ep", "2"}), "--ep");
+  EXPECT_NE(e.find("has none"), std::string::npos) << e;
+  Refused(with(plan, {"--ep", "1,2"}), "--ep");
+  // deepseek-v3's 256 experts: 3 divides no searched tp (1, 2, 4, ...), 128 exceeds --max-gpus 8.
+  const Args moe = {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "8"};
+  Refused(with(moe, {"--ep", "3"}), "--ep");
+  Refused(with(moe, {"--ep", "128"}), "--ep");
+}
+
+TEST(BadInputTest, MtpOnAModelWithoutAnMtpHeadIsSaidFirst) {
+  // gpt-oss has no multi-token-prediction head: that is the answer, before asking for --spec-acceptance.
+  const Args base = {"size", "--model", "gpt-oss-120b", "--gpu", "h100", "--gpus", "2", "--spec-method", "mtp"};
+  const std::string e = Refused(base, "--spec-method");
+  EXPECT_NE(e.find("gpt-oss-120b has none"), std::string::npos) << e;
+  Refused(with(base, {"--spec-tokens", "2"}), "--spec-method");
+  Refused({"sweep", "--model", "gpt-oss-120b", "--gpu", "h100", "--gpus", "2", "--spec-method", "mtp"},
+          "--spec-method");
+  Refused({"plan", "--model", "gpt-oss-120b", "--isl", "512", "--osl", "128", "--gpu", "h100", "--spec-method", "mtp"},
+          "--spec-method");
+  // deepseek-v3 has one: then what the drafter needs is asked for.
+  Refused({"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--spec-method", "mtp"}, "--spec-tokens");
+}
+
+TEST(BadInputTest, RedundantExpertsThatBreakTheSplitNameRedundantExperts) {
+  // deepseek-v3 over 8 GPUs with --dp-attention: ep = 8. 256 + 7 = 263 slots do not split over 8 ranks; the
+  // user typed --redundant-experts, not --ep. 256 + 8 = 264 = 8 x 33 does.
+  const Args base = {"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--dp-attention"};
+  const std::string e = Refused(with(base, {"--redundant-experts", "7"}), "--redundant-experts");
+  EXPECT_NE(e.find("a multiple of 8, got 7"), std::string::npos) << e;
+  Accepted(with(base, {"--redundant-experts", "8"}));
+  // Without --dp-attention: ep 8 inside tp 8; 256 + 4 = 260 slots, 260 / 8 = 32.5.
+  Refused({"size", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--ep", "8", "--redundant-experts", "4"},
+          "--redundant-experts");
+}
+
+// ---------------------------------------------------------------- 4. did-you-mean and --help
+
+TEST(BadInputTest, ALongFlagGetsALongFlagSuggestion) {
+  CliRun a = run_args(with(kSize, {"--dp-atention"}));
+  EXPECT_EQ(a.status, 2);
+  EXPECT_NE(a.err.find("did you mean --dp-attention?"), std::string::npos) << a.err;
+  CliRun h = run_args({"size", "--model", "llama-3.1-8b", "--hiden", "4096"});
+  EXPECT_EQ(h.status, 2);
+  EXPECT_NE(h.err.find("did you mean --hidden?"), std::string::npos) << h.err;
+  EXPECT_EQ(line_count(h.err), 1);
+}
+
+TEST(BadInputTest, PlanSaysItSearchesWhatItDecidesItself) {
+  const Args plan = {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200"};
+  for (const char* flag : {"--dp-attention", "--tp", "--gpus"}) {
+    CliRun r = run_args(with(plan, {flag}));
+    EXPECT_EQ(r.status, 2) << flag;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_EQ(r.err.rfind(std::string("modelcalc: error: ") + flag + ": not a flag of plan: plan searches", 0), 0u)
+        << r.err;
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+  }
+}
+
+TEST(BadInputTest, RooflineHelpMentionsNoFlagRooflineLacks) {
+  CliRun r = run_args({"roofline", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--ep"), std::string::npos);  // the help is there
+  EXPECT_EQ(r.out.find("--dp-attention"), std::string::npos) << r.out;
+}
+
+// ---------------------------------------------------------------- 5. a derived value names what was typed
+
+TEST(BadInputTest, ADerivedComputeDtypeNamesTheDtypeTyped) {
+  // fp8 weights compute in fp8, which the A100 has no peak for: the user typed --dtype, not --compute-dtype.
+  const std::string e = Refused({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  EXPECT_EQ(e.rfind("modelcalc: error: --dtype: from --dtype fp8: ", 0), 0u) << e;
+  Refused({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  Refused({"cost", "--price-per-hour", "2", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8"}, "--dtype");
+  // Given, the compute dtype is the user's own and named as such.
+  Refused({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--compute-dtype", "fp8"}, "--compute-dtype");
+  // The way out the line gives works: fp8 weights with bf16 matmuls.
+  Accepted({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8", "--compute-dtype", "bf16"});
+}
+
+}  // namespace
+}  // namespace modelcalc
