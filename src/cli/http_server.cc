@@ -86,10 +86,39 @@ HttpResponse parse_failure(const beast::error_code& ec) {
   return plain(400, "malformed HTTP/1.1 request: " + ec.message() + "\n");
 }
 
+bool ascii_iequals(std::string_view a, std::string_view b) {
+  const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](char x, char y) {
+           return lower(x) == lower(y);
+         });
+}
+
+// A one-line JSON error, {"error": message}. REQUIRES: `message` needs no JSON escaping.
+HttpResponse json_refusal(int status, std::string_view message) {
+  HttpResponse r = plain(status, "{\"error\": \"" + std::string(message) + "\"}\n");
+  r.content_type = "application/json";
+  return r;
+}
+
 bool is_parse_error(const beast::error_code& ec) {
   return ec.category() == http::make_error_code(http::error::bad_target).category() &&
          ec != http::error::end_of_stream &&
          ec != http::error::partial_message;
+}
+
+std::string_view field_of(const http::request<http::string_body>& req, http::field name) {
+  const auto v = req[name];
+  return trim(std::string_view(v.data(), v.size()));
+}
+
+std::string_view field_of(const http::request<http::string_body>& req, std::string_view name) {
+  const auto v = req[beast::string_view(name.data(), name.size())];
+  return trim(std::string_view(v.data(), v.size()));
+}
+
+CrossSiteFields cross_site_fields(const http::request<http::string_body>& req, std::string_view path) {
+  return {field_of(req, http::field::host), field_of(req, http::field::origin), field_of(req, "Sec-Fetch-Site"),
+          field_of(req, "Sec-Fetch-Mode"), path};
 }
 
 }  // namespace
@@ -104,6 +133,21 @@ bool is_loopback_host(std::string_view host) {
   in_addr a{};
   if (name == "localhost") return true;
   return inet_pton(AF_INET, name.c_str(), &a) == 1 && (ntohl(a.s_addr) >> 24) == 127;
+}
+
+std::optional<std::string_view> cross_site_refusal(const CrossSiteFields& f) {
+  const bool opens_the_page = f.fetch_mode == "navigate" && (f.path == "/" || f.path == "/index.html");
+  if (!f.fetch_site.empty() && f.fetch_site != "same-origin" && f.fetch_site != "none" && !opens_the_page) {
+    return "a request from another site (Sec-Fetch-Site): this server answers its own page and clients such as "
+           "curl or scripts";
+  }
+  const bool own_origin = f.origin.starts_with("http://") && !f.host.empty() &&
+                          ascii_iequals(f.origin.substr(7), f.host);
+  if (!f.origin.empty() && !own_origin) {
+    return "a request from another origin (Origin is not http:// and this server's Host): this server answers its "
+           "own page and clients such as curl or scripts";
+  }
+  return std::nullopt;
 }
 
 Result<HttpRequest> parse_request_target(std::string_view target) {
@@ -210,6 +254,9 @@ class Session : public std::enable_shared_from_this<Session> {
     const auto target = req.target();
     auto parsed = parse_request_target(std::string_view(target.data(), target.size()));
     if (!parsed.ok()) return send(plain(400, parsed.status().message() + "\n"), head, !keep);
+    if (auto why = cross_site_refusal(cross_site_fields(req, parsed->path))) {
+      return send(json_refusal(403, *why), head, !keep);
+    }
     HttpResponse r;
     try {
       r = server_.handler(*parsed);

@@ -20,6 +20,8 @@
 //   X-Content-Type-Options, X-Frame-Options, a Content-Security-Policy with
 //   frame-ancestors 'none', Referrer-Policy and Cache-Control; keep-alive as
 //   the client asks.
+// - Cross-site requests are refused (403, a one-line JSON error): see
+//   cross_site_refusal.
 // - Bound to a loopback address, it answers only requests whose Host names
 //   this machine (localhost, 127.x.x.x, [::1]): a page elsewhere cannot point
 //   a name of its own at 127.0.0.1 (DNS rebinding) and read the API.
@@ -32,6 +34,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -70,6 +73,24 @@ struct HttpServerOptions {
 // Whether a Host header's value names the local machine: localhost,
 // 127.x.x.x or [::1], with or without a port.
 bool is_loopback_host(std::string_view host);
+
+// The request fields the cross-site check reads ("" when absent).
+struct CrossSiteFields {
+  std::string_view host;        // the Host header
+  std::string_view origin;      // Origin
+  std::string_view fetch_site;  // Sec-Fetch-Site
+  std::string_view fetch_mode;  // Sec-Fetch-Mode
+  std::string_view path;        // the decoded path
+};
+
+// Why a request is refused as cross-site (403), or nullopt to serve it. A
+// browser names where a request comes from: an Origin that is not
+// "http://" + Host (the page's own origin; compared case-insensitively; "null"
+// included), or a Sec-Fetch-Site other than same-origin or none (cross-site,
+// same-site: another port of localhost is another page), is refused, except a
+// top-level navigation (Sec-Fetch-Mode: navigate) to the page itself ("/"), so
+// a link opens it. A client that names neither (curl, scripts) is served.
+std::optional<std::string_view> cross_site_refusal(const CrossSiteFields& f);
 
 // Splits and decodes a request target "/path?a=1&b=x%20y" ('+' is a space in
 // the query; a "#fragment" is dropped). Refuses a target that is not

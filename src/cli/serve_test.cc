@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -346,6 +347,65 @@ TEST_F(ServeTest, OnALoopbackAddressOnlyLocalHostNamesAreAnswered) {
   EXPECT_FALSE(is_loopback_host("localhost.evil.example"));
   EXPECT_FALSE(is_loopback_host("127.0.0.1.evil.example"));
   EXPECT_FALSE(is_loopback_host(""));
+}
+
+// A page on another site (or another port of this machine) may not use the
+// server: <img src="http://127.0.0.1:8080/api/calibrate?..."> carries
+// Sec-Fetch-Site: cross-site, a fetch() Origin: http://evil.example. The page's
+// own requests (same-origin), typed URLs (none) and clients that send neither
+// header (curl, scripts) are served.
+TEST_F(ServeTest, CrossSiteRequestsAreRefusedOwnAndOriginlessOnesServed) {
+  const std::string port = std::to_string(server_.port());
+  const auto get = [&](const std::string& path, const std::string& fields) {
+    return raw("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n" + fields + "Connection: close\r\n\r\n");
+  };
+  const std::string refused[] = {
+      "Sec-Fetch-Site: cross-site\r\n",
+      "Sec-Fetch-Site: same-site\r\n",                                     // another port of localhost
+      "Origin: http://evil.example\r\n",
+      "Origin: http://127.0.0.1:1\r\n",                                    // this machine, another port
+      "Origin: https://127.0.0.1:" + port + "\r\n",                        // another scheme
+      "Origin: null\r\n",                                                  // a sandboxed frame, a file:// page
+      "Origin: http://127.0.0.1:" + port + "\r\nSec-Fetch-Site: cross-site\r\n",
+  };
+  for (const std::string& fields : refused) {
+    const std::string reply = get("/api/models", fields);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 403 ", 0), 0u) << fields << " -> " << reply.substr(0, reply.find("\r\n"));
+    EXPECT_EQ(header(reply, "Content-Type"), "application/json") << fields;
+    const std::string body = reply.substr(reply.find("\r\n\r\n") + 4);
+    EXPECT_EQ(std::count(body.begin(), body.end(), '\n'), 1) << body;
+    EXPECT_TRUE(nlohmann::json::parse(body).contains("error")) << body;
+  }
+  const std::string served[] = {
+      "",                                                                     // curl, a script
+      "Sec-Fetch-Site: same-origin\r\nOrigin: http://127.0.0.1:" + port + "\r\n",  // the page's fetch()
+      "Origin: http://127.0.0.1:" + port + "\r\n",                         // a fetch() from the page
+      "Sec-Fetch-Site: none\r\n",                                          // a typed URL
+  };
+  for (const std::string& fields : served) {
+    const std::string reply = get("/api/models", fields);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 200 ", 0), 0u) << fields << " -> " << reply.substr(0, reply.find("\r\n"));
+  }
+  // A link from another site opens the page, but does not run a command.
+  const std::string link = "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: navigate\r\n";
+  EXPECT_EQ(get("/", link).rfind("HTTP/1.1 200 ", 0), 0u);
+  EXPECT_EQ(get("/api/models", link).rfind("HTTP/1.1 403 ", 0), 0u);
+  EXPECT_EQ(get("/", "Sec-Fetch-Site: cross-site\r\nSec-Fetch-Mode: no-cors\r\n").rfind("HTTP/1.1 403 ", 0), 0u);
+}
+
+TEST(ServeCrossSiteTest, TheRule) {
+  const auto refused = [](CrossSiteFields f) { return cross_site_refusal(f).has_value(); };
+  EXPECT_FALSE(refused({"localhost:8080", "", "", "", "/api/size"}));
+  EXPECT_FALSE(refused({"localhost:8080", "http://localhost:8080", "same-origin", "cors", "/api/size"}));
+  EXPECT_FALSE(refused({"[::1]:8080", "http://[::1]:8080", "", "", "/api/size"}));
+  EXPECT_FALSE(refused({"LocalHost:8080", "http://localhost:8080", "", "", "/api/size"}));  // names ignore case
+  EXPECT_TRUE(refused({"localhost:8080", "http://127.0.0.1:8080", "", "", "/api/size"}));  // another origin
+  EXPECT_TRUE(refused({"", "http://localhost", "", "", "/"}));            // HTTP/1.0 without Host: no own origin
+  EXPECT_TRUE(refused({"localhost:8080", "http://localhost:8080x", "", "", "/"}));
+  EXPECT_TRUE(refused({"localhost:8080", "", "cross-site", "cors", "/"}));
+  EXPECT_TRUE(refused({"localhost:8080", "", "something-new", "", "/api/size"}));
+  EXPECT_FALSE(refused({"localhost:8080", "", "cross-site", "navigate", "/index.html"}));
+  EXPECT_TRUE(refused({"localhost:8080", "", "cross-site", "navigate", "/api/calibrate"}));
 }
 
 // The load test: 50 clients, each 200 requests on its own kept-alive
