@@ -49,7 +49,9 @@ int replay(const std::string& file, bool weights_line) {
     EXPECT_NEAR(predicted / logged, 1.0, 0.05) << c[0] << " (" << c[3] << "): predicted "
                                                 << predicted / 1073741824.0 << " GiB, logged " << c[2] << " GiB";
     // vLLM's log states the weights (to the printed 0.01 GiB: the exact count, split over the TP ranks).
-    if (weights_line) EXPECT_NE(c[4].find("model weights take"), std::string::npos);
+    if (weights_line) {
+      EXPECT_NE(c[4].find("model weights take"), std::string::npos);
+    }
     ++rows;
   }
   return rows;
