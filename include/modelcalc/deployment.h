@@ -333,7 +333,8 @@ inline Exact state_bits_per_layer(const PreparedDeployment& d) {
 // the context passes `keep`; in whole blocks of `block` tokens (1: exact). The
 // one rule behind every KV figure, per layer kind: the ceiling keeps a window
 // layer's last `window` tokens and a chunked layer's chunk (block 1); an engine
-// release keeps what its allocator keeps (EngineSettings::kv_retention). Pure.
+// release keeps what its allocator keeps (EngineSettings::window_keep,
+// chunk_keep). Pure.
 // REQUIRES: ctx >= 0, keep >= 0, block >= 1.
 inline double kv_kept_tokens(double ctx, int64_t keep, int64_t block, int64_t extra_blocks = 0) {
   const bool clipped = keep > 0 && ctx > static_cast<double>(keep);

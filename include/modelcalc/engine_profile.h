@@ -245,7 +245,8 @@ struct EngineMemory {
   double kv_bytes_per_request = 0;   // KV one request of max_model_len tokens holds (engine_sequence_kv_bytes)
   int64_t gpu_blocks = 0;            // KV blocks of block_size tokens
   int64_t kv_cache_tokens = 0;       // gpu_blocks x block_size (per replica: every rank holds its share)
-  double max_concurrency = 0;        // kv_cache_tokens / max_model_len
+  double max_concurrency = 0;        // requests of max_model_len the blocks hold (vLLM V1: blocks / the blocks
+                                     // one request keeps; else kv_cache_tokens / max_model_len)
 };
 
 // REQUIRES: s from resolve_engine_settings for `d`. Pure, allocation-free.

@@ -5,8 +5,8 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <string>
 #include <limits>
+#include <string>
 #include <system_error>
 
 #include "embedded_data.h"
@@ -455,7 +455,7 @@ void trtllm_bench_limits(double total_bytes, double weights_all, double kv_token
   *max_tokens = static_cast<int64_t>(tok);
 }
 
-// Sources of the retention rules (EngineSettings::kv_retention).
+// Sources of the retention rules (EngineSettings::window_keep, chunk_keep, swa_pool_ratio).
 constexpr std::string_view kKvRuleTrt =
     "TensorRT-LLM keeps every layer's whole context in one pool: its variable sliding windows (VSWA) only with "
     "max_attention_window_size set, which this profile does not assume; chunked layers whole (unconfirmed for "
