@@ -146,7 +146,7 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
          max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False,
          disaggregated=False, kv_transfer_overlap=False, expert_imbalance=None, two_batch_overlap=False,
          spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
-         prefix_tokens=None):
+         prefix_tokens=None, ep=None):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -207,7 +207,10 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
              kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None,
              gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
              max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
-             allow_long_max_model_len=False):
+             allow_long_max_model_len=False, reserve=None, tp=None, pp=None, ep=None, dp=None, compute_dtype=None, kv_dtype=None,
+             dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
+             spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
+             prefix_tokens=None):
     """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
     reject and what to measure first.
 
@@ -255,7 +258,10 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
 def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
           chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
           mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None,
-          block_size=None, allow_long_max_model_len=False):
+          block_size=None, allow_long_max_model_len=False, gpus=None, tp=None, pp=None, ep=None, dp=None,
+          dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
+          spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
+          prefix_tokens=None):
     """`size` over every combination of the lists (`modelcalc sweep`), as columns.
 
     model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max
@@ -264,7 +270,9 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
     outermost, then gpu, context, batch, dtype, kv_dtype innermost (dtype default: the models' checkpoint
     dtype when they agree on one, else fp16). fields: the columns (default the CLI's
     default columns; modelcalc.sweep_columns() lists all, "all" takes every one). The engine keywords (the
-    predicted_* columns' profile) as size's.
+    predicted_* columns' profile) as size's. gpus, tp, pp, ep, dp: the split, each one value or a list swept
+    like the others; dp_attention, redundant_experts, expert_imbalance, two_batch_overlap, the speculative and
+    prefix keywords as size's.
 
     Returns Columns (NumPy arrays when NumPy is installed; to_pandas() with pandas), filled by the core's
     sweep with the GIL released: 8 B a number, 2 B a text value, nothing per row in Python. With on_chunk,

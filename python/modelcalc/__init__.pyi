@@ -293,7 +293,8 @@ def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, Non
          expert_imbalance: Union[float, str, None] = None, two_batch_overlap: bool = False,
          spec_tokens: Count | None = None, spec_acceptance: Union[float, str, None] = None,
          spec_method: str | None = None, draft_model: Union[str, os.PathLike[str], None] = None,
-         prefix_hit: Union[float, str, None] = None, prefix_tokens: Count | None = None) -> PlanResult: ...
+         prefix_hit: Union[float, str, None] = None, prefix_tokens: Count | None = None,
+         ep: CountList | None = None) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
                max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),
@@ -314,7 +315,15 @@ def diagnose(evidence: Union[str, os.PathLike[str], Mapping[str, Any], None] = N
              kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
              mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
              max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-             block_size: Count | None = None, allow_long_max_model_len: bool = False) -> DiagnoseResult: ...
+             block_size: Count | None = None, allow_long_max_model_len: bool = False,
+             reserve: Union[float, str, None] = None, tp: Count | None = None,
+             pp: Count | None = None, ep: Count | None = None, dp: Count | None = None,
+             compute_dtype: Dtype | None = None, kv_dtype: Dtype | None = None, dp_attention: bool = False,
+             redundant_experts: Count | None = None, expert_imbalance: Union[float, str, None] = None,
+             two_batch_overlap: bool = False, spec_tokens: Count | None = None,
+             spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
+             draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
+             prefix_tokens: Count | None = None) -> DiagnoseResult: ...
 def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, seq: Count | None = None,
                batch: Count = 1,
                prompt: Count | None = None, gpus: Count | None = None, tp: Count | None = None,
@@ -335,7 +344,14 @@ def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iter
           kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
           mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
           max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-          block_size: Count | None = None, allow_long_max_model_len: bool = False) -> Any: ...
+          block_size: Count | None = None, allow_long_max_model_len: bool = False,
+          gpus: CountList | None = None, tp: CountList | None = None, pp: CountList | None = None,
+          ep: CountList | None = None, dp: CountList | None = None, dp_attention: bool = False,
+          redundant_experts: Count | None = None, expert_imbalance: Union[float, str, None] = None,
+          two_batch_overlap: bool = False, spec_tokens: Count | None = None,
+          spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
+          draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
+          prefix_tokens: Count | None = None) -> Any: ...
 def sweep_columns() -> list[tuple[str, bool, str, str]]: ...
 def gpus() -> list[Gpu]: ...
 def models() -> list[tuple[str, str]]: ...

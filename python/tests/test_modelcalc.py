@@ -482,6 +482,85 @@ class BadInput(unittest.TestCase):
             modelcalc.plan("llama-3.1-8b", osl=512)  # isl is required
 
 
+def battery_values(field):
+    """Values a field's declaration rules out whatever the other keywords (src/cli/battery_test.cc's rules):
+    text not of its type, numbers outside [min, max]."""
+    kind = field["kind"]  # app::Type: 0 bool, 1 int, 2 real, 3 text, 4 choice, 5 dtype, 6 range
+    if kind in (0, 3):
+        return []
+    if kind == 4:
+        return ["no-such-choice"]
+    if kind == 5:
+        return ["fp13"]
+    if kind == 6:
+        return ["abc", "15-8"]
+    lo, hi = field["min"], field["max"]
+    values = ["abc", "1e400", float("nan"), float("inf"), float("-inf")]
+    values.append(lo if field["min_open"] else lo - max(1.0, abs(lo)))
+    if 0 < hi < 1e300:
+        values.append(hi * 4 + 4)
+    if kind == 1:
+        values.append(1.5)
+    return values
+
+
+class Battery(unittest.TestCase):
+    """Issue #39's battery in Python: every field of each command's request table, given a value its declaration
+    rules out, raises InputError naming the keyword (one line, no CLI flag in it)."""
+    CALLS = {
+        "size": (modelcalc.size, lambda **kw: modelcalc.size("llama-3.1-8b", "h100", **kw)),
+        "kv-budget": (modelcalc.kv_budget, lambda **kw: modelcalc.kv_budget("llama-3.1-8b", "h100", **kw)),
+        "plan": (modelcalc.plan, lambda **kw: modelcalc.plan("llama-3.1-8b", **{"isl": 512, "osl": 128, "gpu": "h100",
+                                                                                "max_gpus": 8, **kw})),
+        "diagnose": (modelcalc.diagnose, lambda **kw: modelcalc.diagnose(**{"model": "llama-3.1-8b", "gpu": "h100",
+                                                                             "tokens_per_s": 20, **kw})),
+        "sweep": (modelcalc.sweep, lambda **kw: modelcalc.sweep("llama-3.1-8b", "h100", **kw)),
+    }
+    # A shape typed field by field is a modelcalc.Model, a custom GPU a modelcalc.Gpu (each with its own checks,
+    # BadInput above): the functions take those objects, not these keywords (diagnose takes shape facts).
+    WHOLE_OBJECTS = {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "glu", "tied", "config",
+                     "checkpoint", "bandwidth", "capacity", "peak"}
+    SHAPE_FACTS = {"layers", "hidden", "heads", "kv_heads", "head_dim"}  # diagnose's keywords among them
+
+    def test_every_field_is_a_keyword(self):
+        missing = []
+        for command, (fn, _) in self.CALLS.items():
+            params = inspect.signature(fn).parameters
+            for field in modelcalc._modelcalc._field_table(command):
+                name = field["name"]
+                whole = self.WHOLE_OBJECTS - (self.SHAPE_FACTS if command == "diagnose" else set())
+                if field["positional"] or name in params or name in whole:
+                    continue
+                missing.append(f"{fn.__name__}({name}=)")
+        self.assertEqual(missing, [])
+
+    def test_every_bad_value_is_an_input_error_naming_the_keyword(self):
+        failures, cases = [], 0
+        for command, (fn, call) in self.CALLS.items():
+            params = inspect.signature(fn).parameters
+            for field in modelcalc._modelcalc._field_table(command):
+                if field["positional"] or field["file"] or field["name"] in ("model", "gpu"):
+                    continue
+                if field["name"] not in params:
+                    continue  # test_every_field_is_a_keyword
+                values = battery_values(field)
+                if field["list"]:
+                    values = values + [[1, v] if not isinstance(v, str) else "1," + v for v in values]
+                for value in values:
+                    cases += 1
+                    try:
+                        call(**{field["name"]: value})
+                        failures.append(f"{command} {field['name']}={value!r}: accepted")
+                    except modelcalc.InputError as e:
+                        m = str(e)
+                        if not m.startswith(field["name"] + ":") or "\n" in m or "--" in m:
+                            failures.append(f"{command} {field['name']}={value!r}: {m}")
+                    except Exception as e:  # a crash, or a TypeError where the value's type is right
+                        failures.append(f"{command} {field['name']}={value!r}: {type(e).__name__}: {e}")
+        self.assertGreater(cases, 150)
+        self.assertEqual(failures, [], "\n".join(failures[:100]))
+
+
 class Columns(unittest.TestCase):
     def test_typed_columns_and_memory_per_row(self):
         cols = modelcalc.sweep(["llama-3.1-8b", "mixtral-8x7b-v0.1"], "h100", context="1k:8k:x2", batch=range(1, 33))

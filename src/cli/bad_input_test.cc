@@ -4,9 +4,13 @@
 // line on stderr that starts with the flag the user typed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "test_paths.h"  // MODELCALC_SOURCE_DIR
 #include "test_util.h"
 
 namespace modelcalc {
@@ -172,6 +176,125 @@ TEST(BadInputTest, ADerivedComputeDtypeNamesTheDtypeTyped) {
   Refused({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--compute-dtype", "fp8"}, "--compute-dtype");
   // The way out the line gives works: fp8 weights with bf16 matmuls.
   Accepted({"size", "--model", "llama-3.1-8b", "--gpu", "a100", "--dtype", "fp8", "--compute-dtype", "bf16"});
+}
+
+// ---------------------------------------------------------------- 6. an output never replaces an input
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void put(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+// A fresh folder holding a copy of a real config.json.
+fs::path model_folder(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("modelcalc_bad_input_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs/Qwen3-8B.config.json",
+                dir / "config.json");
+  return dir;
+}
+
+TEST(BadInputTest, AReportOrPlotOverAnInputIsRefusedAndTheInputKept) {
+  const fs::path dir = model_folder("report");
+  const std::string config = (dir / "config.json").string(), before = slurp(config);
+  // It overwrote the config with the HTML page.
+  const std::string e = Refused({"size", "--config", config, "--gpu", "h100", "--report", config}, "--report");
+  EXPECT_NE(e.find("the file --config reads"), std::string::npos) << e;
+  // However spelled: ./ and a symbolic link name the same file.
+  fs::create_symlink(config, dir / "link.json");
+  Refused({"size", "--config", config, "--gpu", "h100", "--report", (dir / "." / "link.json").string()}, "--report");
+  // The folder given: its config.json is what it reads; so are its .json and .safetensors files.
+  const std::string f = Refused({"size", "--config", dir.string(), "--gpu", "h100", "--report", config}, "--report");
+  EXPECT_NE(f.find("in the folder --config reads"), std::string::npos) << f;
+  Refused({"roofline", "--config", config, "--gpu", "h100", "--plot", config}, "--plot");
+  Refused({"plan", "--config", config, "--isl", "512", "--osl", "128", "--gpu", "h100", "--max-gpus", "1", "--plot",
+           config},
+          "--plot");
+  EXPECT_EQ(slurp(config), before);
+  // Another file in the folder (not .json or .safetensors) and a new file are written.
+  Accepted({"size", "--config", dir.string(), "--gpu", "h100", "--report", (dir / "report.html").string()});
+  EXPECT_EQ(slurp(dir / "report.html").rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(slurp(config), before);
+}
+
+// The shared schema's header and one real row (data/serving-measured.tsv's r211: Llama-3.1-8B on one H200, 29,526
+// output tokens/s), its id, gpus and value replaced.
+std::string serving_row_tsv(const std::string& id, const std::string& gpus, const std::string& value) {
+  std::istringstream lines(slurp(std::string(MODELCALC_SOURCE_DIR) + "/data/serving-measured.tsv"));
+  std::string header, row, line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header.empty()) {
+      header = line;
+    } else if (line.rfind("r211\t", 0) == 0) {
+      row = line;
+    }
+  }
+  std::vector<std::string> f;
+  std::istringstream cells(row);
+  for (std::string c; std::getline(cells, c, '\t');) f.push_back(c);
+  f.resize(19);  // notes empty
+  f[0] = id, f[4] = gpus, f[14] = value;  // columns id, gpus, value (the schema's order)
+  std::string out = header + "\n";
+  for (size_t i = 0; i < f.size(); ++i) out += (i ? "\t" : "") + f[i];
+  return out + "\n";
+}
+
+TEST(BadInputTest, CalibrateWriteOverItsDataIsRefused) {
+  const fs::path data = fs::path(testing::TempDir()) / "modelcalc_bad_input_rows.tsv";
+  put(data, serving_row_tsv("x1", "1", "29526"));
+  const std::string before = slurp(data);
+  Refused({"calibrate", "--data", data.string(), "--fit", "--write", data.string()}, "--write");
+  EXPECT_EQ(slurp(data), before);
+}
+
+// ---------------------------------------------------------------- 7. measurements within physical ranges
+
+TEST(BadInputTest, AMeasurementBeyondPhysicalRangesIsRefused) {
+  const fs::path data = fs::path(testing::TempDir()) / "modelcalc_bad_input_range.tsv";
+  const auto calibrate = [&](const std::string& gpus, const std::string& value) {
+    put(data, serving_row_tsv("x1", gpus, value));
+    return Args{"calibrate", "--data", data.string()};
+  };
+  // It printed 1e308 tokens/s as a 309-digit number.
+  const std::string e = Refused(calibrate("1", "1e308"), "--data");
+  EXPECT_NE(e.find("column value must be at most 1e12 tokens/s per GPU"), std::string::npos) << e;
+  // Per GPU: 8 GPUs may report 8e12 tokens/s (1e12 each), not 8.1e12.
+  Refused(calibrate("8", "8.1e12"), "--data");
+  Accepted(calibrate("8", "8e12"));
+  Refused(calibrate("1", "inf"), "--data");
+  Refused(calibrate("1", "nan"), "--data");
+  Refused(calibrate("1", "-5"), "--data");
+  Refused(calibrate("1", "0"), "--data");
+}
+
+// ---------------------------------------------------------------- 7. control characters never reach the terminal
+
+TEST(BadInputTest, ControlCharactersInAnInputFileAreEscapedInTheOutput) {
+  const fs::path data = fs::path(testing::TempDir()) / "modelcalc_bad_input_escape.tsv";
+  // An id that would retitle the terminal (OSC 0 ... BEL) and clear it (CSI 2J, here as the C1 CSI U+009B).
+  put(data, serving_row_tsv("x\x1b]0;pwned\x07\xc2\x9b" "2J", "1", "29526"));
+  for (const bool json : {false, true}) {
+    Args a = {"calibrate", "--data", data.string()};
+    if (json) a.push_back("--json");
+    CliRun r = run_args(a);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos);
+    EXPECT_EQ(r.out.find('\x07'), std::string::npos);
+    EXPECT_EQ(r.out.find("\xc2\x9b"), std::string::npos);
+    // \u00NN: legible in the text and the same character read back from the JSON.
+    EXPECT_NE(r.out.find("x\\u001b]0;pwned\\u0007\\u009b2J"), std::string::npos) << r.out.substr(0, 2000);
+    if (json) {
+      EXPECT_TRUE(nlohmann::json::accept(r.out));
+    }
+  }
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       return 1;
     }
     if (s.code() == Status::Code::kNotMet) {  // valid input, no answer: the output explains why
-      out << buffer.view();
+      out << escape_output_text(buffer.view());
       err << "modelcalc: " << s.message() << "\n";
       return 1;
     }
@@ -166,7 +166,7 @@ int run_cli(const std::vector<std::string>& raw_args, std::ostream& out, std::os
       print_error(err, flags->as_typed(as_flag_error(s)).message());
       return 2;
     }
-    out << buffer.view();
+    out << escape_output_text(buffer.view());  // text echoed from input files cannot drive the terminal
     return 0;
   }
   out << app.help();

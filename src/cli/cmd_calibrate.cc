@@ -114,7 +114,9 @@ CommandRun setup_calibrate(FlagSet& flags) {
   add_training_calibrate_flags(flags, training.get());
   flags.text("--data", "A TSV of measurements in the shared schema (docs/prediction.md; default: the compiled-in "
                        "data/serving-measured.tsv)", &f->data)
+      .reads()
       .text("--write", "With --fit: write the fitted parameters as data/engine_profiles.tsv is written", &f->write)
+      .writes()
       .text("--cv", "With --fit: leave out each group of these kinds in turn, a list of gpu, model and release "
                     "(default all three), or none", &f->cv);
   add_output_flags(flags, &f->output);

@@ -23,7 +23,8 @@ CommandRun setup_plan(FlagSet& flags) {
   auto f = std::make_shared<PlanCli>();
   add_request_flags(flags, &f->request);
   flags.text("--plot", "Write the frontier as an SVG file, e.g. frontier.svg; - prints it to stdout instead of the table",
-             &f->output.plot);
+             &f->output.plot)
+      .writes();
   add_output_flags(flags, &f->output.output);
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) { return cli_error(render_answer(f->request, f->output, out), &app::PlanRequest::table()); };

@@ -25,7 +25,8 @@ CommandRun setup_roofline(FlagSet& flags) {
   add_request_flags(flags, &f->request);
   flags.footer("--gpu takes one name or a comma list (--gpu h100,mi300x) to compare GPUs on one roofline.");
   flags.text("--plot", "Write the roofline as an SVG file, e.g. roofline.svg; - prints it to stdout instead of the report",
-             &f->output.plot);
+             &f->output.plot)
+      .writes();
   add_output_flags(flags, &f->output.output);
   return [f](std::ostream& out) { return cli_error(render_answer(f->request, f->output, out), &app::RooflineRequest::table()); };
 }

@@ -23,7 +23,8 @@ CommandRun setup_size(FlagSet& flags) {
   auto f = std::make_shared<SizeCli>();
   add_request_flags(flags, &f->request);
   flags.text("--report", "Also write a one-page HTML report (sections, formulas, roofline) to this file; - prints the "
-             "page to stdout instead of the report", &f->output.report);
+             "page to stdout instead of the report", &f->output.report)
+      .writes();
   add_output_flags(flags, &f->output.output);
   add_strings_flag(flags, &f->output.output);
   return [f](std::ostream& out) { return cli_error(render_answer(f->request, f->output, out), &app::SizeRequest::table()); };

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "output_file.h"
+
 namespace modelcalc {
 
 namespace {
@@ -35,6 +37,7 @@ struct FlagSet::Entry {
   std::vector<std::unique_ptr<Spelling>> spellings;  // stable addresses: CLI11 writes into raw
   Apply apply;                                        // null for a toggle
   bool toggle = false;
+  enum class Path : uint8_t { kNone, kReads, kReadsList, kWrites } path = Path::kNone;
   bool toggled = false;                                // toggle_fn's target
   std::function<void()> on;                            // toggle_fn: called when given
 
@@ -151,6 +154,16 @@ FlagSet& FlagSet::required() {
     s.option = app_.add_option(s.names, s.raw, std::move(s.help))->type_name("VALUE");
   }
   s.option->required();
+  return *this;
+}
+
+FlagSet& FlagSet::reads(bool list) {
+  entries_.back()->path = list ? Entry::Path::kReadsList : Entry::Path::kReads;
+  return *this;
+}
+
+FlagSet& FlagSet::writes() {
+  entries_.back()->path = Entry::Path::kWrites;
   return *this;
 }
 
@@ -279,6 +292,40 @@ Status FlagSet::apply() {
       return Status::InvalidArgument(used->name, "needs a value, got an empty string");
     }
     MC_RETURN_IF_ERROR(e->apply(used->raw, used->name));
+  }
+  return check_paths();
+}
+
+namespace {
+
+// The spelling the command line gave `e` a value with; null when not given.
+template <typename E>
+const auto* given_spelling(const E& e) {
+  using S = typename decltype(e.spellings)::value_type::element_type;
+  for (const auto& s : e.spellings) {
+    if (s->option != nullptr && s->option->count() > 0 && !s->raw.empty()) return static_cast<const S*>(s.get());
+  }
+  return static_cast<const S*>(nullptr);
+}
+
+}  // namespace
+
+Status FlagSet::check_paths() const {
+  for (const auto& out : entries_) {
+    const Entry::Spelling* o = out->path == Entry::Path::kWrites ? given_spelling(*out) : nullptr;
+    if (o == nullptr || o->raw == "-") continue;
+    for (const auto& in : entries_) {
+      const Entry::Spelling* i =
+          in->path == Entry::Path::kReads || in->path == Entry::Path::kReadsList ? given_spelling(*in) : nullptr;
+      if (i == nullptr) continue;
+      std::string_view list = i->raw;
+      while (true) {  // one path, or each of a comma list's
+        const size_t comma = in->path == Entry::Path::kReadsList ? list.find(',') : std::string_view::npos;
+        MC_RETURN_IF_ERROR(check_output_path(o->raw, o->name, std::string(list.substr(0, comma)), i->name));
+        if (comma == std::string_view::npos) break;
+        list.remove_prefix(comma + 1);
+      }
+    }
   }
   return Status::Ok();
 }

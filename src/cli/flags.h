@@ -79,6 +79,13 @@ class FlagSet {
   FlagSet& alias(std::string_view alias, std::string_view of);
   // The flag declared last must be given.
   FlagSet& required();
+  // The flag declared last names a file (or folder) the command reads;
+  // `list`: a comma list of them (sweep's --config).
+  FlagSet& reads(bool list = false);
+  // The flag declared last names a file the command writes ("-": stdout).
+  // apply() refuses a written path that is one a reads() flag names, or a
+  // .json or .safetensors file in a folder one names (see check_output_path).
+  FlagSet& writes();
   // Text after the options in --help.
   void footer(std::string text);
   // The command writes its output as it goes (sweep), straight to stdout,
@@ -110,6 +117,8 @@ class FlagSet {
   struct Entry;
   FlagSet& add_parsed(std::string_view names, std::string help, Apply apply);
   Entry* find(std::string_view name) const;
+  // No writes() flag names a path a reads() flag's names (check_output_path).
+  Status check_paths() const;
   // The entry one of whose spellings `arg` names (any form: "--x=v", "-Lv").
   const Entry* find_spelled(std::string_view arg) const;
   // Whether a flag spelled `names` ("-L,--layers", or a positional's name) is

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include "quantity.h"
@@ -124,6 +125,30 @@ Status write_output_file(const std::string& path, std::string_view content, std:
   if (dir >= 0) {
     ::fsync(dir);
     ::close(dir);
+  }
+  return Status::Ok();
+}
+
+Status check_output_path(const std::string& out, std::string_view out_flag, const std::string& in,
+                         std::string_view in_flag) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status o = fs::status(out, ec);
+  if (ec || !fs::exists(o)) return Status::Ok();
+  const fs::file_status i = fs::status(in, ec);
+  if (ec || !fs::exists(i)) return Status::Ok();
+  const std::string quoted = quote_input(out);
+  if (fs::equivalent(out, in, ec) && !ec) {
+    return Status::InvalidArgument(out_flag, "would overwrite " + quoted + ", the file " + std::string(in_flag) +
+                                                 " reads; write to another path");
+  }
+  if (!fs::is_directory(i) || !fs::is_regular_file(o)) return Status::Ok();
+  const fs::path p(out);
+  const std::string ext = p.extension().string();
+  const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if ((ext == ".json" || ext == ".safetensors") && fs::equivalent(folder, in, ec) && !ec) {
+    return Status::InvalidArgument(out_flag, "would overwrite " + quoted + " in the folder " + std::string(in_flag) +
+                                                 " reads; write to another path");
   }
   return Status::Ok();
 }

@@ -23,6 +23,15 @@ namespace modelcalc {
 // write 'x.svg': ...").
 Status write_output_file(const std::string& path, std::string_view content, std::string_view flag);
 
+// Refuses writing `out` (given as `out_flag`) when it would replace an input
+// the command reads, `in` (given as `in_flag`): the same file (however
+// spelled: links, "./", another hard link), or, when `in` is a folder (a
+// checkpoint, a config folder), a .json or .safetensors file directly in it
+// (its config.json, index, shards, quantization sidecar). InvalidArgument
+// naming `out_flag`; Ok when `out` does not exist yet (no input is there).
+Status check_output_path(const std::string& out, std::string_view out_flag, const std::string& in,
+                         std::string_view in_flag);
+
 }  // namespace modelcalc
 
 #endif  // MODELCALC_OUTPUT_FILE_H_

@@ -39,6 +39,7 @@ void add_request_flags(FlagSet& flags, const app::Table& t, void* request) {
         r->set(request, app::Value{std::string(text)});
         return Status::Ok();
       });
+      if (row.field->file) flags.reads();
       continue;
     }
     const std::string names = names_of(row);
@@ -57,6 +58,7 @@ void add_request_flags(FlagSet& flags, const app::Table& t, void* request) {
       return Status::Ok();
     });
     if (row.required) flags.required();
+    if (row.field->file) flags.reads(row.list);
     const std::string long_name = "--" + std::string(row.field->flag);
     add_aliases(flags, row.field->aliases, long_name);
     add_aliases(flags, row.aliases, long_name);

@@ -128,50 +128,57 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t* cp) {
   return n;
 }
 
-}  // namespace
-
-std::string escape_for_terminal(std::string_view s) {
+// escape_for_terminal (one line: \n \t \r and \xNN for controls) and
+// escape_output_text (lines kept: \u00NN for controls, valid in a JSON string).
+std::string escape_controls(std::string_view s, bool keep_lines) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size());
+  const auto hex = [&](const char* prefix, unsigned v) {
+    out += prefix;
+    out.push_back(kHex[(v >> 4) & 0xF]);
+    out.push_back(kHex[v & 0xF]);
+  };
   for (size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
-    if (b >= 0x20 && b < 0x7F) {
+    if ((b >= 0x20 && b < 0x7F) || (keep_lines && (b == '\n' || b == '\t'))) {
       out.push_back(static_cast<char>(b));
       ++i;
       continue;
     }
-    if (b == '\n') {
-      out += "\\n";
-    } else if (b == '\t') {
-      out += "\\t";
-    } else if (b == '\r') {
-      out += "\\r";
-    } else if (b >= 0x80) {
+    if (b >= 0x80) {
       char32_t cp = 0;
       if (const size_t n = utf8_sequence(s, i, &cp); n > 0) {
         if (cp >= 0x80 && cp <= 0x9F) {  // C1 controls (e.g. CSI) act like ESC sequences
-          out += "\\u00";
-          out.push_back(kHex[cp >> 4]);
-          out.push_back(kHex[cp & 0xF]);
+          hex("\\u00", static_cast<unsigned>(cp));
         } else {
           out.append(s.substr(i, n));
         }
         i += n;
         continue;
       }
-      out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xF]);
-    } else {  // C0 controls, ESC, DEL
-      out += "\\x";
-      out.push_back(kHex[b >> 4]);
-      out.push_back(kHex[b & 0xF]);
+      hex("\\x", b);  // not UTF-8
+    } else if (keep_lines) {  // C0 controls, CR, ESC, DEL
+      hex("\\u00", b);
+    } else if (b == '\n') {
+      out += "\\n";
+    } else if (b == '\t') {
+      out += "\\t";
+    } else if (b == '\r') {
+      out += "\\r";
+    } else {
+      hex("\\x", b);
     }
     ++i;
   }
   return out;
 }
+
+}  // namespace
+
+std::string escape_for_terminal(std::string_view s) { return escape_controls(s, /*keep_lines=*/false); }
+
+std::string escape_output_text(std::string_view s) { return escape_controls(s, /*keep_lines=*/true); }
 
 namespace status_internal {
 std::string one_line(std::string_view text) { return escape_for_terminal(text); }

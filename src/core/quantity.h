@@ -70,6 +70,13 @@ std::string quote_input(std::string_view text);
 // kept, so escaping twice changes nothing.
 std::string escape_for_terminal(std::string_view s);
 
+// A command's whole output safe to print: newlines and tabs kept, other
+// control characters (CR, ESC, DEL, C1) as \u00NN, which a JSON string also
+// reads back as the character, bytes that are not UTF-8 as \xNN (JSON output
+// holds none: its writer refuses them). Text echoed from an input file (a TSV
+// id, a config's name) cannot move the cursor or retitle the terminal.
+std::string escape_output_text(std::string_view s);
+
 // ---------------------------------------------------------------- plan: durations, rates, lists
 
 // Longest duration accepted (one day): an SLO beyond it is a typo.

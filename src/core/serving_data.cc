@@ -40,6 +40,23 @@ bool parse_count(std::string_view t, int64_t* v) { return tsv_int(t, v) && *v >=
 
 bool parse_positive(std::string_view t, double* v) { return tsv_real(t, v) && *v > 0; }
 
+// Physical ranges of a measurement (issue #39): no GPU serves 10^12 tokens/s
+// (an H100's decode ceiling for a 1B model is ~10^4 per sequence, ~10^6 in a
+// batch), and no benchmark waits a day for a token; a value beyond them is a
+// unit slip or a corrupt file, not a measurement to fit or print.
+constexpr double kMaxRatePerGpu = 1e12;  // tokens/s per GPU, tokens/s per user, requests/s, concurrency
+constexpr double kMaxLatencyS = 86'400;  // itl_s, ttft_s: one day
+
+// The value's physical range: "" when in range, else what is allowed.
+std::string value_out_of_range(const ServingRow& r) {
+  const bool latency = r.metric == MeasuredMetric::kItl || r.metric == MeasuredMetric::kTtft;
+  if (latency) return r.value <= kMaxLatencyS ? "" : "must be at most 86400 s (a day) for " + r.metric_text;
+  const bool per_gpu = r.metric == MeasuredMetric::kOutputTokensPerS || r.metric == MeasuredMetric::kTotalTokensPerS;
+  const double v = per_gpu ? r.value / static_cast<double>(r.gpus) : r.value;
+  if (v <= kMaxRatePerGpu) return "";
+  return per_gpu ? "must be at most 1e12 tokens/s per GPU (value / gpus)" : "must be at most 1e12";
+}
+
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -218,9 +235,11 @@ Result<ServingTable> parse_serving_table(std::string_view text, std::string_view
     if (!optional_count(f[kOsl], &r.osl)) return bad("osl", "must be a whole number of tokens or empty");
     r.load_text = f[kLoad];
     read_load(&r);
+    if (r.load_value > kMaxRatePerGpu) return bad("load", "must be at most qps=1e12 or concurrency=1e12");
     r.metric_text = f[kMetric];
     read_metric(&r);
     if (!parse_positive(f[kValue], &r.value)) return bad("value", "must be a positive number");
+    if (const std::string why = value_out_of_range(r); !why.empty()) return bad("value", why);
     r.engine = f[kEngine], r.engine_version = f[kEngineVersion], r.source = f[kSource], r.notes = f[kNotes];
     if (r.source.empty()) return bad("source", "is empty: every measurement cites where it comes from");
     out.rows.push_back(std::move(r));

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "modelcalc/app/requests.h"
 #include "py_util.h"
 
 namespace modelcalc::py_bind {
@@ -55,4 +56,30 @@ PYBIND11_MODULE(_modelcalc, m) {
         return out;
       },
       "Every subcommand as (name, summary), in the order `modelcalc --help` lists them.");
+  m.def(
+      "_field_table",
+      [](const std::string& command) {
+        namespace app = modelcalc::app;
+        const app::Table* t = app::find_table(command);
+        if (t == nullptr) throw py::value_error("no request table for '" + command + "'");
+        py::list rows;
+        for (const app::Row& r : t->rows) {
+          const app::Field& f = *r.field;
+          py::dict d;
+          d["name"] = std::string(f.name);
+          d["type"] = std::string(app::type_name(f));
+          d["kind"] = static_cast<int>(f.type);  // app::Type's order: bool, int, real, text, choice, dtype, range
+          d["min"] = f.min;
+          d["max"] = f.max;
+          d["min_open"] = f.min_open;
+          d["list"] = r.list;
+          d["file"] = f.file;
+          d["positional"] = r.positional;
+          rows.append(d);
+        }
+        return rows;
+      },
+      py::arg("command"),
+      "The request table of `command` (\"size\", \"kv-budget\", ...): each field's name (the keyword), type, "
+      "range and whether it takes a list, a file or a positional; what the bad-input battery walks.");
 }

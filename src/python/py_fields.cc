@@ -85,6 +85,10 @@ void set_fields(const app::Table& t, void* request, const py::dict& kwargs) {
     if (v.is_none()) continue;
     const std::string key = py::str(k).cast<std::string>();
     const app::Row* row = t.find(key);
+    if (const app::Decided* d = row == nullptr ? t.find_decided(key) : nullptr; d != nullptr && key == d->field->name) {
+      raise_verbatim(Status::InvalidArgument(key, "not a keyword of " + std::string(t.command) + ": " +
+                                                      std::string(d->reason)));
+    }
     if (row == nullptr || key.find('-') != std::string::npos) {
       throw py::type_error(std::string(t.command) + "() got an unexpected keyword argument '" + key + "'");
     }
