@@ -386,5 +386,24 @@ TEST(Hf2026Test, EveryFixtureReads) {
   }
 }
 
+TEST(Hf2026Test, SmolLM3ThreeBLlamaLayersWithNoPeEveryFourthLayer) {
+  const ModelSpec m = Load("HuggingFaceTB--SmolLM3-3B");
+  ExpectConsistent(m);
+  // modeling_smollm3.py: d = 2048, L = 36, h = 16, kv = 4, d_head = 128, f = 11008, V = 128256, tied, no biases.
+  // Embedding (tied, no lm_head): 128256 x 2048 = 262,668,288.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 262'668'288);
+  // Attention per layer: q, o 2048 x 2048 each + k, v 2048 x 512 each = 10,485,760; x 36 = 377,487,360
+  // (the 9 NoPE layers of no_rope_layers hold the same projections).
+  EXPECT_EQ(m.exact->attention, 377'487'360);
+  // MLP: 3 x 2048 x 11008 = 67,633,152 a layer; x 36 = 2,434,793,472.
+  EXPECT_EQ(m.exact->mlp_dense, 2'434'793'472);
+  // Norms: 2 x 2048 x 36 + 2048 = 149,504.
+  EXPECT_EQ(m.exact->norms, 149'504);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 262,668,288 + 377,487,360 + 2,434,793,472 + 149,504 (model card: 3B).
+  EXPECT_EQ(m.exact->total(), 3'075'098'624);
+  EXPECT_EQ(m.n_swa_layers(), 0);
+}
+
 }  // namespace
 }  // namespace modelcalc

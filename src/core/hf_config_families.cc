@@ -572,6 +572,15 @@ constexpr FamilyRow kRows[] = {
      .defaults = "vocab_size=151936 hidden_size=4096 intermediate_size=22016 num_hidden_layers=32 "
                  "num_attention_heads=32 num_key_value_heads=32 head_dim=128 max_position_embeddings=128000",
      .qk_norm = QkNorm::kHead},
+    // SmolLM3 (modeling_smollm3.py): Llama's layers (q, k, v, o and the MLP biased only by attention_bias /
+    // mlp_bias, RMSNorm, tied by tie_word_embeddings); no_rope_layers only says which layers rotate positions
+    // (NoPE holds the same weights), the layer_types which slide.
+    {.model_type = "smollm3",
+     .modeling = "transformers modeling_smollm3.py",
+     .confirmed = true,
+     .defaults = "vocab_size=128256 hidden_size=2048 intermediate_size=11008 num_hidden_layers=36 "
+                 "num_attention_heads=16 num_key_value_heads=4 sliding_window=none",
+     .window = Window::kQwen},
     // configuration_step3p7.py / modeling_step3p7.py: Step3p7TextModel and an lm_head. A flat config
     // (architectures Step3p7FlashForCausalLM, as the text checkpoints ship) holds Step3p7TextConfig's keys;
     // the vision-language wrapper (text_config + vision_config, Step3p7ForConditionalGeneration) is not read
