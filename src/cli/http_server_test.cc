@@ -100,7 +100,7 @@ HttpResponse text(std::string body) {
   return r;
 }
 
-HttpServerOptions lanes(Probe& p) {
+HttpServerOptions lanes() {
   HttpServerOptions o;
   o.threads = 2;
   o.light_workers = 1;
@@ -108,7 +108,6 @@ HttpServerOptions lanes(Probe& p) {
   o.heavy_queue = 0;  // one heavy request at work, none waiting: the next one is refused
   o.heavy_budget_s = 7;
   o.is_heavy = [](const HttpRequest& r) { return r.path.starts_with("/heavy"); };
-  (void)p;
   return o;
 }
 
@@ -125,7 +124,7 @@ HttpHandler looping(Probe& p) {
 
 class LaneServer {
  public:
-  explicit LaneServer(Probe& p) : server_(looping(p), lanes(p)) {
+  explicit LaneServer(Probe& p) : server_(looping(p), lanes()) {
     EXPECT_TRUE(server_.listen("127.0.0.1", 0).ok());
     thread_ = std::thread([this] { server_.serve(); });
   }
