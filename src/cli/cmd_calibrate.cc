@@ -11,7 +11,6 @@
 #include "input_file.h"
 #include "modelcalc/calibrate.h"
 #include "output_file.h"
-#include "request_context.h"
 #include "train_calibrate_cli.h"
 
 namespace modelcalc {
@@ -63,13 +62,9 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   CrossValidation cv;
   v.data = name;
   if (f.fit) {
-    const app::Context& ctx = current_request_context();  // the web server's request: its token and budget
-    const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
-    fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true), &control);
-    MC_RETURN_IF_ERROR(control.status());
+    fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true));
     if (fit.rows == 0) return Status::InvalidArgument("--fit", "no row of the data could be evaluated");
-    cv = cross_validate(prepared, kinds, fit, &control);
-    MC_RETURN_IF_ERROR(control.status());
+    cv = cross_validate(prepared, kinds, fit);
     params = fit.params;
     v.fit = &fit;
     v.cv = &cv;
