@@ -10,6 +10,7 @@
 #include "html_report.h"
 #include "modelcalc/app/answers.h"
 #include "output_file.h"
+#include "request_context.h"
 #include "sweep_table.h"
 
 namespace modelcalc {
@@ -88,7 +89,7 @@ Status render(const app::PlanRequest& r, const AnswerOutput& o, std::ostream& ou
   if (r.layout.disaggregated && (!o.plot.empty() || r.frontier || o.output.explain)) {
     return Status::InvalidArgument("disaggregated", "has no frontier, plot or --explain; give --json or the table");
   }
-  MC_ASSIGN_OR_RETURN(const app::PlanAnswer a, app::answer(r));
+  MC_ASSIGN_OR_RETURN(const app::PlanAnswer a, app::answer(r, current_request_context()));
   if (a.disaggregated) {
     out << (o.output.json ? plan_document(a).dump(2) + "\n" : plan_text(a));
     return not_met_unless(a.feasible());
@@ -151,7 +152,7 @@ Status render(const app::SweepRequest& r, const AnswerOutput& o, std::ostream& o
   // Everything is parsed and validated before any row is evaluated.
   MC_ASSIGN_OR_RETURN(const auto columns, parse_fields(r.fields));
   MC_ASSIGN_OR_RETURN(const std::string format, sweep_format(o));
-  MC_ASSIGN_OR_RETURN(app::SweepAnswer a, app::answer(r));
+  MC_ASSIGN_OR_RETURN(app::SweepAnswer a, app::answer(r, current_request_context()));
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(a));
   a.spec.predict = std::any_of(columns.begin(), columns.end(), [](const SweepColumn* c) {
     return column_reads_prediction(*c);

@@ -11,6 +11,7 @@
 #include "input_file.h"
 #include "modelcalc/calibrate.h"
 #include "output_file.h"
+#include "request_context.h"
 #include "train_calibrate_cli.h"
 
 namespace modelcalc {
@@ -62,9 +63,13 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   CrossValidation cv;
   v.data = name;
   if (f.fit) {
-    fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true));
+    const app::Context& ctx = current_request_context();  // the web server's request: its token and budget
+    const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
+    fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true), &control);
+    MC_RETURN_IF_ERROR(control.status());
     if (fit.rows == 0) return Status::InvalidArgument("--fit", "no row of the data could be evaluated");
-    cv = cross_validate(prepared, kinds, fit);
+    cv = cross_validate(prepared, kinds, fit, &control);
+    MC_RETURN_IF_ERROR(control.status());
     params = fit.params;
     v.fit = &fit;
     v.cv = &cv;

@@ -11,6 +11,7 @@
 #include "lab_flags.h"
 #include "modelcalc/train_plan.h"
 #include "quantity.h"
+#include "request_context.h"
 #include "runs.h"
 #include "train_flags.h"
 #include "train_plan_report.h"
@@ -98,7 +99,13 @@ Status run_train_plan(SharedModel m, const TrainPlanInputs& f, TrainPlanRun* out
   if (q.gpus.empty()) {
     return Status::InvalidArgument("--gpu", "no GPU to search: none has a price, a bf16 peak and link figures");
   }
-  MC_ASSIGN_OR_RETURN(out->result, plan_training(q));
+  const app::Context& ctx = current_request_context();  // the web server's request: its token and budget
+  const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
+  q.control = &control;
+  auto result = plan_training(q);
+  q.control = nullptr;  // the report reads the query after this frame
+  MC_ASSIGN_OR_RETURN(out->result, std::move(result));
+  MC_RETURN_IF_ERROR(control.status());
   out->model = std::move(m);
   return Status::Ok();
 }

@@ -13,7 +13,10 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <condition_variable>
 #include <csignal>
+#include <deque>
+#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -178,8 +181,93 @@ Result<HttpRequest> parse_request_target(std::string_view target) {
   return req;
 }
 
+namespace {
+
+// A fixed set of worker threads taking jobs from a bounded queue. Thread-safe.
+class WorkLane {
+ public:
+  struct Job {
+    CancelToken token;          // the request's: cancelled by cancel_all()
+    std::function<void()> run;  // skipped when the token is cancelled before it starts
+  };
+
+  // REQUIRES: workers >= 1.
+  WorkLane(int workers, size_t queue_capacity) : capacity_(queue_capacity), running_(static_cast<size_t>(workers)) {
+    for (size_t i = 0; i < running_.size(); ++i) threads_.emplace_back([this, i] { work(i); });
+  }
+  ~WorkLane() {
+    cancel_all();
+    join();
+  }
+
+  // Queues `job`; false (job dropped) when every worker is busy and
+  // queue_capacity jobs already wait, or the lane is stopping.
+  bool try_push(Job job) {
+    std::lock_guard lock(mu_);
+    if (stopping_ || queue_.size() + busy_ >= running_.size() + capacity_) return false;
+    queue_.push_back(std::move(job));
+    cv_.notify_one();
+    return true;
+  }
+
+  // Cancels every queued and running job's token and makes the workers exit
+  // once their current job returns. Any thread; idempotent.
+  void cancel_all() {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (const Job& j : queue_) j.token.cancel();
+    for (const CancelToken& t : running_) t.cancel();
+    cv_.notify_all();
+  }
+
+  // Waits for the workers, then drops the jobs never started. REQUIRES: cancel_all() was called.
+  void join() {
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+    std::deque<Job> dropped;
+    std::lock_guard lock(mu_);
+    dropped.swap(queue_);
+  }
+
+ private:
+  void work(size_t i) {
+    for (;;) {
+      Job job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (stopping_) return;
+        job = std::move(queue_.front());
+        queue_.pop_front();
+        running_[i] = job.token;
+        ++busy_;
+      }
+      if (!job.token.cancelled()) job.run();
+      std::lock_guard lock(mu_);
+      running_[i] = CancelToken();
+      --busy_;
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Job> queue_;
+  const size_t capacity_;
+  std::vector<CancelToken> running_;  // per worker: the token of the job it runs
+  size_t busy_ = 0;                   // workers running a job
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace
+
 struct HttpServer::Impl {
-  Impl(HttpHandler h, HttpServerOptions o) : handler(std::move(h)), opt(o) {}
+  Impl(HttpHandler h, HttpServerOptions o)
+      : handler(std::move(h)),
+        opt(std::move(o)),
+        light(std::max(opt.light_workers, 1), opt.light_queue),
+        heavy(std::max(opt.heavy_workers, 1), opt.heavy_queue) {}
 
   void accept();
   void on_accept(const beast::error_code& ec, tcp::socket socket);
@@ -199,6 +287,10 @@ struct HttpServer::Impl {
   tcp::acceptor acceptor{accept_strand};
   asio::steady_timer accept_retry{accept_strand};
   asio::signal_set signals{io};
+  // Declared after io: destroyed (joined) first, so a job's last reference to
+  // a session drops while the io_context it belongs to still exists.
+  WorkLane light;
+  WorkLane heavy;
 };
 
 namespace {
@@ -257,13 +349,75 @@ class Session : public std::enable_shared_from_this<Session> {
     if (auto why = cross_site_refusal(cross_site_fields(req, parsed->path))) {
       return send(json_refusal(403, *why), head, !keep);
     }
+    dispatch(std::move(*parsed), head, keep);
+  }
+
+  // Queues the request on its lane and watches the socket while it waits and runs.
+  void dispatch(HttpRequest req, bool head, bool keep) {
+    const bool heavy = server_.opt.is_heavy && server_.opt.is_heavy(req);
+    WorkLane& lane = heavy ? server_.heavy : server_.light;
+    req.cancel = CancelToken::make();
+    req.cpu_budget_s = heavy ? server_.opt.heavy_budget_s : server_.opt.light_budget_s;
+    token_ = req.cancel;
+    head_ = head;
+    keep_ = keep;
+    WorkLane::Job job{req.cancel, [self = shared_from_this(), req = std::move(req)] { self->work(req); }};
+    if (!lane.try_push(std::move(job))) return send(busy(heavy), head, !keep);
+    watch();
+  }
+
+  HttpResponse busy(bool heavy) const {
+    HttpResponse r = json_refusal(503, heavy ? "busy: every worker for plan, sweep, calibrate, train-plan and "
+                                               "tradeoff is taken and its queue is full; retry shortly"
+                                             : "busy: every worker is taken and the queue is full; retry shortly");
+    r.headers.emplace_back("Retry-After", std::to_string(server_.opt.retry_after_s));
+    return r;
+  }
+
+  // On a worker: the handler's answer, handed back to the session's strand.
+  void work(const HttpRequest& req) {
     HttpResponse r;
     try {
-      r = server_.handler(*parsed);
+      r = server_.handler(req);
     } catch (const std::exception& e) {
       r = plain(500, std::string("internal error: ") + e.what() + "\n");
     }
-    send(std::move(r), head, !keep);
+    asio::post(stream_.get_executor(),
+               [self = shared_from_this(), r = std::move(r)]() mutable { self->on_done(std::move(r)); });
+  }
+
+  // While the work runs: a read on the socket, so a close or reset is seen
+  // (and cancels the work). Bytes that arrive (a pipelined request) are kept
+  // in buffer_ for the next read(), up to a head's worth.
+  void watch() {
+    watching_ = true;
+    stream_.expires_never();
+    stream_.async_read_some(buffer_.prepare(1024), beast::bind_front_handler(&Session::on_watch, shared_from_this()));
+  }
+
+  void on_watch(beast::error_code ec, size_t n) {
+    watching_ = false;
+    if (!ec) {
+      buffer_.commit(n);
+    } else if (ec != asio::error::operation_aborted) {
+      gone_ = true;  // closed or reset: nobody waits for the answer
+      token_.cancel();
+    }
+    if (done_) return finish();
+    if (!ec && buffer_.size() < server_.opt.max_header_bytes) watch();
+  }
+
+  void on_done(HttpResponse r) {
+    result_ = std::move(r);
+    done_ = true;
+    if (!watching_) return finish();
+    beast::error_code ignored;
+    stream_.socket().cancel(ignored);  // on_watch finishes
+  }
+
+  void finish() {
+    done_ = false;
+    if (!gone_) send(std::move(result_), head_, !keep_);
   }
 
   void send(HttpResponse r, bool head, bool close) {
@@ -314,6 +468,13 @@ class Session : public std::enable_shared_from_this<Session> {
   http::response<http::string_body> res_;
   bool close_ = false;
   char scratch_[1024];
+  // The request at work (dispatch .. finish).
+  CancelToken token_;
+  HttpResponse result_;
+  bool head_ = false, keep_ = false;
+  bool watching_ = false;  // a watch() read is pending
+  bool done_ = false;      // the answer is in result_, not yet sent
+  bool gone_ = false;      // the client closed while the work ran
 };
 
 }  // namespace
@@ -356,6 +517,8 @@ void HttpServer::Impl::session_closed() {
 
 void HttpServer::Impl::stop() {
   if (stopping.exchange(true)) return;
+  light.cancel_all();  // the work in flight sees its token cancelled
+  heavy.cancel_all();
   io.stop();  // every thread returns from run() once its current handler ends
 }
 
@@ -416,6 +579,8 @@ int HttpServer::serve() {
   }
   s.io.run();
   for (std::thread& t : threads) t.join();
+  s.light.join();  // stop() cancelled their work
+  s.heavy.join();
   beast::error_code ignored;
   s.acceptor.close(ignored);
   s.signals.clear(ignored);

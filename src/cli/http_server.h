@@ -12,10 +12,17 @@
 //   a byte a second does not extend it. Answers are written within
 //   write_deadline. Then the connection is closed.
 // - No refusals under a burst: at most max_connections are open at once;
-//   further ones wait in the kernel's listen queue (backlog) until one closes,
-//   and requests wait for a thread. `threads` threads run the I/O and the
-//   handler, so commands are evaluated in parallel (the handler must be safe
-//   to call from several threads at once).
+//   further ones wait in the kernel's listen queue (backlog) until one closes.
+// - Work apart from I/O: `threads` threads run only the I/O; the handler runs
+//   on one of two worker lanes (is_heavy chooses), each a fixed set of
+//   threads with a bounded queue, so heavy requests can never occupy every
+//   worker. A request arriving at a full queue is answered 503 with
+//   Retry-After at once. The handler may run on several workers at once.
+// - Each request carries a cancel token (HttpRequest::cancel), cancelled when
+//   its client closes or resets the connection while the work runs (the
+//   server keeps a read pending on the socket) and by stop(); and its lane's
+//   CPU budget (HttpRequest::cpu_budget_s). A handler that polls them stops.
+//   stop() cancels every request in flight; serve() joins the workers.
 // - GET and HEAD only (405 with Allow otherwise); every answer carries
 //   X-Content-Type-Options, X-Frame-Options, a Content-Security-Policy with
 //   frame-ancestors 'none', Referrer-Policy and Cache-Control; keep-alive as
@@ -40,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include "modelcalc/cancel.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc {
@@ -47,6 +55,9 @@ namespace modelcalc {
 struct HttpRequest {
   std::string path;                                         // percent-decoded, without the query
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in the order given
+  // Set by the server for the handler: poll them in long work (app::Context).
+  CancelToken cancel;       // cancelled when the client goes or the server stops
+  double cpu_budget_s = 0;  // the lane's CPU seconds for this request; 0 = no limit
 };
 
 struct HttpResponse {
@@ -56,11 +67,13 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // extra fields, e.g. Content-Disposition
 };
 
-// Called on one of the server's threads, possibly on several at once.
+// Called on one of the server's worker threads, possibly on several at once.
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+// Whether a request runs on the heavy lane. Called on an I/O thread: must be quick.
+using HttpLaneChooser = std::function<bool(const HttpRequest&)>;
 
 struct HttpServerOptions {
-  int threads = 0;                  // threads running I/O and the handler; 0: the CPUs', clamped to 2..8
+  int threads = 0;                  // threads running the I/O; 0: the CPUs', clamped to 2..8
   size_t max_connections = 512;     // open at once; more wait in the listen queue
   int backlog = 1024;               // the kernel's listen queue
   std::chrono::milliseconds request_deadline{10'000};  // to receive one request, head and body
@@ -68,6 +81,15 @@ struct HttpServerOptions {
   size_t max_header_bytes = 16 * 1024;  // request line and header fields
   size_t max_body_bytes = 64 * 1024;    // a GET has none; bounded all the same
   bool stop_on_signals = false;         // SIGINT and SIGTERM make serve() return
+  // The worker lanes. REQUIRES: workers >= 1 (0 is taken as 1).
+  int light_workers = 4;        // threads answering light requests
+  int heavy_workers = 1;        // heavy requests running at once; keep < light_workers + heavy_workers
+  size_t light_queue = 256;     // light requests waiting for a worker; one more is answered 503
+  size_t heavy_queue = 4;       // heavy requests waiting for a worker; one more is answered 503
+  double light_budget_s = 0;    // CPU seconds a light request may use; 0 = no limit
+  double heavy_budget_s = 60;   // CPU seconds a heavy request may use; 0 = no limit
+  int retry_after_s = 1;        // the 503's Retry-After, seconds
+  HttpLaneChooser is_heavy;     // null: every request is light
 };
 
 // Whether a Host header's value names the local machine: localhost,

@@ -508,18 +508,25 @@ TEST(ServeStopTest, StopReturnsWithConnectionsStillOpen) {
 // run_cli from several threads at once (the server's pool): every answer is
 // the one the same request gets alone. Under the sanitize build this is the
 // race detector's test of run_cli's shared state (catalogs, presets, caches).
+HttpRequest get(std::string path, std::vector<std::pair<std::string, std::string>> query) {
+  HttpRequest r;
+  r.path = std::move(path);
+  r.query = std::move(query);
+  return r;
+}
+
 TEST(ServeConcurrencyTest, CommandsInParallelGiveTheAnswersTheyGetAlone) {
   using Q = std::vector<std::pair<std::string, std::string>>;
   const std::vector<HttpRequest> requests = {
-      {"/api/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"strings", "true"}}},
-      {"/api/text/size", Q{{"model", "mixtral-8x7b-v0.1"}, {"gpu", "mi300x"}, {"explain", "true"}}},
-      {"/api/svg/roofline", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100,mi300x"}}},
-      {"/api/sweep", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"batch", "1:64:x2"}, {"seq", "8192"}}},
-      {"/api/kv-budget", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}},
-      {"/api/gpus", Q{}},
-      {"/api/models", Q{}},
-      {"/api/size", Q{{"model", "llama-3.1-8b"}, {"seq", "12x"}}},  // bad input: the same line each time
-      {"/api/html/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}},
+      get("/api/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"strings", "true"}}),
+      get("/api/text/size", Q{{"model", "mixtral-8x7b-v0.1"}, {"gpu", "mi300x"}, {"explain", "true"}}),
+      get("/api/svg/roofline", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100,mi300x"}}),
+      get("/api/sweep", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"batch", "1:64:x2"}, {"seq", "8192"}}),
+      get("/api/kv-budget", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}),
+      get("/api/gpus", Q{}),
+      get("/api/models", Q{}),
+      get("/api/size", Q{{"model", "llama-3.1-8b"}, {"seq", "12x"}}),  // bad input: the same line each time
+      get("/api/html/size", Q{{"model", "llama-3.1-8b"}, {"gpu", "h100"}}),
   };
   std::vector<HttpResponse> alone;
   for (const HttpRequest& r : requests) alone.push_back(handle_web_request(r));

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "modelcalc/app/resolve.h"
+#include "request_context.h"
 #include "serve_args.h"
 #include "web_request.h"
 
@@ -142,7 +143,20 @@ HttpResponse run_command(std::string_view command, const HttpRequest& req, Serve
 
 }  // namespace
 
+bool is_heavy_web_request(const HttpRequest& req) {
+  std::string_view path = req.path;
+  for (std::string_view prefix : {"/api/text/", "/api/svg/", "/api/html/", "/api/"}) {
+    if (path.starts_with(prefix)) {
+      path.remove_prefix(prefix.size());
+      return path == "plan" || path == "sweep" || path == "calibrate" || path == "train-plan" || path == "tradeoff";
+    }
+  }
+  return false;
+}
+
 HttpResponse handle_web_request(const HttpRequest& req) {
+  // The searches poll this: the client's going, the server's stopping, the lane's budget.
+  const ScopedRequestContext context(app::Context{req.cancel, req.cpu_budget_s, nullptr});
   if (req.path == "/" || req.path == "/index.html") {
     HttpResponse r;
     r.content_type = "text/html; charset=utf-8";

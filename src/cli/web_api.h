@@ -34,7 +34,15 @@ inline constexpr size_t kWebMaxOutputBytes = 16 * 1024 * 1024;
 // Safe to call from several threads at once: run_cli keeps no mutable state
 // (its caches are function-local statics, initialised once, thread-safely, and
 // read-only after), and each call writes only to its own streams.
+// Runs under req.cancel and req.cpu_budget_s (request_context.h): plan, sweep,
+// calibrate --fit and train-plan stop when the token is cancelled or the budget
+// is spent, answering 400 {"error": ...} with the reason.
 HttpResponse handle_web_request(const HttpRequest& req);
+
+// The lane a request runs on (HttpServerOptions::is_heavy): the searches --
+// plan, sweep, calibrate, train-plan, tradeoff -- at any endpoint; the rest
+// (size, kv-budget, cost, roofline, the page, ...) are light.
+bool is_heavy_web_request(const HttpRequest& req);
 
 }  // namespace modelcalc
 
