@@ -593,6 +593,27 @@ TEST(ServeCommandTest, BadHostAndPortAreOneLineErrors) {
   }
 }
 
+TEST(ServeCommandTest, BadLaneSizesAreOneLineErrors) {
+  // The lanes' bounds (cmd_serve.cc): workers 1..256, queues 0..1,000,000, the budget 0..86,400 CPU seconds.
+  // Each bad value is refused before listening, naming the flag typed.
+  const std::vector<std::pair<const char*, std::vector<const char*>>> bad = {
+      {"--light-workers", {"0", "257", "-1", "1.5", "nan", "4x"}},
+      {"--heavy-workers", {"0", "257", "1e9", ""}},
+      {"--light-queue", {"-1", "1000001", "inf"}},
+      {"--heavy-queue", {"-1", "1000001", "2.5"}},
+      {"--heavy-budget", {"-1", "86401", "nan", "inf", "1e400"}},
+  };
+  for (const auto& [flag, values] : bad) {
+    for (const char* v : values) {
+      const CliRun r = run_args({"serve", "--port", "0", flag, v});
+      EXPECT_EQ(r.status, 2) << flag << " " << v;
+      EXPECT_EQ(line_count(r.err), 1) << r.err;
+      EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+      EXPECT_TRUE(r.out.empty()) << flag << " " << v;
+    }
+  }
+}
+
 // ---------------------------------------------------------------- one request, one answer (issue #30)
 // The web decodes its query into the command's typed request and renders it
 // with the CLI's own renderer: for the same request the bytes are the CLI's.
