@@ -16,6 +16,8 @@
 #include <condition_variable>
 #include <csignal>
 #include <deque>
+#include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -260,6 +262,8 @@ class WorkLane {
   std::vector<std::thread> threads_;
 };
 
+class Session;
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -272,7 +276,15 @@ struct HttpServer::Impl {
   void accept();
   void on_accept(const beast::error_code& ec, tcp::socket socket);
   void session_closed();
+  void make_room();
   void stop();
+
+  // A session waiting for a request's head: the one listed longest is evicted
+  // for a newcomer when the server is over its connection cap.
+  struct Idle {
+    std::weak_ptr<Session> session;
+    std::chrono::steady_clock::time_point since;
+  };
 
   HttpHandler handler;
   HttpServerOptions opt;
@@ -281,11 +293,15 @@ struct HttpServer::Impl {
   std::atomic<bool> stopping{false};
   std::atomic<bool> accept_paused{false};
   std::atomic<int> stop_signal{0};
+  std::atomic<size_t> queued_bytes{0};  // answer bytes handed to writes that have not completed
+  std::mutex idle_mu;
+  std::list<Idle> idle;  // oldest first; guarded by idle_mu, as each Session's listed_ and idle_pos_
   // Declared after what sessions read when they are destroyed with it.
   asio::io_context io;
   asio::strand<asio::io_context::executor_type> accept_strand{io.get_executor()};
   tcp::acceptor acceptor{accept_strand};
   asio::steady_timer accept_retry{accept_strand};
+  asio::steady_timer room_retry{accept_strand};  // make_room() again once the oldest idle session is old enough
   asio::signal_set signals{io};
   // Declared after io: destroyed (joined) first, so a job's last reference to
   // a session drops while the io_context it belongs to still exists.
@@ -300,7 +316,22 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
-  ~Session() { server_.session_closed(); }
+  ~Session() {
+    unlist();
+    if (held_ > 0) server_.queued_bytes.fetch_sub(held_);
+    server_.session_closed();
+  }
+
+  // On the session's strand: closes the connection if it still waits for a
+  // request (it may have received one since it was chosen); the pending read
+  // ends and the session with it.
+  void evict() {
+    if (!waiting_) return;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
+  }
+  auto executor() { return stream_.get_executor(); }
 
   void start() { asio::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::read, shared_from_this())); }
 
@@ -310,10 +341,14 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(server_.opt.max_header_bytes));
     parser_->body_limit(server_.opt.max_body_bytes);
     stream_.expires_after(server_.opt.request_deadline);  // the whole request, however it trickles in
+    waiting_ = true;
+    list();
     http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Session::on_read, shared_from_this()));
   }
 
   void on_read(beast::error_code ec, size_t) {
+    waiting_ = false;
+    unlist();
     if (ec) {
       // Closed, reset or past the deadline: nothing to answer. A request the parser refused: say why.
       if (is_parse_error(ec)) send(parse_failure(ec), false, /*close=*/true);
@@ -421,6 +456,18 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void send(HttpResponse r, bool head, bool close) {
+    // Answers held for clients that do not read them are bounded in all: past
+    // the cap, the next answer is a short 503 instead.
+    const size_t bytes = head ? 0 : r.body.size();
+    if (bytes > 0 && server_.queued_bytes.fetch_add(bytes) + bytes > server_.opt.max_queued_bytes) {
+      server_.queued_bytes.fetch_sub(bytes);
+      r = json_refusal(503, "busy: the answers waiting for clients to read them fill the server's " +
+                                std::to_string(server_.opt.max_queued_bytes >> 20) + " MiB; retry shortly");
+      r.headers.emplace_back("Retry-After", std::to_string(server_.opt.retry_after_s));
+      close = true;
+    } else {
+      held_ = bytes;
+    }
     close_ = close;
     res_ = {};
     res_.version(11);
@@ -444,6 +491,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_write(beast::error_code ec, size_t) {
+    server_.queued_bytes.fetch_sub(held_);
+    held_ = 0;
     if (ec) return;
     if (!close_) return read();
     // Half-close, then read what the client still sends until it closes (at
@@ -461,8 +510,27 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // Listed in server_.idle while a read waits for a request.
+  void list() {
+    std::lock_guard lock(server_.idle_mu);
+    if (listed_) return;
+    idle_pos_ = server_.idle.insert(server_.idle.end(), {weak_from_this(), std::chrono::steady_clock::now()});
+    listed_ = true;
+  }
+  void unlist() {
+    std::lock_guard lock(server_.idle_mu);
+    if (listed_) server_.idle.erase(idle_pos_);
+    listed_ = false;
+  }
+
+  friend struct HttpServer::Impl;
   beast::tcp_stream stream_;
   HttpServer::Impl& server_;
+  // Guarded by server_.idle_mu.
+  bool listed_ = false;
+  std::list<HttpServer::Impl::Idle>::iterator idle_pos_;
+  bool waiting_ = false;  // a read for the next request is pending
+  size_t held_ = 0;       // this session's part of server_.queued_bytes
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
@@ -501,17 +569,53 @@ void HttpServer::Impl::on_accept(const beast::error_code& ec, tcp::socket socket
     });
     return;
   }
-  if (open.load() >= opt.max_connections) {
-    // Full: leave further connections in the listen queue until a session closes.
+  if (open.load() > opt.max_connections) {
+    // Over the cap: leave further connections in the listen queue until a
+    // session closes, and close the longest-idle one to make room.
     accept_paused.store(true);
-    if (open.load() < opt.max_connections && accept_paused.exchange(false)) accept();
-    return;
+    if (open.load() <= opt.max_connections && accept_paused.exchange(false)) return accept();
+    return make_room();
   }
   accept();
 }
 
+// On the accept strand, while accepting is paused: evicts the session that has
+// waited longest for a request, once it has waited idle_grace (a newcomer's
+// request may be on its way); its close resumes accepting. None idle: the next
+// session to close resumes it.
+void HttpServer::Impl::make_room() {
+  if (stopping.load() || !accept_paused.load()) return;
+  const auto now = std::chrono::steady_clock::now();
+  std::shared_ptr<Session> victim;
+  std::optional<std::chrono::steady_clock::time_point> later;
+  {
+    std::lock_guard lock(idle_mu);
+    for (auto it = idle.begin(); it != idle.end(); ++it) {
+      std::shared_ptr<Session> s = it->session.lock();
+      if (!s) continue;  // closing: its destructor unlists it
+      if (now - it->since < opt.idle_grace) {
+        later = it->since + opt.idle_grace;
+        break;
+      }
+      victim = std::move(s);
+      victim->listed_ = false;
+      idle.erase(it);
+      break;
+    }
+  }
+  if (victim) {
+    asio::post(victim->executor(), [victim] { victim->evict(); });
+  } else if (later) {
+    room_retry.expires_at(*later);
+    room_retry.async_wait([this](const beast::error_code& e) {
+      if (!e) make_room();
+    });
+  }
+}
+
 void HttpServer::Impl::session_closed() {
   open.fetch_sub(1);
+  // (The evicted session was chosen when accepting paused: its close resumes it here.)
   if (!stopping.load() && accept_paused.exchange(false)) asio::post(accept_strand, [this] { accept(); });
 }
 
@@ -588,5 +692,12 @@ int HttpServer::serve() {
 }
 
 void HttpServer::stop() { impl_->stop(); }
+
+size_t HttpServer::idle_connections() const {
+  std::lock_guard lock(impl_->idle_mu);
+  return impl_->idle.size();
+}
+
+size_t HttpServer::queued_bytes() const { return impl_->queued_bytes.load(); }
 
 }  // namespace modelcalc

@@ -74,7 +74,10 @@ using HttpLaneChooser = std::function<bool(const HttpRequest&)>;
 
 struct HttpServerOptions {
   int threads = 0;                  // threads running the I/O; 0: the CPUs', clamped to 2..8
-  size_t max_connections = 512;     // open at once; more wait in the listen queue
+  size_t max_connections = 512;     // open at once; one more is accepted, then the longest-idle one is closed
+                                    // (or, none idle, further ones wait in the listen queue)
+  std::chrono::milliseconds idle_grace{1'000};  // a session waiting for a request this long may be evicted
+  size_t max_queued_bytes = size_t{64} << 20;    // answer bytes being written, over all clients; past it, 503
   int backlog = 1024;               // the kernel's listen queue
   std::chrono::milliseconds request_deadline{10'000};  // to receive one request, head and body
   std::chrono::milliseconds write_deadline{10'000};    // to send one answer
@@ -137,6 +140,9 @@ class HttpServer {
   int serve();
   // Makes serve() return. Any thread, any time (before serve() too).
   void stop();
+  // What the server holds now, for tests and monitoring. Any thread.
+  size_t idle_connections() const;  // sessions waiting for a request
+  size_t queued_bytes() const;      // answer bytes in writes not yet complete
 
   struct Impl;  // the Asio state, defined in http_server.cc
 

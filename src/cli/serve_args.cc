@@ -206,6 +206,18 @@ Status check_serve_query(std::string_view command, const std::vector<std::pair<s
       return Status::InvalidArgument("query", "parameter " + quote_input(key) +
                                                   " is not a flag name (a letter, then letters, digits, '_' or '-')");
     }
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '-', '_');
+    for (const ServeSearchCap& cap : kServeSearchCaps) {
+      if (cap.command != command || cap.key != name) continue;
+      // A value that is no count is left to the command, which refuses it in its own words.
+      auto n = parse_count(value, key);
+      if (n.ok() && *n > cap.max) {
+        return Status::InvalidArgument(key, "over the web API at most " + std::to_string(cap.max) + " (a search this "
+                                            "large outlasts the server's budget; run modelcalc itself), got " +
+                                            quote_input(value));
+      }
+    }
   }
   return Status::Ok();
 }

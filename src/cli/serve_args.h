@@ -16,6 +16,7 @@
 #ifndef MODELCALC_SERVE_ARGS_H_
 #define MODELCALC_SERVE_ARGS_H_
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -53,6 +54,18 @@ enum class ServeOutput { kJson, kText, kSvg, kHtml };
 
 // Limits on one request's query: longer queries are refused (400).
 inline constexpr size_t kServeMaxParams = 64;
+
+// The searches' bounds over the web, tighter than the CLI's: a shared server
+// answers a search one lane budget covers (docs/web.md). A key of `command`
+// (spelled with '_' or '-') whose value counts more than `max` is refused.
+struct ServeSearchCap {
+  std::string_view command, key;
+  int64_t max;
+};
+inline constexpr ServeSearchCap kServeSearchCaps[] = {
+    {"plan", "max_gpus", 4096},       {"plan", "max_pp", 64},         {"train-plan", "max_gpus", 65'536},
+    {"train-plan", "max_tp", 64},     {"train-plan", "max_pp", 128},  {"train-plan", "max_ep", 256},
+};
 inline constexpr size_t kServeMaxQueryBytes = 4096;  // keys + values, decoded
 
 // The checks every query passes before it is decoded (by the request tables,

@@ -97,6 +97,27 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
   EXPECT_EQ(files, 9);
 }
 
+TEST(ServeArgsTest, SearchSizesOverTheWebAreCappedNamingTheKey) {
+  const auto check = [](std::string_view command, Params p) { return check_serve_query(command, p, ServeOutput::kJson); };
+  // At the cap: passed on (the command checks the rest); one past it, or a suffix spelling past it, refused.
+  EXPECT_TRUE(check("train-plan", {{"max_gpus", "65536"}}).ok());
+  for (const char* v : {"65537", "1048576", "1M", "66K"}) {  // 1M = 1,000,000; 66K = 66,000 (parse_count: K = 10^3) > 65,536
+    const Status s = check("train-plan", {{"max_gpus", v}});
+    ASSERT_FALSE(s.ok()) << v;
+    EXPECT_NE(s.message().find("max_gpus"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("at most 65536"), std::string::npos) << s.message();
+  }
+  // The key as typed, with '-' for '_'.
+  const Status dashed = check("train-plan", {{"max-tp", "1024"}});
+  ASSERT_FALSE(dashed.ok());
+  EXPECT_NE(dashed.message().find("max-tp"), std::string::npos) << dashed.message();
+  EXPECT_FALSE(check("plan", {{"max_gpus", "4097"}}).ok());
+  EXPECT_TRUE(check("plan", {{"max_gpus", "4096"}}).ok());
+  // Another command's key of the same name is not capped here; a value that is no count is the command's to refuse.
+  EXPECT_TRUE(check("size", {{"max_gpus", "1048576"}}).ok());
+  EXPECT_TRUE(check("train-plan", {{"max_gpus", "lots"}}).ok());
+}
+
 TEST(ServeArgsTest, RefusesWhatTheApiDoesNotPass) {
   EXPECT_EQ(error_of("serve", {}), "serve: is not available over the web API (it is the server itself)");
   EXPECT_EQ(serve_args("serve", {}, ServeOutput::kJson).status().code(), Status::Code::kNotFound);

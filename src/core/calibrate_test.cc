@@ -425,6 +425,26 @@ TEST(LeastSquaresTest, RecoversTheParametersOfADecay) {
   EXPECT_NEAR(r.x[2], 0.3, 1e-5);
 }
 
+// The stop is polled inside a Jacobian too, once per column after the first: the decay's 3 variables give
+// polls 1 (before iteration 1), 2 and 3 (columns 2 and 3). Stopping at poll 3 leaves iteration 1 unfinished:
+// no iteration counted, the start point returned, and the residuals evaluated = 10 at the start + 10 for
+// column 1 + 10 for column 2 (each column's support is every row).
+TEST(LeastSquaresTest, AStopRequestedDuringAJacobianEndsTheSolveThere) {
+  const LeastSquaresProblem p = problem_of(3, 10, [](const std::vector<double>& x, size_t i) {
+    const double t = static_cast<double>(i);
+    return x[0] * std::exp(-x[1] * t) + x[2] - (2 * std::exp(-0.5 * t) + 0.3);
+  });
+  int polls = 0;
+  LeastSquaresOptions o;
+  o.should_stop = [&](int) { return ++polls == 3; };
+  const LeastSquaresResult r = levenberg_marquardt(p, {1, 1, 0}, o);
+  EXPECT_EQ(r.stop, "stopped");
+  EXPECT_EQ(polls, 3);
+  EXPECT_EQ(r.iterations, 0);
+  EXPECT_EQ(r.evaluations, 30);
+  EXPECT_EQ(r.x, (std::vector<double>{1, 1, 0}));
+}
+
 // Brown's badly scaled function (Moré, Garbow & Hillstrom 1981, problem 4): F = (x1 - 1e6, x2 - 2e-6,
 // x1 x2 - 2), zero at (1e6, 2e-6). The variables' curvatures differ by 12 orders of magnitude: a damping
 // that does not scale per variable never moves x2.

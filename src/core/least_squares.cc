@@ -61,7 +61,7 @@ class Solver {
     res_.evaluations += static_cast<int64_t>(rows.size());
   }
   // J (forward differences), A = J^T J, g = J^T F at x_, and the scaling D.
-  void linearize();
+  bool linearize();  // false: should_stop said stop before the Jacobian was whole
   // The damped step for mu, shortened to max_step; false when the system is singular.
   bool step(double mu, std::vector<double>* h) const;
 
@@ -72,10 +72,13 @@ class Solver {
   LeastSquaresResult res_;
 };
 
-void Solver::linearize() {
+bool Solver::linearize() {
   const size_t n = p_.variables, m = p_.residuals;
   std::vector<double> ft(m);
   for (size_t j = 0; j < n; ++j) {
+    // Polled per column too: a column costs a pass over its rows, an iteration all of them (a web client's
+    // hang-up or SIGTERM stops a fit within a column's time, not an iteration's).
+    if (j > 0 && o_.should_stop && o_.should_stop(res_.iterations)) return false;
     std::vector<double> xh = x_;
     xh[j] += o_.diff_step;
     evaluate(xh, support(j), &ft);
@@ -91,6 +94,7 @@ void Solver::linearize() {
     }
     d_[j] = std::max(d_[j], a_[j * n + j]);
   }
+  return true;
 }
 
 bool Solver::step(double mu, std::vector<double>* h) const {
@@ -126,7 +130,11 @@ LeastSquaresResult Solver::run(std::vector<double> x) {
       break;
     }
     ++res_.iterations;
-    linearize();
+    if (!linearize()) {
+      --res_.iterations;  // this Jacobian was not finished
+      res_.stop = "stopped";
+      break;
+    }
     if (mu < 0) mu = 1e-3 * std::max(*std::max_element(d_.begin(), d_.end()), 1e-300);
     double gmax = 0;
     for (double v : g_) gmax = std::max(gmax, std::fabs(v));
