@@ -150,7 +150,8 @@ struct PreparedRow {
   PreparedPool prefill_pool;       // a disaggregated row's prefill pool
   ServingRequest request;          // lengths as served (InferenceX's uniform lengths at their mean)
 };
-std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows);
+// Polls `control` (may be null) before each row: stopped, the rows prepared so far (control->status() says why).
+std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows, const SearchControl* control = nullptr);
 
 // What the prediction of a row depends on beyond the row: every engine
 // profile's time parameters (by EngineFamily) and the acceptance of an MTP draft

@@ -57,14 +57,15 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
     rows = owned;
     name = f.data;
   }
-  const std::vector<PreparedRow> prepared = prepare_rows(rows);
+  const app::Context& ctx = current_request_context();  // the web server's request: its token and budget
+  const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
+  const std::vector<PreparedRow> prepared = prepare_rows(rows, &control);
+  MC_RETURN_IF_ERROR(control.status());
   CalibrationParams params = compiled_calibration_params();
   FitResult fit;
   CrossValidation cv;
   v.data = name;
   if (f.fit) {
-    const app::Context& ctx = current_request_context();  // the web server's request: its token and budget
-    const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
     fit = fit_calibration(prepared, std::vector<bool>(prepared.size(), true), &control);
     MC_RETURN_IF_ERROR(control.status());
     if (fit.rows == 0) return Status::InvalidArgument("--fit", "no row of the data could be evaluated");

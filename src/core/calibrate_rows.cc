@@ -273,10 +273,11 @@ Status prepare_row(const ServingRow& r, PreparedRow* p) {
 
 }  // namespace
 
-std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows) {
+std::vector<PreparedRow> prepare_rows(std::span<const ServingRow> rows, const SearchControl* control) {
   std::vector<PreparedRow> out;
   out.reserve(rows.size());
   for (const ServingRow& r : rows) {
+    if (should_stop(control, {"rows", static_cast<int64_t>(out.size()), static_cast<int64_t>(rows.size())})) break;
     PreparedRow p;
     p.row = &r;
     p.skipped = metric_and_load_problem(r);

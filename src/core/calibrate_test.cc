@@ -386,6 +386,21 @@ TEST(CalibrateTest, ErrorIsPredictedOverMeasuredLessOne) {
   }
 }
 
+// The row preparation polls its control before each row: cancelled before the first, none is prepared
+// and the status says cancelled; with a live control every row is.
+TEST(CalibrateTest, PreparingTheRowsStopsOnACancelledControl) {
+  const auto rows = shared_published_rows();
+  CancelToken token = CancelToken::make();
+  token.cancel();
+  const SearchControl cancelled(token, 0, nullptr);
+  EXPECT_TRUE(prepare_rows(rows, &cancelled).empty());
+  EXPECT_EQ(cancelled.status().code(), Status::Code::kCancelled);
+  const SearchControl live(CancelToken::make(), 0, nullptr);
+  const std::span<const ServingRow> some = std::span<const ServingRow>(rows).first(20);  // a few: preparing is slow
+  EXPECT_EQ(prepare_rows(some, &live).size(), 20u);
+  EXPECT_TRUE(live.status().ok());
+}
+
 // ------------------------------------------------------------ the solver, on minima known by hand
 
 LeastSquaresProblem problem_of(size_t n, size_t m, std::function<double(const std::vector<double>&, size_t)> f) {
