@@ -405,5 +405,29 @@ TEST(Hf2026Test, SmolLM3ThreeBLlamaLayersWithNoPeEveryFourthLayer) {
   EXPECT_EQ(m.n_swa_layers(), 0);
 }
 
+TEST(Hf2026Test, Granite33EightBLlamaLayersWithMultipliersThatHoldNoParameters) {
+  const ModelSpec m = Load("ibm-granite--granite-3.3-8b-instruct");
+  ExpectConsistent(m);
+  // modeling_granite.py (Llama's modules): d = 4096, L = 40, h = 32, kv = 8, d_head = 4096 / 32 = 128,
+  // f = 12800, V = 49159, tied, no biases; the four multipliers are scalars of the forward pass.
+  constexpr int64_t d = 4096, L = 40, kvw = 8 * 128, f = 12800, V = 49159;
+  // Embedding (tied, no lm_head): 49159 x 4096 = 201,355,264.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, V * d);
+  EXPECT_EQ(V * d, 201'355'264);
+  // Attention per layer: q, o 4096 x 4096 each + k, v 4096 x 1024 each = 41,943,040; x 40 = 1,677,721,600.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * d + 2 * d * kvw));
+  EXPECT_EQ(m.exact->attention, 1'677'721'600);
+  // MLP: gate, up, down 3 x 4096 x 12800 = 157,286,400 a layer; x 40 = 6,291,456,000.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  EXPECT_EQ(m.exact->mlp_dense, 6'291'456'000);
+  // Norms: input and post-attention RMSNorm a layer, 2 x 4096 x 40, + the final 4096 = 331,776.
+  EXPECT_EQ(m.exact->norms, 2 * d * L + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 201,355,264 + 1,677,721,600 + 6,291,456,000 + 331,776 (model card: 8B; the 8.17B of the
+  // Granite 3.3 release).
+  EXPECT_EQ(m.exact->total(), 8'170'864'640);
+  EXPECT_EQ(m.n_swa_layers(), 0);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -264,6 +264,14 @@ constexpr FamilyRow kRows[] = {
      .expert_bias = true,
      .router_bias = true,
      .window = Window::kAlternate},
+    // Granite 3.x (modular_granite.py): Llama's modules (GraniteModel / GraniteDecoderLayer subclass Llama's and
+    // add no parameter); embedding_multiplier, residual_multiplier, attention_multiplier (the attention's
+    // scaling) and logits_scaling are scalars of the forward pass. configuration_granite.py: Llama's defaults,
+    // untied unless tie_word_embeddings.
+    {.model_type = "granite",
+     .modeling = "transformers modeling_granite.py",
+     .confirmed = true,
+     .ignored = "embedding_multiplier residual_multiplier attention_multiplier logits_scaling"},
     // configuration_jamba.py: Mamba-1 but attn_layer_offset mod attn_layer_period, MoE at
     // expert_layer_offset mod expert_layer_period; head_dim hidden / heads.
     {.model_type = "jamba",
