@@ -429,5 +429,32 @@ TEST(Hf2026Test, Granite33EightBLlamaLayersWithMultipliersThatHoldNoParameters) 
   EXPECT_EQ(m.n_swa_layers(), 0);
 }
 
+TEST(Hf2026Test, CommandR7bParallelBlockWithBiaslessLayerNormAndThreeSlidingLayersOfFour) {
+  const ModelSpec m = Load("CohereLabs--c4ai-command-r7b-12-2024");
+  ExpectConsistent(m);
+  // modeling_cohere2.py: d = 4096, L = 32, h = 32, kv = 8, d_head = 4096 / 32 = 128, f = 14336, V = 256000,
+  // tied, attention_bias false, the MLP never biased.
+  constexpr int64_t d = 4096, L = 32, kvw = 8 * 128, f = 14336, V = 256000;
+  // Embedding (tied, no lm_head): 256000 x 4096 = 1,048,576,000.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, V * d);
+  EXPECT_EQ(V * d, 1'048'576'000);
+  // Attention per layer: q, o 4096 x 4096 each + k, v 4096 x 1024 each = 41,943,040; x 32 = 1,342,177,280.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * d + 2 * d * kvw));
+  EXPECT_EQ(m.exact->attention, 1'342'177'280);
+  // MLP: gate, up, down 3 x 4096 x 14336 = 176,160,768 a layer; x 32 = 5,637,144,576.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  EXPECT_EQ(m.exact->mlp_dense, 5'637'144'576);
+  // Norms: one Cohere2LayerNorm a layer (weight, no bias) feeding attention and MLP in parallel, 4096 x 32,
+  // + the final one 4096 = 135,168.
+  EXPECT_EQ(m.exact->norms, d * L + d);
+  EXPECT_EQ(m.exact->norms, 135'168);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 1,048,576,000 + 1,342,177,280 + 5,637,144,576 + 135,168 (model card: 7B; 8.03B on the Hub).
+  EXPECT_EQ(m.exact->total(), 8'028'033'024);
+  // sliding_window_pattern 4: layer i slides unless (i + 1) % 4 == 0, so 24 of 32 over 4096 tokens.
+  EXPECT_EQ(m.n_swa, 4096);
+  EXPECT_EQ(m.n_swa_layers(), 24);
+}
+
 }  // namespace
 }  // namespace modelcalc
