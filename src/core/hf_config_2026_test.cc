@@ -456,5 +456,29 @@ TEST(Hf2026Test, CommandR7bParallelBlockWithBiaslessLayerNormAndThreeSlidingLaye
   EXPECT_EQ(m.n_swa_layers(), 24);
 }
 
+TEST(Hf2026Test, Olmo3SevenBOlmo2LayersWithThreeSlidingLayersOfFour) {
+  const ModelSpec m = Load("allenai--Olmo-3-1025-7B");
+  ExpectConsistent(m);
+  // modeling_olmo3.py (OLMo 2's modules): d = 4096, L = 32, h = kv = 32, d_head = 128, f = 11008, V = 100278,
+  // untied, no biases.
+  constexpr int64_t d = 4096, L = 32, f = 11008, V = 100278;
+  // Embedding and lm_head: 2 x 100278 x 4096 = 821,477,376.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 2 * V * d);
+  EXPECT_EQ(2 * V * d, 821'477'376);
+  // Attention per layer: q, k, v, o 4096 x 4096 each = 67,108,864; x 32 = 2,147,483,648.
+  EXPECT_EQ(m.exact->attention, L * 4 * d * d);
+  // MLP: 3 x 4096 x 11008 = 135,266,304 a layer; x 32 = 4,328,521,728.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: q_norm RMSNorm(32 x 128) + k_norm RMSNorm(32 x 128) + post_attention and post_feedforward
+  // RMSNorm(4096) = 16,384 a layer; x 32, + the final 4096 = 528,384.
+  EXPECT_EQ(m.exact->norms, L * (2 * 32 * 128 + 2 * d) + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 821,477,376 + 2,147,483,648 + 4,328,521,728 + 528,384 (model card: 7B).
+  EXPECT_EQ(m.exact->total(), 7'298'011'136);
+  // layer_types: 3 sliding (4096) : 1 full, 24 of 32.
+  EXPECT_EQ(m.n_swa, 4096);
+  EXPECT_EQ(m.n_swa_layers(), 24);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -446,6 +446,16 @@ constexpr FamilyRow kRows[] = {
      .modeling = "transformers modeling_olmo2.py",
      .confirmed = true,
      .qk_norm = QkNorm::kWidth},
+    // OLMo 3 (modular_olmo3.py): OLMo 2's modules (q_norm / k_norm over the whole q and k widths, post-attention
+    // and post-feedforward norms, no biases); the layer_types slide over sliding_window, else all but every
+    // 4th layer (configuration_olmo3.py's default list).
+    {.model_type = "olmo3",
+     .modeling = "transformers modeling_olmo3.py",
+     .confirmed = true,
+     .defaults = "sliding_window=4096 sliding_window_pattern=4",
+     .fixed = "sliding_window_pattern=4",
+     .qk_norm = QkNorm::kWidth,
+     .window = Window::kAlternate},
     // configuration_opt.py / modeling_opt.py: LayerNorm, enable_bias on every Linear (kQuirkOpt).
     {.model_type = "opt",
      .modeling = "transformers modeling_opt.py",
