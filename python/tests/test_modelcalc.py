@@ -395,7 +395,7 @@ class TodaysFamilies(unittest.TestCase):
 
     def test_size_and_kv_budget_on_every_config(self):
         files = sorted(f for f in os.listdir(self.FIXTURES) if f.endswith(".json"))
-        self.assertEqual(len(files), 25)  # the 24 shared ones and SmolLM3-3B
+        self.assertEqual(len(files), 28)  # the 24 shared ones, SmolLM3-3B, Granite-3.3-8B, Command-R7B, Olmo-3-7B
         for f in files:
             path = os.path.join(self.FIXTURES, f)
             with self.subTest(config=f):

@@ -405,5 +405,80 @@ TEST(Hf2026Test, SmolLM3ThreeBLlamaLayersWithNoPeEveryFourthLayer) {
   EXPECT_EQ(m.n_swa_layers(), 0);
 }
 
+TEST(Hf2026Test, Granite33EightBLlamaLayersWithMultipliersThatHoldNoParameters) {
+  const ModelSpec m = Load("ibm-granite--granite-3.3-8b-instruct");
+  ExpectConsistent(m);
+  // modeling_granite.py (Llama's modules): d = 4096, L = 40, h = 32, kv = 8, d_head = 4096 / 32 = 128,
+  // f = 12800, V = 49159, tied, no biases; the four multipliers are scalars of the forward pass.
+  constexpr int64_t d = 4096, L = 40, kvw = 8 * 128, f = 12800, V = 49159;
+  // Embedding (tied, no lm_head): 49159 x 4096 = 201,355,264.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, V * d);
+  EXPECT_EQ(V * d, 201'355'264);
+  // Attention per layer: q, o 4096 x 4096 each + k, v 4096 x 1024 each = 41,943,040; x 40 = 1,677,721,600.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * d + 2 * d * kvw));
+  EXPECT_EQ(m.exact->attention, 1'677'721'600);
+  // MLP: gate, up, down 3 x 4096 x 12800 = 157,286,400 a layer; x 40 = 6,291,456,000.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  EXPECT_EQ(m.exact->mlp_dense, 6'291'456'000);
+  // Norms: input and post-attention RMSNorm a layer, 2 x 4096 x 40, + the final 4096 = 331,776.
+  EXPECT_EQ(m.exact->norms, 2 * d * L + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 201,355,264 + 1,677,721,600 + 6,291,456,000 + 331,776 (model card: 8B; the 8.17B of the
+  // Granite 3.3 release).
+  EXPECT_EQ(m.exact->total(), 8'170'864'640);
+  EXPECT_EQ(m.n_swa_layers(), 0);
+}
+
+TEST(Hf2026Test, CommandR7bParallelBlockWithBiaslessLayerNormAndThreeSlidingLayersOfFour) {
+  const ModelSpec m = Load("CohereLabs--c4ai-command-r7b-12-2024");
+  ExpectConsistent(m);
+  // modeling_cohere2.py: d = 4096, L = 32, h = 32, kv = 8, d_head = 4096 / 32 = 128, f = 14336, V = 256000,
+  // tied, attention_bias false, the MLP never biased.
+  constexpr int64_t d = 4096, L = 32, kvw = 8 * 128, f = 14336, V = 256000;
+  // Embedding (tied, no lm_head): 256000 x 4096 = 1,048,576,000.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, V * d);
+  EXPECT_EQ(V * d, 1'048'576'000);
+  // Attention per layer: q, o 4096 x 4096 each + k, v 4096 x 1024 each = 41,943,040; x 32 = 1,342,177,280.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * d + 2 * d * kvw));
+  EXPECT_EQ(m.exact->attention, 1'342'177'280);
+  // MLP: gate, up, down 3 x 4096 x 14336 = 176,160,768 a layer; x 32 = 5,637,144,576.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  EXPECT_EQ(m.exact->mlp_dense, 5'637'144'576);
+  // Norms: one Cohere2LayerNorm a layer (weight, no bias) feeding attention and MLP in parallel, 4096 x 32,
+  // + the final one 4096 = 135,168.
+  EXPECT_EQ(m.exact->norms, d * L + d);
+  EXPECT_EQ(m.exact->norms, 135'168);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 1,048,576,000 + 1,342,177,280 + 5,637,144,576 + 135,168 (model card: 7B; 8.03B on the Hub).
+  EXPECT_EQ(m.exact->total(), 8'028'033'024);
+  // sliding_window_pattern 4: layer i slides unless (i + 1) % 4 == 0, so 24 of 32 over 4096 tokens.
+  EXPECT_EQ(m.n_swa, 4096);
+  EXPECT_EQ(m.n_swa_layers(), 24);
+}
+
+TEST(Hf2026Test, Olmo3SevenBOlmo2LayersWithThreeSlidingLayersOfFour) {
+  const ModelSpec m = Load("allenai--Olmo-3-1025-7B");
+  ExpectConsistent(m);
+  // modeling_olmo3.py (OLMo 2's modules): d = 4096, L = 32, h = kv = 32, d_head = 128, f = 11008, V = 100278,
+  // untied, no biases.
+  constexpr int64_t d = 4096, L = 32, f = 11008, V = 100278;
+  // Embedding and lm_head: 2 x 100278 x 4096 = 821,477,376.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 2 * V * d);
+  EXPECT_EQ(2 * V * d, 821'477'376);
+  // Attention per layer: q, k, v, o 4096 x 4096 each = 67,108,864; x 32 = 2,147,483,648.
+  EXPECT_EQ(m.exact->attention, L * 4 * d * d);
+  // MLP: 3 x 4096 x 11008 = 135,266,304 a layer; x 32 = 4,328,521,728.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: q_norm RMSNorm(32 x 128) + k_norm RMSNorm(32 x 128) + post_attention and post_feedforward
+  // RMSNorm(4096) = 16,384 a layer; x 32, + the final 4096 = 528,384.
+  EXPECT_EQ(m.exact->norms, L * (2 * 32 * 128 + 2 * d) + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 821,477,376 + 2,147,483,648 + 4,328,521,728 + 528,384 (model card: 7B).
+  EXPECT_EQ(m.exact->total(), 7'298'011'136);
+  // layer_types: 3 sliding (4096) : 1 full, 24 of 32.
+  EXPECT_EQ(m.n_swa, 4096);
+  EXPECT_EQ(m.n_swa_layers(), 24);
+}
+
 }  // namespace
 }  // namespace modelcalc

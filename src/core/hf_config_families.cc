@@ -98,6 +98,24 @@ constexpr FamilyRow kRows[] = {
      .gated = false,
      .mlp_bias_key = "",
      .mlp_bias_default = true},
+    // Command-R7B / Command-A (modeling_cohere2.py): q, k, v, o biased by attention_bias; an MLP without biases;
+    // one input_layernorm a layer feeding attention and MLP in parallel; Cohere2LayerNorm holds a weight and no
+    // bias (the final norm too); no q/k norm; tied unless tie_word_embeddings is false. Sliding layers: the
+    // layer_types, else all but every sliding_window_pattern-th layer (configuration_cohere2.py's BC rule,
+    // default 4). The original Cohere release's keys (use_parallel_block, position_embedding_type, ...) are not
+    // read by the configuration class; logit_scale scales the logits.
+    {.model_type = "cohere2",
+     .modeling = "transformers modeling_cohere2.py",
+     .confirmed = true,
+     .defaults = "vocab_size=256000 hidden_size=8192 intermediate_size=22528 num_hidden_layers=40 "
+                 "num_attention_heads=64 max_position_embeddings=8192 tie_word_embeddings=true "
+                 "sliding_window=4096 sliding_window_pattern=4",
+     .ignored = "logit_scale order_of_interleaved_layers position_embedding_type use_embedding_sharing "
+                "use_gated_activation use_parallel_block use_parallel_embedding use_qk_norm",
+     .norm = Norm::kLayerNoBias,
+     .layer_norms = 1,
+     .mlp_bias_key = "",
+     .window = Window::kAlternate},
     // sglang's re-export of DeepSeek-V4 (model_type deepseek_ref) names DeepseekV4ForCausalLM: its tensors.
     [] {
       FamilyRow r = kDeepseekV4;
@@ -264,6 +282,14 @@ constexpr FamilyRow kRows[] = {
      .expert_bias = true,
      .router_bias = true,
      .window = Window::kAlternate},
+    // Granite 3.x (modular_granite.py): Llama's modules (GraniteModel / GraniteDecoderLayer subclass Llama's and
+    // add no parameter); embedding_multiplier, residual_multiplier, attention_multiplier (the attention's
+    // scaling) and logits_scaling are scalars of the forward pass. configuration_granite.py: Llama's defaults,
+    // untied unless tie_word_embeddings.
+    {.model_type = "granite",
+     .modeling = "transformers modeling_granite.py",
+     .confirmed = true,
+     .ignored = "embedding_multiplier residual_multiplier attention_multiplier logits_scaling"},
     // configuration_jamba.py: Mamba-1 but attn_layer_offset mod attn_layer_period, MoE at
     // expert_layer_offset mod expert_layer_period; head_dim hidden / heads.
     {.model_type = "jamba",
@@ -420,6 +446,16 @@ constexpr FamilyRow kRows[] = {
      .modeling = "transformers modeling_olmo2.py",
      .confirmed = true,
      .qk_norm = QkNorm::kWidth},
+    // OLMo 3 (modular_olmo3.py): OLMo 2's modules (q_norm / k_norm over the whole q and k widths, post-attention
+    // and post-feedforward norms, no biases); the layer_types slide over sliding_window, else all but every
+    // 4th layer (configuration_olmo3.py's default list).
+    {.model_type = "olmo3",
+     .modeling = "transformers modeling_olmo3.py",
+     .confirmed = true,
+     .defaults = "sliding_window=4096 sliding_window_pattern=4",
+     .fixed = "sliding_window_pattern=4",
+     .qk_norm = QkNorm::kWidth,
+     .window = Window::kAlternate},
     // configuration_opt.py / modeling_opt.py: LayerNorm, enable_bias on every Linear (kQuirkOpt).
     {.model_type = "opt",
      .modeling = "transformers modeling_opt.py",

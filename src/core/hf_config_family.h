@@ -17,8 +17,9 @@
 namespace modelcalc::hf {
 
 // A norm's parameters: RMSNorm(n) holds n, LayerNorm(n) 2n (weight, bias),
+// kLayerNoBias a LayerNorm with a weight and no bias, n (Cohere's CohereLayerNorm),
 // kNone nothing (OPT's layer_norm_elementwise_affine false, a weightless norm).
-enum class Norm : uint8_t { kRms, kLayer, kNone };
+enum class Norm : uint8_t { kRms, kLayer, kLayerNoBias, kNone };
 
 // Norms on the query and key: kHead one norm of head_dim shared by the heads
 // (Qwen3, Gemma 3); kWidth one over the whole projection, h x d_head and

@@ -32,6 +32,7 @@ Exact norm_params(Norm kind, Exact n) {
   switch (kind) {
     case Norm::kRms: return n;
     case Norm::kLayer: return layer_norm(n);
+    case Norm::kLayerNoBias: return n;
     case Norm::kNone: return Exact(0);
   }
   return n;
