@@ -151,6 +151,26 @@ struct EngineProfile {
 const EngineProfile& engine_profile(EngineFamily f);
 inline const EngineProfile& engine_profile(const EngineRelease& r) { return engine_profile(r.family); }
 
+// A user's profile file (--profile FILE, as `calibrate --fit --write FILE` writes it): read and
+// checked as the compiled-in table is; errors name `field` ("profile") and the line.
+Result<EngineTimeTable> read_engine_profile_file(const std::string& path, std::string_view field = "profile");
+
+// While alive, engine_profile() and engine_time_table() on the calling thread answer from `table`
+// (each family's profile named `name`, the path as given) instead of the compiled-in table; the
+// previous scope is restored when destroyed. Thread-local: a request runs on one thread.
+class ScopedEngineProfile {
+ public:
+  ScopedEngineProfile(EngineTimeTable table, std::string name);
+  ~ScopedEngineProfile();
+  ScopedEngineProfile(const ScopedEngineProfile&) = delete;
+  ScopedEngineProfile& operator=(const ScopedEngineProfile&) = delete;
+  struct State;
+
+ private:
+  State* state_;
+  State* previous_;
+};
+
 // The engine flags a user may give; unset = the profile's default. Names as
 // the engines spell them (--gpu-memory-utilization, --max-model-len, ...).
 struct EngineFlags {

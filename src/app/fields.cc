@@ -315,6 +315,12 @@ const Field kEngine{.name = "engine", .flag = "engine", .type = Type::kChoice,
                             "the family's current release; when given, a layout that engine will not load is refused "
                             "(docs/planning.md)",
                     .default_text = "trtllm, the one the published runs fit", .parse = engine_parser};
+const Field kProfile{.name = "profile", .flag = "profile", .type = Type::kText,
+                     .help = "A profile file of time parameters, as `calibrate --fit --data FILE --write FILE` "
+                             "writes it (engine, parameter, value rows): the prediction uses it instead of the "
+                             "compiled-in one and names it in engine.profile",
+                     .default_text = "the compiled-in profile of the engine (data/engine_profiles.tsv)",
+                     .file = true};
 const Field kGpuMemoryUtilization{.name = "gpu_memory_utilization", .flag = "gpu-memory-utilization",
                                   .type = Type::kReal, .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,
                                   .help = "vLLM: fraction of GPU memory it may use, (0, 1]", .default_text = "0.9",
@@ -465,7 +471,7 @@ constexpr const Field* kAll[] = {
     &kBandwidth, &kCapacity, &kPeak, &kGpus, &kTp, &kPp, &kEp, &kDp, &kContext, &kBatch, &kPrompt, &kDtype,
     &kComputeDtype, &kKvDtype, &kReserve, &kDpAttention, &kExpertImbalance, &kRedundantExperts, &kTwoBatchOverlap,
     &kSpecTokens, &kSpecAcceptance, &kSpecMethod, &kDraftModel, &kPrefixHit, &kPrefixTokens, &kDisaggregated,
-    &kKvTransferOverlap, &kEngine, &kGpuMemoryUtilization, &kKvCacheFreeGpuMemFraction, &kMemFractionStatic,
+    &kKvTransferOverlap, &kEngine, &kProfile, &kGpuMemoryUtilization, &kKvCacheFreeGpuMemFraction, &kMemFractionStatic,
     &kMaxModelLen, &kMaxNumBatchedTokens, &kMaxNumSeqs, &kBlockSize, &kAllowLongMaxModelLen, &kTrainTokens, &kBudget,
     &kWorkspace, &kMeanLen, &kPricePerHour, &kTokensPerS, &kEvidence, &kPhase, &kParams, &kAggregateTokensPerS,
     &kTtft, &kItl, &kFlopUtil, &kBwUtil, &kKernelsPerStep, &kKernelUs, &kGapUs, &kPeakTransient, &kIntensity, &kGemm,

@@ -104,7 +104,7 @@ void layout_rows(std::vector<Row>* rows, bool plan = false) {
 template <typename R>
 void engine_rows(std::vector<Row>* rows, bool block_size = true) {
   rows->insert(rows->end(),
-               {bind<&R::engine, &EngineInput::engine>(kEngine),
+               {bind<&R::engine, &EngineInput::engine>(kEngine), bind<&R::engine, &EngineInput::profile>(kProfile),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::gpu_memory_utilization>(kGpuMemoryUtilization),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::kv_cache_free_gpu_mem_fraction>(
                     kKvCacheFreeGpuMemFraction),

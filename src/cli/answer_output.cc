@@ -9,6 +9,7 @@
 #include "format.h"
 #include "html_report.h"
 #include "modelcalc/app/answers.h"
+#include "modelcalc/engine_profile.h"
 #include "output_file.h"
 #include "request_context.h"
 #include "sweep_table.h"
@@ -165,23 +166,37 @@ Status render(const app::SweepRequest& r, const AnswerOutput& o, std::ostream& o
   return Status::Ok();
 }
 
+// A request naming a profile file (--profile) runs under it: read and checked before anything is
+// written, so a bad file writes nothing; every prediction and engine.profile then come from it.
+template <typename R>
+Status render_profiled(const R& r, const AnswerOutput& o, std::ostream& out) {
+  if constexpr (requires { r.engine.profile; }) {
+    if (!r.engine.profile.empty()) {
+      MC_ASSIGN_OR_RETURN(EngineTimeTable t, read_engine_profile_file(r.engine.profile));
+      ScopedEngineProfile scope(std::move(t), r.engine.profile);
+      return render(r, o, out);
+    }
+  }
+  return render(r, o, out);
+}
+
 }  // namespace
 
 Status render_answer(const app::AnyRequest& r, const AnswerOutput& o, std::ostream& out) {
-  return std::visit([&](const auto& req) { return render(req, o, out); }, r);
+  return std::visit([&](const auto& req) { return render_profiled(req, o, out); }, r);
 }
-Status render_answer(const app::SizeRequest& r, const AnswerOutput& o, std::ostream& out) { return render(r, o, out); }
+Status render_answer(const app::SizeRequest& r, const AnswerOutput& o, std::ostream& out) { return render_profiled(r, o, out); }
 Status render_answer(const app::KvBudgetRequest& r, const AnswerOutput& o, std::ostream& out) {
-  return render(r, o, out);
+  return render_profiled(r, o, out);
 }
-Status render_answer(const app::CostRequest& r, const AnswerOutput& o, std::ostream& out) { return render(r, o, out); }
+Status render_answer(const app::CostRequest& r, const AnswerOutput& o, std::ostream& out) { return render_profiled(r, o, out); }
 Status render_answer(const app::DiagnoseRequest& r, const AnswerOutput& o, std::ostream& out) {
-  return render(r, o, out);
+  return render_profiled(r, o, out);
 }
 Status render_answer(const app::RooflineRequest& r, const AnswerOutput& o, std::ostream& out) {
-  return render(r, o, out);
+  return render_profiled(r, o, out);
 }
-Status render_answer(const app::PlanRequest& r, const AnswerOutput& o, std::ostream& out) { return render(r, o, out); }
-Status render_answer(const app::SweepRequest& r, const AnswerOutput& o, std::ostream& out) { return render(r, o, out); }
+Status render_answer(const app::PlanRequest& r, const AnswerOutput& o, std::ostream& out) { return render_profiled(r, o, out); }
+Status render_answer(const app::SweepRequest& r, const AnswerOutput& o, std::ostream& out) { return render_profiled(r, o, out); }
 
 }  // namespace modelcalc

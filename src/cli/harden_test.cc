@@ -280,7 +280,7 @@ const std::set<std::string> kNotNumeric = {
     "--data", "--write", "--cv",  // calibrate's files and fold kinds (cmd_calibrate_test.cc checks them)
     // --checkpoint, models --count: checkpoint folders (cmd_models_test.cc, safetensors_test.cc check them)
     "--engine", "--allow-long-max-model-len",
-    "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--disaggregated",
+    "--dp-attention", "--two-batch-overlap", "--spec-method", "--draft-model", "--profile", "--disaggregated",
     "--kv-transfer-overlap"};  // switches and names  // a name and a switch (cmd_engine_test.cc checks them)
 
 std::string format_over(double max) {

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "embedded_data.h"
+#include "input_file.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/exact.h"
 #include "modelcalc/gpu.h"
@@ -331,11 +332,6 @@ std::string format_engine_params(const EngineTimeTable& t, std::string_view head
 
 // ---------------------------------------------------------------- profiles
 
-const EngineTimeTable& engine_time_table() {
-  static const EngineTimeTable table = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
-  return table;
-}
-
 namespace {
 
 // The memory rule of each family and where it comes from (EngineFamily's order).
@@ -372,32 +368,80 @@ constexpr std::array<MemoryText, kEngineFamilyCount> kMemoryText = {{
 
 }  // namespace
 
-const EngineProfile& engine_profile(EngineFamily f) {
-  static const std::array<EngineProfile, kEngineFamilyCount> profiles = [] {
-    const EngineTimeTable& table = engine_time_table();
-    std::array<EngineProfile, kEngineFamilyCount> out;
-    for (EngineFamily k : kAllEngineFamilies) {
-      const EngineFamilyInfo& info = engine_family_info(k);
-      EngineProfile& pr = out[static_cast<size_t>(k)];
-      pr.family = k;
-      pr.engine = info.engine;
-      pr.name = info.key;
-      pr.display = info.display;
-      // A family without fitted rows of its own takes the pooled set (every family's rows).
-      pr.time = table.pooled;
-      pr.time_inherited = true;
-      for (const auto& [fam, p] : table.profiles) {
-        if (fam == k) {
-          pr.time = p;
-          pr.time_inherited = false;
-        }
+namespace {
+
+std::array<EngineProfile, kEngineFamilyCount> build_profiles(const EngineTimeTable& table, std::string_view name) {
+  std::array<EngineProfile, kEngineFamilyCount> out;
+  for (EngineFamily k : kAllEngineFamilies) {
+    const EngineFamilyInfo& info = engine_family_info(k);
+    EngineProfile& pr = out[static_cast<size_t>(k)];
+    pr.family = k;
+    pr.engine = info.engine;
+    pr.name = name.empty() ? info.key : name;
+    pr.display = info.display;
+    // A family without fitted rows of its own takes the pooled set (every family's rows).
+    pr.time = table.pooled;
+    pr.time_inherited = true;
+    for (const auto& [fam, p] : table.profiles) {
+      if (fam == k) {
+        pr.time = p;
+        pr.time_inherited = false;
       }
-      pr.memory_rule = kMemoryText[static_cast<size_t>(k)].rule;
-      pr.memory_source = kMemoryText[static_cast<size_t>(k)].source;
     }
-    return out;
-  }();
+    pr.memory_rule = kMemoryText[static_cast<size_t>(k)].rule;
+    pr.memory_source = kMemoryText[static_cast<size_t>(k)].source;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct ScopedEngineProfile::State {
+  EngineTimeTable table;
+  std::string name;
+  std::array<EngineProfile, kEngineFamilyCount> profiles;
+};
+
+namespace {
+thread_local const ScopedEngineProfile::State* t_user_profile = nullptr;
+}  // namespace
+
+ScopedEngineProfile::ScopedEngineProfile(EngineTimeTable table, std::string name)
+    : state_(new State{std::move(table), std::move(name), {}}),
+      previous_(const_cast<State*>(t_user_profile)) {
+  state_->profiles = build_profiles(state_->table, state_->name);
+  t_user_profile = state_;
+}
+
+ScopedEngineProfile::~ScopedEngineProfile() {
+  t_user_profile = previous_;
+  delete state_;
+}
+
+const EngineTimeTable& engine_time_table() {
+  if (t_user_profile != nullptr) return t_user_profile->table;
+  static const EngineTimeTable table = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
+  return table;
+}
+
+const EngineProfile& engine_profile(EngineFamily f) {
+  if (t_user_profile != nullptr) return t_user_profile->profiles[static_cast<size_t>(f)];
+  static const std::array<EngineProfile, kEngineFamilyCount> profiles = build_profiles(engine_time_table(), {});
   return profiles[static_cast<size_t>(f)];
+}
+
+Result<EngineTimeTable> read_engine_profile_file(const std::string& path, std::string_view field) {
+  auto text = read_input_file(path);
+  if (!text.ok()) return Status::InvalidArgument(field, text.status().message());
+  auto t = parse_engine_params(*text);
+  if (!t.ok()) {
+    // "engine_profiles.tsv line 7: ..." names the compiled-in file; a user's names theirs.
+    std::string m = t.status().message();
+    if (m.starts_with("engine_profiles.tsv")) m = path + m.substr(std::string_view("engine_profiles.tsv").size());
+    return Status::InvalidArgument(field, m + " (a profile as `calibrate --fit --write FILE` writes it: engine, "
+                                              "parameter, value rows, every parameter of \"all\" once, in range)");
+  }
+  return t;
 }
 
 // ---------------------------------------------------------------- settings

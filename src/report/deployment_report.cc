@@ -401,7 +401,9 @@ std::string regime_of(const StepTime& t, bool fits) {
 
 void add_predicted_memory(const DeploymentPrediction& p, Section* s) {
   const EngineMemory& m = p.memory;
-  const std::string tag = " (predicted, " + std::string(p.profile->display) + ")";
+  const bool user = p.profile->name != engine_family_info(p.profile->family).key;
+  const std::string tag = " (predicted, " + std::string(p.profile->display) +
+                          (user ? ", profile " + std::string(p.profile->name) : std::string()) + ")";
   s->lines.push_back(given("memory_per_gpu.predicted.capacity", "Capacity" + tag, m.total_bytes, Unit::kBytes));
   // Negative when the weights and the engine's own memory exceed the GPU: nothing is kept back, and the
   // line says by how much the rest does not fit.

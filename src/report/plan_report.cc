@@ -175,7 +175,8 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
 
 std::string ranking_text(const PlanRequest& r) {
   const EngineProfile& p = engine_profile(r.engine);
-  const std::string release = engine_release_display(r.engine);
+  std::string release = engine_release_display(r.engine);
+  if (p.name != engine_family_info(p.family).key) release += ", time parameters from " + std::string(p.name);
   if (r.rank_by_ceiling) {
     return "ranked by the ceiling (--rank-by ceiling: the ideal machine, a bound no engine beats); the "
            "prediction (" + release + ") in --json configs[].predicted";

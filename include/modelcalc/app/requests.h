@@ -106,6 +106,7 @@ struct LayoutInput {
 struct EngineInput {
   std::string engine;  // "trtllm", "vllm", "sglang"; default trtllm
   EngineFlags flags;   // flags.reserve is not a field: resolve() folds DeploymentInput::reserve in
+  std::string profile; // a time-parameter file (calibrate --fit --write); empty: the compiled-in profiles
 };
 
 // ---------------------------------------------------------------- the requests
