@@ -24,6 +24,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -155,20 +156,26 @@ inline const EngineProfile& engine_profile(const EngineRelease& r) { return engi
 // checked as the compiled-in table is; errors name `field` ("profile") and the line.
 Result<EngineTimeTable> read_engine_profile_file(const std::string& path, std::string_view field = "profile");
 
+// A user's table with each family's profile built from it: shared, so a result that outlives its
+// request (a Python result rendered later) keeps the profiles its answer points into alive.
+struct UserEngineProfile;
+std::shared_ptr<const UserEngineProfile> make_user_engine_profile(EngineTimeTable table, std::string name);
+
 // While alive, engine_profile() and engine_time_table() on the calling thread answer from `table`
 // (each family's profile named `name`, the path as given) instead of the compiled-in table; the
 // previous scope is restored when destroyed. Thread-local: a request runs on one thread.
+// REQUIRES: scopes on one thread nest (destroyed in reverse order of construction).
 class ScopedEngineProfile {
  public:
   ScopedEngineProfile(EngineTimeTable table, std::string name);
+  explicit ScopedEngineProfile(std::shared_ptr<const UserEngineProfile> profile);  // null: the compiled-in table
   ~ScopedEngineProfile();
   ScopedEngineProfile(const ScopedEngineProfile&) = delete;
   ScopedEngineProfile& operator=(const ScopedEngineProfile&) = delete;
-  struct State;
 
  private:
-  State* state_;
-  State* previous_;
+  std::shared_ptr<const UserEngineProfile> state_;
+  const UserEngineProfile* previous_;
 };
 
 // The engine flags a user may give; unset = the profile's default. Names as

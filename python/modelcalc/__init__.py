@@ -21,6 +21,8 @@ with the CLI's one line, naming the keyword you passed. The heavy calls (size, k
 diagnose, deployment, sweep) release the GIL. modelcalc.cli runs any command by its flags.
 """
 
+import os
+
 from . import _modelcalc
 from . import cli
 from . import lab
@@ -65,7 +67,8 @@ def _fields(keywords, *drop):
     """A call's keywords (its locals()) as the request fields the native function reads: every keyword given
     (None and False are "not given"), by the field's name; the positional model, gpu and `drop` left out."""
     skip = {"model", "gpu", *drop}
-    return {k: v for k, v in keywords.items() if k not in skip and v is not None and v is not False}
+    return {k: os.fspath(v) if isinstance(v, os.PathLike) else v
+            for k, v in keywords.items() if k not in skip and v is not None and v is not False}
 
 
 def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None,
@@ -74,7 +77,7 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
          max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
          allow_long_max_model_len=False, dp_attention=False, expert_imbalance=None, redundant_experts=None,
          two_batch_overlap=False, spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None,
-         prefix_hit=None, prefix_tokens=None):
+         prefix_hit=None, prefix_tokens=None, profile=None):
     """Drill 1 end to end (`modelcalc size`): parameters, weight memory, FLOPs, KV cache, the decode ceiling and
     the regime, and beside them the deployment engine's modeled figures.
 
@@ -100,6 +103,9 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     redundant_experts (EPLB slots), two_batch_overlap; speculative decoding: spec_tokens K, spec_acceptance A,
     spec_method ("mtp" or "draft"), draft_model (a preset or a config.json path); prefix_hit (share of each
     prompt cached, [0, 1)), prefix_tokens (a shared prefix).
+    profile: a time-parameter file as `modelcalc calibrate --fit --data FILE --write FILE` writes it (a path);
+    every prediction comes from it instead of the compiled-in profile, and the document names it
+    (engine.profile). Read when the call is made: a bad file is an InputError naming profile.
 
     Returns a SizeResult: every sweep column as an attribute (weight_bytes in bytes, tokens_per_s_aggregate
     in tokens/s, ...: modelcalc.sweep_columns() lists them), the document's sections as attributes
@@ -115,7 +121,7 @@ def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None
               kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
               max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False, dp_attention=False,
               expert_imbalance=None, redundant_experts=None, two_batch_overlap=False, spec_tokens=None,
-              spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None, prefix_tokens=None):
+              spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None, prefix_tokens=None, profile=None):
     """Drill 2 (`modelcalc kv-budget`): an HBM budget turned into concurrent sequences, MHA against the
     model's attention, and the changes that double it (ranked by effort).
 
@@ -146,7 +152,7 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
          max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False,
          disaggregated=False, kv_transfer_overlap=False, expert_imbalance=None, two_batch_overlap=False,
          spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
-         prefix_tokens=None, ep=None):
+         prefix_tokens=None, ep=None, profile=None):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -210,7 +216,7 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
              allow_long_max_model_len=False, reserve=None, tp=None, pp=None, ep=None, dp=None, compute_dtype=None, kv_dtype=None,
              dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
              spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
-             prefix_tokens=None):
+             prefix_tokens=None, profile=None):
     """Drill 3 (`modelcalc diagnose`): evidence in, the regime, the numbers that settle it, fixes, what to
     reject and what to measure first.
 
@@ -261,7 +267,7 @@ def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=N
           block_size=None, allow_long_max_model_len=False, gpus=None, tp=None, pp=None, ep=None, dp=None,
           dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
           spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
-          prefix_tokens=None):
+          prefix_tokens=None, profile=None):
     """`size` over every combination of the lists (`modelcalc sweep`), as columns.
 
     model: models (names or Models), gpu: GPUs (names or Gpus), context: tokens (default each model's max

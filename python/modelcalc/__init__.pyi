@@ -259,7 +259,8 @@ def size(model: ModelLike, gpu: GpuLike | None = None, *, context: Count | None 
          redundant_experts: Count | None = None, two_batch_overlap: bool = False, spec_tokens: Count | None = None,
          spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
          draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
-         prefix_tokens: Count | None = None) -> SizeResult: ...
+         prefix_tokens: Count | None = None,
+         profile: Union[str, os.PathLike[str], None] = None) -> SizeResult: ...
 def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | None = None, context: Count | None = None,
               seq: Count | None = None,
               gpus: Count | None = None, reserve: Union[float, str, None] = None, dtype: Dtype | None = None,
@@ -276,7 +277,8 @@ def kv_budget(model: ModelLike, gpu: GpuLike | None = None, *, budget: Bytes | N
               redundant_experts: Count | None = None, two_batch_overlap: bool = False, spec_tokens: Count | None = None,
               spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
               draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
-              prefix_tokens: Count | None = None) -> KvBudgetResult: ...
+              prefix_tokens: Count | None = None,
+         profile: Union[str, os.PathLike[str], None] = None) -> KvBudgetResult: ...
 def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, None] = None,
          rate: Union[float, str, None] = None, concurrency: Count | None = None, ttft: Seconds | None = None,
          tpot: Seconds | None = None, tokens_per_s_per_user: Union[float, str, None] = None,
@@ -294,7 +296,7 @@ def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, Non
          spec_tokens: Count | None = None, spec_acceptance: Union[float, str, None] = None,
          spec_method: str | None = None, draft_model: Union[str, os.PathLike[str], None] = None,
          prefix_hit: Union[float, str, None] = None, prefix_tokens: Count | None = None,
-         ep: CountList | None = None) -> PlanResult: ...
+         ep: CountList | None = None, profile: Union[str, os.PathLike[str], None] = None) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
                max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),
@@ -323,7 +325,8 @@ def diagnose(evidence: Union[str, os.PathLike[str], Mapping[str, Any], None] = N
              two_batch_overlap: bool = False, spec_tokens: Count | None = None,
              spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
              draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
-             prefix_tokens: Count | None = None) -> DiagnoseResult: ...
+             prefix_tokens: Count | None = None,
+         profile: Union[str, os.PathLike[str], None] = None) -> DiagnoseResult: ...
 def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, seq: Count | None = None,
                batch: Count = 1,
                prompt: Count | None = None, gpus: Count | None = None, tp: Count | None = None,
@@ -351,7 +354,8 @@ def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iter
           two_batch_overlap: bool = False, spec_tokens: Count | None = None,
           spec_acceptance: Union[float, str, None] = None, spec_method: str | None = None,
           draft_model: Union[str, os.PathLike[str], None] = None, prefix_hit: Union[float, str, None] = None,
-          prefix_tokens: Count | None = None) -> Any: ...
+          prefix_tokens: Count | None = None,
+         profile: Union[str, os.PathLike[str], None] = None) -> Any: ...
 def sweep_columns() -> list[tuple[str, bool, str, str]]: ...
 def gpus() -> list[Gpu]: ...
 def models() -> list[tuple[str, str]]: ...

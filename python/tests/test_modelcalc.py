@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import pathlib
 import tempfile
 import unittest
 
@@ -167,6 +168,69 @@ class Prediction(unittest.TestCase):
             modelcalc.sweep("llama-3.1-8b", "h100", batch="1:8", engine="vllm", fields="all").to_rows(),
             cli_json(["sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "1:8", "--engine", "vllm",
                       "--fields", ",".join(names), "--format", "json"]))
+
+    @staticmethod
+    def _profile_with(directory, param, value):
+        """data/engine_profiles.tsv with every row of `param` (the pooled set and each family's) set to value."""
+        lines = []
+        with open(os.path.join(SOURCE, "data", "engine_profiles.tsv")) as f:
+            for line in f.read().splitlines():
+                cells = line.split("\t")
+                if len(cells) == 3 and cells[1] == param:
+                    cells[2] = value
+                lines.append("\t".join(cells))
+        path = os.path.join(directory, param + ".tsv")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def test_a_profile_file_replaces_the_time_parameters(self):
+        with tempfile.TemporaryDirectory() as d:
+            # step_overhead_s is paid once per engine step: 0.5 s (the compiled-in ones are milliseconds) makes
+            # one decode step at least 0.5 s, and leaves the ceiling alone.
+            slow = self._profile_with(d, "step_overhead_s", "0.5")
+            base = modelcalc.size("llama-3.1-8b", "h100", batch=8)
+            mine = modelcalc.size("llama-3.1-8b", "h100", batch=8, profile=pathlib.Path(slow))
+            self.assertLess(base["decode_step"]["predicted"]["seconds"], 0.5)
+            self.assertGreaterEqual(mine["decode_step"]["predicted"]["seconds"], 0.5)
+            self.assertEqual(mine["decode_step"]["seconds"], base["decode_step"]["seconds"])
+            self.assertEqual(mine["engine"]["profile"], slow)  # the path as given, also when rendered later
+            self.assertEqual(mine.to_dict(), cli_json(["size", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch",
+                                                       "8", "--profile", slow, "--json"]))
+            self.assertIn(slow, mine.text() + mine.explain())
+            for fn, kw in ((modelcalc.kv_budget, {}), (modelcalc.diagnose, {"tokens_per_s": 20}),
+                           (modelcalc.plan, {"isl": 512, "osl": 128, "gpu": "h100", "max_gpus": 8})):
+                args = () if fn is modelcalc.plan or fn is modelcalc.diagnose else ("llama-3.1-8b", "h100")
+                extra = {"model": "llama-3.1-8b"} if args == () else {}
+                if fn is modelcalc.diagnose:
+                    extra["gpu"] = "h100"
+                self.assertEqual(fn(*args, profile=slow, **extra, **kw)["engine"]["profile"], slow, fn.__name__)
+            # A sweep runs under it; a call made from its on_chunk (no profile=) is back on the compiled-in one.
+            inner = []
+            cols = modelcalc.sweep("llama-3.1-8b", "h100", batch=8, fields="all", profile=slow,
+                                   on_chunk=lambda c: inner.append(modelcalc.size("llama-3.1-8b", "h100", batch=8)))
+            del cols
+            self.assertEqual(inner[0].to_dict(), base.to_dict())
+            rows = modelcalc.sweep("llama-3.1-8b", "h100", batch=8, fields="all", profile=slow).to_rows()
+            names = [name for name, _, _, _ in modelcalc.sweep_columns()]
+            self.assertEqual(rows, cli_json(["sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "8",
+                                             "--fields", ",".join(names), "--profile", slow, "--format", "json"]))
+            # at least 0.5 s per decode step: at most 1 / 0.5 = 2 tokens/s per sequence
+            self.assertLessEqual(rows[0]["predicted_tokens_per_s_per_sequence"], 2.0)
+            self.assertEqual(rows[0]["predicted_tokens_per_s_per_sequence"], mine.predicted_tokens_per_s_per_sequence)
+
+    def test_a_bad_profile_file_is_an_input_error_naming_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            for text in ("", "engine\tparameter\tvalue\nall\tstep_overhead_s\tfast\n"):
+                path = os.path.join(d, "bad.tsv")
+                with open(path, "w") as f:
+                    f.write(text)
+                with self.assertRaises(modelcalc.InputError) as ctx:
+                    modelcalc.size("llama-3.1-8b", "h100", profile=path)
+                self.assertTrue(str(ctx.exception).startswith("profile:"), str(ctx.exception))
+            with self.assertRaises(modelcalc.InputError) as ctx:
+                modelcalc.sweep("llama-3.1-8b", "h100", profile=os.path.join(d, "missing.tsv"))
+            self.assertTrue(str(ctx.exception).startswith("profile:"), str(ctx.exception))
 
     def test_calibrate_rows_and_summary(self):
         c = modelcalc.calibrate()  # a command without a direct binding: the CLI bridge's function

@@ -117,6 +117,7 @@ constexpr ServeFlagRule kRules[] = {
     {"prefix-tokens", 0, K::kValue},
     {"price", 0, K::kValue},
     {"price-per-hour", 0, K::kValue},
+    {"profile", 0, K::kFile},  // reads a time-parameter file on the server
     {"prompt", 0, K::kValue},
     {"prompt-tokens", 0, K::kValue},
     {"qps", 0, K::kValue},

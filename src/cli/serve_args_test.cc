@@ -92,9 +92,9 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
       }
     }
   }
-  // --checkpoint, --config, --count, --data, --draft-model, --lens-file, --plot, --report, --write (the table's
-  // comments say what each reads or writes).
-  EXPECT_EQ(files, 9);
+  // --checkpoint, --config, --count, --data, --draft-model, --lens-file, --plot, --profile, --report, --write
+  // (the table's comments say what each reads or writes).
+  EXPECT_EQ(files, 10);
 }
 
 TEST(ServeArgsTest, SearchSizesOverTheWebAreCappedNamingTheKey) {

@@ -396,37 +396,48 @@ std::array<EngineProfile, kEngineFamilyCount> build_profiles(const EngineTimeTab
 
 }  // namespace
 
-struct ScopedEngineProfile::State {
+struct UserEngineProfile {
   EngineTimeTable table;
   std::string name;
   std::array<EngineProfile, kEngineFamilyCount> profiles;
 };
 
 namespace {
-thread_local const ScopedEngineProfile::State* t_user_profile = nullptr;
+thread_local const UserEngineProfile* t_user_profile = nullptr;
 }  // namespace
 
-ScopedEngineProfile::ScopedEngineProfile(EngineTimeTable table, std::string name)
-    : state_(new State{std::move(table), std::move(name), {}}),
-      previous_(const_cast<State*>(t_user_profile)) {
-  state_->profiles = build_profiles(state_->table, state_->name);
-  t_user_profile = state_;
+std::shared_ptr<const UserEngineProfile> make_user_engine_profile(EngineTimeTable table, std::string name) {
+  auto p = std::make_shared<UserEngineProfile>(UserEngineProfile{std::move(table), std::move(name), {}});
+  p->profiles = build_profiles(p->table, p->name);  // the names point into p->name, which moves no more
+  return p;
 }
 
-ScopedEngineProfile::~ScopedEngineProfile() {
-  t_user_profile = previous_;
-  delete state_;
+ScopedEngineProfile::ScopedEngineProfile(EngineTimeTable table, std::string name)
+    : ScopedEngineProfile(make_user_engine_profile(std::move(table), std::move(name))) {}
+
+ScopedEngineProfile::ScopedEngineProfile(std::shared_ptr<const UserEngineProfile> profile)
+    : state_(std::move(profile)), previous_(t_user_profile) {
+  t_user_profile = state_.get();
 }
+
+ScopedEngineProfile::~ScopedEngineProfile() { t_user_profile = previous_; }
+
+namespace {
+// The compiled-in table, whatever scope the first caller runs under.
+const EngineTimeTable& compiled_time_table() {
+  static const EngineTimeTable table = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
+  return table;
+}
+}  // namespace
 
 const EngineTimeTable& engine_time_table() {
   if (t_user_profile != nullptr) return t_user_profile->table;
-  static const EngineTimeTable table = parse_embedded_or_die("engine_profiles.tsv", parse_engine_params);
-  return table;
+  return compiled_time_table();
 }
 
 const EngineProfile& engine_profile(EngineFamily f) {
   if (t_user_profile != nullptr) return t_user_profile->profiles[static_cast<size_t>(f)];
-  static const std::array<EngineProfile, kEngineFamilyCount> profiles = build_profiles(engine_time_table(), {});
+  static const std::array<EngineProfile, kEngineFamilyCount> profiles = build_profiles(compiled_time_table(), {});
   return profiles[static_cast<size_t>(f)];
 }
 

@@ -8,7 +8,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include <memory>
+
 #include "modelcalc/app/table.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/status.h"
 
 namespace modelcalc::py_bind {
@@ -33,6 +36,15 @@ template <typename T>
 T take_answer(Result<T> r, const app::Table* t) {
   if (!r.ok()) raise_answer_error(r.status(), t);
   return std::move(r).value();
+}
+
+// A request's profile= file (--profile), read and checked before the request runs; errors name the
+// keyword. Null when none is given: the compiled-in profiles.
+template <typename Request>
+std::shared_ptr<const UserEngineProfile> read_profile(const Request& r) {
+  if (r.engine.profile.empty()) return nullptr;
+  EngineTimeTable t = take_answer(read_engine_profile_file(r.engine.profile), &Request::table());
+  return make_user_engine_profile(std::move(t), r.engine.profile);
 }
 
 }  // namespace modelcalc::py_bind

@@ -36,11 +36,22 @@ struct PyRun {
   Run run;
   std::optional<nlohmann::json> json;
   py::object doc;  // to_py(*json), kept for attribute access
+  // The profile= file the answer was computed under (null: the compiled-in one): kept alive, since the
+  // answer points into it, and scoped again whenever the result is rendered (the reports name it).
+  std::shared_ptr<const UserEngineProfile> profile;
 };
+
+// Runs `f` under the run's profile= file, or the compiled-in profile when it has none (even if
+// called back from inside another result's scope, a sweep's on_chunk).
+template <typename Run, typename F>
+auto in_profile(const PyRun<Run>& r, F&& f) {
+  ScopedEngineProfile scope(r.profile);
+  return f();
+}
 
 template <typename Run, typename Build>
 const nlohmann::json& document(PyRun<Run>& r, Build build) {
-  if (!r.json) r.json = build(r.run);
+  if (!r.json) r.json = in_profile(r, [&] { return build(r.run); });
   return *r.json;
 }
 
@@ -49,7 +60,8 @@ const nlohmann::json& document(PyRun<Run>& r, Build build) {
 template <typename Run, typename Build>
 void bind_strings(py::class_<PyRun<Run>>& cls, Build report) {
   cls.def(
-      "strings", [report](PyRun<Run>& r) { return to_py(render_json_strings(report(r.run))); },
+      "strings",
+      [report](PyRun<Run>& r) { return to_py(in_profile(r, [&] { return render_json_strings(report(r.run)); })); },
       "strings($self)\n--\n\nEvery figure as the text report prints it, keyed by its JSON path "
       "({'decode_step.seconds': '9.609 ms', ...}): the CLI's `--json --strings`.");
 }
@@ -66,9 +78,9 @@ void bind_document(py::class_<PyRun<Run>>& cls, Json json, Text text, Explain ex
              if (!r.doc) r.doc = to_py(document(r, json));
              return r.doc;
            })
-      .def("text", [text](PyRun<Run>& r) { return text(r.run); },
+      .def("text", [text](PyRun<Run>& r) { return in_profile(r, [&] { return text(r.run); }); },
            "text($self)\n--\n\nThe report the CLI prints for the same call.")
-      .def("explain", [explain](PyRun<Run>& r) { return explain(r.run); },
+      .def("explain", [explain](PyRun<Run>& r) { return in_profile(r, [&] { return explain(r.run); }); },
            "explain($self)\n--\n\nThe CLI's --explain: every number as formula, substitution, result.");
 }
 
@@ -126,7 +138,8 @@ SizeHolder run_size_py(py::handle model, py::handle gpu, const py::dict& kwargs)
   set_model(model, &r.model);
   set_gpu(gpu, &r.gpu);
   SizeHolder h;
-  h.run = take_answer(app::answer(r), &app::SizeRequest::table());  // ~µs: the GIL is kept
+  h.profile = read_profile(r);
+  h.run = take_answer(in_profile(h, [&] { return app::answer(r); }), &app::SizeRequest::table());  // ~µs: the GIL is kept
   return h;
 }
 
@@ -139,7 +152,8 @@ KvBudgetHolder run_kv_budget_py(py::handle model, py::handle gpu, const py::dict
   set_model(model, &r.model);
   set_gpu(gpu, &r.gpu);
   KvBudgetHolder h;
-  h.run = take_answer(app::answer(r), &app::KvBudgetRequest::table());
+  h.profile = read_profile(r);
+  h.run = take_answer(in_profile(h, [&] { return app::answer(r); }), &app::KvBudgetRequest::table());
   return h;
 }
 
@@ -178,10 +192,11 @@ PlanHolder run_plan_py(py::handle model, const py::dict& kwargs) {
   auto r = request_from<app::PlanRequest>(kw);
   set_model(model, &r.model);
   PlanHolder h;
+  h.profile = read_profile(r);
   Result<app::PlanAnswer> a = Status::Ok();
   {
-    py::gil_scoped_release release;  // a search: milliseconds
-    a = app::answer(r);
+    py::gil_scoped_release release;  // a search: milliseconds (on this thread: the profile's scope holds)
+    a = in_profile(h, [&] { return app::answer(r); });
   }
   h.run = take_answer(std::move(a), &app::PlanRequest::table());
   return h;
@@ -255,7 +270,8 @@ DiagnoseHolder run_diagnose_py(py::handle evidence, const py::dict& kwargs) {
   if (!model.is_none()) r.model = as_model(model).flags, r.model.spec = as_model(model).spec;
   if (!gpu.is_none()) set_gpu(gpu, &r.gpu);
   DiagnoseHolder h;
-  h.run = take_answer(app::answer(r), &app::DiagnoseRequest::table());
+  h.profile = read_profile(r);
+  h.run = take_answer(in_profile(h, [&] { return app::answer(r); }), &app::DiagnoseRequest::table());
   return h;
 }
 

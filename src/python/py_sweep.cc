@@ -302,6 +302,8 @@ void init_sweep(py::module_& m) {
   m.def("_sweep", [](py::handle models, py::handle gpus, py::handle chunk_rows, py::handle on_chunk,
                      const py::dict& kwargs) {
     auto request = request_from<app::SweepRequest>(kwargs);
+    // The whole sweep, its rows filled chunk by chunk, runs under the profile= file (or the compiled-in one).
+    const ScopedEngineProfile profile_scope(read_profile(request));
     const std::vector<const SweepColumn*> cols = take(parse_fields(request.fields), kSweepRenames);
     request.gpu_specs = sweep_gpus(gpus);
     request.model_specs = sweep_models(models);
