@@ -115,6 +115,7 @@ struct PlanCandidate {
   int64_t attn_dp = 1;  // > 1: the DP-attention layout, attn_dp groups of tp GPUs per replica
   Dtype weight_dtype = Dtype::kBf16, kv_dtype = Dtype::kBf16;
   int64_t gpus_per_replica() const { return tp * pp * attn_dp; }
+  bool operator==(const PlanCandidate&) const = default;
 };
 
 // What sets a replica's most sequences (max_sequences), and the figures a miss that hits it cites.

@@ -43,8 +43,11 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
                                                 const PlanCandidate& c,
                                                 std::vector<std::pair<std::string, int64_t>>* refusals = nullptr);
 
-// Both figure sets at `batch` (serve() with ServingLoad::kBatch). Pure, no allocation.
-PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl);
+// Both figure sets at `batch` (serve() with ServingLoad::kBatch); or, when `users` > 0, of `users`
+// in a closed loop on the replica (ServingLoad::kConcurrency: Little's law, users = rate x (TTFT +
+// (osl - 1) x TPOT), the batch decoding below it while some users wait on their prompts). Pure, no
+// allocation.
+PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl, double users = 0);
 
 // Fills the model's divisibility facts (heads, layers, experts) into `s`.
 void set_plan_model(const ModelSpec& m, PlanSpace* s);

@@ -158,6 +158,13 @@ int64_t plan_replicas(const PlanRequest& r, int64_t batch, double requests_per_s
 
 void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandidate& c, int64_t batch,
                      const PlanPoint& p, PlanConfig* o) {
+  const int64_t slots = batch;
+  if (r.load_kind == PlanLoadKind::kConcurrency) {
+    // `batch` slots per replica: ceil(C / batch) replicas, each holding its share of the users (every
+    // one of them in a slot), which is the batch it must admit.
+    const double share = r.load / static_cast<double>(plan_replicas(r, slots, 1.0));
+    batch = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(share * (1 - 1e-12))));
+  }
   const double eff = r.efficiency;
   const double osl = static_cast<double>(r.osl), isl = static_cast<double>(r.isl);
   const double b = static_cast<double>(batch);
@@ -177,7 +184,7 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   if (p.tokens_per_s > 0) o->prefill_stall_per_token_s = 0;  // chunks inside the steps: TPOT holds them
   o->tokens_per_s_per_replica = requests_per_s * osl;
   const int64_t group = c.gpus_per_replica();
-  o->replicas = plan_replicas(r, batch, requests_per_s);
+  o->replicas = plan_replicas(r, slots, requests_per_s);
   // group <= max_gpus <= 1e6: the product fits in int64 up to 1e12 replicas; beyond, it is over any limit.
   o->gpus = o->replicas <= 1'000'000'000'000 ? group * o->replicas : o->replicas;
   o->tokens_per_s_per_gpu = o->tokens_per_s_per_replica / static_cast<double>(group);
@@ -187,8 +194,8 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
       break;
     case PlanLoadKind::kRequestsPerS: o->served_output_tokens_per_s = r.load * osl; break;
     case PlanLoadKind::kOutputTokensPerS: o->served_output_tokens_per_s = r.load; break;
-    case PlanLoadKind::kConcurrency:
-      o->served_output_tokens_per_s = r.load / b * o->tokens_per_s_per_replica;
+    case PlanLoadKind::kConcurrency:  // every replica runs its share of the users
+      o->served_output_tokens_per_s = static_cast<double>(o->replicas) * o->tokens_per_s_per_replica;
       break;
   }
   const double price = s.gpus[c.gpu].usd_per_hour;

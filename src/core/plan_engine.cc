@@ -91,7 +91,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
   }
 }
 
-PlanPoint point_of(const ServingFigures& f, const ServingCapacity& c, double groups) {
+PlanPoint point_of(const ServingFigures& f, const ServingCapacity& c, double groups, bool closed_loop) {
   PlanPoint p;
   const double cap = std::floor(f.capacity_sequences);
   p.max_sequences = f.fits && cap < 9e18 ? static_cast<int64_t>(cap) : 0;
@@ -106,7 +106,8 @@ PlanPoint point_of(const ServingFigures& f, const ServingCapacity& c, double gro
   p.ttft_s = f.ttft_s;
   p.tpot_s = f.tpot_s;
   p.comm_s = f.step.comm_s;
-  p.tokens_per_s = f.fits ? f.batch / f.tpot_s : 0;
+  // A closed loop's rate is Little's law's (some users wait on their prompts, not decoding).
+  p.tokens_per_s = !f.fits ? 0 : closed_loop ? f.output_tokens_per_s : f.batch / f.tpot_s;
   // The prompt tokens' share of each step's tokens: what $/1M input tokens is charged.
   p.prefill_share = f.prefill_tokens_per_step / (f.prefill_tokens_per_step + f.batch);
   return p;
@@ -114,11 +115,14 @@ PlanPoint point_of(const ServingFigures& f, const ServingCapacity& c, double gro
 
 }  // namespace
 
-PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl) {
-  const ServingRequest req{isl, osl, ServingLoad::kBatch, static_cast<double>(batch)};
+PlanPoints plan_points(const PlanPrepared& p, int64_t batch, int64_t isl, int64_t osl, double users) {
+  const bool loop = users > 0;
+  const ServingRequest req{isl, osl, loop ? ServingLoad::kConcurrency : ServingLoad::kBatch,
+                           loop ? users : static_cast<double>(batch)};
   PlanPoints out;
-  out.ceiling = point_of(serve(p.d, p.ceiling_cap, p.params, true, req), p.ceiling_cap, p.d.attn_dp);
-  out.predicted = point_of(serve(p.engine_d, p.engine_cap, p.params, false, req), p.engine_cap, p.engine_d.attn_dp);
+  out.ceiling = point_of(serve(p.d, p.ceiling_cap, p.params, true, req), p.ceiling_cap, p.d.attn_dp, loop);
+  out.predicted =
+      point_of(serve(p.engine_d, p.engine_cap, p.params, false, req), p.engine_cap, p.engine_d.attn_dp, loop);
   return out;
 }
 
@@ -178,8 +182,13 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
   std::vector<std::pair<std::string, int64_t>> refusals;
   auto prepare = [&](const PlanCandidate& c) { return prepare_searched_candidate(m, r, s, c, &refusals); };
+  // Under a concurrency C, `batch` is the slots a replica offers: ceil(C / batch) replicas share the
+  // users, each running its share in a closed loop.
   auto evaluate = [&](const PlanPrepared& p, int64_t batch, int64_t, int64_t) {
-    return plan_points(p, batch, r.isl, r.osl);
+    const double users = r.load_kind == PlanLoadKind::kConcurrency
+                             ? r.load / static_cast<double>(plan_replicas(r, batch, 1.0))
+                             : 0.0;
+    return plan_points(p, batch, r.isl, r.osl, users);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
   if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());

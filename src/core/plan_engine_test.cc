@@ -265,3 +265,41 @@ TEST(PlanEngineTest, DisaggregatedPlanByHand) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// Under a concurrency C (a closed loop: benchmark_serving --max-concurrency C), each configuration's
+// ceil(C / slots) replicas share the users, and every replica's predicted figures obey Little's law:
+// C / replicas = rate x (TTFT + (osl - 1) x TPOT), rate = tokens/s per replica / osl; the served
+// output is the replicas' sum. The case: gpt-oss-120b, vLLM, 2000 in / 100 out, 390 users
+// (where the batch model predicted TTFT 215 s beside TPOT 110 ms).
+TEST(PlanEngineTest, AConcurrencyIsAClosedLoopObeyingLittlesLaw) {
+  const ModelSpec m = find_preset("gpt-oss-120b").value();
+  PlanRequest r;
+  r.isl = 2000;
+  r.osl = 100;
+  r.tpot_s = 0.2;
+  r.load_kind = PlanLoadKind::kConcurrency;
+  r.load = 390;
+  r.engine = default_release(Engine::kVllm);
+  PlanSpace s = space_of({"h100"});
+  s.max_gpus = 8;
+  s.top = 1000;
+  auto res = plan_deployments(m, r, s);
+  ASSERT_TRUE(res.ok()) << res.status().message();
+  ASSERT_FALSE(res->configs.empty());
+  for (const PlanConfig& c : res->configs) {
+    const PlanFigures& f = c.predicted;
+    const double users = 390.0 / static_cast<double>(c.replicas);
+    EXPECT_EQ(c.batch, static_cast<int64_t>(std::ceil(users - 1e-9)));  // every user holds a slot
+    EXPECT_LE(c.batch, f.max_sequences);
+    const double rate = f.tokens_per_s_per_replica / 100.0;  // requests/s of one replica
+    EXPECT_NEAR(rate * (f.ttft_s + 99 * f.tpot_s), users, 1e-6 * users) << c.gpu << " x" << c.replicas;
+    EXPECT_NEAR(f.served_output_tokens_per_s, static_cast<double>(c.replicas) * f.tokens_per_s_per_replica,
+                1e-9 * f.served_output_tokens_per_s);
+  }
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -125,7 +125,11 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
           (cheapest.batch == 0 || cfg.usd_per_million_output < cheapest.usd_per_million_output)) {
         cheapest = cfg;
       }
-      // The three closest misses, nearest first (reported when nothing is feasible).
+      // The three closest misses, nearest first (reported when nothing is feasible). Under a concurrency,
+      // slot counts that give the same replicas are one configuration: listed once.
+      for (size_t k = 0; k < n_misses; ++k) {
+        if (misses[k].batch == cfg.batch && misses[k].c == cfg.c) return p.max_sequences;
+      }
       const double d = plan_detail::miss_distance(r, s, cfg);
       size_t slot = n_misses;
       if (slot == misses.size()) {
