@@ -5,6 +5,8 @@
 // rounded total is quoted only as a cross-check.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "modelcalc/hf_config.h"
@@ -478,6 +480,51 @@ TEST(Hf2026Test, Olmo3SevenBOlmo2LayersWithThreeSlidingLayersOfFour) {
   // layer_types: 3 sliding (4096) : 1 full, 24 of 32.
   EXPECT_EQ(m.n_swa, 4096);
   EXPECT_EQ(m.n_swa_layers(), 24);
+}
+
+TEST(Hf2026Test, SeedOss36bLlamaLayersWithQkvBiasAndAnUnbiasedOutput) {
+  const ModelSpec m = Load("ByteDance-Seed--Seed-OSS-36B-Instruct");
+  ExpectConsistent(m);
+  // modular_seed_oss.py: d = 5120, L = 64, h = 80, kv = 8, d_head = 128, f = 27648, V = 155136, untied;
+  // q, k, v biased (attention_bias true), o not (attention_out_bias false), no MLP bias.
+  constexpr int64_t d = 5120, L = 64, h = 80, kv = 8, dh = 128, f = 27648, V = 155136;
+  // Embedding and lm_head: 2 x 155136 x 5120 = 1,588,592,640.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 2 * V * d);
+  EXPECT_EQ(2 * V * d, 1'588'592'640);
+  // Attention per layer: q 5120 x 10240 + k, v 5120 x 1024 each + o 10240 x 5120 = 115,343,360; x 64.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * h * dh + 2 * d * kv * dh));
+  EXPECT_EQ(m.exact->attention, 7'381'975'040);
+  // Biases: q 10240 + k 1024 + v 1024 = 12,288 a layer (none on o); x 64 = 786,432.
+  EXPECT_EQ(m.exact->biases, L * (h * dh + 2 * kv * dh));
+  EXPECT_EQ(m.exact->biases, 786'432);
+  // MLP: 3 x 5120 x 27648 = 424,673,280 a layer; x 64 = 27,179,089,920.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: input and post-attention RMSNorm(5120) a layer, x 64, + the final 5120 = 660,480.
+  EXPECT_EQ(m.exact->norms, L * 2 * d + d);
+  // Total: 1,588,592,640 + 7,381,975,040 + 786,432 + 27,179,089,920 + 660,480 (model card: 36B).
+  EXPECT_EQ(m.exact->total(), 36'151'104'512);
+  EXPECT_EQ(m.n_swa_layers(), 0);
+}
+
+TEST(Hf2026Test, SeedOssOutputBiasFollowsItsOwnKey) {
+  // attention_out_bias true adds o's bias, 5120 a layer, and nothing else; attention_bias false drops q, k, v's.
+  const ModelSpec base = Load("ByteDance-Seed--Seed-OSS-36B-Instruct");
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
+                   "/tests/fixtures/hf-configs-2026/ByteDance-Seed--Seed-OSS-36B-Instruct.config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  auto o = Parse(with("\"attention_out_bias\": false", "\"attention_out_bias\": true"));
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->exact->biases - base.exact->biases, 64 * 5120);
+  auto none = Parse(with("\"attention_bias\": true", "\"attention_bias\": false"));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->exact->biases, 0);
 }
 
 }  // namespace

@@ -608,6 +608,17 @@ constexpr FamilyRow kRows[] = {
      .defaults = "vocab_size=151936 hidden_size=4096 intermediate_size=22016 num_hidden_layers=32 "
                  "num_attention_heads=32 num_key_value_heads=32 head_dim=128 max_position_embeddings=128000",
      .qk_norm = QkNorm::kHead},
+    // configuration_seed_oss.py / modular_seed_oss.py: Llama's layers; q, k, v biased by attention_bias
+    // (default true), o by a key of its own, attention_out_bias (default false); mlp_bias; residual_dropout
+    // builds nothing.
+    {.model_type = "seed_oss",
+     .modeling = "transformers modeling_seed_oss.py",
+     .confirmed = true,
+     .defaults = "vocab_size=155136 hidden_size=4096 intermediate_size=27648 num_hidden_layers=64 "
+                 "num_attention_heads=80 num_key_value_heads=8 head_dim=128 max_position_embeddings=524288",
+     .ignored = "residual_dropout",
+     .bias_default = true,
+     .o_bias_key = "attention_out_bias"},
     // SmolLM3 (modeling_smollm3.py): Llama's layers (q, k, v, o and the MLP biased only by attention_bias /
     // mlp_bias, RMSNorm, tied by tie_word_embeddings); no_rope_layers only says which layers rotate positions
     // (NoPE holds the same weights), the layer_types which slide.

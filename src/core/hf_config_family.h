@@ -104,6 +104,9 @@ struct FamilyRow {
   std::string_view bias_key = "attention_bias";  // "" = none: attention bias is bias_default, fixed
   bool bias_default = false;
   bool bias_on_o = true;       // the output projection takes the bias too (Llama); false: q, k, v only (Qwen2, GLM-4.5)
+  // A key of its own for the output projection's bias (Seed-OSS: attention_out_bias), default false;
+  // "" = the output projection follows bias_on_o.
+  std::string_view o_bias_key = {};
   bool bias_on_q_lora = true;  // MLA: q_a_proj and kv_a_proj take attention_bias
   QkNorm qk_norm = QkNorm::kNone;
   std::string_view qk_norm_key = {};  // a boolean key that switches qk_norm on (use_qk_norm, qk_layernorm); "" = always

@@ -215,6 +215,9 @@ Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   }
   a.qkv_bias = bias;
   a.o_bias = bias && row.bias_on_o;
+  if (!row.o_bias_key.empty()) {
+    MC_ASSIGN_OR_RETURN(a.o_bias, get_bool(c, row, row.o_bias_key, false));
+  }
   a.sinks = row.sinks;
   if (c.has_value("kv_lora_rank") || row_value(row.defaults, "kv_lora_rank").has_value()) {
     if (!row.bias_on_q_lora) a.qkv_bias = false;
