@@ -527,5 +527,34 @@ TEST(Hf2026Test, SeedOssOutputBiasFollowsItsOwnKey) {
   EXPECT_EQ(none->exact->biases, 0);
 }
 
+TEST(Hf2026Test, Ernie45PointThreeBLlamaLayersTied) {
+  const ModelSpec m = Load("baidu--ERNIE-4.5-0.3B-PT");
+  ExpectConsistent(m);
+  // modular_ernie4_5.py: d = 1024, L = 18, h = 16, kv = 2, d_head = 128, f = 3072, V = 103424, tied,
+  // use_bias false (no bias anywhere).
+  constexpr int64_t d = 1024, L = 18, h = 16, kv = 2, dh = 128, f = 3072, V = 103424;
+  // Embedding: 103424 x 1024 = 105,906,176; tied, so no lm_head.
+  EXPECT_EQ(m.exact->embeddings, V * d);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention per layer: q 1024 x 2048 + k, v 1024 x 256 each + o 2048 x 1024 = 4,718,592; x 18 = 84,934,656.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * h * dh + 2 * d * kv * dh));
+  EXPECT_EQ(m.exact->attention, 84'934'656);
+  // MLP: 3 x 1024 x 3072 = 9,437,184 a layer; x 18 = 169,869,312.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: two RMSNorm(1024) a layer, + the final = 37,888.
+  EXPECT_EQ(m.exact->norms, L * 2 * d + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 105,906,176 + 84,934,656 + 169,869,312 + 37,888 (model card: 0.36B).
+  EXPECT_EQ(m.exact->total(), 360'748'032);
+}
+
+TEST(Hf2026Test, Ernie45UseBiasBiasesEveryProjection) {
+  // use_bias true: q 2048 + k 256 + v 256 + o 1024 + gate 3072 + up 3072 + down 1024 = 10,752 a layer, x 18.
+  auto m = Parse(R"({"model_type": "ernie4_5", "use_bias": true})");  // the class defaults: ERNIE-4.5-0.3B's shape
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->exact->biases, 18 * (2048 + 256 + 256 + 1024 + 3072 + 3072 + 1024));
+  EXPECT_EQ(m->exact->total(), 360'748'032 + 18 * 10'752);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -140,6 +140,17 @@ constexpr FamilyRow kRows[] = {
      .score_bias = true,
      .mtp = Mtp::kDecoderLayer},
     kDeepseekV4,
+    // configuration_ernie4_5.py / modular_ernie4_5.py: Llama's layers, one key (use_bias) biasing q, k, v, o
+    // and the MLP's three projections; tied by default. Baidu's remote-code checkpoints (architectures
+    // Ernie4_5_ForCausalLM) hold the same modules.
+    {.model_type = "ernie4_5",
+     .modeling = "transformers modeling_ernie4_5.py",
+     .confirmed = true,
+     .defaults = "vocab_size=103424 hidden_size=1024 intermediate_size=3072 num_hidden_layers=18 "
+                 "num_attention_heads=16 num_key_value_heads=2 head_dim=128 max_position_embeddings=131072 "
+                 "tie_word_embeddings=true",
+     .bias_key = "use_bias",
+     .mlp_bias_key = "use_bias"},
     // configuration_falcon.py / modeling_falcon.py: LayerNorm, bias on every Linear when `bias`.
     kFalcon,
     // configuration_falcon_h1.py / modeling_falcon_h1.py: Mamba-2 beside attention in every layer,
