@@ -556,5 +556,56 @@ TEST(Hf2026Test, Ernie45UseBiasBiasesEveryProjection) {
   EXPECT_EQ(m->exact->total(), 360'748'032 + 18 * 10'752);
 }
 
+TEST(Hf2026Test, Exaone4ThirtyTwoBOlmo2LayersWithHeadQkNormsAndLetterPattern) {
+  const ModelSpec m = Load("LGAI-EXAONE--EXAONE-4.0-32B");
+  ExpectConsistent(m);
+  // modular_exaone4.py: d = 5120, L = 64, h = 40, kv = 8, d_head = 128, f = 27392, V = 102400, untied, no biases.
+  constexpr int64_t d = 5120, L = 64, h = 40, kv = 8, dh = 128, f = 27392, V = 102400;
+  // Embedding and lm_head: 2 x 102400 x 5120 = 1,048,576,000.
+  EXPECT_EQ(m.exact->embeddings + m.exact->lm_head, 2 * V * d);
+  EXPECT_EQ(2 * V * d, 1'048'576'000);
+  // Attention per layer: q, o 5120 x 5120 each + k, v 5120 x 1024 each = 62,914,560; x 64 = 4,026,531,840.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * h * dh + 2 * d * kv * dh));
+  EXPECT_EQ(m.exact->attention, 4'026'531'840);
+  // MLP: 3 x 5120 x 27392 = 420,741,120 a layer; x 64 = 26,927,431,680.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: q_norm and k_norm RMSNorm(128), post-attention and post-feedforward RMSNorm(5120) = 10,496 a layer;
+  // x 64, + the final 5120 = 676,864.
+  EXPECT_EQ(m.exact->norms, L * (2 * dh + 2 * d) + d);
+  EXPECT_EQ(m.exact->norms, 676'864);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 1,048,576,000 + 4,026,531,840 + 26,927,431,680 + 676,864 (model card: 32B).
+  EXPECT_EQ(m.exact->total(), 32'003'216'384);
+  // "LLLG" over 64 layers: layers 3, 7, ..., 63 global (16), the other 48 slide over 4096.
+  EXPECT_EQ(m.n_swa, 4096);
+  EXPECT_EQ(m.n_swa_layers(), 48);
+}
+
+TEST(Hf2026Test, Exaone4PatternsByLetterIntegerOrNone) {
+  // 30 layers (EXAONE-4.0-1.2B's count). Letters "LLLG": global at 3, 7, ..., 27 (7) and the final layer 29
+  // (configuration_exaone4.py: the final layer always global) = 8, so 22 slide. The integer 4: global where
+  // (i + 1) % 4 == 0, the same 7, and layer 29 slides: 23.
+  const std::string shape = R"("model_type": "exaone4", "hidden_size": 2048, "intermediate_size": 4096,
+      "num_hidden_layers": 30, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 102400,
+      "sliding_window": 4096)";
+  auto letters = Parse("{" + shape + R"(, "sliding_window_pattern": "LLLG"})");
+  ASSERT_TRUE(letters.ok()) << letters.status().message();
+  EXPECT_EQ(letters->n_swa_layers(), 22);
+  auto number = Parse("{" + shape + R"(, "sliding_window_pattern": 4})");
+  ASSERT_TRUE(number.ok()) << number.status().message();
+  EXPECT_EQ(number->n_swa_layers(), 23);
+  EXPECT_EQ(letters->exact->total(), number->exact->total());  // a window holds no weights
+  auto bad = Parse("{" + shape + R"(, "sliding_window_pattern": "LLXG"})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("sliding_window_pattern"), std::string::npos) << bad.status().message();
+  // sliding_window null: no layer slides (EXAONE-4.0-1.2B's global-only release).
+  std::string none = shape;
+  const std::string window = "\"sliding_window\": 4096";
+  none.replace(none.find(window), window.size(), "\"sliding_window\": null");
+  auto global = Parse("{" + none + R"(, "sliding_window_pattern": "LLLG"})");
+  ASSERT_TRUE(global.ok()) << global.status().message();
+  EXPECT_EQ(global->n_swa_layers(), 0);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -151,6 +151,20 @@ constexpr FamilyRow kRows[] = {
                  "tie_word_embeddings=true",
      .bias_key = "use_bias",
      .mlp_bias_key = "use_bias"},
+    // configuration_exaone4.py / modular_exaone4.py: OLMo 2's decoder layer (post-attention and post-feedforward
+    // norms, no input norm), q_norm / k_norm of head_dim, no bias anywhere (fixed); layer_types, else all but
+    // every sliding_window_pattern-th layer slide (an integer), or its letters (L local, G global, the last
+    // layer global); sliding_window null: none slide.
+    {.model_type = "exaone4",
+     .modeling = "transformers modeling_exaone4.py",
+     .confirmed = true,
+     .defaults = "vocab_size=102400 hidden_size=4096 intermediate_size=16384 num_hidden_layers=32 "
+                 "num_attention_heads=32 num_key_value_heads=32 max_position_embeddings=2048 sliding_window=4096 "
+                 "sliding_window_pattern=4",
+     .bias_key = "",
+     .qk_norm = QkNorm::kHead,
+     .mlp_bias_key = "",
+     .window = Window::kAlternate},
     // configuration_falcon.py / modeling_falcon.py: LayerNorm, bias on every Linear when `bias`.
     kFalcon,
     // configuration_falcon_h1.py / modeling_falcon_h1.py: Mamba-2 beside attention in every layer,

@@ -203,6 +203,23 @@ Status from_block_pattern(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// EXAONE 4's sliding_window_pattern as letters (configuration_exaone4.py's docstring): "L" a local
+// (sliding) layer, "G" a global one, repeated from layer 0; the final layer is global whatever the
+// letter. Any other letter, or an empty pattern, is refused naming the key.
+Status letter_pattern(Cfg& c, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(const std::optional<std::string> text, c.str("sliding_window_pattern"));
+  const std::string p = text.value_or("");
+  if (p.empty() || p.find_first_not_of("LG") != std::string::npos) {
+    return c.error("sliding_window_pattern", "is '" + p + "'; allowed: an integer, or letters L (local) and G (global)");
+  }
+  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
+  for (int64_t il = 0; il < a.layers; ++il) {
+    const bool local = p[static_cast<size_t>(il) % p.size()] == 'L' && il != a.layers - 1;
+    set_kind(a, il, local ? Kind::kSliding : Kind::kFull);
+  }
+  return Status::Ok();
+}
+
 // The window rules of a row, for a config without a per-layer list.
 Status window_rule(Cfg& c, const FamilyRow& row, Decoder& a) {
   switch (row.window) {
@@ -246,7 +263,13 @@ Status window_rule(Cfg& c, const FamilyRow& row, Decoder& a) {
       return Status::Ok();
     }
     case Window::kAlternate: {
-      if (a.swa == 0) return Status::Ok();
+      if (a.swa == 0) {
+        c.mark_used("sliding_window_pattern");  // no window: the pattern places nothing
+        return Status::Ok();
+      }
+      if (const nlohmann::json* v = c.raw("sliding_window_pattern"); v != nullptr && v->is_string()) {
+        return letter_pattern(c, a);
+      }
       MC_ASSIGN_OR_RETURN(const int64_t p, need_int(c, row, "sliding_window_pattern"));
       MC_RETURN_IF_ERROR(materialize_kinds(c, a));
       for (int64_t il = 0; il < a.layers; ++il) set_kind(a, il, p == 1 || il % p < p - 1 ? Kind::kSliding : Kind::kFull);
