@@ -20,45 +20,16 @@
 #include <thread>
 
 #include "http_server.h"
+#include "test_socket.h"
 #include "web_api.h"
 
 namespace modelcalc {
 namespace {
 
-constexpr int kGuardSeconds = 60;  // a hang guard only: nothing here takes more than a fraction of it
-
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  const timeval tv{kGuardSeconds, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return true;
-}
-
-std::string read_to_end(int fd) {
-  std::string reply;
-  char buf[4096];
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
-  return reply;
-}
+using test_socket::connect_to;
+using test_socket::kGuardSeconds;
+using test_socket::read_to_end;
+using test_socket::send_all;
 
 // A GET of `path` that asks the server to close after the answer.
 std::string get(std::string_view path) {
