@@ -607,5 +607,54 @@ TEST(Hf2026Test, Exaone4PatternsByLetterIntegerOrNone) {
   EXPECT_EQ(global->n_swa_layers(), 0);
 }
 
+TEST(Hf2026Test, Ernie45MoeTwentyOneBRoutesFromLayerOneWithACountedScoreBias) {
+  const ModelSpec m = Load("baidu--ERNIE-4.5-21B-A3B-PT");
+  ExpectConsistent(m);
+  // modeling_ernie4_5_moe.py: d = 2560, L = 28, h = 20, kv = 4, d_head = 128, dense f = 12288, E = 64 experts of
+  // 1536, top 6, 2 shared (one MLP of 3072), MoE on layers 1..27, V = 103424, tied, no biases.
+  constexpr int64_t d = 2560, L = 28, h = 20, kv = 4, dh = 128, f = 12288, E = 64, fe = 1536, V = 103424;
+  constexpr int64_t moe_layers = 27;
+  // Embedding: 103424 x 2560 = 264,765,440; tied.
+  EXPECT_EQ(m.exact->embeddings, V * d);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention per layer: q, o 2560 x 2560 each + k, v 2560 x 512 each = 15,728,640; x 28 = 440,401,920.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * h * dh + 2 * d * kv * dh));
+  EXPECT_EQ(m.exact->attention, 440'401'920);
+  // Layer 0 dense: 3 x 2560 x 12288 = 94,371,840.
+  EXPECT_EQ(m.exact->mlp_dense, 3 * d * f);
+  // Routed: 64 x 3 x 2560 x 1536 = 754,974,720 a MoE layer; x 27 = 20,384,317,440.
+  EXPECT_EQ(m.exact->mlp_routed, moe_layers * E * 3 * d * fe);
+  EXPECT_EQ(m.exact->mlp_routed, 20'384'317'440);
+  // Shared: one MLP of 2 x 1536 = 3072: 3 x 2560 x 3072 = 23,592,960 a MoE layer; x 27 = 637,009,920.
+  EXPECT_EQ(m.exact->mlp_shared, moe_layers * 3 * d * 2 * fe);
+  // Router: gate 2560 x 64 + moe_statics' 64 (an nn.Parameter) = 163,904 a MoE layer; x 27 = 4,425,408.
+  EXPECT_EQ(m.exact->router, moe_layers * (d * E + E));
+  EXPECT_EQ(m.exact->router, 4'425'408);
+  // Norms: two RMSNorm(2560) a layer, + the final = 145,920.
+  EXPECT_EQ(m.exact->norms, L * 2 * d + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  // Total: 264,765,440 + 440,401,920 + 94,371,840 + 20,384,317,440 + 637,009,920 + 4,425,408 + 145,920
+  // (model card: 21B total, 3B activated).
+  EXPECT_EQ(m.exact->total(), 21'825'437'888);
+  // Active: the routed experts not chosen left out: 6 of 64, 6 x 11,796,480 x 27 = 1,911,029,760 kept.
+  EXPECT_EQ(m.exact->active(), 21'825'437'888 - 20'384'317'440 + 1'911'029'760);
+}
+
+TEST(Hf2026Test, Ernie45MoePlacementByStartEndAndInterval) {
+  // The class defaults (ERNIE-4.5-21B-A3B's shape) with the MoE span and step moved: layers i with
+  // (i + 1) % 2 == 0 and 1 <= i <= 20 are MoE: 1, 3, ..., 19, ten of 28; the other 18 dense.
+  auto m = Parse(R"({"model_type": "ernie4_5_moe", "moe_layer_interval": 2, "moe_layer_end_index": 20})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  constexpr int64_t d = 2560, f = 12288, E = 64, fe = 1536;
+  EXPECT_EQ(m->exact->mlp_routed, 10 * E * 3 * d * fe);
+  EXPECT_EQ(m->exact->mlp_dense, 18 * 3 * d * f);
+  auto biased = Parse(R"({"model_type": "ernie4_5_moe", "use_bias": true})");
+  ASSERT_FALSE(biased.ok());  // lm_head's bias is not modelled: refused, not miscounted
+  EXPECT_NE(biased.status().message().find("use_bias"), std::string::npos) << biased.status().message();
+  auto past = Parse(R"({"model_type": "ernie4_5_moe", "moe_layer_end_index": 28})");
+  ASSERT_FALSE(past.ok());
+  EXPECT_NE(past.status().message().find("moe_layer_end_index"), std::string::npos) << past.status().message();
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -151,6 +151,29 @@ constexpr FamilyRow kRows[] = {
                  "tie_word_embeddings=true",
      .bias_key = "use_bias",
      .mlp_bias_key = "use_bias"},
+    // configuration_ernie4_5_moe.py / modeling_ernie4_5_moe.py: ERNIE 4.5's attention; an MoE block where
+    // (i + 1) % moe_layer_interval == 0 and moe_layer_start_index <= i <= moe_layer_end_index (-1: the last
+    // layer), else a dense MLP of intermediate_size. The block: a bias-free gate d -> E, moe_k of E experts
+    // of moe_intermediate_size, one shared MLP moe_num_shared_experts x as wide (parameter for parameter the
+    // same as that many experts), and moe_statics.e_score_correction_bias, an nn.Parameter of E (counted).
+    // use_bias would also bias lm_head, which no row field models: fixed false (refused, not miscounted).
+    // The MTP weights are ignored on load (_keys_to_ignore_on_load_unexpected), so num_nextn_predict_layers
+    // builds nothing.
+    {.model_type = "ernie4_5_moe",
+     .modeling = "transformers modeling_ernie4_5_moe.py",
+     .confirmed = true,
+     .defaults = "vocab_size=103424 hidden_size=2560 intermediate_size=12288 num_hidden_layers=28 "
+                 "num_attention_heads=20 num_key_value_heads=4 max_position_embeddings=131072 "
+                 "tie_word_embeddings=true moe_intermediate_size=1536 num_experts_per_tok=6 moe_num_experts=64 "
+                 "n_shared_experts=2 first_k_dense_replace=1 moe_layer_end_index=-1 decoder_sparse_step=1",
+     .aliases = "num_experts_per_tok=moe_k n_shared_experts=moe_num_shared_experts "
+                "first_k_dense_replace=moe_layer_start_index decoder_sparse_step=moe_layer_interval",
+     .ignored = "moe_norm_min moe_gate_act moe_capacity moe_gate moe_use_aux_free num_nextn_predict_layers "
+                "multi_token_pred_lambda",
+     .fixed = "use_bias=false",
+     .bias_key = "",
+     .mlp_bias_key = "",
+     .score_bias_parameter = true},
     // configuration_exaone4.py / modular_exaone4.py: OLMo 2's decoder layer (post-attention and post-feedforward
     // norms, no input norm), q_norm / k_norm of head_dim, no bias anywhere (fixed); layer_types, else all but
     // every sliding_window_pattern-th layer slide (an integer), or its letters (L local, G global, the last

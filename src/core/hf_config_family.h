@@ -129,6 +129,9 @@ struct FamilyRow {
   bool expert_bias = false;    // biases on every expert projection (gpt-oss)
   bool router_bias = false;    // the router Linear has a bias (gpt-oss)
   bool score_bias = false;     // a routing-score correction bias steers routing: a buffer, not counted
+  // The routing-score correction bias is an nn.Parameter of the family's modeling code (Ernie 4.5's
+  // moe_statics.e_score_correction_bias): counted, E a MoE layer, with the router.
+  bool score_bias_parameter = false;
   bool router_scales = false;  // the router also holds a scale (d) and a per-expert scale (E) (Gemma 4)
   int moe_norms = 0;           // d-wide norms an MoE layer adds (Gemma 4's three)
   bool dense_beside_moe = false;  // a dense MLP of intermediate_size runs beside the experts (Gemma 4)

@@ -25,7 +25,8 @@ constexpr std::string_view kSharedWidthKeys[] = {"shared_expert_intermediate_siz
 constexpr std::string_view kPlacementKeys[] = {"first_k_dense_replace", "mlp_only_layers", "decoder_sparse_step",
                                                "moe_layer_freq", "moe_layers", "moe_layers_enum",
                                                "interleave_moe_layer_step",
-                                               "expert_layer_period", "expert_layer_offset", "mlp_layer_types"};
+                                               "expert_layer_period", "expert_layer_offset", "mlp_layer_types",
+                                               "moe_layer_end_index"};
 
 void mark_all(const Cfg& c, std::span<const std::string_view> keys) {
   for (std::string_view k : keys) c.mark_used(k);
@@ -71,7 +72,7 @@ Status read_moe(Cfg& c, const FamilyRow& row, Decoder& a) {
     a.ff_exp = *w;
   }
   a.expert_bias = row.expert_bias;
-  a.router_bias = row.router_bias;
+  a.router_bias = row.router_bias || row.score_bias_parameter;  // either holds E values a layer
   a.router_score_bias = row.score_bias;
   a.router_scales = row.router_scales;
   a.moe_norms = row.moe_norms;
@@ -151,7 +152,15 @@ Result<std::vector<int64_t>> moe_layer_list(Cfg& c) {
   return out;
 }
 
-// The rules that combine: dense first k, listed dense layers, every step-th layer, a period.
+// The last layer that may be MoE (moe_layer_end_index, Ernie 4.5): absent, null or -1 is the last layer.
+Result<int64_t> moe_last_layer(Cfg& c, const FamilyRow& row, const Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto end, get_int(c, row, "moe_layer_end_index", -1));
+  if (!end || *end == -1) return a.layers - 1;
+  if (*end >= a.layers) return c.error("moe_layer_end_index", "names layer " + std::to_string(*end) + " of " + std::to_string(a.layers));
+  return *end;
+}
+
+// The rules that combine: dense first k, listed dense layers, every step-th layer, a period, a last layer.
 Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto first_opt, get_int(c, row, "first_k_dense_replace", 0));
   const int64_t first = first_opt.value_or(0);
@@ -163,6 +172,7 @@ Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto period_opt, get_int(c, row, "expert_layer_period"));
   MC_ASSIGN_OR_RETURN(auto offset_opt, get_int(c, row, "expert_layer_offset", 0));
   MC_ASSIGN_OR_RETURN(auto listed, moe_layer_list(c));
+  MC_ASSIGN_OR_RETURN(const int64_t last, moe_last_layer(c, row, a));
   const int64_t step = step_opt.value_or(1), inter = inter_opt.value_or(1), freq = freq_opt.value_or(1);
   const int64_t period = period_opt.value_or(1), offset = offset_opt.value_or(0);
   if (offset >= period) return c.error("expert_layer_offset", "must be below expert_layer_period");
@@ -173,7 +183,7 @@ Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
     if (il >= a.layers) return c.error("moe_layers", "names layer " + std::to_string(il) + " of " + std::to_string(a.layers));
   }
   for (int64_t il = 0; il < a.layers; ++il) {
-    bool moe = il >= first && (il + 1) % step == 0 && il % freq == 0 && il % period == offset;
+    bool moe = il >= first && il <= last && (il + 1) % step == 0 && il % freq == 0 && il % period == offset;
     moe = moe && std::find(dense.begin(), dense.end(), il) == dense.end();
     moe = listed.empty() ? moe && (il + 1) % inter == 0 : std::find(listed.begin(), listed.end(), il) != listed.end();
     LayerKind& k = a.kinds[static_cast<size_t>(il)];
@@ -197,9 +207,10 @@ Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
                       !c.has_value("moe_layers") && !c.has_value("moe_layers_enum") && !c.has_value("expert_layer_period") &&
                       !row_value(row.defaults, "expert_layer_period") && !c.has_value("interleave_moe_layer_step");
   MC_ASSIGN_OR_RETURN(auto step, get_int(c, row, "decoder_sparse_step"));
+  MC_ASSIGN_OR_RETURN(const int64_t last, moe_last_layer(c, row, a));
   MC_ASSIGN_OR_RETURN(auto f, freq_list ? Result<std::optional<int64_t>>(std::optional<int64_t>())
                                         : get_int(c, row, "moe_layer_freq"));
-  if (simple && step.value_or(1) == 1 && f.value_or(1) == 1) {
+  if (simple && step.value_or(1) == 1 && f.value_or(1) == 1 && last == a.layers - 1) {
     MC_ASSIGN_OR_RETURN(auto first, get_int(c, row, "first_k_dense_replace", 0));
     a.dense_lead = first.value_or(0);
     if (a.dense_lead > a.layers) return c.error("first_k_dense_replace", "exceeds num_hidden_layers");
