@@ -246,7 +246,7 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
                dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None,
                gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
                max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
-               allow_long_max_model_len=False):
+               allow_long_max_model_len=False, profile=None):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
     sequences of `context` tokens (the modeled half of size, with size's defaults).
 

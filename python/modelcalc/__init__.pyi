@@ -337,7 +337,8 @@ def deployment(model: ModelLike, gpu: GpuLike, *, context: Count | None = None, 
                kv_cache_free_gpu_mem_fraction: Union[float, str, None] = None,
                mem_fraction_static: Union[float, str, None] = None, max_model_len: Count | None = None,
                max_num_batched_tokens: Count | None = None, max_num_seqs: Count | None = None,
-               block_size: Count | None = None, allow_long_max_model_len: bool = False) -> Deployment: ...
+               block_size: Count | None = None, allow_long_max_model_len: bool = False,
+               profile: Union[str, os.PathLike[str], None] = None) -> Deployment: ...
 def sweep(model: Union[ModelLike, Iterable[ModelLike]], gpu: Union[GpuLike, Iterable[GpuLike]], *,
           context: CountList | None = None, seq: CountList | None = None, batch: CountList = 1,
           dtype: Union[Dtype, Iterable[Dtype], None] = None,

@@ -205,6 +205,10 @@ class Prediction(unittest.TestCase):
                 if fn is modelcalc.diagnose:
                     extra["gpu"] = "h100"
                 self.assertEqual(fn(*args, profile=slow, **extra, **kw)["engine"]["profile"], slow, fn.__name__)
+            # The deployment engine's prediction too: the same sections as size's, rendered later under the file.
+            dep = modelcalc.deployment("llama-3.1-8b", "h100", batch=8, profile=slow)
+            self.assertEqual(dep.to_dict()["engine"], mine.to_dict()["engine"])
+            self.assertEqual(dep.to_dict()["decode_step"], mine.to_dict()["decode_step"])
             # A sweep runs under it; a call made from its on_chunk (no profile=) is back on the compiled-in one.
             inner = []
             cols = modelcalc.sweep("llama-3.1-8b", "h100", batch=8, fields="all", profile=slow,

@@ -284,6 +284,8 @@ struct PyDeployment {
   DeploymentAnalysis analysis;
   DeploymentPrediction prediction;  // the engine profile's figures beside the ceiling's
   std::shared_ptr<ModelSpec> draft;  // a draft model's shape (the options point at it)
+  // The profile= file the prediction came from (null: the compiled-in one), kept and scoped as PyRun's.
+  std::shared_ptr<const UserEngineProfile> profile;
 };
 
 // The deployment engine for size's groups (its keywords are size's, and
@@ -309,13 +311,16 @@ PyDeployment run_deployment_py(py::handle model, py::handle gpu, const py::dict&
   // cache), the model's context.
   const app::Dtypes dtypes = app::resolve_dtypes(r.dep, m.spec.get(), nullptr);
   const int64_t context = app::resolve_context(r.dep.context, *m.spec, nullptr);
-  PyDeployment out{m.spec, g->spec, {}, {}, {}, nullptr};
+  PyDeployment out{m.spec, g->spec, {}, {}, {}, nullptr, read_profile(r)};
   out.draft = std::make_shared<ModelSpec>();
   out.options = take_answer(app::deployment_options(r.dep, r.layout, *m.spec, dtypes.weights, dtypes.kv, context,
                                                     r.dep.batch.value_or(1), out.draft.get(), nullptr), t);
   if (ws) out.options.workspace_bytes = *ws;
   out.analysis = take_answer(app::analyze(*out.model, *out.gpu, out.options), t);
-  out.prediction = take_answer(app::predict(*out.model, *out.gpu, out.analysis, r.engine, r.dep), t);
+  {
+    const ScopedEngineProfile scope(out.profile);
+    out.prediction = take_answer(app::predict(*out.model, *out.gpu, out.analysis, r.engine, r.dep), t);
+  }
   return out;
 }
 
@@ -497,6 +502,7 @@ void init_runs(py::module_& m) {
           "Unset arguments keep this deployment's. Returns a DeploymentPoint (memory, decode, prefill).")
       .def("to_dict",
            [](const PyDeployment& d) {
+             const ScopedEngineProfile scope(d.profile);
              Report rep;
              rep.sections = deployment_sections(*d.gpu, d.analysis, &d.prediction);
              return to_py(render_json(rep));
