@@ -281,6 +281,9 @@ std::vector<PlanCandidate> enumerate_plan_candidates(const PlanSpace& s);
 // Replicas to carry the load at a per-replica capacity; 1 without a load.
 // Fails (returns 0) when the count would not fit in int64.
 int64_t plan_replicas(const PlanRequest& r, int64_t batch, double requests_per_s_per_replica);
+// Under a concurrency C (REQUIRES r.load_kind == kConcurrency), the users each of the ceil(C / slots)
+// replicas holds: C / replicas, at most `slots`.
+double plan_users_per_replica(const PlanRequest& r, int64_t slots);
 
 // Costs one evaluation and gives its reason. Pure, no allocation.
 void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandidate& c, int64_t batch,

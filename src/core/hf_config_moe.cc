@@ -161,7 +161,8 @@ Result<int64_t> moe_last_layer(Cfg& c, const FamilyRow& row, const Decoder& a) {
 }
 
 // The rules that combine: dense first k, listed dense layers, every step-th layer, a period, a last layer.
-Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
+// REQUIRES: last = moe_last_layer(c, row, a).
+Status moe_from_rules(Cfg& c, const FamilyRow& row, int64_t last, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto first_opt, get_int(c, row, "first_k_dense_replace", 0));
   const int64_t first = first_opt.value_or(0);
   if (first > a.layers) return c.error("first_k_dense_replace", "exceeds num_hidden_layers");
@@ -172,7 +173,6 @@ Status moe_from_rules(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto period_opt, get_int(c, row, "expert_layer_period"));
   MC_ASSIGN_OR_RETURN(auto offset_opt, get_int(c, row, "expert_layer_offset", 0));
   MC_ASSIGN_OR_RETURN(auto listed, moe_layer_list(c));
-  MC_ASSIGN_OR_RETURN(const int64_t last, moe_last_layer(c, row, a));
   const int64_t step = step_opt.value_or(1), inter = inter_opt.value_or(1), freq = freq_opt.value_or(1);
   const int64_t period = period_opt.value_or(1), offset = offset_opt.value_or(0);
   if (offset >= period) return c.error("expert_layer_offset", "must be below expert_layer_period");
@@ -225,7 +225,7 @@ Status place_moe_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     c.mark_used("first_k_dense_replace");  // the list states every layer
     return moe_from_list(c, row, "moe_layer_freq", a);
   }
-  return moe_from_rules(c, row, a);
+  return moe_from_rules(c, row, last, a);
 }
 
 }  // namespace modelcalc::hf

@@ -156,13 +156,17 @@ int64_t plan_replicas(const PlanRequest& r, int64_t batch, double requests_per_s
   return std::max<int64_t>(1, static_cast<int64_t>(n));
 }
 
+double plan_users_per_replica(const PlanRequest& r, int64_t slots) {
+  return r.load / static_cast<double>(plan_replicas(r, slots, 1.0));
+}
+
 void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandidate& c, int64_t batch,
                      const PlanPoint& p, PlanConfig* o) {
   const int64_t slots = batch;
   if (r.load_kind == PlanLoadKind::kConcurrency) {
     // `batch` slots per replica: ceil(C / batch) replicas, each holding its share of the users (every
     // one of them in a slot), which is the batch it must admit.
-    const double share = r.load / static_cast<double>(plan_replicas(r, slots, 1.0));
+    const double share = plan_users_per_replica(r, slots);
     batch = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(share * (1 - 1e-12))));
   }
   const double eff = r.efficiency;

@@ -185,9 +185,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   // Under a concurrency C, `batch` is the slots a replica offers: ceil(C / batch) replicas share the
   // users, each running its share in a closed loop.
   auto evaluate = [&](const PlanPrepared& p, int64_t batch, int64_t, int64_t) {
-    const double users = r.load_kind == PlanLoadKind::kConcurrency
-                             ? r.load / static_cast<double>(plan_replicas(r, batch, 1.0))
-                             : 0.0;
+    const double users = r.load_kind == PlanLoadKind::kConcurrency ? plan_users_per_replica(r, batch) : 0.0;
     return plan_points(p, batch, r.isl, r.osl, users);
   };
   PlanResult res = search_plan(r, s, prepare, evaluate);
