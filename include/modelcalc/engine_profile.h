@@ -90,7 +90,7 @@ struct EngineRelease {
   // True when the release is `v` or later (the current release is later than any).
   bool at_least(const EngineVersion& v) const { return !version || *version >= v; }
 };
-// TensorRT-LLM's TensorRT-engine family: the profile the shared data fits.
+// TensorRT-LLM's TensorRT-engine family: the default on NVIDIA GPUs (default_engine_for, engine_rules.h).
 inline constexpr EngineRelease kDefaultEngine{};
 
 // Parses --engine: NAME or NAME@VERSION (case-insensitive). NAME is an engine

@@ -57,6 +57,21 @@ std::span<const GpuArchRow> gpu_arch_table();
 // The architecture of a catalog GPU (by key); kUnknown for any other.
 GpuArch gpu_arch(const GpuSpec& g);
 
+// The engine a GPU's prediction uses when --engine names none: its vendor's
+// (one sourced row per vendor, vendor_engines()). A vendor no profile runs on
+// (Intel Gaudi, Google TPU) has none: the prediction is absent and says why.
+struct VendorEngine {
+  GpuVendor vendor;
+  std::optional<EngineRelease> release;  // unset: no engine profile runs on it
+  std::string_view why;                  // one clause with its source, for the engine section
+};
+std::span<const VendorEngine> vendor_engines();
+// The row of `g`'s vendor (gpu_arch(g)); a GPU not in the catalog's table (typed by hand) takes the
+// unknown vendor's row: TensorRT-LLM, the profile the most published rows fit.
+const VendorEngine& default_engine_for(const GpuSpec& g);
+// The release the prediction on `g` uses: `given` when set, else default_engine_for(g).release.
+std::optional<EngineRelease> engine_for(const std::optional<EngineRelease>& given, const GpuSpec& g);
+
 // What a row checks.
 enum class RuleCheck {
   kHeadsDivideTp,     // n_head % tp == 0

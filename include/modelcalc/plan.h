@@ -66,7 +66,9 @@ struct PlanRequest {
   std::optional<double> ttft_s, tpot_s;  // SLOs; absent = not checked
   double efficiency = 1.0;               // (0, 1]: times of the ranked figures divided by it
   bool rank_by_ceiling = false;          // rank by the ceiling's figures instead of the prediction's
-  EngineRelease engine = kDefaultEngine; // the release whose profile the prediction uses
+  // The release whose profile the prediction uses; unset: each GPU's vendor default (engine_for in
+  // engine_rules.h: TensorRT-LLM on NVIDIA, vLLM on AMD; a GPU no profile runs on is not searched).
+  std::optional<EngineRelease> engine;
   EngineFlags engine_flags;              // its flags
   // What every candidate deployment runs with (DeploymentOptions' fields of the same names).
   bool two_batch_overlap = false;        // DP-attention candidates hide the all-to-all behind compute
@@ -160,6 +162,8 @@ struct PlanRejected {
   // Of those, the ones the serving engine would not load, by the engine_rules() row that refuses them
   // (its name), in table order.
   std::vector<std::pair<std::string, int64_t>> by_engine_rule;
+  // GPU kinds not searched: no engine profile runs on them and none was named (their keys, in list order).
+  std::vector<std::string> no_engine;
   int64_t total() const { return memory + step_tokens + max_num_seqs + ttft + tpot + communication + gpus; }
 };
 
@@ -225,6 +229,7 @@ struct PlanFigures {
 struct PlanConfig {
   PlanCandidate c;
   std::string gpu;  // catalog key
+  EngineRelease engine;  // the release its prediction uses (engine_for(request.engine, the GPU))
   int64_t batch = 0, max_sequences = 0;
   PlanLimit limit;                 // what sets max_sequences
   int64_t replicas = 0, gpus = 0;  // gpus = tp x pp x replicas

@@ -73,6 +73,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
 struct PlanPool {
   PlanCandidate c;
   std::string gpu;             // catalog key
+  EngineRelease engine;        // the release its prediction uses (engine_for(request.engine, the GPU))
   int64_t replicas = 0, gpus = 0;  // gpus = replicas x c.gpus_per_replica()
   int64_t batch = 0;           // decode pool: sequences per replica; prefill pool: prompts per step
   double requests_per_s_per_replica = 0;

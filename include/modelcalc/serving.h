@@ -227,6 +227,9 @@ ServingCapacity engine_capacity(const EngineMemory& m, const EngineSettings& s, 
 struct ServingPair {
   ServingFigures ceiling, predicted;
 };
+// The ceiling alone (serve_both's `ceiling`), for a GPU no engine profile runs on.
+ServingFigures serve_ceiling(const PreparedDeployment& d, const DeploymentMemory& ceiling_memory,
+                             const StepTimeParams& p, const ServingRequest& r);
 ServingPair serve_both(const PreparedDeployment& d, const DeploymentMemory& ceiling_memory, const EngineMemory& em,
                        const EngineSettings& s, const StepTimeParams& p, const ServingRequest& r);
 
@@ -263,6 +266,9 @@ struct DeploymentPrediction {
   int64_t kv_bytes_per_sequence = 0;  // at the context, each layer kind as the release keeps it (whole blocks)
   double reserve_bytes = 0;           // what the engine keeps back of its total (beyond weights and KV)
   bool windows_dropped = false;       // the model's sliding windows, kept whole by this engine
+  // Why this engine, when no --engine named it: the GPU vendor's row (default_engine_for, engine_rules.h);
+  // empty when it was named. Static text.
+  std::string_view default_because;
 };
 // Errors as resolve_engine_settings's.
 Result<DeploymentPrediction> predict_deployment(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,

@@ -33,7 +33,9 @@ struct SweepSpec {
   std::vector<int64_t> batches = {1};    // sequences, > 0
   std::vector<Dtype> dtypes = {kDefaultWeightDtype};  // weight dtypes
   std::vector<Dtype> kv_dtypes;          // empty = default_kv_dtype(weights): 16-bit, not following int4/fp8
-  EngineRelease engine = kDefaultEngine; // the release whose profile each row's prediction uses
+  // The release whose profile each row's prediction uses; unset: each GPU's vendor default (engine_for in
+  // engine_rules.h); a GPU no profile runs on gets no prediction (has_prediction false).
+  std::optional<EngineRelease> engine;
   EngineFlags engine_flags;              // its flags (checked once, as check_engine_flags)
   // false: no row's prediction is computed (has_prediction stays false), for
   // callers that read none of it; the rest of every row is unchanged.

@@ -94,9 +94,9 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     the engine's fraction, 1 - reserve, unless an engine keyword does). train_tokens: D for 6 N D (a count, or
     "15T"). A prompt shorter than the context is a request shape: the serving section's steady state.
     The prediction beside the ceiling (the `predicted` siblings of memory_per_gpu, decode_step and prefill, and
-    the engine section): engine (trtllm, vllm or sglang; default trtllm, the one the published runs fit) and its
-    flags as the CLI spells them: gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm),
-    mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
+    the engine section): engine (trtllm, vllm or sglang; default: the GPU vendor's, trtllm on NVIDIA, vllm on
+    AMD, none on TPU and Gaudi, whose results hold the ceiling alone) and its flags as the CLI spells them:
+    gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm), mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
     (tokens, sequences); block_size (tokens per KV block); allow_long_max_model_len.
     The serving layouts as the CLI's flags (docs/serving-layouts.md): dp_attention (gpus is then the replica,
     tp the ranks inside each attention group, ep default all of it), expert_imbalance (1 to 64),

@@ -204,7 +204,10 @@ class Prediction(unittest.TestCase):
                 extra = {"model": "llama-3.1-8b"} if args == () else {}
                 if fn is modelcalc.diagnose:
                     extra["gpu"] = "h100"
-                self.assertEqual(fn(*args, profile=slow, **extra, **kw)["engine"]["profile"], slow, fn.__name__)
+                out = fn(*args, profile=slow, **extra, **kw)
+                # plan names no engine of its own without engine=: each configuration names its GPU's.
+                engine = out["configs"][0]["engine"] if fn is modelcalc.plan else out["engine"]
+                self.assertEqual(engine["profile"], slow, fn.__name__)
             # The deployment engine's prediction too: the same sections as size's, rendered later under the file.
             dep = modelcalc.deployment("llama-3.1-8b", "h100", batch=8, profile=slow)
             self.assertEqual(dep.to_dict()["engine"], mine.to_dict()["engine"])

@@ -28,7 +28,9 @@ TEST(Answer, SizeRecordsWhereEachValueCameFrom) {
   EXPECT_EQ(std::get<int64_t>(resolved(a->resolved, "gpus").value), 2);
   EXPECT_EQ(resolved(a->resolved, "gpus").source, Source::kDerived);
   EXPECT_EQ(resolved(a->resolved, "dtype").source, Source::kDefault);  // an unquantized checkpoint: bf16
-  EXPECT_EQ(resolved(a->resolved, "engine").source, Source::kDefault);
+  // No --engine: the H100's vendor's, TensorRT-LLM (default_engine_for), derived from the GPU.
+  EXPECT_EQ(std::get<std::string>(resolved(a->resolved, "engine").value), "trtllm");
+  EXPECT_EQ(resolved(a->resolved, "engine").source, Source::kDerived);
   EXPECT_EQ(a->request.dep.tp, 2);  // the request as given, for the replay
 }
 

@@ -116,7 +116,7 @@ Result<std::optional<Scenario>> scenario_for(const DiagnoseRequest& r, DiagnoseA
   out->draft = draft;
   // A setup the engine refuses (a split that does not divide the heads) is bad input, named by its field.
   if (auto a = analyze(*e.model.spec, gpu, o, &dep); !a.ok()) return a.status();
-  MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(r.engine, r.dep));
+  MC_ASSIGN_OR_RETURN(const std::optional<ScenarioEngine> engine, scenario_engine(r.engine, r.dep, gpu));
   return std::optional<Scenario>(Scenario{*e.model.spec, gpu, o, engine});
 }
 

@@ -314,7 +314,8 @@ const Field kEngine{.name = "engine", .flag = "engine", .type = Type::kChoice,
                             "version picks the family (vllm@0.6 is V0, trtllm@1.0 the PyTorch backend); without one, "
                             "the family's current release; when given, a layout that engine will not load is refused "
                             "(docs/planning.md)",
-                    .default_text = "trtllm, the one the published runs fit", .parse = engine_parser};
+                    .default_text = "the GPU vendor's: trtllm on NVIDIA, vllm on AMD; none on TPU and Gaudi (the ceiling alone)",
+                    .parse = engine_parser};
 const Field kProfile{.name = "profile", .flag = "profile", .type = Type::kText,
                      .help = "A profile file of time parameters, as `calibrate --fit --data FILE --write FILE` "
                              "writes it (engine, parameter, value rows): the prediction uses it instead of the "

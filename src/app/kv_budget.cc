@@ -22,7 +22,7 @@ Status answer_deployment(const KvBudgetRequest& r, const ModelSpec& m, const Gpu
   EngineInput e = r.engine;
   e.flags.block_size = r.block_size;
   MC_ASSIGN_OR_RETURN(out->prediction, predict(m, g, out->deployment, e, r.dep));
-  MC_ASSIGN_OR_RETURN(ScenarioEngine engine, scenario_engine(e, r.dep));
+  MC_ASSIGN_OR_RETURN(const std::optional<ScenarioEngine> engine, scenario_engine(e, r.dep, g));
   MC_ASSIGN_OR_RETURN(out->proposals, propose_kv_changes(Scenario{m, g, d, engine}, o));
   out->has_deployment = true;
   return Status::Ok();

@@ -41,7 +41,7 @@ Result<modelcalc::PlanRequest> read_targets(const PlanRequest& f) {
   if (f.tokens_per_s_per_user) r.tpot_s = 1 / *f.tokens_per_s_per_user;
   r.efficiency = f.efficiency.value_or(1.0);
   r.rank_by_ceiling = f.rank_by == "ceiling";
-  MC_ASSIGN_OR_RETURN(r.engine, resolve_engine(f.engine));
+  MC_ASSIGN_OR_RETURN(r.engine, given_engine(f.engine));
   r.engine_flags = f.engine.flags;
   MC_RETURN_IF_ERROR(check_max_model_len(r.engine_flags, r.isl + r.osl, "--isl + --osl"));
   return r;

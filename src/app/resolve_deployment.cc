@@ -171,13 +171,18 @@ Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelS
   return Status::Ok();
 }
 
-Result<EngineRelease> resolve_engine(const EngineInput& e, Resolution* r) {
-  EngineRelease engine = kDefaultEngine;
-  if (!e.engine.empty()) {
-    MC_ASSIGN_OR_RETURN(engine, parse_engine(e.engine, "engine"));
-  }
+Result<std::optional<EngineRelease>> given_engine(const EngineInput& e) {
+  if (e.engine.empty()) return std::optional<EngineRelease>();
+  MC_ASSIGN_OR_RETURN(const EngineRelease engine, parse_engine(e.engine, "engine"));
+  return std::optional<EngineRelease>(engine);
+}
+
+Result<std::optional<EngineRelease>> resolve_engine(const EngineInput& e, const GpuSpec& gpu, Resolution* r) {
+  MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> given, given_engine(e));
+  const std::optional<EngineRelease> engine = engine_for(given, gpu);
   if (r != nullptr) {
-    r->add(fields::kEngine, Value{engine_release_key(engine)}, e.engine.empty() ? Source::kDefault : Source::kGiven);
+    r->add(fields::kEngine, engine ? Value{engine_release_key(*engine)} : Value{std::string("none")},
+           given ? Source::kGiven : Source::kDerived);
   }
   return engine;
 }
@@ -188,9 +193,11 @@ EngineFlags engine_flags(const EngineInput& e, const DeploymentInput& d) {
   return f;
 }
 
-Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
-  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
-  return ScenarioEngine{engine, engine_flags(e, d), w};
+Result<std::optional<ScenarioEngine>> scenario_engine(const EngineInput& e, const DeploymentInput& d,
+                                                      const GpuSpec& gpu, const EngineWorkload& w) {
+  MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, resolve_engine(e, gpu));
+  if (!engine) return std::optional<ScenarioEngine>();
+  return std::optional<ScenarioEngine>(ScenarioEngine{*engine, engine_flags(e, d), w});
 }
 
 namespace {
@@ -228,16 +235,36 @@ Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_vi
                                                       std::to_string(*f.max_model_len));
 }
 
-Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
-                                     const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w) {
+Result<std::optional<DeploymentPrediction>> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                                    const EngineInput& e, const DeploymentInput& d,
+                                                    const EngineWorkload& w) {
   MC_RETURN_IF_ERROR(check_max_model_len(e.flags, a.result.decode.context, "--seq"));
-  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(e));
+  MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, resolve_engine(e, gpu));
+  if (!engine) {
+    // No profile runs on this GPU: an engine's flag would configure nothing.
+    const char* flag = e.flags.gpu_memory_utilization           ? "gpu_memory_utilization"
+                       : e.flags.kv_cache_free_gpu_mem_fraction ? "kv_cache_free_gpu_mem_fraction"
+                       : e.flags.mem_fraction_static            ? "mem_fraction_static"
+                       : e.flags.max_model_len                  ? "max_model_len"
+                       : e.flags.max_num_batched_tokens         ? "max_num_batched_tokens"
+                       : e.flags.max_num_seqs                   ? "max_num_seqs"
+                       : e.flags.block_size                     ? "block_size"
+                                                                : nullptr;
+    if (flag != nullptr) {
+      return Status::InvalidArgument(flag, "configures a serving engine, and " + gpu.name +
+                                               " has none by default (no engine profile runs on it); give --engine "
+                                               "to predict with one anyway");
+    }
+    return std::optional<DeploymentPrediction>();
+  }
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.
-  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine.engine(), m, gpu, a.prepared)));
-  auto p = predict_deployment(m, gpu, a, engine, engine_flags(e, d), w);
+  if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine->engine(), m, gpu, a.prepared)));
+  auto p = predict_deployment(m, gpu, a, *engine, engine_flags(e, d), w);
   if (!p.ok()) return as_field_error(p.status());
-  return p;
+  DeploymentPrediction out = *std::move(p);
+  if (e.engine.empty()) out.default_because = default_engine_for(gpu).why;
+  return std::optional<DeploymentPrediction>(std::move(out));
 }
 
 Status as_field_error(const Status& s) {

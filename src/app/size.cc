@@ -27,11 +27,14 @@ Status answer_deployment(const SizeRequest& r, const ModelSpec& model, const Gpu
   const Scenario scenario{model, gpu, d, std::nullopt};
   MC_ASSIGN_OR_RETURN(out->regime, serving_regime(scenario));
   if (out->has_serving) {
-    const DeploymentPrediction& pred = out->prediction;
     out->isl = w.isl;
     out->osl = w.osl;
     const ServingRequest req{w.isl, w.osl, ServingLoad::kBatch, static_cast<double>(d.batch)};
-    out->serving = serve_both(a.prepared, a.result.memory, pred.memory, pred.settings, pred.profile->time, req);
+    if (const auto& pred = out->prediction) {
+      out->serving = serve_both(a.prepared, a.result.memory, pred->memory, pred->settings, pred->profile->time, req);
+    } else {
+      out->serving.ceiling = serve_ceiling(a.prepared, a.result.memory, engine_time_table().pooled, req);
+    }
   }
   out->has_deployment = true;
   return Status::Ok();
@@ -62,8 +65,13 @@ Result<SizeAnswer> answer_size(const SizeRequest& r) {
   } else {
     out.resolved.add(fields::kBatch, Value{o.batch}, r.dep.batch ? Source::kGiven : Source::kDefault);
   }
-  MC_ASSIGN_OR_RETURN(const EngineRelease engine, resolve_engine(r.engine, &out.resolved));
-  (void)engine;
+  if (o.has_gpu) {
+    MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, resolve_engine(r.engine, *out.gpu, &out.resolved));
+    (void)engine;
+  } else {
+    MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, given_engine(r.engine));
+    (void)engine;
+  }
   return out;
 }
 

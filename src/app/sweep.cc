@@ -215,7 +215,10 @@ Result<SweepAnswer> answer_sweep(const SweepRequest& r) {
   } else {
     MC_ASSIGN_OR_RETURN(spec.splits, resolve_splits(r));
   }
-  MC_ASSIGN_OR_RETURN(spec.engine, resolve_engine(r.engine, &out.resolved));
+  MC_ASSIGN_OR_RETURN(spec.engine, given_engine(r.engine));
+  out.resolved.add(fields::kEngine,
+                   Value{spec.engine ? engine_release_key(*spec.engine) : std::string("by each GPU's vendor")},
+                   spec.engine ? Source::kGiven : Source::kDerived);
   spec.engine_flags = r.engine.flags;
   if (r.model_specs.empty() && r.models.empty() && r.configs.empty() && r.checkpoints.empty() && !r.shape.given()) {
     return Status::InvalidArgument("model", "give --model a,b (presets), --config p1,p2, --checkpoint d1,d2 or the "

@@ -193,4 +193,79 @@ TEST(CmdEngineTest, BadEngineInputIsOneLineNamingTheFlag) {
 }
 
 }  // namespace
+
+// Without --engine the prediction is the GPU vendor's engine's (engine_rules.h default_engine_for): vLLM on an
+// MI300X, which TensorRT-LLM does not run on, saying why; TensorRT-LLM on an H100.
+TEST(CmdEngineTest, TheDefaultEngineFollowsTheGpusVendor) {
+  const CliRun amd = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--seq", "4096", "--json"});
+  ASSERT_EQ(amd.status, 0) << amd.err;
+  const nlohmann::json a = amd.json();
+  EXPECT_EQ(a["engine"]["profile"], "vllm");
+  EXPECT_NE(a["engine"]["chosen_by"].get<std::string>().find("AMD"), std::string::npos);
+  EXPECT_TRUE(a["decode_step"].contains("predicted"));
+  // The same as naming it, figure for figure.
+  const CliRun named =
+      run_args({"size", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--seq", "4096", "--engine", "vllm", "--json"});
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(a["decode_step"]["predicted"], named.json()["decode_step"]["predicted"]);
+  EXPECT_FALSE(named.json()["engine"].contains("chosen_by"));  // named, not chosen
+  const CliRun nv = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096", "--json"});
+  ASSERT_EQ(nv.status, 0) << nv.err;
+  EXPECT_EQ(nv.json()["engine"]["profile"], "trtllm");
+  // Naming TensorRT-LLM on the MI300X is refused by its row.
+  const CliRun trt =
+      run_args({"size", "--model", "llama-3.1-8b", "--gpu", "mi300x", "--seq", "4096", "--engine", "trtllm"});
+  EXPECT_EQ(trt.status, 2);
+  EXPECT_NE(trt.err.find("trtllm-nvidia"), std::string::npos) << trt.err;
+}
+
+// A TPU runs no profiled engine: the ceiling alone, engine.profile null with the reason, no predicted
+// siblings; --engine applies one anyway; an engine's flag without one configures nothing and is refused.
+TEST(CmdEngineTest, AGpuNoEngineRunsOnHasNoPrediction) {
+  for (const char* cmd : {"size", "kv-budget"}) {
+    const CliRun r = run_args({cmd, "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "4096", "--json"});
+    ASSERT_EQ(r.status, 0) << cmd << r.err;
+    const nlohmann::json j = r.json();
+    EXPECT_TRUE(j["engine"]["profile"].is_null()) << cmd;
+    EXPECT_NE(j["engine"]["profile_reason"].get<std::string>().find("TPU"), std::string::npos) << cmd;
+    EXPECT_FALSE(j["decode_step"].contains("predicted")) << cmd;
+    EXPECT_FALSE(j["memory_per_gpu"].contains("predicted")) << cmd;
+    EXPECT_GT(j["decode_step"]["tokens_per_s_per_sequence"].get<double>(), 0) << cmd;  // the ceiling stays
+  }
+  const CliRun serving =
+      run_args({"size", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "3000", "--prompt", "2000", "--json"});
+  ASSERT_EQ(serving.status, 0) << serving.err;
+  EXPECT_TRUE(serving.json()["serving"].contains("tpot_s"));
+  EXPECT_FALSE(serving.json()["serving"].contains("predicted"));
+  const CliRun named = run_args(
+      {"size", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "4096", "--engine", "vllm", "--json"});
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(named.json()["engine"]["profile"], "vllm");
+  const CliRun flag = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "4096",
+                                "--max-num-seqs", "64"});
+  EXPECT_EQ(flag.status, 2);
+  EXPECT_TRUE(flag.out.empty());
+  EXPECT_EQ(flag.err.rfind("modelcalc: error: --max-num-seqs: ", 0), 0u) << flag.err;
+}
+
+// plan without --engine: each GPU kind under its vendor's engine (configs[].engine), a GPU no profile runs on
+// not searched and listed.
+TEST(CmdEngineTest, PlanRanksEachGpuUnderItsVendorsEngine) {
+  const CliRun r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
+                             "mi300x,tpu-v5e", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = r.json();
+  EXPECT_TRUE(j["engine"]["profile"].is_null());
+  EXPECT_EQ(j["engine"]["not_searched"], nlohmann::json::array({"tpu-v5e"}));
+  ASSERT_FALSE(j["configs"].empty());
+  for (const auto& c : j["configs"]) {
+    EXPECT_EQ(c["gpu"], "mi300x");
+    EXPECT_EQ(c["engine"]["profile"], "vllm");
+  }
+  const CliRun t = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
+                             "mi300x,tpu-v5e"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("Not searched: tpu-v5e"), std::string::npos) << t.out;
+}
+
 }  // namespace modelcalc

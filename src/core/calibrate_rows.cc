@@ -7,6 +7,7 @@
 #include <string>
 
 #include "modelcalc/calibrate.h"
+#include "modelcalc/engine_rules.h"
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
@@ -253,6 +254,7 @@ Status prepare_row(const ServingRow& r, PreparedRow* p) {
   MC_RETURN_IF_ERROR(row_dtypes(r, m, &w, &kv, &p->note));
   bool known = true;
   p->engine = engine_of(r, &known);
+  if (!known) p->engine = engine_for(std::nullopt, *g).value_or(kDefaultEngine);  // the GPU vendor's, as the commands
   if (!known) add_note(&p->note, "engine '" + r.engine + "' has no profile: evaluated with " +
                                      engine_release_key(p->engine));
   p->request = row_request(r);

@@ -287,6 +287,46 @@ std::string_view gpu_arch_name(GpuArch a) {
 
 std::span<const GpuArchRow> gpu_arch_table() { return kGpuArch; }
 
+namespace {
+
+// What each vendor's own published serving runs use (the shared rows' sources, ../shared/reference).
+constexpr std::array<VendorEngine, 5> kVendorEngines = {{
+    {GpuVendor::kNvidia, kDefaultEngine,
+     "the default on NVIDIA GPUs: TensorRT-LLM, NVIDIA's engine, whose performance overview "
+     "(NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md) and MLPerf submissions are the most "
+     "published rows"},
+    {GpuVendor::kAmd, EngineRelease{EngineFamily::kVllmV1, std::nullopt},
+     "the default on AMD GPUs: vLLM, which AMD's ROCm performance results (rocm/vllm images, "
+     "amd.com/en/developer/resources/rocm-hub/dev-ai/performance-results.html) and AMD's MLPerf Inference v5.1 "
+     "submission (closed/AMD) run; InferenceX serves DeepSeek-R1 on MI300X and MI325X with SGLang (--engine "
+     "sglang); TensorRT-LLM does not run on AMD"},
+    {GpuVendor::kIntel, std::nullopt,
+     "no engine profile runs on Intel Gaudi (vLLM's Gaudi plugin and Optimum Habana are not profiled): the "
+     "figures are the ceiling alone; --engine names a profile to apply anyway (unvalidated)"},
+    {GpuVendor::kGoogle, std::nullopt,
+     "no engine profile runs on Google TPUs (vLLM TPU and JetStream are not profiled): the figures are the "
+     "ceiling alone; --engine names a profile to apply anyway (unvalidated)"},
+    {GpuVendor::kUnknown, kDefaultEngine,
+     "the default for a GPU not in the catalog (its vendor is not known): TensorRT-LLM, the profile the most "
+     "published rows fit"},
+}};
+
+}  // namespace
+
+std::span<const VendorEngine> vendor_engines() { return kVendorEngines; }
+
+const VendorEngine& default_engine_for(const GpuSpec& g) {
+  const GpuVendor v = gpu_vendor(gpu_arch(g));
+  for (const VendorEngine& e : kVendorEngines) {
+    if (e.vendor == v) return e;
+  }
+  return kVendorEngines.back();
+}
+
+std::optional<EngineRelease> engine_for(const std::optional<EngineRelease>& given, const GpuSpec& g) {
+  return given ? given : default_engine_for(g).release;
+}
+
 GpuArch gpu_arch(const GpuSpec& g) {
   for (const GpuArchRow& r : kGpuArch) {
     if (r.gpu == g.key) return r.arch;

@@ -252,4 +252,44 @@ TEST(EngineRulesTest, TheDocsListEveryRule) {
 }
 
 }  // namespace
+
+// The engine a GPU's prediction uses without --engine: its vendor's. Every catalog GPU of NVIDIA's runs
+// TensorRT-LLM (the trtllm-nvidia row accepts it), every AMD one vLLM (TensorRT-LLM refuses CDNA), and
+// Gaudi and TPU none (no profile runs on them); a GPU typed by hand takes TensorRT-LLM.
+TEST(EngineRulesTest, EachGpuRunsItsVendorsEngineWhenNoneIsNamed) {
+  int64_t nvidia = 0, amd = 0, none = 0;
+  for (const GpuArchRow& row : gpu_arch_table()) {
+    const GpuSpec g = find_gpu(std::string(row.gpu)).value();
+    const std::optional<EngineRelease> e = engine_for(std::nullopt, g);
+    const VendorEngine& v = default_engine_for(g);
+    EXPECT_FALSE(v.why.empty()) << row.gpu;
+    switch (gpu_vendor(row.arch)) {
+      case GpuVendor::kNvidia:
+        ASSERT_TRUE(e) << row.gpu;
+        EXPECT_EQ(e->family, EngineFamily::kTrtllm) << row.gpu;
+        ++nvidia;
+        break;
+      case GpuVendor::kAmd:
+        ASSERT_TRUE(e) << row.gpu;
+        EXPECT_EQ(e->family, EngineFamily::kVllmV1) << row.gpu;
+        EXPECT_FALSE(e->version) << row.gpu;  // the current release
+        ++amd;
+        break;
+      default:
+        EXPECT_FALSE(e) << row.gpu;
+        EXPECT_NE(v.why.find("no engine profile"), std::string_view::npos) << row.gpu;
+        ++none;
+    }
+    // A release named wins on every GPU.
+    EXPECT_EQ(engine_for(default_release(Engine::kSglang), g), default_release(Engine::kSglang)) << row.gpu;
+  }
+  // data/gpus.tsv: 20 NVIDIA parts, 4 AMD (MI250X, MI300X, MI325X, MI355X), 2 Gaudi and 4 TPUs.
+  EXPECT_EQ(nvidia, 20);
+  EXPECT_EQ(amd, 4);
+  EXPECT_EQ(none, 6);
+  GpuSpec typed;
+  typed.key = "my-gpu";
+  EXPECT_EQ(engine_for(std::nullopt, typed), kDefaultEngine);
+}
+
 }  // namespace modelcalc

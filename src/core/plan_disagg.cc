@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "modelcalc/plan_engine.h"
+#include "modelcalc/engine_rules.h"
 
 namespace modelcalc {
 
@@ -201,6 +202,7 @@ std::pair<double, double> pool_sizes(const DisaggSearch& x, const PoolOption& po
 void fill_pool(const DisaggSearch& x, const PoolOption& o, double replicas, PlanPool* pl) {
   pl->c = x.cands[o.cand];
   pl->gpu = x.s.gpus[pl->c.gpu].gpu.key;
+  pl->engine = engine_for(x.r.engine, x.s.gpus[pl->c.gpu].gpu).value_or(kDefaultEngine);
   pl->replicas = static_cast<int64_t>(replicas);
   pl->gpus = pl->replicas * pl->c.gpus_per_replica();
   pl->batch = o.batch;

@@ -47,7 +47,9 @@ Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, con
 
 Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
                                             const PlanCandidate& c) {
-  return prepare_serving(m, gpu, plan_deployment_options(r, c), r.engine, r.engine_flags, r.isl, r.osl);
+  const std::optional<EngineRelease> engine = engine_for(r.engine, gpu);
+  if (!engine) return Status::InvalidArgument("engine", default_engine_for(gpu).why);
+  return prepare_serving(m, gpu, plan_deployment_options(r, c), *engine, r.engine_flags, r.isl, r.osl);
 }
 
 namespace {
@@ -60,7 +62,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
     DeploymentOptions o = plan_deployment_options(r, c.c);
     o.batch = c.batch;
     const Scenario base{m, s.gpus[c.c.gpu].gpu, o,
-                        ScenarioEngine{r.engine, r.engine_flags, EngineWorkload{r.isl, r.osl}}};
+                        ScenarioEngine{c.engine, r.engine_flags, EngineWorkload{r.isl, r.osl}}};
     for (PlanChange& ch : miss.changes) {
       ScenarioChange v;
       switch (ch.kind) {
@@ -74,7 +76,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
             t.split->tp = tp;
             auto e = evaluate_variation(base, t);
             if (e.ok() && e->after.result.memory.max_sequences >= c.batch &&
-                check_engine_rules(r.engine.engine(), m, base.gpu, e->after.prepared).ok()) {
+                check_engine_rules(c.engine.engine(), m, base.gpu, e->after.prepared).ok()) {
               v = t;
             }
           }
@@ -168,9 +170,10 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
   const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   MC_RETURN_IF_ERROR(check_workload(p.d, max_batch, r.isl + r.osl, r.isl));
   // A layout the engine refuses to load is never proposed (engine_rules.h).
-  if (const auto x = engine_refusal(r.engine.engine(), m, gpu, p.d)) {
+  const Engine engine = p.settings.engine;
+  if (const auto x = engine_refusal(engine, m, gpu, p.d)) {
     if (refusals != nullptr) tally_refusal(*x, refusals);
-    return Status::InvalidArgument(x->rule->field, engine_refusal_message(r.engine.engine(), *x));
+    return Status::InvalidArgument(x->rule->field, engine_refusal_message(engine, *x));
   }
   return p;
 }
@@ -178,7 +181,15 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
 Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
   set_plan_model(m, &s);
   MC_RETURN_IF_ERROR(check_plan(r, s));
-  MC_RETURN_IF_ERROR(check_engine_flags(r.engine, r.engine_flags, m));
+  // The flags configure the engine each GPU runs (the one named, else its vendor's).
+  std::vector<std::string> no_engine;
+  for (const PlanGpu& g : s.gpus) {
+    if (const auto e = engine_for(r.engine, g.gpu)) {
+      MC_RETURN_IF_ERROR(check_engine_flags(*e, r.engine_flags, m));
+    } else {
+      no_engine.push_back(g.gpu.key);
+    }
+  }
   MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
   std::vector<std::pair<std::string, int64_t>> refusals;
   auto prepare = [&](const PlanCandidate& c) { return prepare_searched_candidate(m, r, s, c, &refusals); };
@@ -191,6 +202,7 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   PlanResult res = search_plan(r, s, prepare, evaluate);
   if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
   res.rejected.by_engine_rule = std::move(refusals);
+  res.rejected.no_engine = std::move(no_engine);
   evaluate_miss_changes(m, r, s, &res);
   return res;
 }

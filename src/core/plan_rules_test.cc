@@ -59,7 +59,7 @@ std::vector<ModelSpec> models() {
 void expect_accepted(const ModelSpec& m, const PlanRequest& r, const std::string& gpu, const PlanCandidate& c) {
   auto p = prepare_plan_candidate(m, r, find_gpu(gpu).value(), c);
   ASSERT_TRUE(p.ok()) << p.status().message();
-  const Status s = check_engine_rules(r.engine.engine(), m, find_gpu(gpu).value(), p->d);
+  const Status s = check_engine_rules(p->settings.engine, m, find_gpu(gpu).value(), p->d);
   EXPECT_TRUE(s.ok()) << m.name << " on " << gpu << " tp" << c.tp << " ep" << c.ep << ": " << s.message();
 }
 

@@ -872,10 +872,15 @@ ServingCapacity engine_capacity(const EngineMemory& m, const EngineSettings& s, 
   return c;
 }
 
+ServingFigures serve_ceiling(const PreparedDeployment& d, const DeploymentMemory& ceiling_memory,
+                             const StepTimeParams& p, const ServingRequest& r) {
+  return serve(d, ceiling_capacity(d, ceiling_memory, r.isl, r.osl), p, true, r);
+}
+
 ServingPair serve_both(const PreparedDeployment& d, const DeploymentMemory& ceiling_memory, const EngineMemory& em,
                        const EngineSettings& s, const StepTimeParams& p, const ServingRequest& r) {
   ServingPair out;
-  out.ceiling = serve(d, ceiling_capacity(d, ceiling_memory, r.isl, r.osl), p, true, r);
+  out.ceiling = serve_ceiling(d, ceiling_memory, p, r);
   out.predicted =
       serve(engine_view(d, s), engine_capacity(em, s, r.isl, r.osl, d.prefix_shared_tokens), p, false, r);
   return out;

@@ -1,4 +1,5 @@
 #include "modelcalc/sweep.h"
+#include "modelcalc/engine_rules.h"
 
 #include <optional>
 
@@ -53,7 +54,11 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
-  for (const ModelSpec& m : s.models) MC_RETURN_IF_ERROR(check_engine_flags(s.engine, s.engine_flags, m));
+  for (const ModelSpec& m : s.models) {
+    for (const GpuSpec& g : s.gpus) {
+      if (const auto e = engine_for(s.engine, g)) MC_RETURN_IF_ERROR(check_engine_flags(*e, s.engine_flags, m));
+    }
+  }
   // The layout options are every row's: checked once per model, as prepare_deployment checks them.
   if (s.redundant_experts < 0) return Status::InvalidArgument("redundant_experts", "must be 0 or more expert slots");
   for (const ModelSpec& m : s.models) {
@@ -124,7 +129,6 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
     EngineMemory memory;
   };
   std::vector<std::optional<Engineered>> engineered(n_combo);
-  const StepTimeParams& time = engine_profile(s.engine).time;
   std::vector<double> touched(s.batches.size());
   std::vector<DecodeWeightTerms> weight_terms(n_combo);  // per dtype pair, for the current model
   int64_t index = 0;
@@ -150,6 +154,8 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
     }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       const GpuSpec& g = s.gpus[gi];
+      const std::optional<EngineRelease> engine = engine_for(s.engine, g);
+      const StepTimeParams& time = engine_profile(engine.value_or(kDefaultEngine)).time;
       for (size_t pi = 0; pi < s.splits.size(); ++pi) {
         const Parallelism& split = s.splits[pi];
         // The teaching view pools the split's GPUs (capacity, bandwidth and peak add up).
@@ -174,8 +180,8 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
           rows[c].has_deployment = pd.ok();
           engineered[c].reset();
-          if (pd.ok() && s.predict) {
-            if (auto st = resolve_engine_settings(s.engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
+          if (pd.ok() && s.predict && engine) {
+            if (auto st = resolve_engine_settings(*engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
               Engineered e;
               e.d = engine_view(*pd, *st);
               e.settings = *st;

@@ -120,8 +120,8 @@ struct SizeHolder : PyRun<app::SizeAnswer> {
         r.deployment = run.deployment.result;
         r.serving_regime = run.regime.regime;
       }
-      r.has_prediction = run.has_deployment;
-      if (run.has_deployment) r.prediction = run.prediction.decode;
+      r.has_prediction = run.has_deployment && run.prediction.has_value();
+      if (r.has_prediction) r.prediction = run.prediction->decode;
     }
     return *row;
   }
@@ -282,7 +282,8 @@ struct PyDeployment {
   SharedGpu gpu;
   DeploymentOptions options;
   DeploymentAnalysis analysis;
-  DeploymentPrediction prediction;  // the engine profile's figures beside the ceiling's
+  std::optional<DeploymentPrediction> prediction;  // the engine profile's figures beside the ceiling's; unset
+                                                   // when no profile runs on the GPU
   std::shared_ptr<ModelSpec> draft;  // a draft model's shape (the options point at it)
   // The profile= file the prediction came from (null: the compiled-in one), kept and scoped as PyRun's.
   std::shared_ptr<const UserEngineProfile> profile;
@@ -504,7 +505,7 @@ void init_runs(py::module_& m) {
            [](const PyDeployment& d) {
              const ScopedEngineProfile scope(d.profile);
              Report rep;
-             rep.sections = deployment_sections(*d.gpu, d.analysis, &d.prediction);
+             rep.sections = deployment_sections_for(*d.gpu, d.analysis, d.prediction);
              return to_py(render_json(rep));
            },
            "to_dict($self)\n--\n\nThe engine's sections as `size --json` prints them: deployment, memory_per_gpu, "

@@ -34,9 +34,10 @@ Report size_report(const app::SizeAnswer& a) {
   Report rep = build_size_report(*a.model, a.pooled, a.options, a.result);
   state_context(a.request.dep.context, *a.model, &rep);
   if (a.has_deployment) {
-    rep.sections.insert(rep.sections.begin(), answer_section(a.deployment, a.regime, &a.prediction));
-    for (Section& s : deployment_sections(*a.gpu, a.deployment, &a.prediction)) rep.sections.push_back(std::move(s));
-    if (a.has_serving) rep.sections.push_back(serving_section(a.serving, a.isl, a.osl, *a.prediction.profile));
+    const DeploymentPrediction* p = a.prediction ? &*a.prediction : nullptr;
+    rep.sections.insert(rep.sections.begin(), answer_section(a.deployment, a.regime, p));
+    for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
+    if (a.has_serving) rep.sections.push_back(serving_section(a.serving, a.isl, a.osl, p ? p->profile : nullptr));
   }
   return rep;
 }
@@ -45,7 +46,7 @@ Report kv_budget_report(const app::KvBudgetAnswer& a) {
   Report rep = build_kv_budget_report(*a.model, a.gpu.get(), a.options, a.result, a.proposals ? &*a.proposals : nullptr);
   state_context(a.request.dep.context, *a.model, &rep);
   if (a.has_deployment) {
-    for (Section& s : deployment_sections(*a.gpu, a.deployment, &a.prediction)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
   }
   return rep;
 }
@@ -57,14 +58,14 @@ Report cost_report(const app::CostAnswer& a) {
   state_context(a.request.dep.context, *a.model, &rep);
   // The answer first (the engine's rate); the lab's ceiling-based floor follows as its teaching view.
   rep.sections.insert(rep.sections.begin(), modeled_cost_section(a.modeled));
-  for (Section& s : deployment_sections(*a.gpu, a.deployment, &a.prediction)) rep.sections.push_back(std::move(s));
+  for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
   return rep;
 }
 
 Report diagnose_report(const app::DiagnoseAnswer& a) {
   Report rep = build_diagnose_report(a.evidence, a.gpu, a.diagnosis, a.source);
   if (a.has_modeled) {
-    for (Section& s : deployment_sections(a.gpu, a.modeled, &a.prediction)) rep.sections.push_back(std::move(s));
+    for (Section& s : deployment_sections_for(a.gpu, a.modeled, a.prediction)) rep.sections.push_back(std::move(s));
   }
   return rep;
 }

@@ -9,6 +9,7 @@
 
 #include "format.h"
 #include "formula_text.h"
+#include "modelcalc/engine_rules.h"
 #include "modelcalc/sweep.h"
 
 namespace modelcalc {
@@ -449,6 +450,9 @@ Section engine_section_impl(const DeploymentPrediction& p) {
   s.lines.push_back(given("engine.release", "Release (--engine)", engine_release_key(st.release), Unit::kNone,
                           "(" + engine_release_display(st.release) +
                               (st.release.version ? ")" : "; --engine NAME@VERSION names another)")));
+  if (!p.default_because.empty()) {
+    s.lines.push_back(given("engine.chosen_by", "Chosen by", std::string(p.default_because), Unit::kNone));
+  }
   s.lines.push_back(given("engine.time_parameters", "Step-time parameters",
                           pr.time_inherited ? std::string("the pooled set (no published ") + std::string(pr.display) +
                                                   " measurements were fitted)"
@@ -544,7 +548,22 @@ Section engine_section_impl(const DeploymentPrediction& p) {
 
 Section engine_section(const DeploymentPrediction& p) { return engine_section_impl(p); }
 
-Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const EngineProfile& profile) {
+Section no_engine_section(const GpuSpec& gpu) {
+  Section s{"Engine: none (no prediction)", {}, {}};
+  Line l = given("engine.profile", "Profile", int64_t{0}, Unit::kNone);
+  l.absent = std::string(default_engine_for(gpu).why);
+  s.lines.push_back(std::move(l));
+  return s;
+}
+
+std::vector<Section> deployment_sections_for(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                             const std::optional<DeploymentPrediction>& p) {
+  std::vector<Section> out = deployment_sections(gpu, a, p ? &*p : nullptr);
+  if (!p) out.push_back(no_engine_section(gpu));
+  return out;
+}
+
+Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const EngineProfile* profile) {
   Section s{"Serving at the batch (steady state: input " + group_digits(isl) + ", output " + group_digits(osl) +
                 " tokens per request)",
             {}, {}};
@@ -564,7 +583,7 @@ Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const
                             f.output_tokens_per_s, Unit::kTokensPerS));
   };
   add("serving.", pair.ceiling, " (ceiling)");
-  add("serving.predicted.", pair.predicted, " (predicted, " + std::string(profile.display) + ")");
+  if (profile != nullptr) add("serving.predicted.", pair.predicted, " (predicted, " + std::string(profile->display) + ")");
   s.notes.push_back("Each step decodes the batch at the mean context isl + osl / 2 and prefills the prompts of the "
                     "requests replacing the finishing ones beside it; the ceiling's TTFT is the prompt's prefill "
                     "alone. `plan` evaluates exactly this for each configuration and batch.");

@@ -6,6 +6,7 @@
 #define MODELCALC_DEPLOYMENT_REPORT_H_
 
 #include <string>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -26,12 +27,19 @@ namespace modelcalc {
 // settings and its memory as the engine's startup log states it).
 std::vector<Section> deployment_sections(const GpuSpec& gpu, const DeploymentAnalysis& a,
                                          const DeploymentPrediction* p = nullptr);
+// deployment_sections for an optional prediction: without one (no engine profile runs on `gpu` and none
+// was named), the ceiling's sections and no_engine_section(gpu).
+std::vector<Section> deployment_sections_for(const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                             const std::optional<DeploymentPrediction>& p);
 // The "Engine" section alone.
 Section engine_section(const DeploymentPrediction& p);
+// The "Engine" section of a GPU no profile runs on: engine.profile null, and why (default_engine_for).
+Section no_engine_section(const GpuSpec& gpu);
 // The steady state of continuous batching at the analysis' batch for requests
 // of isl prompt and osl output tokens (serving.*, serving.predicted.*): what
 // plan evaluates for the same configuration and batch.
-Section serving_section(const ServingPair& s, int64_t isl, int64_t osl, const EngineProfile& profile);
+// `profile` null: the ceiling alone (no engine profile runs on the GPU).
+Section serving_section(const ServingPair& s, int64_t isl, int64_t osl, const EngineProfile* profile);
 
 // The engine's figures for one scenario as JSON: {"memory_per_gpu": {...},
 // "decode_step": {...}}, the very objects deployment_sections() renders for a

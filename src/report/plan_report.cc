@@ -151,9 +151,20 @@ nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
   return j;
 }
 
+// {"profile", "name", "release", "release_name", "time_parameters_inherited"} of one release.
+nlohmann::json release_json(const EngineRelease& e) {
+  const EngineProfile& p = engine_profile(e);
+  return {{"profile", std::string(p.name)},
+          {"name", std::string(p.display)},
+          {"release", engine_release_key(e)},
+          {"release_name", engine_release_display(e)},
+          {"time_parameters_inherited", p.time_inherited}};
+}
+
 nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   nlohmann::json j = figures_json(c.has_figures ? c.ceiling : plan_figures(c), c.batch);
   j["gpu"] = c.gpu;
+  j["engine"] = release_json(c.engine);
   j["tp"] = c.c.tp;
   j["pp"] = c.c.pp;
   j["ep"] = c.c.ep;
@@ -173,10 +184,26 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   return j;
 }
 
-std::string ranking_text(const PlanRequest& r) {
-  const EngineProfile& p = engine_profile(r.engine);
-  std::string release = engine_release_display(r.engine);
+// The release a whole plan names: the one given, as before; per GPU vendor otherwise.
+std::string release_text(const EngineRelease& e) {
+  const EngineProfile& p = engine_profile(e);
+  std::string release = engine_release_display(e);
   if (p.name != engine_family_info(p.family).key) release += ", time parameters from " + std::string(p.name);
+  return release;
+}
+
+std::string ranking_text(const PlanRequest& r) {
+  if (!r.engine) {
+    const std::string by = "each GPU's default engine (TensorRT-LLM on NVIDIA, vLLM on AMD: configs[].engine; "
+                           "--engine names one for every GPU)";
+    if (r.rank_by_ceiling) {
+      return "ranked by the ceiling (--rank-by ceiling: the ideal machine, a bound no engine beats); the "
+             "prediction of " + by + " in --json configs[].predicted";
+    }
+    return "ranked by the prediction of " + by + "; the ceiling beside it (--rank-by ceiling ranks by it)";
+  }
+  const EngineProfile& p = engine_profile(*r.engine);
+  const std::string release = release_text(*r.engine);
   if (r.rank_by_ceiling) {
     return "ranked by the ceiling (--rank-by ceiling: the ideal machine, a bound no engine beats); the "
            "prediction (" + release + ") in --json configs[].predicted";
@@ -186,6 +213,14 @@ std::string ranking_text(const PlanRequest& r) {
                                  " data fitted)"
                            : " (fitted on published " + std::string(p.display) + " runs)") +
          "; the ceiling beside it (--rank-by ceiling ranks by it)";
+}
+
+// The plan's engine: the release given, or (none given) null figures and how each GPU's is chosen.
+nlohmann::json plan_engine_json(const PlanRequest& r, const PlanRejected& rj) {
+  if (r.engine) return release_json(*r.engine);
+  return {{"profile", nullptr},
+          {"chosen_by", "the GPU's vendor: TensorRT-LLM on NVIDIA, vLLM on AMD (configs[].engine)"},
+          {"not_searched", rj.no_engine}};
 }
 
 }  // namespace
@@ -227,7 +262,8 @@ std::string engine_rules_text(const PlanRequest& r, const PlanRejected& rj) {
     n += count;
   }
   return fmt::format("; {} would not load {}: {}, the rules of docs/planning.md",
-                     engine_profile(r.engine).display, group_digits(n), t);
+                     r.engine ? std::string(engine_profile(*r.engine).display) : std::string("the GPUs' engines"),
+                     group_digits(n), t);
 }
 
 }  // namespace
@@ -289,7 +325,9 @@ std::string render_plan_text(const PlanView& v) {
                          plan_time_text(c.ttft_s, true), plan_time_text(c.tpot_s, false),
                          plan_deciding_text(r, *v.space, c));
       std::string ch;
-      for (const PlanChange& x : m.changes) ch += (ch.empty() ? "" : "; or ") + plan_change_text(r.engine.engine(), x);
+      for (const PlanChange& x : m.changes) {
+        ch += (ch.empty() ? "" : "; or ") + plan_change_text(c.engine.engine(), x);
+      }
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
     if (res.misses.empty() && !res.first_unsupported.empty()) {
@@ -304,6 +342,11 @@ std::string render_plan_text(const PlanView& v) {
                      group_digits(rj.memory), group_digits(rj.step_tokens), group_digits(rj.max_num_seqs),
                      group_digits(rj.ttft), group_digits(rj.tpot), group_digits(rj.communication),
                      group_digits(rj.gpus), group_digits(rj.unsupported), engine_rules_text(r, rj));
+  if (!rj.no_engine.empty()) {
+    std::string keys;
+    for (const std::string& k : rj.no_engine) keys += (keys.empty() ? "" : ", ") + k;
+    out += "Not searched: " + keys + " (no engine profile runs on them; --engine names one to apply anyway)\n";
+  }
 
   if (v.frontier_table) {
     out += "\nFrontier per GPU kind (no point has both more tokens/s per user and more per GPU):\n";
@@ -390,11 +433,7 @@ nlohmann::json plan_json(const PlanView& v) {
   j["efficiency"] = r.efficiency;
   j["efficiency_note"] = efficiency_text(r);
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
-  j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
-                 {"name", std::string(engine_profile(r.engine).display)},
-                 {"release", engine_release_key(r.engine)},
-                 {"release_name", engine_release_display(r.engine)},
-                 {"time_parameters_inherited", engine_profile(r.engine).time_inherited}};
+  j["engine"] = plan_engine_json(r, res.rejected);
   nlohmann::json prices = nlohmann::json::array();
   for (const PlanGpu& g : s.gpus) {
     prices.push_back({{"gpu", g.gpu.key}, {"usd_per_hour", g.usd_per_hour}, {"source", g.price_source},
@@ -429,7 +468,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
     nlohmann::json changes = nlohmann::json::array();
-    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(r.engine.engine(), x));
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(m.config.engine.engine(), x));
     mj["changes"] = changes;
     misses.push_back(mj);
   }
@@ -615,6 +654,7 @@ namespace {
 
 nlohmann::json pool_json(const PlanPool& p, bool prefill) {
   nlohmann::json j = {{"gpu", p.gpu},
+                      {"engine", release_json(p.engine)},
                       {"tp", p.c.tp},
                       {"pp", p.c.pp},
                       {"ep", p.c.ep},
@@ -659,10 +699,7 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
-  j["engine"] = {{"profile", std::string(engine_profile(r.engine).name)},
-                 {"name", std::string(engine_profile(r.engine).display)},
-                 {"release", engine_release_key(r.engine)},
-                 {"release_name", engine_release_display(r.engine)}};
+  j["engine"] = plan_engine_json(r, res.aggregated.rejected);
   j["kv_transfer_overlap"] = r.kv_transfer_overlap;
   j["layout_options"] = layout_options_json(r);
   nlohmann::json configs = nlohmann::json::array();

@@ -55,10 +55,12 @@ struct SizeAnswer {
   bool has_deployment = false;   // with a GPU: the deployment engine beside the teaching view
   DeploymentAnalysis deployment;       // at options.batch
   ServingRegimeAnswer regime;          // the engine's regime at the largest batch HBM holds
-  DeploymentPrediction prediction;     // the engine profile's figures beside the ceiling's
+  // The engine profile's figures beside the ceiling's; unset when no profile runs on the GPU and none was
+  // named (default_engine_for): the report says why.
+  std::optional<DeploymentPrediction> prediction;
   bool has_serving = false;            // a prompt shorter than the context: a request of isl + osl tokens
   int64_t isl = 0, osl = 0;
-  ServingPair serving;                 // its steady state, ceiling and predicted
+  ServingPair serving;                 // its steady state, ceiling and (with a prediction) predicted
   std::shared_ptr<const ModelSpec> draft;  // the draft model's shape (the options point at it)
 };
 Result<SizeAnswer> answer(const SizeRequest& r, const Context& ctx = {});
@@ -80,7 +82,7 @@ struct KvBudgetAnswer {
   bool has_deployment = false;           // with a GPU and no budget
   std::optional<KvProposals> proposals;  // the engine on each changed setup
   DeploymentAnalysis deployment;
-  DeploymentPrediction prediction;
+  std::optional<DeploymentPrediction> prediction;  // unset: no profile runs on the GPU (as size's)
   std::shared_ptr<const ModelSpec> draft;
 };
 Result<KvBudgetAnswer> answer(const KvBudgetRequest& r, const Context& ctx = {});
@@ -99,7 +101,7 @@ struct CostAnswer {
   CostCeilingResult ceiling_result;
   DeploymentAnalysis deployment;
   ModeledCost modeled;
-  DeploymentPrediction prediction;
+  std::optional<DeploymentPrediction> prediction;  // unset: no profile runs on the GPU (as size's)
   std::shared_ptr<const ModelSpec> draft;
 };
 Result<CostAnswer> answer(const CostRequest& r, const Context& ctx = {});
@@ -113,7 +115,7 @@ struct DiagnoseAnswer {
   Diagnosis diagnosis;
   bool has_modeled = false;  // the deployment engine's ceiling, for a decode with a whole model and a GPU
   DeploymentAnalysis modeled;
-  DeploymentPrediction prediction;
+  std::optional<DeploymentPrediction> prediction;  // unset: no profile runs on the GPU (as size's)
   std::string source;  // the file, or "evidence from flags"
   std::shared_ptr<const ModelSpec> draft;
 };

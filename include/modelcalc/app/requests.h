@@ -104,7 +104,7 @@ struct LayoutInput {
 
 // The serving engine of the prediction and its own settings.
 struct EngineInput {
-  std::string engine;  // "trtllm", "vllm", "sglang"; default trtllm
+  std::string engine;  // "trtllm", "vllm", "sglang"; empty: the GPU vendor's (default_engine_for)
   EngineFlags flags;   // flags.reserve is not a field: resolve() folds DeploymentInput::reserve in
   std::string profile; // a time-parameter file (calibrate --fit --write); empty: the compiled-in profiles
 };

@@ -96,11 +96,17 @@ Result<Parallelism> dp_attention_split(int64_t replica, int64_t tp, int64_t ep, 
 // The first layout field given, as the CLI spells it ("--dp-attention"); REQUIRES l.any().
 const char* first_layout_flag(const LayoutInput& l);
 
-// The engine (default trtllm) and its flags with reserve folded in (it sets
-// the engine's fraction when no engine field does).
-Result<EngineRelease> resolve_engine(const EngineInput& e, Resolution* r = nullptr);
+// The release --engine names; unset when none is given (each GPU then runs its vendor's default,
+// default_engine_for in engine_rules.h).
+Result<std::optional<EngineRelease>> given_engine(const EngineInput& e);
+// The release the prediction on `gpu` uses: the one given, else the GPU vendor's default; unset when
+// no profile runs on the GPU (the prediction is absent). Records it in `r` (given, or derived from the GPU).
+Result<std::optional<EngineRelease>> resolve_engine(const EngineInput& e, const GpuSpec& gpu, Resolution* r = nullptr);
+// The engine's flags with reserve folded in (it sets the engine's fraction when no engine field does).
 EngineFlags engine_flags(const EngineInput& e, const DeploymentInput& d);
-Result<ScenarioEngine> scenario_engine(const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
+// The engine a scenario on `gpu` is predicted with; unset (the ceiling alone) when no profile runs on it.
+Result<std::optional<ScenarioEngine>> scenario_engine(const EngineInput& e, const DeploymentInput& d,
+                                                      const GpuSpec& gpu, const EngineWorkload& w = {});
 // A sequence of `context` tokens must fit the engine's --max-model-len: when
 // that is given and below `context`, the error names max_model_len and says
 // `context_is` (the flags that set the context: "--seq") and the least allowed.
@@ -110,8 +116,10 @@ Status check_max_model_len(const EngineFlags& f, int64_t context, std::string_vi
 // names what was typed ("dtype: from --dtype fp8: ..." for the compute dtype fp8 weights imply).
 Result<DeploymentAnalysis> analyze(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o,
                                    const DeploymentInput* given = nullptr);
-Result<DeploymentPrediction> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
-                                     const EngineInput& e, const DeploymentInput& d, const EngineWorkload& w = {});
+// Unset when no engine profile runs on `gpu` and none was named (resolve_engine).
+Result<std::optional<DeploymentPrediction>> predict(const ModelSpec& m, const GpuSpec& gpu, const DeploymentAnalysis& a,
+                                                    const EngineInput& e, const DeploymentInput& d,
+                                                    const EngineWorkload& w = {});
 
 // The core names the option-struct member at fault ("reserve_fraction: ...",
 // "seq: ..."); this names the request field that sets it ("reserve: ...",
