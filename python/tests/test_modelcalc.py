@@ -225,6 +225,10 @@ class Prediction(unittest.TestCase):
             # at least 0.5 s per decode step: at most 1 / 0.5 = 2 tokens/s per sequence
             self.assertLessEqual(rows[0]["predicted_tokens_per_s_per_sequence"], 2.0)
             self.assertEqual(rows[0]["predicted_tokens_per_s_per_sequence"], mine.predicted_tokens_per_s_per_sequence)
+            # The default columns are the ceiling's: a profile there would change nothing, and is refused.
+            with self.assertRaises(modelcalc.InputError) as ctx:
+                modelcalc.sweep("llama-3.1-8b", "h100", batch=8, profile=slow)
+            self.assertTrue(str(ctx.exception).startswith("profile:"), str(ctx.exception))
 
     def test_a_bad_profile_file_is_an_input_error_naming_it(self):
         with tempfile.TemporaryDirectory() as d:

@@ -155,9 +155,8 @@ Status render(const app::SweepRequest& r, const AnswerOutput& o, std::ostream& o
   MC_ASSIGN_OR_RETURN(const std::string format, sweep_format(o));
   MC_ASSIGN_OR_RETURN(app::SweepAnswer a, app::answer(r, current_request_context()));
   if (format == "text") MC_RETURN_IF_ERROR(check_text_rows(a));
-  a.spec.predict = std::any_of(columns.begin(), columns.end(), [](const SweepColumn* c) {
-    return column_reads_prediction(*c);
-  });
+  MC_RETURN_IF_ERROR(check_profile_is_read(columns, !r.engine.profile.empty()));
+  a.spec.predict = columns_read_prediction(columns);
   // Everything that can fail is checked before the first row is written: the output streams.
   MC_ASSIGN_OR_RETURN(auto writer, make_sweep_writer(format, columns, out));
   MC_RETURN_IF_ERROR(app::rows(a, [&writer](const SweepRow& row) { writer->row(row); }));

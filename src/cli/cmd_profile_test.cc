@@ -107,6 +107,20 @@ TEST(CmdProfileTest, ABadFileIsOneLineNamingTheFlag) {
   }
 }
 
+// sweep's default columns are the ceiling's: a profile there would change nothing, so it is refused, naming
+// --profile; with a predicted column it is read.
+TEST(CmdProfileTest, ASweepThatReadsNoPredictionRefusesAProfile) {
+  const std::string path = write_profile("sweep.tsv", compiled_profile());
+  auto silent = run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--profile", path});
+  EXPECT_EQ(silent.status, 2);
+  EXPECT_TRUE(silent.out.empty());
+  EXPECT_EQ(silent.err.rfind("modelcalc: error: --profile: ", 0), 0u) << silent.err;
+  EXPECT_NE(silent.err.find("predicted_tokens_per_s_per_sequence"), std::string::npos) << silent.err;
+  auto read = run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--fields",
+                        "batch,predicted_tokens_per_s_per_sequence", "--profile", path});
+  EXPECT_EQ(read.status, 0) << read.err;
+}
+
 TEST(CmdProfileTest, EveryPredictingCommandTakesIt) {
   for (const std::string cmd : {"size", "kv-budget", "cost", "diagnose", "plan", "sweep"}) {
     auto r = run_args({cmd, "--help"});

@@ -308,8 +308,8 @@ void init_sweep(py::module_& m) {
     request.gpu_specs = sweep_gpus(gpus);
     request.model_specs = sweep_models(models);
     app::SweepAnswer answer = take_answer(app::answer(request), &app::SweepRequest::table());
-    answer.spec.predict =
-        std::any_of(cols.begin(), cols.end(), [](const SweepColumn* c) { return column_reads_prediction(*c); });
+    check(check_profile_is_read(cols, !request.engine.profile.empty()), kSweepRenames);
+    answer.spec.predict = columns_read_prediction(cols);
     const SweepSpec& spec = answer.spec;
     const int64_t rows = take(sweep_row_count(spec), kSweepRenames);
     const bool chunked = !on_chunk.is_none();

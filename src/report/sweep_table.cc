@@ -314,6 +314,20 @@ bool column_varies_with_batch(const SweepColumn& c) {
 
 bool column_reads_prediction(const SweepColumn& c) { return c.size_key.find("/predicted/") != std::string_view::npos; }
 
+bool columns_read_prediction(const std::vector<const SweepColumn*>& cols) {
+  return std::any_of(cols.begin(), cols.end(), [](const SweepColumn* c) { return column_reads_prediction(*c); });
+}
+
+Status check_profile_is_read(const std::vector<const SweepColumn*>& cols, bool has_profile) {
+  if (!has_profile || columns_read_prediction(cols)) return Status::Ok();
+  std::string names;
+  for (const SweepColumn& c : sweep_columns()) {
+    if (column_reads_prediction(c)) names += (names.empty() ? "" : ", ") + std::string(c.name);
+  }
+  return Status::InvalidArgument("profile", "changes only the predicted columns, and --fields names none of them: "
+                                            "add one (" + names + ") or leave the profile out");
+}
+
 Result<std::vector<const SweepColumn*>> parse_fields(std::string_view text) {
   std::vector<const SweepColumn*> out;
   if (text.empty()) {

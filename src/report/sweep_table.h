@@ -54,6 +54,11 @@ bool column_varies_with_batch(const SweepColumn& c);
 // Whether the column reads the row's prediction (the predicted_* columns): a
 // sweep none of whose columns does may skip it (SweepSpec::predict).
 bool column_reads_prediction(const SweepColumn& c);
+// True when one of `cols` reads the prediction: what SweepSpec::predict is set to.
+bool columns_read_prediction(const std::vector<const SweepColumn*>& cols);
+// A profile file (`has_profile`) changes only the predicted_* columns: with none of them in `cols` it would
+// change nothing, so it is refused, naming profile and the columns that read it.
+Status check_profile_is_read(const std::vector<const SweepColumn*>& cols, bool has_profile);
 
 // The columns `text` names, comma-separated, in the order given; "" gives the
 // default columns. Unknown, empty or repeated names fail with InvalidArgument
