@@ -191,8 +191,10 @@ def main():
         rows = driver.find_elements(By.CSS_SELECTOR, "#plan-rows tr")
         first = [td.text for td in rows[1].find_elements(By.TAG_NAME, "td")]
         want = plan_cli["configs"][0] if plan_cli["configs"] else plan_cli["misses"][0]
-        if first[0] != want["gpu"] or first[6] != want["text"]["tpot"] or not first[-1].startswith(want["deciding"]):
-            fail(f"plan's first row {first}, the CLI's {want['gpu']} {want['text']['tpot']} {want['deciding']!r}")
+        if (first[0] != want["gpu"] or first[1] != want["engine"]["profile"] or first[7] != want["text"]["tpot"]
+                or not first[-1].startswith(want["deciding"])):
+            fail(f"plan's first row {first}, the CLI's {want['gpu']} {want['engine']['profile']} "
+                 f"{want['text']['tpot']} {want['deciding']!r}")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#plan-frontier svg"))
 
         # Bad input: the CLI's own line, and the figures cleared.

@@ -162,7 +162,8 @@ struct PlanRejected {
   // Of those, the ones the serving engine would not load, by the engine_rules() row that refuses them
   // (its name), in table order.
   std::vector<std::pair<std::string, int64_t>> by_engine_rule;
-  // GPU kinds not searched: no engine profile runs on them and none was named (their keys, in list order).
+  // GPU kinds no engine profile runs on, none named (their keys, in list order): not in the predicted ranking,
+  // searched apart by the ceiling (PlanResult::ceiling_only).
   std::vector<std::string> no_engine;
   int64_t total() const { return memory + step_tokens + max_num_seqs + ttft + tpot + communication + gpus; }
 };
@@ -274,6 +275,10 @@ struct PlanResult {
   std::string binding;                      // then: the constraint that binds ("tpot", ...)
   std::string first_unsupported;            // one refusal message, for the report
   double seconds = 0;                       // wall time of the search
+  // With no engine named, the GPUs no engine profile runs on (rejected.no_engine) searched apart, ranked by
+  // the ceiling alone: meeting every target by it, cheapest first (at most top); no prediction (has_figures
+  // false, the ranked figures the ceiling's), so never ranked beside `configs`.
+  std::vector<PlanConfig> ceiling_only;
 };
 
 // Validates the request and space (fields: isl, osl, load, ttft, tpot,

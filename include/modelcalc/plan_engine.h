@@ -39,9 +39,12 @@ Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, con
 // for its compute dtype, the deployment engine refuses it or the largest batch searched, or the request's
 // engine would not load it (check_engine_rules, engine_rules.h).
 // `refusals`, when given, counts an engine refusal under its rule's name (PlanRejected::by_engine_rule).
+// `ceiling_only`: the candidate is prepared only when no engine profile runs on its GPU (engine_for unset),
+// its engine half filled by a stand-in nothing reads and no engine rule applied (PlanResult::ceiling_only).
 Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s,
                                                 const PlanCandidate& c,
-                                                std::vector<std::pair<std::string, int64_t>>* refusals = nullptr);
+                                                std::vector<std::pair<std::string, int64_t>>* refusals = nullptr,
+                                                bool ceiling_only = false);
 
 // Both figure sets at `batch` (serve() with ServingLoad::kBatch); or, when `users` > 0, of `users`
 // in a closed loop on the replica (ServingLoad::kConcurrency: Little's law, users = rate x (TTFT +

@@ -248,24 +248,53 @@ TEST(CmdEngineTest, AGpuNoEngineRunsOnHasNoPrediction) {
   EXPECT_EQ(flag.err.rfind("modelcalc: error: --max-num-seqs: ", 0), 0u) << flag.err;
 }
 
-// plan without --engine: each GPU kind under its vendor's engine (configs[].engine), a GPU no profile runs on
-// not searched and listed.
+// plan without --engine: each GPU kind under its vendor's engine (configs[].engine, and a column in the
+// text), a GPU no profile runs on ranked apart by the ceiling alone and labelled (ceiling_only: no prediction,
+// no engine), each of its rows the ceiling `plan --rank-by ceiling` gives it.
 TEST(CmdEngineTest, PlanRanksEachGpuUnderItsVendorsEngine) {
-  const CliRun r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
-                             "mi300x,tpu-v5e", "--json"});
+  const std::vector<std::string> base = {"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200",
+                                         "--tpot", "50ms"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  const CliRun r = run_args(with({"--gpu", "mi300x,tpu-v5e", "--json"}));
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = r.json();
   EXPECT_TRUE(j["engine"]["profile"].is_null());
-  EXPECT_EQ(j["engine"]["not_searched"], nlohmann::json::array({"tpu-v5e"}));
+  EXPECT_EQ(j["engine"]["no_engine"], nlohmann::json::array({"tpu-v5e"}));
   ASSERT_FALSE(j["configs"].empty());
   for (const auto& c : j["configs"]) {
     EXPECT_EQ(c["gpu"], "mi300x");
     EXPECT_EQ(c["engine"]["profile"], "vllm");
   }
-  const CliRun t = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
-                             "mi300x,tpu-v5e"});
+  // The TPU changes nothing in the predicted ranking, nor in what it counts as unsupported.
+  const CliRun amd = run_args(with({"--gpu", "mi300x", "--json"}));
+  ASSERT_EQ(amd.status, 0) << amd.err;
+  const nlohmann::json aj = amd.json();
+  EXPECT_EQ(j["configs"], aj["configs"]);
+  EXPECT_EQ(j["rejected"]["unsupported"], aj["rejected"]["unsupported"]);
+  ASSERT_FALSE(j["ceiling_only"].empty());
+  // The TPU alone ranked by the ceiling: --engine vllm (any engine: the ceiling does not read it) with
+  // --rank-by ceiling gives the same configurations, figure for figure.
+  const CliRun tpu = run_args(with({"--gpu", "tpu-v5e", "--engine", "vllm", "--rank-by", "ceiling", "--json"}));
+  ASSERT_EQ(tpu.status, 0) << tpu.err;
+  const nlohmann::json tj = tpu.json();
+  const nlohmann::json& ranked = tj["configs"];
+  ASSERT_EQ(ranked.size(), j["ceiling_only"].size());
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const nlohmann::json& c = j["ceiling_only"][i];
+    EXPECT_TRUE(c["engine"].is_null());
+    EXPECT_FALSE(c.contains("predicted"));
+    for (const char* k : {"gpu", "tp", "pp", "batch", "gpus", "tpot_s", "ttft_s", "usd_per_million_output_tokens"}) {
+      EXPECT_EQ(c[k], ranked[i][k]) << i << " " << k;
+    }
+  }
+  const CliRun t = run_args(with({"--gpu", "mi300x,tpu-v5e"}));
   ASSERT_EQ(t.status, 0) << t.err;
-  EXPECT_NE(t.out.find("Not searched: tpu-v5e"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("No engine profile runs on tpu-v5e"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(" vllm "), std::string::npos) << t.out;  // the rows' engine column
 }
 
 }  // namespace modelcalc

@@ -48,7 +48,7 @@ Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, con
 Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
                                             const PlanCandidate& c) {
   const std::optional<EngineRelease> engine = engine_for(r.engine, gpu);
-  if (!engine) return Status::InvalidArgument("engine", default_engine_for(gpu).why);
+  if (!engine) return Status::NotFound("engine: " + std::string(default_engine_for(gpu).why));
   return prepare_serving(m, gpu, plan_deployment_options(r, c), *engine, r.engine_flags, r.isl, r.osl);
 }
 
@@ -159,16 +159,26 @@ void tally_refusal(const EngineRefusal& x, std::vector<std::pair<std::string, in
 
 Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s,
                                                 const PlanCandidate& c,
-                                                std::vector<std::pair<std::string, int64_t>>* refusals) {
+                                                std::vector<std::pair<std::string, int64_t>>* refusals,
+                                                bool ceiling_only) {
   const GpuSpec& gpu = s.gpus[c.gpu].gpu;
+  // Each GPU is one search's: the predicted one where a profile runs on it, else the ceiling's (NotFound:
+  // not counted by the other).
+  const bool has_engine = engine_for(r.engine, gpu).has_value();
+  if (ceiling_only && has_engine) return Status::NotFound("engine: " + gpu.key + " is ranked by its prediction");
+  if (!ceiling_only && !has_engine) return Status::NotFound("engine: " + std::string(default_engine_for(gpu).why));
   const Dtype compute = default_compute_dtype(c.weight_dtype, gpu);
   if (!(gpu.peak_flops(compute) > 0)) {
     return Status::InvalidArgument("compute_dtype", gpu.key + " has no " + std::string(dtype_name(compute)) +
                                                         " peak in the catalog");
   }
-  MC_ASSIGN_OR_RETURN(PlanPrepared p, prepare_plan_candidate(m, r, gpu, c));
+  // The ceiling alone: a stand-in release (its defaults, no flags) fills the engine half nothing reads.
+  MC_ASSIGN_OR_RETURN(PlanPrepared p, ceiling_only ? prepare_serving(m, gpu, plan_deployment_options(r, c),
+                                                                     kDefaultEngine, EngineFlags{}, r.isl, r.osl)
+                                                   : prepare_plan_candidate(m, r, gpu, c));
   const int64_t max_batch = *std::max_element(s.batches.begin(), s.batches.end());
   MC_RETURN_IF_ERROR(check_workload(p.d, max_batch, r.isl + r.osl, r.isl));
+  if (ceiling_only) return p;
   // A layout the engine refuses to load is never proposed (engine_rules.h).
   const Engine engine = p.settings.engine;
   if (const auto x = engine_refusal(engine, m, gpu, p.d)) {
@@ -202,8 +212,21 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
   PlanResult res = search_plan(r, s, prepare, evaluate);
   if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
   res.rejected.by_engine_rule = std::move(refusals);
-  res.rejected.no_engine = std::move(no_engine);
   evaluate_miss_changes(m, r, s, &res);
+  if (!no_engine.empty()) {
+    // The GPUs no profile runs on, apart: the same search ranked by the ceiling, its prediction dropped.
+    PlanRequest rc = r;
+    rc.rank_by_ceiling = true;
+    auto prepare_ceiling = [&](const PlanCandidate& c) {
+      return prepare_searched_candidate(m, rc, s, c, nullptr, true);
+    };
+    PlanResult apart = search_plan(rc, s, prepare_ceiling, evaluate);
+    if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
+    for (PlanConfig& c : apart.configs) c.has_figures = false;
+    res.ceiling_only = std::move(apart.configs);
+    res.searched += apart.searched;
+  }
+  res.rejected.no_engine = std::move(no_engine);
   return res;
 }
 

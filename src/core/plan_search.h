@@ -17,7 +17,8 @@
 namespace modelcalc {
 
 // The search, over any evaluator: `prepare(const PlanCandidate&) -> Result<P>`
-// and `evaluate(const P&, batch, context, prompt) -> PlanPoint`. REQUIRES
+// and `evaluate(const P&, batch, context, prompt) -> PlanPoint`; a candidate prepare answers NotFound for is
+// not this search's (a GPU searched apart) and is not counted as unsupported. REQUIRES
 // check_plan(r, s).ok(); s.batches ascending. Returns early (a partial result)
 // when s.control says stop; the caller then returns s.control->status(). plan_deployments() (plan_engine.h) runs it with the
 // deployment engine; tests run it with stand-ins.
@@ -55,7 +56,7 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
     auto p = prepare(cands[i]);
     if (p.ok()) {
       prepared[i].emplace(std::move(p).value());
-    } else {
+    } else if (p.status().code() != Status::Code::kNotFound) {  // NotFound: not this search's, not counted
       ++out.rejected.unsupported;
       if (out.first_unsupported.empty()) out.first_unsupported = p.status().message();
     }

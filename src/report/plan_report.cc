@@ -220,7 +220,7 @@ nlohmann::json plan_engine_json(const PlanRequest& r, const PlanRejected& rj) {
   if (r.engine) return release_json(*r.engine);
   return {{"profile", nullptr},
           {"chosen_by", "the GPU's vendor: TensorRT-LLM on NVIDIA, vLLM on AMD (configs[].engine)"},
-          {"not_searched", rj.no_engine}};
+          {"no_engine", rj.no_engine}};
 }
 
 }  // namespace
@@ -295,18 +295,21 @@ std::string render_plan_text(const PlanView& v) {
     const char* beside = r.rank_by_ceiling ? "pred" : "ceil";
     out += fmt::format("  ({} figures; '{} tok/s/GPU' and '{} TPOT' are the {}'s for the same configuration)\n",
                        ranked, beside, beside, r.rank_by_ceiling ? "prediction" : "ceiling");
-    out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} {:>9} "
-                       "{:>10}\n",
-                       "#", "gpu", "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
+    // Each row's engine (its GPU vendor's without --engine), as wide as the longest key.
+    size_t ew = 6;
+    for (const PlanConfig& c : res.configs) ew = std::max(ew, engine_profile(c.engine).name.size());
+    out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} "
+                       "{:>9} {:>10}\n",
+                       "#", "gpu", "engine", ew, "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
                        "$/h", "$/1M out", "$/1M in", fmt::format("{} TPOT", beside),
                        fmt::format("{} t/s/GPU", beside));
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const PlanConfig& c = res.configs[i];
       const PlanFigures& o = r.rank_by_ceiling ? c.predicted : c.ceiling;
       const PlanCells t = plan_cells(c);
-      out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} {:>9} "
-                         "{:>10}\n",
-                         i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
+      out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} "
+                         "{:>9} {:>9} {:>10}\n",
+                         i + 1, c.gpu, engine_profile(c.engine).name, ew, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
                          c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
                          c.has_figures ? plan_time_text(o.tpot_s, false) : std::string("-"),
                          c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
@@ -345,7 +348,23 @@ std::string render_plan_text(const PlanView& v) {
   if (!rj.no_engine.empty()) {
     std::string keys;
     for (const std::string& k : rj.no_engine) keys += (keys.empty() ? "" : ", ") + k;
-    out += "Not searched: " + keys + " (no engine profile runs on them; --engine names one to apply anyway)\n";
+    out += "\nNo engine profile runs on " + keys + " (--engine names one to apply anyway): ranked apart by the "
+           "ceiling alone, an upper bound no engine reaches, not comparable with the predictions above";
+    if (res.ceiling_only.empty()) {
+      out += "; none meets the targets\n";
+    } else {
+      out += ":\n";
+      out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+                         "#", "gpu", "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
+                         "$/h", "$/1M out", "$/1M in");
+      for (size_t i = 0; i < res.ceiling_only.size(); ++i) {
+        const PlanConfig& c = res.ceiling_only[i];
+        const PlanCells t = plan_cells(c);
+        out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
+                           i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
+                           c.replicas, t.usd_per_hour, t.usd_out, t.usd_in);
+      }
+    }
   }
 
   if (v.frontier_table) {
@@ -473,6 +492,14 @@ nlohmann::json plan_json(const PlanView& v) {
     misses.push_back(mj);
   }
   j["misses"] = misses;
+  // The GPUs no engine profile runs on, ranked by the ceiling alone (no `predicted`, no engine).
+  nlohmann::json apart = nlohmann::json::array();
+  for (const PlanConfig& c : res.ceiling_only) {
+    nlohmann::json cj = config_json(v, c);
+    cj["engine"] = nullptr;
+    apart.push_back(std::move(cj));
+  }
+  j["ceiling_only"] = apart;
   j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
   j["seconds"] = res.seconds;
   j["assumptions"] = v.assumptions;
