@@ -297,4 +297,22 @@ TEST(CmdEngineTest, PlanRanksEachGpuUnderItsVendorsEngine) {
   EXPECT_NE(t.out.find(" vllm "), std::string::npos) << t.out;  // the rows' engine column
 }
 
+// size's answer leads with the prediction, the ceiling beside it; on a GPU no profile runs on, the ceiling alone
+// without the "ceiling" tag it would need beside a prediction.
+TEST(CmdEngineTest, SizeLeadsWithThePrediction) {
+  auto first_line = [](const std::string& out) {
+    const size_t a = out.find("Answer (the deployment engine");
+    const size_t b = out.find('\n', a) + 1;
+    return out.substr(b, out.find('\n', b) - b);
+  };
+  const CliRun h = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"});
+  ASSERT_EQ(h.status, 0) << h.err;
+  EXPECT_EQ(first_line(h.out).rfind("  Decode per sequence, predicted", 0), 0u) << first_line(h.out);
+  EXPECT_NE(h.out.find("  Decode per sequence, ceiling"), std::string::npos);
+  const CliRun t = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "4096"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_EQ(first_line(t.out).rfind("  Decode per sequence ", 0), 0u) << first_line(t.out);
+  EXPECT_EQ(t.out.find("predicted"), std::string::npos);
+}
+
 }  // namespace modelcalc

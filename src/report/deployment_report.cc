@@ -812,20 +812,25 @@ Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& r
           : fmt::format("tp {} × pp {} × dp {}{}", split.tp, split.pp, split.dp,
                         split.ep > 1 ? fmt::format(", ep {}", split.ep) : std::string());
   Section s{"Answer (the deployment engine: " + layout + ")", {}, {}};
-  s.lines.push_back(given("", "Decode per sequence", st.tokens_per_s_per_sequence, Unit::kTokensPerS,
-                          fmt::format("({}, {}: {} decides)", regime_name(st.regime),
-                                      st.fits ? "the batch fits" : "the batch does not fit", deciding_term(r))));
-  s.lines.push_back(given("", "Decode aggregate at batch " + group_digits(st.batch) + (split.dp > 1 ? " × dp" : ""),
-                          st.tokens_per_s_aggregate, Unit::kTokensPerS));
+  const std::string at_batch = " at batch " + group_digits(st.batch) + (split.dp > 1 ? " × dp" : "");
+  // The prediction first (what the engine will do), then the ceiling (what the hardware allows) beside it.
   if (p != nullptr) {
     s.lines.push_back(given("", "Decode per sequence, predicted", p->decode.tokens_per_s_per_sequence,
                             Unit::kTokensPerS,
-                            "(" + std::string(p->profile->display) + ", calibrated; the figures above are ceilings)"));
+                            "(" + std::string(p->profile->display) + ", calibrated on published runs)"));
+    s.lines.push_back(given("", "Decode aggregate" + at_batch + ", predicted", p->decode.tokens_per_s_aggregate,
+                            Unit::kTokensPerS, p->decode.fits ? "" : "(the batch does not fit the engine's KV cache)"));
     s.lines.push_back(given("", "Sequences the engine admits", p->decode.max_sequences, Unit::kSequences));
+    s.lines.push_back(given("", "Time to first token (one prompt), predicted", p->prefill.seconds, Unit::kSeconds));
   }
+  const std::string ceiling = p != nullptr ? ", ceiling" : "";
+  s.lines.push_back(given("", "Decode per sequence" + ceiling, st.tokens_per_s_per_sequence, Unit::kTokensPerS,
+                          fmt::format("({}, {}: {} decides)", regime_name(st.regime),
+                                      st.fits ? "the batch fits" : "the batch does not fit", deciding_term(r))));
+  s.lines.push_back(given("", "Decode aggregate" + at_batch + ceiling, st.tokens_per_s_aggregate, Unit::kTokensPerS));
   s.lines.push_back(given("", "Sequences that fit at T (per replica)", r.memory.max_sequences, Unit::kSequences,
                           "(the ceiling: driver-exposed memory less the weights, the KV per GPU as it is sharded)"));
-  s.lines.push_back(given("", "Time to first token (one prompt)", r.prefill.seconds, Unit::kSeconds));
+  s.lines.push_back(given("", "Time to first token (one prompt)" + ceiling, r.prefill.seconds, Unit::kSeconds));
   std::string why;
   if (regime.max_sequences == 0) {
     why = "(the weights leave no room for one sequence's KV: shard them or quantize)";
