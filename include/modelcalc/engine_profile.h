@@ -184,6 +184,8 @@ struct EngineFlags {
   std::optional<double> gpu_memory_utilization;         // vllm, in (0, 1]
   std::optional<double> kv_cache_free_gpu_mem_fraction; // trtllm, in (0, 1]
   std::optional<double> mem_fraction_static;            // sglang, in (0, 1]
+  std::optional<double> swa_full_tokens_ratio;          // sglang, in (0, 1]: the sliding-window pool's tokens
+                                                        // per full-layer token (default 0.8)
   std::optional<int64_t> max_model_len;                 // tokens; <= the model's limit
   std::optional<int64_t> max_num_batched_tokens;        // tokens per step (trtllm: max_num_tokens)
   std::optional<int64_t> max_num_seqs;                  // sequences per step (trtllm: max_batch_size)

@@ -53,16 +53,6 @@ for _cls in (SizeResult, KvBudgetResult, PlanResult, TrainPlanResult, DiagnoseRe
 del _cls
 
 
-_ENGINE_KEYWORDS = ("engine", "gpu_memory_utilization", "kv_cache_free_gpu_mem_fraction", "mem_fraction_static",
-                    "max_model_len", "max_num_batched_tokens", "max_num_seqs", "block_size",
-                    "allow_long_max_model_len")
-
-
-def _engine(keywords):
-    """The engine keywords of a call (its locals()), in the order the native functions take them."""
-    return tuple(keywords.get(k, False if k == "allow_long_max_model_len" else None) for k in _ENGINE_KEYWORDS)
-
-
 def _fields(keywords, *drop):
     """A call's keywords (its locals()) as the request fields the native function reads: every keyword given
     (None and False are "not given"), by the field's name; the positional model, gpu and `drop` left out."""
@@ -73,7 +63,7 @@ def _fields(keywords, *drop):
 
 def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, gpus=None, tp=None,
          pp=None, ep=None, dp=None, prompt=None, compute_dtype=None, reserve=None, train_tokens=None, engine=None,
-         gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+         gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, swa_full_tokens_ratio=None,
          max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
          allow_long_max_model_len=False, dp_attention=False, expert_imbalance=None, redundant_experts=None,
          two_batch_overlap=False, spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None,
@@ -96,7 +86,8 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
     The prediction beside the ceiling (the `predicted` siblings of memory_per_gpu, decode_step and prefill, and
     the engine section): engine (trtllm, vllm or sglang; default: the GPU vendor's, trtllm on NVIDIA, vllm on
     AMD, none on TPU and Gaudi, whose results hold the ceiling alone) and its flags as the CLI spells them:
-    gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm), mem_fraction_static (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
+    gpu_memory_utilization (vllm), kv_cache_free_gpu_mem_fraction (trtllm), mem_fraction_static and
+    swa_full_tokens_ratio (sglang), fractions in (0, 1]; max_model_len, max_num_batched_tokens, max_num_seqs
     (tokens, sequences); block_size (tokens per KV block); allow_long_max_model_len.
     The serving layouts as the CLI's flags (docs/serving-layouts.md): dp_attention (gpus is then the replica,
     tp the ranks inside each attention group, ep default all of it), expert_imbalance (1 to 64),
@@ -118,7 +109,7 @@ def size(model, gpu=None, *, context=None, seq=None, batch=1, dtype=None, kv_dty
 def kv_budget(model, gpu=None, *, budget=None, context=None, seq=None, gpus=None, reserve=None, dtype=None,
               kv_dtype=None, workspace=None, mean_len=None, block_size=None, batch=1, prompt=None, tp=None, pp=None,
               ep=None, dp=None, compute_dtype=None, engine=None, gpu_memory_utilization=None,
-              kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+              kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, swa_full_tokens_ratio=None, max_model_len=None,
               max_num_batched_tokens=None, max_num_seqs=None, allow_long_max_model_len=False, dp_attention=False,
               expert_imbalance=None, redundant_experts=None, two_batch_overlap=False, spec_tokens=None,
               spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None, prefix_tokens=None, profile=None):
@@ -148,7 +139,7 @@ def _price_text(price):
 def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, tpot=None,
          tokens_per_s_per_user=None, gpu=None, max_gpus=64, dtype=None, kv_dtype=None, batch=None, max_pp=8,
          price=None, efficiency=1.0, top=10, frontier=False, rank_by=None, engine=None, gpu_memory_utilization=None,
-         kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, max_model_len=None,
+         kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, swa_full_tokens_ratio=None, max_model_len=None,
          max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False,
          disaggregated=False, kv_transfer_overlap=False, expert_imbalance=None, two_batch_overlap=False,
          spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
@@ -211,7 +202,7 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
              kv_heads=None, head_dim=None, dtype=None, gpus=None, batch=None, context=None, seq=None, prompt=None,
              tokens_per_s=None, aggregate_tokens_per_s=None, ttft=None, itl=None, flop_util=None, bw_util=None,
              kernels_per_step=None, kernel_us=None, gap_us=None, peak_transient=None, engine=None,
-             gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+             gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, swa_full_tokens_ratio=None,
              max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
              allow_long_max_model_len=False, reserve=None, tp=None, pp=None, ep=None, dp=None, compute_dtype=None, kv_dtype=None,
              dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
@@ -244,7 +235,7 @@ def diagnose(evidence=None, *, model=None, gpu=None, phase=None, params=None, la
 
 def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus=None, tp=None, pp=None, ep=None,
                dp=None, dtype=None, compute_dtype=None, kv_dtype=None, reserve=None, workspace=None, engine=None,
-               gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None,
+               gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None, mem_fraction_static=None, swa_full_tokens_ratio=None,
                max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None, block_size=None,
                allow_long_max_model_len=False, profile=None):
     """The deployment engine: one model on GPUs of one kind split tp x pp x ep x dp, serving `batch`
@@ -263,7 +254,7 @@ def deployment(model, gpu, *, context=None, seq=None, batch=1, prompt=None, gpus
 
 def sweep(model, gpu, *, context=None, seq=None, batch=1, dtype=None, kv_dtype=None, fields=None, on_chunk=None,
           chunk_rows=1 << 20, engine=None, gpu_memory_utilization=None, kv_cache_free_gpu_mem_fraction=None,
-          mem_fraction_static=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None,
+          mem_fraction_static=None, swa_full_tokens_ratio=None, max_model_len=None, max_num_batched_tokens=None, max_num_seqs=None,
           block_size=None, allow_long_max_model_len=False, gpus=None, tp=None, pp=None, ep=None, dp=None,
           dp_attention=False, redundant_experts=None, expert_imbalance=None, two_batch_overlap=False,
           spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,

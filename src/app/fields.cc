@@ -331,6 +331,11 @@ const Field kKvCacheFreeGpuMemFraction{
     .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,
     .help = "TensorRT-LLM: fraction of the memory free after weights and activations given to KV, (0, 1]",
     .default_text = "0.95, as NVIDIA's published runs; its own default is 0.9", .parse = engine_fraction_parser};
+const Field kSwaFullTokensRatio{.name = "swa_full_tokens_ratio", .flag = "swa-full-tokens-ratio", .type = Type::kReal,
+                                .help = "SGLang: the sliding-window layers' pool in tokens per token of the full "
+                                        "layers' pool, in (0, 1] (server_args.py swa_full_tokens_ratio); for a model "
+                                        "mixing sliding and full layers",
+                                .default_text = "0.8, SGLang's"};
 const Field kMemFractionStatic{.name = "mem_fraction_static", .flag = "mem-fraction-static", .type = Type::kReal,
                                .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,
                                .help = "SGLang: fraction of GPU memory for weights and the KV pool, (0, 1]",
@@ -473,7 +478,7 @@ constexpr const Field* kAll[] = {
     &kComputeDtype, &kKvDtype, &kReserve, &kDpAttention, &kExpertImbalance, &kRedundantExperts, &kTwoBatchOverlap,
     &kSpecTokens, &kSpecAcceptance, &kSpecMethod, &kDraftModel, &kPrefixHit, &kPrefixTokens, &kDisaggregated,
     &kKvTransferOverlap, &kEngine, &kProfile, &kGpuMemoryUtilization, &kKvCacheFreeGpuMemFraction, &kMemFractionStatic,
-    &kMaxModelLen, &kMaxNumBatchedTokens, &kMaxNumSeqs, &kBlockSize, &kAllowLongMaxModelLen, &kTrainTokens, &kBudget,
+    &kSwaFullTokensRatio, &kMaxModelLen, &kMaxNumBatchedTokens, &kMaxNumSeqs, &kBlockSize, &kAllowLongMaxModelLen, &kTrainTokens, &kBudget,
     &kWorkspace, &kMeanLen, &kPricePerHour, &kTokensPerS, &kEvidence, &kPhase, &kParams, &kAggregateTokensPerS,
     &kTtft, &kItl, &kFlopUtil, &kBwUtil, &kKernelsPerStep, &kKernelUs, &kGapUs, &kPeakTransient, &kIntensity, &kGemm,
     &kIsl, &kOsl, &kQps, &kRate, &kConcurrency, &kTpot, &kTokensPerSPerUser, &kMaxGpus, &kMaxPp, &kPrice,

@@ -245,6 +245,7 @@ Result<std::optional<DeploymentPrediction>> predict(const ModelSpec& m, const Gp
     const char* flag = e.flags.gpu_memory_utilization           ? "gpu_memory_utilization"
                        : e.flags.kv_cache_free_gpu_mem_fraction ? "kv_cache_free_gpu_mem_fraction"
                        : e.flags.mem_fraction_static            ? "mem_fraction_static"
+                       : e.flags.swa_full_tokens_ratio          ? "swa_full_tokens_ratio"
                        : e.flags.max_model_len                  ? "max_model_len"
                        : e.flags.max_num_batched_tokens         ? "max_num_batched_tokens"
                        : e.flags.max_num_seqs                   ? "max_num_seqs"

@@ -109,6 +109,7 @@ void engine_rows(std::vector<Row>* rows, bool block_size = true) {
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::kv_cache_free_gpu_mem_fraction>(
                     kKvCacheFreeGpuMemFraction),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::mem_fraction_static>(kMemFractionStatic),
+                bind<&R::engine, &EngineInput::flags, &EngineFlags::swa_full_tokens_ratio>(kSwaFullTokensRatio),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::max_model_len>(kMaxModelLen),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::max_num_batched_tokens>(kMaxNumBatchedTokens),
                 bind<&R::engine, &EngineInput::flags, &EngineFlags::max_num_seqs>(kMaxNumSeqs),

@@ -140,6 +140,34 @@ TEST(CmdEngineTest, SglangGivesTheSlidingLayersAPoolOfTheirOwn) {
   EXPECT_EQ(e["swa_pool_tokens"].get<int64_t>(), static_cast<int64_t>(0.8 * static_cast<double>(full)));
 }
 
+TEST(CmdEngineTest, SglangsSwaRatioSplitsThePool) {
+  // --swa-full-tokens-ratio r: KV = F x (18 x 2,048 + r x 18 x 2,048), the window pool r F; the memory itself is
+  // unchanged. r = 0.5 gives F = KV / 55,296.
+  const nlohmann::json j = engine_run({"kv-budget", "--model", "gpt-oss-120b", "--gpu", "h100", "--seq", "32768",
+                                       "--engine", "sglang", "--swa-full-tokens-ratio", "0.5"});
+  const nlohmann::json e = j["engine"];
+  const double kv = e["kv_cache_bytes_per_gpu"].get<double>();
+  const int64_t full = static_cast<int64_t>(kv / 55296.0);
+  EXPECT_EQ(e["kv_cache_tokens"].get<int64_t>(), full);
+  EXPECT_EQ(e["swa_pool_tokens"].get<int64_t>(), full / 2);
+  const nlohmann::json d = engine_run(
+      {"kv-budget", "--model", "gpt-oss-120b", "--gpu", "h100", "--seq", "32768", "--engine", "sglang"});
+  EXPECT_EQ(d["engine"]["kv_cache_bytes_per_gpu"], e["kv_cache_bytes_per_gpu"]);
+  // Refused, one line naming the flag: another engine's, outside (0, 1], a model with no sliding layers.
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"--model", "gpt-oss-120b", "--engine", "vllm", "--swa-full-tokens-ratio", "0.5"},
+        {"--model", "gpt-oss-120b", "--engine", "sglang", "--swa-full-tokens-ratio", "1.5"},
+        {"--model", "gpt-oss-120b", "--engine", "sglang", "--swa-full-tokens-ratio", "0"},
+        {"--model", "llama-3.1-8b", "--engine", "sglang", "--swa-full-tokens-ratio", "0.5"}}) {
+    std::vector<std::string> a = {"kv-budget", "--gpu", "h100"};
+    a.insert(a.end(), bad.begin(), bad.end());
+    const CliRun r = run_args(a);
+    EXPECT_EQ(r.status, 2) << bad[1];
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_EQ(r.err.rfind("modelcalc: error: --swa-full-tokens-ratio: ", 0), 0u) << r.err;
+  }
+}
+
 TEST(CmdEngineTest, VllmV0ProfilesAStepOfMaxModelLenTokens) {
   // vLLM V0 without chunked prefill (max_model_len <= 32K) profiles a step of max(max_model_len, 2,048) tokens,
   // so its activation peak follows max_model_len (logs k08/k09 of the shared engine-memory logs: 2.07 GiB at

@@ -59,13 +59,23 @@ Args cat(std::initializer_list<Args> parts) {
   return out;
 }
 
-// `base` with each engine's own flags given: one invocation per engine.
+// `base` on a model mixing sliding and full layers (gpt-oss-120b for llama-3.1-8b) under SGLang with its
+// sliding pool's ratio: the one flag that needs such a model.
+Args swa_ratio(Args base) {
+  for (std::string& a : base) {
+    if (a == "llama-3.1-8b") a = "gpt-oss-120b";
+  }
+  return cat({base, {"--engine", "sglang", "--swa-full-tokens-ratio", "0.5"}});
+}
+
+// `base` with each engine's own flags given: one invocation per engine, and SGLang's sliding-pool ratio.
 std::vector<Args> with_engines(const Args& base) {
   return {cat({base, {"--engine", "vllm", "--gpu-memory-utilization", "0.9", "--max-model-len", "8192",
                       "--max-num-batched-tokens", "4096", "--max-num-seqs", "128", "--block-size", "16"}}),
           cat({base, {"--engine", "trtllm", "--kv-cache-free-gpu-mem-fraction", "0.9", "--max-num-tokens", "4096",
                       "--max-batch-size", "128"}}),  // TensorRT-LLM's own names
-          cat({base, {"--engine", "sglang", "--mem-fraction-static", "0.85"}})};
+          cat({base, {"--engine", "sglang", "--mem-fraction-static", "0.85"}}),
+          swa_ratio(base)};
 }
 std::vector<Args> plus(std::vector<Args> a, const std::vector<Args>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -91,6 +101,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
         {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm",
          "--kv-cache-free-gpu-mem-fraction", "0.9", "--max-num-tokens", "4096", "--max-batch-size", "128"},
         {"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--mem-fraction-static", "0.85"},
+        swa_ratio({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "h100"}),
         cat({{"kv-budget"}, kLayout})}},
       {"train-memory",
        {cat({{"train-memory"}, kShape,
@@ -119,6 +130,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
                       "h100"})[1],
         with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
                       "h100"})[2],
+        with_engines({"diagnose", "--phase", "decode", "--tokens-per-s", "100", "--model", "llama-3.1-8b", "--gpu",
+                      "h100"})[3],
         cat({{"diagnose", "--phase", "decode", "--tokens-per-s", "100"}, kLayout})}},
       {"sweep",
        {cat({{"sweep"}, kShape, {"--gpu", "h100", "--seq", "2048,4096", "--batch", "1,8"}}),
@@ -128,6 +141,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[0],
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[1],
         with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[2],
+        with_engines({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100"})[3],
         cat({{"sweep"}, kLayout})}},
       {"train", {{"train", "--params", "70B", "--tokens", "2T", "--gpu", "h100", "--gpus", "8", "--mfu", "0.4",
                   "--peak", "900TFLOPS"},
@@ -157,6 +171,7 @@ const std::map<std::string, std::vector<Args>>& bases() {
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[0],
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[1],
         with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[2],
+        with_engines({"cost", "--price-per-hour", "3", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "4096"})[3],
         cat({{"cost", "--price-per-hour", "3"}, kLayout})}},
       {"mfu", {{"mfu", "--params", "7B", "--tokens-per-s", "3000", "--gpu", "a100", "--gpus", "2", "--peak",
                 "312TFLOPS"},
@@ -175,6 +190,8 @@ const std::map<std::string, std::vector<Args>>& bases() {
                       "--max-gpus", "8"})[1],
         with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
                       "--max-gpus", "8"})[2],
+        with_engines({"plan", "--model", "llama-3.1-8b", "--isl", "512", "--osl", "128", "--gpu", "h100",
+                      "--max-gpus", "8"})[3],
         // 32 GPUs: at the fitted step times one DPA8 prefill pool feeds three TP8 decode pools (1P3D).
         {"plan", "--model", "deepseek-v3", "--isl", "512", "--osl", "128", "--gpu", "h200", "--max-gpus", "32",
          "--disaggregated", "--kv-transfer-overlap", "--two-batch-overlap", "--expert-imbalance", "1.1",
@@ -250,6 +267,7 @@ const std::map<std::string, NumericFlag>& numeric_flags() {
       {"--gpu-memory-utilization", {Kind::kFraction}},
       {"--kv-cache-free-gpu-mem-fraction", {Kind::kFraction}},
       {"--mem-fraction-static", {Kind::kFraction}},
+      {"--swa-full-tokens-ratio", {Kind::kFraction}},
       {"--max-model-len", {Kind::kCount}},
       {"--max-num-batched-tokens", {Kind::kCount}},
       {"--max-num-tokens", {Kind::kCount}},  // TensorRT-LLM's name for it
@@ -827,11 +845,12 @@ TEST(HardenTest, EveryCommandTakesOrRefusesEachDeploymentFlag) {
   int accepted = 0;
   for (const auto& [cmd, list] : bases()) {
     // The base invocation with a model (the last one listed that has one), so the deployment flags apply.
-    // (Not a serving-layout one: its --gpus is the replica's and its split is the layout's.)
+    // (Not a serving-layout one: its --gpus is the replica's and its split is the layout's; nor the sliding-pool
+    // one, whose 120B model needs more than one GPU in bf16.)
     const Args* base = &list.front();
     for (const Args& a : list) {
       if ((has_flag(a, "--model") || has_flag(a, "-L")) && !has_flag(a, "--dp-attention") &&
-          !has_flag(a, "--disaggregated")) {
+          !has_flag(a, "--disaggregated") && !has_flag(a, "--swa-full-tokens-ratio")) {
         base = &a;
       }
     }

@@ -233,6 +233,7 @@ Status as_flag_error(const Status& s, std::string_view context_flag) {
       {"gpu_memory_utilization", "--gpu-memory-utilization"},
       {"kv_cache_free_gpu_mem_fraction", "--kv-cache-free-gpu-mem-fraction"},
       {"mem_fraction_static", "--mem-fraction-static"},
+      {"swa_full_tokens_ratio", "--swa-full-tokens-ratio"},
       {"max_model_len", "--max-model-len"},
       {"max_num_batched_tokens", "--max-num-batched-tokens"},
       {"max_num_seqs", "--max-num-seqs"},

@@ -134,6 +134,7 @@ constexpr ServeFlagRule kRules[] = {
     {"spec-method", 0, K::kValue},
     {"spec-tokens", 0, K::kValue},
     {"strings", 0, K::kSwitch},
+    {"swa-full-tokens-ratio", 0, K::kValue},
     {"tied", 0, K::kSwitch},
     {"tokens", 0, K::kValue},
     {"tokens-per-s", 0, K::kValue},

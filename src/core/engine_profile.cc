@@ -526,13 +526,14 @@ constexpr std::string_view kKvRuleVllmUniform =
     "sliding_window note, vllm/v1/kv_cache_interface.py @001cabc1)";
 constexpr std::string_view kKvRuleSglang =
     "SGLang's hybrid SWA memory (on unless --disable-hybrid-swa-memory): the sliding layers get a pool of "
-    "swa_full_tokens_ratio 0.8 x the full layers' tokens and keep a sequence's last window; chunked layers "
+    "swa_full_tokens_ratio (0.8, --swa-full-tokens-ratio) x the full layers' tokens and keep a sequence's last "
+    "window; chunked layers "
     "whole unless --hybrid-kvcache-ratio (python/sglang/srt/model_executor/model_runner.py, "
     "set_num_token_hybrid; server_args.py swa_full_tokens_ratio=0.8, disable_hybrid_swa_memory=False)";
 
 // What the release's KV cache keeps of each layer kind (EngineSettings: window_keep, chunk_keep,
 // swa_pool_ratio). REQUIRES: s->max_num_batched_tokens resolved.
-void set_kv_retention(const EngineRelease& r, const PreparedDeployment& d, EngineSettings* s) {
+void set_kv_retention(const EngineRelease& r, const EngineFlags& f, const PreparedDeployment& d, EngineSettings* s) {
   const bool windows = d.n_swa > 0 && d.n_swa_layers > 0, chunks = d.n_chunk > 0 && d.n_chunked_layers > 0;
   if (!windows && !chunks) return;
   const int64_t step = s->max_num_batched_tokens;
@@ -562,7 +563,7 @@ void set_kv_retention(const EngineRelease& r, const PreparedDeployment& d, Engin
       s->kv_rule = kKvRuleSglang;
       if (windows && d.n_full_layers > 0) {
         s->window_keep = d.n_swa;
-        s->swa_pool_ratio = 0.8;
+        s->swa_pool_ratio = f.swa_full_tokens_ratio.value_or(0.8);
       }
       break;
   }
@@ -575,6 +576,7 @@ Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const Mo
   MC_RETURN_IF_ERROR(check_fraction(f.gpu_memory_utilization, "gpu_memory_utilization"));
   MC_RETURN_IF_ERROR(check_fraction(f.kv_cache_free_gpu_mem_fraction, "kv_cache_free_gpu_mem_fraction"));
   MC_RETURN_IF_ERROR(check_fraction(f.mem_fraction_static, "mem_fraction_static"));
+  MC_RETURN_IF_ERROR(check_fraction(f.swa_full_tokens_ratio, "swa_full_tokens_ratio"));
   MC_RETURN_IF_ERROR(check_limit(f.max_model_len, "max_model_len"));
   MC_RETURN_IF_ERROR(check_limit(f.max_num_batched_tokens, "max_num_batched_tokens"));
   MC_RETURN_IF_ERROR(check_limit(f.max_num_seqs, "max_num_seqs"));
@@ -590,6 +592,7 @@ Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const Mo
     return refuse("kv_cache_free_gpu_mem_fraction", e, "trtllm");
   }
   if (f.mem_fraction_static && e != Engine::kSglang) return refuse("mem_fraction_static", e, "sglang");
+  if (f.swa_full_tokens_ratio && e != Engine::kSglang) return refuse("swa_full_tokens_ratio", e, "sglang");
   if (f.max_model_len && m.n_ctx_train > 0 && *f.max_model_len > m.n_ctx_train && !f.allow_long_max_model_len) {
     return Status::InvalidArgument("max_model_len", "must be at most the model's " + std::to_string(m.n_ctx_train) +
                                                         " tokens (max_position_embeddings), got " +
@@ -672,7 +675,12 @@ Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const Eng
   }
   s.max_num_seqs = f.max_num_seqs.value_or(seqs);
   s.max_num_batched_tokens = f.max_num_batched_tokens.value_or(tokens);
-  set_kv_retention(r, d, &s);
+  set_kv_retention(r, f, d, &s);
+  if (f.swa_full_tokens_ratio && !(s.swa_pool_ratio > 0)) {
+    return Status::InvalidArgument("swa_full_tokens_ratio",
+                                   "sizes SGLang's sliding-window pool beside the full layers' one, and " + m.name +
+                                       " has no sliding-window layers beside full ones");
+  }
 
   // Memory estimates (docs/prediction.md): the forward pass over a step of C
   // tokens holds, per token, the residual stream and attention input (3 d) and

@@ -311,27 +311,4 @@ nlohmann::json to_json(py::handle v, std::string_view keyword) {
   raise_type_error(keyword, "JSON-like values (dict, list, str, number, bool, None)", v);
 }
 
-// The engine keywords (engine, gpu_memory_utilization, ...): the engine fields.
-app::EngineInput engine_flags(const py::tuple& t) {
-  if (t.size() != 9) throw py::type_error("engine arguments: expected 9");
-  app::EngineInput e;
-  if (auto name = opt_str(t[0], "engine")) e.engine = *name;
-  auto fraction = [](py::handle v, const app::Field& f) -> std::optional<double> {
-    if (v.is_none()) return std::nullopt;
-    auto parsed = app::parse_text(f, value_text(v, f.name), false);
-    if (!parsed.ok()) raise_verbatim(parsed.status());
-    return std::get<double>(*parsed);
-  };
-  EngineFlags& f = e.flags;
-  f.gpu_memory_utilization = fraction(t[1], app::fields::kGpuMemoryUtilization);
-  f.kv_cache_free_gpu_mem_fraction = fraction(t[2], app::fields::kKvCacheFreeGpuMemFraction);
-  f.mem_fraction_static = fraction(t[3], app::fields::kMemFractionStatic);
-  f.max_model_len = opt_count(t[4], "max_model_len", kMaxCount);
-  f.max_num_batched_tokens = opt_count(t[5], "max_num_batched_tokens", kMaxCount);
-  f.max_num_seqs = opt_count(t[6], "max_num_seqs", kMaxCount);
-  f.block_size = opt_count(t[7], "block_size", kMaxCount);
-  f.allow_long_max_model_len = truth(t[8], "allow_long_max_model_len");
-  return e;
-}
-
 }  // namespace modelcalc::py_bind

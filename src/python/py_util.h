@@ -101,12 +101,6 @@ std::vector<Dtype> dtype_list(py::handle v, std::string_view keyword, bool kv = 
 // (each item through `item_text`, e.g. a Gpu object's key).
 std::string comma_text(py::handle v, std::string_view keyword);
 
-// The engine keywords, in this order: engine, gpu_memory_utilization,
-// kv_cache_free_gpu_mem_fraction, mem_fraction_static, max_model_len,
-// max_num_batched_tokens, max_num_seqs, block_size, allow_long_max_model_len
-// (the engine fields, parsed by their fields' parsers).
-app::EngineInput engine_flags(const py::tuple& args);
-
 // nlohmann::json -> dict, list, str, int, float, bool, None.
 py::object to_py(const nlohmann::json& j);
 // dict/list/str/number/bool/None -> nlohmann::json (TypeError naming `keyword` otherwise).

@@ -25,7 +25,7 @@ extern const Field kGpus, kTp, kPp, kEp, kDp, kContext, kBatch, kPrompt, kDtype,
 extern const Field kDpAttention, kExpertImbalance, kRedundantExperts, kTwoBatchOverlap, kSpecTokens, kSpecAcceptance,
     kSpecMethod, kDraftModel, kPrefixHit, kPrefixTokens, kDisaggregated, kKvTransferOverlap;
 // The serving engine of the prediction, and its own settings under its own names.
-extern const Field kEngine, kProfile, kGpuMemoryUtilization, kKvCacheFreeGpuMemFraction, kMemFractionStatic, kMaxModelLen,
+extern const Field kEngine, kProfile, kGpuMemoryUtilization, kKvCacheFreeGpuMemFraction, kMemFractionStatic, kSwaFullTokensRatio, kMaxModelLen,
     kMaxNumBatchedTokens, kMaxNumSeqs, kBlockSize, kAllowLongMaxModelLen;
 // size
 extern const Field kTrainTokens;
