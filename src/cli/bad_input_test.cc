@@ -18,12 +18,6 @@ namespace {
 
 using Args = std::vector<std::string>;
 
-std::string show(const Args& a) {
-  std::string s;
-  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 // Refused naming `flag` first; returns the line for further checks.
 std::string Refused(const Args& args, const std::string& flag) {
   CliRun r = run_args(args);

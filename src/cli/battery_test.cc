@@ -70,12 +70,6 @@ std::vector<std::string> bad_values(const app::Field& f) {
   return v;
 }
 
-std::string show(const std::vector<std::string>& a) {
-  std::string s;
-  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 // The web's refusal {"error": "key: ..."} names `key` first.
 bool error_names(const std::string& body, const std::string& key) {
   if (!nlohmann::json::accept(body)) return false;

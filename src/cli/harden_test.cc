@@ -383,12 +383,6 @@ bool has_flag(const Args& args, const std::string& flag) {
   return with_value(args, flag, "").size() == args.size();
 }
 
-std::string show(const Args& a) {
-  std::string s;
-  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 // Every (subcommand, option long name) the CLI declares, from CLI11 itself.
 std::vector<std::pair<std::string, std::string>> declared_options() {
   std::vector<std::pair<std::string, std::string>> out;

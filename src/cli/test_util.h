@@ -28,6 +28,13 @@ inline CliRun run_args(const std::vector<std::string>& args) {
   return r;
 }
 
+// An invocation as one line, for failure messages: "size --model x --gpu h100".
+inline std::string show(const std::vector<std::string>& a) {
+  std::string s;
+  for (const auto& x : a) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
 // Counts '\n' in s: a bad-input error must be exactly one line.
 inline int line_count(const std::string& s) {
   int n = 0;

@@ -26,12 +26,6 @@ std::vector<std::string> to_args(const std::string& command, const Flags& f, con
   return a;
 }
 
-std::string show(const std::vector<std::string>& a) {
-  std::string s;
-  for (const std::string& x : a) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
 // The base flags with the change's flags applied: {"dtype": "int8"} -> --dtype int8.
 Flags with_change(Flags f, const nlohmann::json& change) {
   for (auto it = change.begin(); it != change.end(); ++it) {
