@@ -244,6 +244,15 @@ struct EngineSettings {
 // of another engine, max_model_len against the model's limit): a search runs
 // them once before it resolves any candidate. Errors as resolve's.
 Status check_engine_flags(const EngineRelease& e, const EngineFlags& f, const ModelSpec& m);
+// The field of the first flag `f` sets that configures a serving engine (any of them, reserve aside); null
+// when none is set. What a GPU no engine profile runs on refuses.
+const char* first_engine_flag(const EngineFlags& f);
+// The field of the first engine-own flag `f` sets (the memory fractions, SGLang's ratio) and the engine
+// that owns it; nullopt when none is set.
+std::optional<std::pair<const char*, Engine>> first_own_flag(const EngineFlags& f);
+// `f` less the other engines' own flags: what a GPU running `e` takes of flags given to a search over GPUs
+// of several vendors with no --engine (each engine's own flag reaches the GPUs that run it).
+EngineFlags flags_for(const EngineFlags& f, Engine e);
 
 // Resolves the settings for one prepared deployment of `m` on `gpu` (the
 // memory the engine sees is gpu.usable_capacity_bytes()). `w` is the request

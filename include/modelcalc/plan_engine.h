@@ -30,6 +30,9 @@ struct PlanPrepared {
 };
 Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanRequest& r, const GpuSpec& gpu,
                                             const PlanCandidate& c);
+// The flags a GPU running `e` takes: all of them when --engine named one, else less the other engines' own
+// (flags_for).
+EngineFlags plan_engine_flags(const PlanRequest& r, Engine e);
 // The same for any options (a layout plan does not search, e.g. EPLB slots):
 // the ceiling's deployment and the engine's view of it for requests of isl + osl.
 Result<PlanPrepared> prepare_serving(const ModelSpec& m, const GpuSpec& gpu, const DeploymentOptions& o, const EngineRelease& engine,

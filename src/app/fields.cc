@@ -332,10 +332,11 @@ const Field kKvCacheFreeGpuMemFraction{
     .help = "TensorRT-LLM: fraction of the memory free after weights and activations given to KV, (0, 1]",
     .default_text = "0.95, as NVIDIA's published runs; its own default is 0.9", .parse = engine_fraction_parser};
 const Field kSwaFullTokensRatio{.name = "swa_full_tokens_ratio", .flag = "swa-full-tokens-ratio", .type = Type::kReal,
+                                .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,
                                 .help = "SGLang: the sliding-window layers' pool in tokens per token of the full "
-                                        "layers' pool, in (0, 1] (server_args.py swa_full_tokens_ratio); for a model "
+                                        "layers' pool, (0, 1] (server_args.py swa_full_tokens_ratio); for a model "
                                         "mixing sliding and full layers",
-                                .default_text = "0.8, SGLang's"};
+                                .default_text = "0.8, SGLang's", .parse = engine_fraction_parser};
 const Field kMemFractionStatic{.name = "mem_fraction_static", .flag = "mem-fraction-static", .type = Type::kReal,
                                .unit = Unit::kFraction, .min = 0, .max = 1, .min_open = true,
                                .help = "SGLang: fraction of GPU memory for weights and the KV pool, (0, 1]",

@@ -20,7 +20,9 @@ Status answer_deployment(const KvBudgetRequest& r, const ModelSpec& m, const Gpu
   if (o.workspace) d.workspace_bytes = *o.workspace / static_cast<double>(o.gpus);
   MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d, &r.dep));
   EngineInput e = r.engine;
-  e.flags.block_size = r.block_size;
+  // --block-size is the paged-allocation proposal's block and, where an engine runs, the engine's.
+  MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> runs, resolve_engine(e, g));
+  if (runs) e.flags.block_size = r.block_size;
   MC_ASSIGN_OR_RETURN(out->prediction, predict(m, g, out->deployment, e, r.dep));
   MC_ASSIGN_OR_RETURN(const std::optional<ScenarioEngine> engine, scenario_engine(e, r.dep, g));
   MC_ASSIGN_OR_RETURN(out->proposals, propose_kv_changes(Scenario{m, g, d, engine}, o));

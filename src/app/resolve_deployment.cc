@@ -242,21 +242,19 @@ Result<std::optional<DeploymentPrediction>> predict(const ModelSpec& m, const Gp
   MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, resolve_engine(e, gpu));
   if (!engine) {
     // No profile runs on this GPU: an engine's flag would configure nothing.
-    const char* flag = e.flags.gpu_memory_utilization           ? "gpu_memory_utilization"
-                       : e.flags.kv_cache_free_gpu_mem_fraction ? "kv_cache_free_gpu_mem_fraction"
-                       : e.flags.mem_fraction_static            ? "mem_fraction_static"
-                       : e.flags.swa_full_tokens_ratio          ? "swa_full_tokens_ratio"
-                       : e.flags.max_model_len                  ? "max_model_len"
-                       : e.flags.max_num_batched_tokens         ? "max_num_batched_tokens"
-                       : e.flags.max_num_seqs                   ? "max_num_seqs"
-                       : e.flags.block_size                     ? "block_size"
-                                                                : nullptr;
-    if (flag != nullptr) {
+    if (const char* flag = first_engine_flag(e.flags)) {
       return Status::InvalidArgument(flag, "configures a serving engine, and " + gpu.name +
                                                " has none by default (no engine profile runs on it); give --engine "
                                                "to predict with one anyway");
     }
     return std::optional<DeploymentPrediction>();
+  }
+  // Another engine's own flag with no --engine: say whose the GPU runs and how to name the flag's.
+  if (const auto own = first_own_flag(e.flags); own && e.engine.empty() && own->second != engine->engine()) {
+    return Status::InvalidArgument(
+        own->first, "applies to --engine " + std::string(engine_name(own->second)) + ", and without --engine " +
+                        gpu.name + " is predicted with " + std::string(engine_profile(*engine).display) +
+                        " (its vendor's default engine); give --engine " + std::string(engine_name(own->second)));
   }
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.

@@ -112,7 +112,7 @@ Status render(const app::PlanRequest& r, const AnswerOutput& o, std::ostream& ou
     if (!o.output.json) text += "\nFrontier written to " + o.plot + " (open it in a browser).\n";
   }
   out << text;
-  return not_met_unless(!a.result.configs.empty());
+  return not_met_unless(!a.result.configs.empty() || !a.result.ceiling_only.empty());
 }
 
 // ---------------------------------------------------------------- sweep

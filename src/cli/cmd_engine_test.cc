@@ -325,8 +325,8 @@ TEST(CmdEngineTest, PlanRanksEachGpuUnderItsVendorsEngine) {
   EXPECT_NE(t.out.find(" vllm "), std::string::npos) << t.out;  // the rows' engine column
 }
 
-// size's answer leads with the prediction, the ceiling beside it; on a GPU no profile runs on, the ceiling alone
-// without the "ceiling" tag it would need beside a prediction.
+// size's answer leads with the prediction, the ceiling beside it; on a GPU no profile runs on, a line saying there
+// is none and why, then the ceiling alone, untagged.
 TEST(CmdEngineTest, SizeLeadsWithThePrediction) {
   auto first_line = [](const std::string& out) {
     const size_t a = out.find("Answer (the deployment engine");
@@ -339,8 +339,50 @@ TEST(CmdEngineTest, SizeLeadsWithThePrediction) {
   EXPECT_NE(h.out.find("  Decode per sequence, ceiling"), std::string::npos);
   const CliRun t = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--seq", "4096"});
   ASSERT_EQ(t.status, 0) << t.err;
-  EXPECT_EQ(first_line(t.out).rfind("  Decode per sequence ", 0), 0u) << first_line(t.out);
+  EXPECT_EQ(first_line(t.out).rfind("  Prediction ", 0), 0u) << first_line(t.out);  // "none: ..." and why
+  EXPECT_NE(first_line(t.out).find("none: no engine profile runs on Google TPUs"), std::string::npos);
+  EXPECT_NE(t.out.find("  Decode per sequence  "), std::string::npos);
   EXPECT_EQ(t.out.find("predicted"), std::string::npos);
+}
+
+// Flags under the vendors' engines: an engine's own flag reaches the GPUs that run it (plan over NVIDIA and AMD
+// GPUs takes TensorRT-LLM's fraction for the NVIDIA ones), is refused where the one GPU runs another engine,
+// naming both; kv-budget's --block-size is its proposal's block on a TPU too; a TPU-only plan answers (exit 0)
+// by the ceiling.
+TEST(CmdEngineTest, EngineFlagsReachTheGpusThatRunTheirEngine) {
+  const CliRun mixed = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
+                                 "h100,mi300x", "--kv-cache-free-gpu-mem-fraction", "0.5", "--json"});
+  ASSERT_EQ(mixed.status, 0) << mixed.err;
+  const CliRun h100 = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu", "h100",
+                                "--kv-cache-free-gpu-mem-fraction", "0.5", "--json"});
+  ASSERT_EQ(h100.status, 0) << h100.err;
+  const nlohmann::json mj = mixed.json(), hj = h100.json();
+  for (const auto& c : hj["configs"]) {  // each H100 configuration at the fraction given is in the mixed plan
+    bool found = false;
+    for (const auto& d : mj["configs"]) found = found || (d["gpu"] == c["gpu"] && d["predicted"] == c["predicted"]);
+    if (c["usd_per_million_output_tokens"] <= mj["configs"].back()["usd_per_million_output_tokens"]) {
+      EXPECT_TRUE(found) << c.dump();
+    }
+  }
+  const CliRun amd = run_args({"size", "--model", "llama-3.1-8b", "--gpu", "mi300x",
+                               "--kv-cache-free-gpu-mem-fraction", "0.9"});
+  EXPECT_EQ(amd.status, 2);
+  EXPECT_EQ(amd.err.rfind("modelcalc: error: --kv-cache-free-gpu-mem-fraction: applies to --engine trtllm", 0), 0u)
+      << amd.err;
+  EXPECT_NE(amd.err.find("vLLM"), std::string::npos) << amd.err;
+  const CliRun onlyamd = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
+                                   "mi300x", "--kv-cache-free-gpu-mem-fraction", "0.9"});
+  EXPECT_EQ(onlyamd.status, 2);  // no GPU searched runs TensorRT-LLM
+  EXPECT_EQ(onlyamd.err.rfind("modelcalc: error: --kv-cache-free-gpu-mem-fraction: ", 0), 0u) << onlyamd.err;
+  const CliRun block = run_args({"kv-budget", "--model", "llama-3.1-8b", "--gpu", "tpu-v5e", "--block-size", "32"});
+  EXPECT_EQ(block.status, 0) << block.err;
+  const CliRun tpu = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu", "tpu-v6e"});
+  EXPECT_EQ(tpu.status, 0) << tpu.err;
+  EXPECT_EQ(tpu.out.find("Nothing meets"), std::string::npos) << tpu.out;
+  const CliRun tpuflag = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1000", "--osl", "200", "--gpu",
+                                   "tpu-v6e", "--max-num-seqs", "64"});
+  EXPECT_EQ(tpuflag.status, 2);
+  EXPECT_EQ(tpuflag.err.rfind("modelcalc: error: --max-num-seqs: ", 0), 0u) << tpuflag.err;
 }
 
 }  // namespace modelcalc

@@ -593,6 +593,14 @@ Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const Mo
   }
   if (f.mem_fraction_static && e != Engine::kSglang) return refuse("mem_fraction_static", e, "sglang");
   if (f.swa_full_tokens_ratio && e != Engine::kSglang) return refuse("swa_full_tokens_ratio", e, "sglang");
+  if (f.swa_full_tokens_ratio) {
+    const LayerCounts c = m.count_layers();
+    if (!(m.n_swa > 0 && c.sliding > 0 && c.full > 0)) {
+      return Status::InvalidArgument("swa_full_tokens_ratio",
+                                     "sizes SGLang's sliding-window pool beside the full layers' one, and " + m.name +
+                                         " has no sliding-window layers beside full ones");
+    }
+  }
   if (f.max_model_len && m.n_ctx_train > 0 && *f.max_model_len > m.n_ctx_train && !f.allow_long_max_model_len) {
     return Status::InvalidArgument("max_model_len", "must be at most the model's " + std::to_string(m.n_ctx_train) +
                                                         " tokens (max_position_embeddings), got " +
@@ -601,6 +609,36 @@ Status check_engine_flags(const EngineRelease& r, const EngineFlags& f, const Mo
                                                         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)");
   }
   return Status::Ok();
+}
+
+const char* first_engine_flag(const EngineFlags& f) {
+  if (const auto own = first_own_flag(f)) return own->first;
+  return f.max_model_len            ? "max_model_len"
+         : f.max_num_batched_tokens ? "max_num_batched_tokens"
+         : f.max_num_seqs           ? "max_num_seqs"
+         : f.block_size             ? "block_size"
+         : f.allow_long_max_model_len ? "allow_long_max_model_len"
+                                      : nullptr;
+}
+
+std::optional<std::pair<const char*, Engine>> first_own_flag(const EngineFlags& f) {
+  using P = std::pair<const char*, Engine>;
+  if (f.gpu_memory_utilization) return P{"gpu_memory_utilization", Engine::kVllm};
+  if (f.kv_cache_free_gpu_mem_fraction) return P{"kv_cache_free_gpu_mem_fraction", Engine::kTrtllm};
+  if (f.mem_fraction_static) return P{"mem_fraction_static", Engine::kSglang};
+  if (f.swa_full_tokens_ratio) return P{"swa_full_tokens_ratio", Engine::kSglang};
+  return std::nullopt;
+}
+
+EngineFlags flags_for(const EngineFlags& f, Engine e) {
+  EngineFlags out = f;
+  if (e != Engine::kVllm) out.gpu_memory_utilization.reset();
+  if (e != Engine::kTrtllm) out.kv_cache_free_gpu_mem_fraction.reset();
+  if (e != Engine::kSglang) {
+    out.mem_fraction_static.reset();
+    out.swa_full_tokens_ratio.reset();
+  }
+  return out;
 }
 
 Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const EngineFlags& f, const ModelSpec& m,
@@ -676,11 +714,6 @@ Result<EngineSettings> resolve_engine_settings(const EngineRelease& r, const Eng
   s.max_num_seqs = f.max_num_seqs.value_or(seqs);
   s.max_num_batched_tokens = f.max_num_batched_tokens.value_or(tokens);
   set_kv_retention(r, f, d, &s);
-  if (f.swa_full_tokens_ratio && !(s.swa_pool_ratio > 0)) {
-    return Status::InvalidArgument("swa_full_tokens_ratio",
-                                   "sizes SGLang's sliding-window pool beside the full layers' one, and " + m.name +
-                                       " has no sliding-window layers beside full ones");
-  }
 
   // Memory estimates (docs/prediction.md): the forward pass over a step of C
   // tokens holds, per token, the residual stream and attention input (3 d) and

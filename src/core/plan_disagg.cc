@@ -312,6 +312,8 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   for (size_t a = 0; a < prefill.size() && a < kTop; ++a) {
     for (size_t b = 0, paired = 0; b < decode.size() && paired < kTop; ++b) {
       if (cands[decode[b].cand].kv_dtype != cands[prefill[a].cand].kv_dtype) continue;
+      // One engine serves both pools (its step parameters time both: serve_disaggregated).
+      if (!(x.prepared[decode[b].cand]->settings.release == x.prepared[prefill[a].cand]->settings.release)) continue;
       ++paired;
       if (auto c = pair_config(x, prefill[a], decode[b])) found.push_back(std::move(*c));
     }

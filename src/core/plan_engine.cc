@@ -49,7 +49,12 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
                                             const PlanCandidate& c) {
   const std::optional<EngineRelease> engine = engine_for(r.engine, gpu);
   if (!engine) return Status::NotFound("engine: " + std::string(default_engine_for(gpu).why));
-  return prepare_serving(m, gpu, plan_deployment_options(r, c), *engine, r.engine_flags, r.isl, r.osl);
+  return prepare_serving(m, gpu, plan_deployment_options(r, c), *engine, plan_engine_flags(r, engine->engine()), r.isl,
+                         r.osl);
+}
+
+EngineFlags plan_engine_flags(const PlanRequest& r, Engine e) {
+  return r.engine ? r.engine_flags : flags_for(r.engine_flags, e);
 }
 
 namespace {
@@ -62,7 +67,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
     DeploymentOptions o = plan_deployment_options(r, c.c);
     o.batch = c.batch;
     const Scenario base{m, s.gpus[c.c.gpu].gpu, o,
-                        ScenarioEngine{c.engine, r.engine_flags, EngineWorkload{r.isl, r.osl}}};
+                        ScenarioEngine{c.engine, plan_engine_flags(r, c.engine.engine()), EngineWorkload{r.isl, r.osl}}};
     for (PlanChange& ch : miss.changes) {
       ScenarioChange v;
       switch (ch.kind) {
@@ -191,14 +196,28 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
 Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
   set_plan_model(m, &s);
   MC_RETURN_IF_ERROR(check_plan(r, s));
-  // The flags configure the engine each GPU runs (the one named, else its vendor's).
+  // The flags configure the engine each GPU runs (the one named, else its vendor's: an engine's own flag
+  // reaches the GPUs that run it, and must reach one).
   std::vector<std::string> no_engine;
+  std::optional<EngineRelease> any;
+  bool own_reached = false;
+  const auto own = first_own_flag(r.engine_flags);
   for (const PlanGpu& g : s.gpus) {
     if (const auto e = engine_for(r.engine, g.gpu)) {
-      MC_RETURN_IF_ERROR(check_engine_flags(*e, r.engine_flags, m));
+      MC_RETURN_IF_ERROR(check_engine_flags(*e, plan_engine_flags(r, e->engine()), m));
+      if (!any) any = e;
+      own_reached = own_reached || (own && own->second == e->engine());
     } else {
       no_engine.push_back(g.gpu.key);
     }
+  }
+  if (!any) {
+    if (const char* flag = first_engine_flag(r.engine_flags)) {
+      return Status::InvalidArgument(flag, "configures a serving engine, and no engine profile runs on the GPUs "
+                                           "searched; give --engine to predict with one anyway");
+    }
+  } else if (own && !own_reached) {
+    MC_RETURN_IF_ERROR(check_engine_flags(*any, r.engine_flags, m));  // the flag's own engine runs on none
   }
   MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
   std::vector<std::pair<std::string, int64_t>> refusals;
@@ -224,7 +243,6 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
     if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
     for (PlanConfig& c : apart.configs) c.has_figures = false;
     res.ceiling_only = std::move(apart.configs);
-    res.searched += apart.searched;
   }
   res.rejected.no_engine = std::move(no_engine);
   return res;

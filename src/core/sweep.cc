@@ -9,6 +9,13 @@
 namespace modelcalc {
 
 namespace {
+// The flags a GPU running `e` takes (plan_engine_flags' rule): all of them when --engine named one.
+EngineFlags sweep_engine_flags(const SweepSpec& s, Engine e) {
+  return s.engine ? s.engine_flags : flags_for(s.engine_flags, e);
+}
+}  // namespace
+
+namespace {
 
 size_t at_least_one(size_t n) { return n == 0 ? 1 : n; }
 
@@ -54,9 +61,25 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
+  // As plan's: each GPU takes the flags of the engine it runs; an engine's own flag must reach one GPU.
+  const auto own_flag = first_own_flag(s.engine_flags);
   for (const ModelSpec& m : s.models) {
+    std::optional<EngineRelease> any;
+    bool own_reached = false;
     for (const GpuSpec& g : s.gpus) {
-      if (const auto e = engine_for(s.engine, g)) MC_RETURN_IF_ERROR(check_engine_flags(*e, s.engine_flags, m));
+      if (const auto e = engine_for(s.engine, g)) {
+        MC_RETURN_IF_ERROR(check_engine_flags(*e, sweep_engine_flags(s, e->engine()), m));
+        if (!any) any = e;
+        own_reached = own_reached || (own_flag && own_flag->second == e->engine());
+      }
+    }
+    if (!any) {
+      if (const char* flag = first_engine_flag(s.engine_flags)) {
+        return Status::InvalidArgument(flag, "configures a serving engine, and no engine profile runs on the GPUs "
+                                             "swept; give --engine to predict with one anyway");
+      }
+    } else if (own_flag && !own_reached) {
+      MC_RETURN_IF_ERROR(check_engine_flags(*any, s.engine_flags, m));
     }
   }
   // The layout options are every row's: checked once per model, as prepare_deployment checks them.
@@ -181,7 +204,9 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           rows[c].has_deployment = pd.ok();
           engineered[c].reset();
           if (pd.ok() && s.predict && engine) {
-            if (auto st = resolve_engine_settings(*engine, s.engine_flags, m, g, *pd, EngineWorkload{}); st.ok()) {
+            if (auto st = resolve_engine_settings(*engine, sweep_engine_flags(s, engine->engine()), m, g, *pd,
+                                                  EngineWorkload{});
+                st.ok()) {
               Engineered e;
               e.d = engine_view(*pd, *st);
               e.settings = *st;

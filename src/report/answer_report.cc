@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "capacity_report.h"
+#include "modelcalc/engine_rules.h"
 #include "deployment_report.h"
 #include "diagnose_report.h"
 #include "format.h"
@@ -36,6 +37,11 @@ Report size_report(const app::SizeAnswer& a) {
   if (a.has_deployment) {
     const DeploymentPrediction* p = a.prediction ? &*a.prediction : nullptr;
     rep.sections.insert(rep.sections.begin(), answer_section(a.deployment, a.regime, p));
+    if (p == nullptr) {  // say so first: the figures that follow are the ceiling's alone
+      Line none = given("", "Prediction", int64_t{0}, Unit::kNone);
+      none.absent = "none: " + std::string(default_engine_for(*a.gpu).why);
+      rep.sections.front().lines.insert(rep.sections.front().lines.begin(), std::move(none));
+    }
     for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
     if (a.has_serving) rep.sections.push_back(serving_section(a.serving, a.isl, a.osl, p ? p->profile : nullptr));
   }

@@ -817,7 +817,8 @@ Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& r
   if (p != nullptr) {
     s.lines.push_back(given("", "Decode per sequence, predicted", p->decode.tokens_per_s_per_sequence,
                             Unit::kTokensPerS,
-                            "(" + std::string(p->profile->display) + ", calibrated on published runs)"));
+                            "(" + std::string(p->profile->display) + ", profile " + std::string(p->profile->name) +
+                                ")"));
     s.lines.push_back(given("", "Decode aggregate" + at_batch + ", predicted", p->decode.tokens_per_s_aggregate,
                             Unit::kTokensPerS, p->decode.fits ? "" : "(the batch does not fit the engine's KV cache)"));
     s.lines.push_back(given("", "Sequences the engine admits", p->decode.max_sequences, Unit::kSequences));

@@ -318,6 +318,9 @@ std::string render_plan_text(const PlanView& v) {
     for (size_t i = 0; i < res.configs.size(); ++i) {
       out += fmt::format("  {:>2}  {}\n", i + 1, plan_deciding_text(r, *v.space, res.configs[i]));
     }
+  } else if (res.misses.empty() && !res.ceiling_only.empty()) {
+    out += "\nNo configuration with a prediction: no engine profile runs on the GPUs searched (below, by the "
+           "ceiling alone; --engine names one to predict with).\n";
   } else {
     out += fmt::format("\nNothing meets the targets (binding constraint: {}). Closest misses:\n",
                        res.binding.empty() ? "none evaluated" : res.binding);

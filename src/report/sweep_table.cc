@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,11 @@
 #include "suggest.h"
 
 namespace modelcalc {
+
+namespace {
+// A figure the row does not have: empty in text and CSV, null in JSON (non-finite cells are).
+constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN();
+}  // namespace
 
 namespace {
 
@@ -78,17 +84,18 @@ constexpr SweepColumn kColumns[] = {
      "the engine's decode-step arithmetic intensity, FLOP/byte",
      [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.intensity : 0.0; }},
     {"predicted_max_sequences", "/memory_per_gpu/predicted/max_sequences", Unit::kSequences, false,
-     "sequences at T the engine profile admits on one GPU (its KV cache in whole blocks)",
+     "sequences at T the engine profile admits per replica of the row's split (its KV cache in whole blocks)",
      [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.max_sequences : int64_t{0}; }},
     {"predicted_batch_fits", "/decode_step/predicted/fits", Unit::kNone, false,
-     "the engine profile admits batch B at T on one GPU",
+     "the engine profile admits batch B at T per replica of the row's split",
      [](const SweepRow& r) -> Cell { return r.has_prediction && r.prediction.fits; }},
     {"predicted_tokens_per_s_per_sequence", "/decode_step/predicted/tokens_per_s_per_sequence", Unit::kTokensPerS,
-     false, "the engine profile's predicted decode tokens/s per sequence at batch B",
-     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_per_sequence : 0.0; }},
+     false, "the engine profile's predicted decode tokens/s per sequence at batch B (empty, null in JSON: no "
+            "prediction, as on a GPU no engine profile runs on)",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_per_sequence : kNoFigure; }},
     {"predicted_tokens_per_s_aggregate", "/decode_step/predicted/tokens_per_s_aggregate", Unit::kTokensPerS, false,
-     "the engine profile's predicted aggregate decode tokens/s at batch B",
-     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_aggregate : 0.0; }},
+     "the engine profile's predicted aggregate decode tokens/s at batch B (empty, null in JSON: no prediction)",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_aggregate : kNoFigure; }},
     // Not shown by default.
     {"tp", "/deployment/tp", Unit::kNone, false, "tensor-parallel degree",
      [](const SweepRow& r) -> Cell { return r.split_spec->tp; }},
