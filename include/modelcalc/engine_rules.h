@@ -71,6 +71,14 @@ std::span<const VendorEngine> vendor_engines();
 const VendorEngine& default_engine_for(const GpuSpec& g);
 // The release the prediction on `g` uses: `given` when set, else default_engine_for(g).release.
 std::optional<EngineRelease> engine_for(const std::optional<EngineRelease>& given, const GpuSpec& g);
+// The flags a GPU running `e` takes: all of them when --engine named one (`given`), else less the other
+// engines' own (flags_for): each engine's own flag reaches the GPUs that run it.
+EngineFlags engine_flags_for(const std::optional<EngineRelease>& given, const EngineFlags& f, Engine e);
+// The flags of a command over `gpus` (one or several), before any is evaluated: each GPU's engine checks what
+// it takes (check_engine_flags); an engine's own flag must reach a GPU that runs its engine (else refused,
+// naming the engine the first GPU runs); where no engine runs on any GPU, every engine flag is refused.
+Status check_engine_flags_over(const std::optional<EngineRelease>& given, const EngineFlags& f, const ModelSpec& m,
+                               std::span<const GpuSpec* const> gpus);
 
 // What a row checks.
 enum class RuleCheck {

@@ -240,22 +240,10 @@ Result<std::optional<DeploymentPrediction>> predict(const ModelSpec& m, const Gp
                                                     const EngineWorkload& w) {
   MC_RETURN_IF_ERROR(check_max_model_len(e.flags, a.result.decode.context, "--seq"));
   MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> engine, resolve_engine(e, gpu));
-  if (!engine) {
-    // No profile runs on this GPU: an engine's flag would configure nothing.
-    if (const char* flag = first_engine_flag(e.flags)) {
-      return Status::InvalidArgument(flag, "configures a serving engine, and " + gpu.name +
-                                               " has none by default (no engine profile runs on it); give --engine "
-                                               "to predict with one anyway");
-    }
-    return std::optional<DeploymentPrediction>();
-  }
-  // Another engine's own flag with no --engine: say whose the GPU runs and how to name the flag's.
-  if (const auto own = first_own_flag(e.flags); own && e.engine.empty() && own->second != engine->engine()) {
-    return Status::InvalidArgument(
-        own->first, "applies to --engine " + std::string(engine_name(own->second)) + ", and without --engine " +
-                        gpu.name + " is predicted with " + std::string(engine_profile(*engine).display) +
-                        " (its vendor's default engine); give --engine " + std::string(engine_name(own->second)));
-  }
+  MC_ASSIGN_OR_RETURN(const std::optional<EngineRelease> given, given_engine(e));
+  const GpuSpec* const one[] = {&gpu};
+  MC_RETURN_IF_ERROR(as_field_error(check_engine_flags_over(given, e.flags, m, one)));
+  if (!engine) return std::optional<DeploymentPrediction>();  // no profile runs on this GPU
   // A layout the named engine refuses to load is refused (engine_rules.h); the default engine's prediction
   // stands beside the ceiling without that check.
   if (!e.engine.empty()) MC_RETURN_IF_ERROR(as_field_error(check_engine_rules(engine->engine(), m, gpu, a.prepared)));

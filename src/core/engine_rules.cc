@@ -327,6 +327,44 @@ std::optional<EngineRelease> engine_for(const std::optional<EngineRelease>& give
   return given ? given : default_engine_for(g).release;
 }
 
+EngineFlags engine_flags_for(const std::optional<EngineRelease>& given, const EngineFlags& f, Engine e) {
+  return given ? f : flags_for(f, e);
+}
+
+Status check_engine_flags_over(const std::optional<EngineRelease>& given, const EngineFlags& f, const ModelSpec& m,
+                               std::span<const GpuSpec* const> gpus) {
+  const auto own = first_own_flag(f);
+  const GpuSpec* first = nullptr;
+  std::optional<EngineRelease> first_engine;
+  bool own_reached = false;
+  for (const GpuSpec* g : gpus) {
+    const std::optional<EngineRelease> e = engine_for(given, *g);
+    if (!e) continue;
+    MC_RETURN_IF_ERROR(check_engine_flags(*e, engine_flags_for(given, f, e->engine()), m));
+    if (first == nullptr) first = g, first_engine = e;
+    own_reached = own_reached || (own && own->second == e->engine());
+  }
+  if (first == nullptr) {
+    const char* flag = first_engine_flag(f);
+    if (flag == nullptr) return Status::Ok();
+    return Status::InvalidArgument(flag, "configures a serving engine, and " +
+                                             (gpus.size() == 1 ? gpus[0]->name + " has none by default (no engine "
+                                                                                 "profile runs on it)"
+                                                               : std::string("no engine profile runs on the GPUs "
+                                                                             "given")) +
+                                             "; give --engine to predict with one anyway");
+  }
+  if (own && !own_reached) {
+    if (given) return check_engine_flags(*given, f, m);  // the named engine does not take it
+    const std::string owner(engine_name(own->second));
+    return Status::InvalidArgument(own->first, "applies to --engine " + owner + ", and without --engine " +
+                                                   first->name + " is predicted with " +
+                                                   std::string(engine_profile(*first_engine).display) +
+                                                   " (its vendor's default engine); give --engine " + owner);
+  }
+  return Status::Ok();
+}
+
 GpuArch gpu_arch(const GpuSpec& g) {
   for (const GpuArchRow& r : kGpuArch) {
     if (r.gpu == g.key) return r.arch;

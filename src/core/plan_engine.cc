@@ -53,9 +53,7 @@ Result<PlanPrepared> prepare_plan_candidate(const ModelSpec& m, const PlanReques
                          r.osl);
 }
 
-EngineFlags plan_engine_flags(const PlanRequest& r, Engine e) {
-  return r.engine ? r.engine_flags : flags_for(r.engine_flags, e);
-}
+EngineFlags plan_engine_flags(const PlanRequest& r, Engine e) { return engine_flags_for(r.engine, r.engine_flags, e); }
 
 namespace {
 
@@ -196,29 +194,14 @@ Result<PlanPrepared> prepare_searched_candidate(const ModelSpec& m, const PlanRe
 Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
   set_plan_model(m, &s);
   MC_RETURN_IF_ERROR(check_plan(r, s));
-  // The flags configure the engine each GPU runs (the one named, else its vendor's: an engine's own flag
-  // reaches the GPUs that run it, and must reach one).
+  // The flags configure the engine each GPU runs (the one named, else its vendor's).
+  std::vector<const GpuSpec*> gpus;
   std::vector<std::string> no_engine;
-  std::optional<EngineRelease> any;
-  bool own_reached = false;
-  const auto own = first_own_flag(r.engine_flags);
   for (const PlanGpu& g : s.gpus) {
-    if (const auto e = engine_for(r.engine, g.gpu)) {
-      MC_RETURN_IF_ERROR(check_engine_flags(*e, plan_engine_flags(r, e->engine()), m));
-      if (!any) any = e;
-      own_reached = own_reached || (own && own->second == e->engine());
-    } else {
-      no_engine.push_back(g.gpu.key);
-    }
+    gpus.push_back(&g.gpu);
+    if (!engine_for(r.engine, g.gpu)) no_engine.push_back(g.gpu.key);
   }
-  if (!any) {
-    if (const char* flag = first_engine_flag(r.engine_flags)) {
-      return Status::InvalidArgument(flag, "configures a serving engine, and no engine profile runs on the GPUs "
-                                           "searched; give --engine to predict with one anyway");
-    }
-  } else if (own && !own_reached) {
-    MC_RETURN_IF_ERROR(check_engine_flags(*any, r.engine_flags, m));  // the flag's own engine runs on none
-  }
+  MC_RETURN_IF_ERROR(check_engine_flags_over(r.engine, r.engine_flags, m, gpus));
   MC_RETURN_IF_ERROR(check_layout_options(m, plan_deployment_options(r, PlanCandidate{})));
   std::vector<std::pair<std::string, int64_t>> refusals;
   auto prepare = [&](const PlanCandidate& c) { return prepare_searched_candidate(m, r, s, c, &refusals); };

@@ -9,13 +9,6 @@
 namespace modelcalc {
 
 namespace {
-// The flags a GPU running `e` takes (plan_engine_flags' rule): all of them when --engine named one.
-EngineFlags sweep_engine_flags(const SweepSpec& s, Engine e) {
-  return s.engine ? s.engine_flags : flags_for(s.engine_flags, e);
-}
-}  // namespace
-
-namespace {
 
 size_t at_least_one(size_t n) { return n == 0 ? 1 : n; }
 
@@ -61,27 +54,10 @@ Status validate_sweep(const SweepSpec& s) {
   if (s.batches.empty()) return Status::InvalidArgument("batch", "give at least one batch size");
   if (s.dtypes.empty()) return Status::InvalidArgument("dtype", "give at least one weight dtype");
   for (Dtype t : s.kv_dtypes) MC_RETURN_IF_ERROR(check_kv_dtype(t, "kv_dtype"));
-  // As plan's: each GPU takes the flags of the engine it runs; an engine's own flag must reach one GPU.
-  const auto own_flag = first_own_flag(s.engine_flags);
-  for (const ModelSpec& m : s.models) {
-    std::optional<EngineRelease> any;
-    bool own_reached = false;
-    for (const GpuSpec& g : s.gpus) {
-      if (const auto e = engine_for(s.engine, g)) {
-        MC_RETURN_IF_ERROR(check_engine_flags(*e, sweep_engine_flags(s, e->engine()), m));
-        if (!any) any = e;
-        own_reached = own_reached || (own_flag && own_flag->second == e->engine());
-      }
-    }
-    if (!any) {
-      if (const char* flag = first_engine_flag(s.engine_flags)) {
-        return Status::InvalidArgument(flag, "configures a serving engine, and no engine profile runs on the GPUs "
-                                             "swept; give --engine to predict with one anyway");
-      }
-    } else if (own_flag && !own_reached) {
-      MC_RETURN_IF_ERROR(check_engine_flags(*any, s.engine_flags, m));
-    }
-  }
+  // As plan's: each GPU takes the flags of the engine it runs.
+  std::vector<const GpuSpec*> gpus;
+  for (const GpuSpec& g : s.gpus) gpus.push_back(&g);
+  for (const ModelSpec& m : s.models) MC_RETURN_IF_ERROR(check_engine_flags_over(s.engine, s.engine_flags, m, gpus));
   // The layout options are every row's: checked once per model, as prepare_deployment checks them.
   if (s.redundant_experts < 0) return Status::InvalidArgument("redundant_experts", "must be 0 or more expert slots");
   for (const ModelSpec& m : s.models) {
@@ -204,7 +180,7 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           rows[c].has_deployment = pd.ok();
           engineered[c].reset();
           if (pd.ok() && s.predict && engine) {
-            if (auto st = resolve_engine_settings(*engine, sweep_engine_flags(s, engine->engine()), m, g, *pd,
+            if (auto st = resolve_engine_settings(*engine, engine_flags_for(s.engine, s.engine_flags, engine->engine()), m, g, *pd,
                                                   EngineWorkload{});
                 st.ok()) {
               Engineered e;
