@@ -230,7 +230,9 @@ struct PlanFigures {
 struct PlanConfig {
   PlanCandidate c;
   std::string gpu;  // catalog key
-  EngineRelease engine;  // the release its prediction uses (engine_for(request.engine, the GPU))
+  // The release its prediction uses (engine_for(request.engine, the GPU)); unset for a configuration ranked by
+  // the ceiling alone (PlanResult::ceiling_only: no engine profile runs on its GPU).
+  std::optional<EngineRelease> engine;
   int64_t batch = 0, max_sequences = 0;
   PlanLimit limit;                 // what sets max_sequences
   int64_t replicas = 0, gpus = 0;  // gpus = tp x pp x replicas

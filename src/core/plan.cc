@@ -330,7 +330,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
     if (best[i].batch == 0) continue;
     PlanConfig c = best[i];
     c.gpu = s.gpus[c.c.gpu].gpu.key;
-    c.engine = engine_for(r.engine, s.gpus[c.c.gpu].gpu).value_or(kDefaultEngine);
+    c.engine = engine_for(r.engine, s.gpus[c.c.gpu].gpu);
     const PlanConfig& n = next[i];
     if (n.batch != 0) {
       c.deciding = {PlanDecidingKind::kNextBatchMisses, neighbour_of(n)};
@@ -379,7 +379,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
       PlanMiss m;
       m.config = misses[k];
       m.config.gpu = s.gpus[m.config.c.gpu].gpu.key;
-      m.config.engine = engine_for(r.engine, s.gpus[m.config.c.gpu].gpu).value_or(kDefaultEngine);
+      m.config.engine = engine_for(r.engine, s.gpus[m.config.c.gpu].gpu);
       m.config.deciding = {PlanDecidingKind::kMissed, neighbour_of(m.config)};
       m.changes = changes(r, s, m.config);
       out->misses.push_back(std::move(m));

@@ -59,13 +59,15 @@ namespace {
 
 // What would have to change for each closest miss, where it is a change of the setup: the engine on
 // the miss's scenario varied (no arithmetic of plan's own), as `size` reports it for the same flags.
+// REQUIRES: every miss's engine set (misses come from the predicted search).
 void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanSpace& s, PlanResult* res) {
   for (PlanMiss& miss : res->misses) {
     const PlanConfig& c = miss.config;
+    const EngineRelease engine = *c.engine;
     DeploymentOptions o = plan_deployment_options(r, c.c);
     o.batch = c.batch;
     const Scenario base{m, s.gpus[c.c.gpu].gpu, o,
-                        ScenarioEngine{c.engine, plan_engine_flags(r, c.engine.engine()), EngineWorkload{r.isl, r.osl}}};
+                        ScenarioEngine{engine, plan_engine_flags(r, engine.engine()), EngineWorkload{r.isl, r.osl}}};
     for (PlanChange& ch : miss.changes) {
       ScenarioChange v;
       switch (ch.kind) {
@@ -79,7 +81,7 @@ void evaluate_miss_changes(const ModelSpec& m, const PlanRequest& r, const PlanS
             t.split->tp = tp;
             auto e = evaluate_variation(base, t);
             if (e.ok() && e->after.result.memory.max_sequences >= c.batch &&
-                check_engine_rules(c.engine.engine(), m, base.gpu, e->after.prepared).ok()) {
+                check_engine_rules(engine.engine(), m, base.gpu, e->after.prepared).ok()) {
               v = t;
             }
           }

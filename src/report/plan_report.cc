@@ -164,7 +164,7 @@ nlohmann::json release_json(const EngineRelease& e) {
 nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   nlohmann::json j = figures_json(c.has_figures ? c.ceiling : plan_figures(c), c.batch);
   j["gpu"] = c.gpu;
-  j["engine"] = release_json(c.engine);
+  j["engine"] = c.engine ? release_json(*c.engine) : nlohmann::json();  // null: ranked by the ceiling alone
   j["tp"] = c.c.tp;
   j["pp"] = c.c.pp;
   j["ep"] = c.c.ep;
@@ -297,7 +297,7 @@ std::string render_plan_text(const PlanView& v) {
                        ranked, beside, beside, r.rank_by_ceiling ? "prediction" : "ceiling");
     // Each row's engine (its GPU vendor's without --engine), as wide as the longest key.
     size_t ew = 6;
-    for (const PlanConfig& c : res.configs) ew = std::max(ew, engine_profile(c.engine).name.size());
+    for (const PlanConfig& c : res.configs) ew = std::max(ew, engine_profile(*c.engine).name.size());
     out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} "
                        "{:>9} {:>10}\n",
                        "#", "gpu", "engine", ew, "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
@@ -309,7 +309,7 @@ std::string render_plan_text(const PlanView& v) {
       const PlanCells t = plan_cells(c);
       out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} "
                          "{:>9} {:>9} {:>10}\n",
-                         i + 1, c.gpu, engine_profile(c.engine).name, ew, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
+                         i + 1, c.gpu, engine_profile(*c.engine).name, ew, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
                          c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
                          c.has_figures ? plan_time_text(o.tpot_s, false) : std::string("-"),
                          c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
@@ -332,7 +332,7 @@ std::string render_plan_text(const PlanView& v) {
                          plan_deciding_text(r, *v.space, c));
       std::string ch;
       for (const PlanChange& x : m.changes) {
-        ch += (ch.empty() ? "" : "; or ") + plan_change_text(c.engine.engine(), x);
+        ch += (ch.empty() ? "" : "; or ") + plan_change_text(c.engine->engine(), x);
       }
       if (!ch.empty()) out += "      would need: " + ch + "\n";
     }
@@ -490,7 +490,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanMiss& m : res.misses) {
     nlohmann::json mj = config_json(v, m.config);
     nlohmann::json changes = nlohmann::json::array();
-    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(m.config.engine.engine(), x));
+    for (const PlanChange& x : m.changes) changes.push_back(plan_change_json(m.config.engine->engine(), x));
     mj["changes"] = changes;
     misses.push_back(mj);
   }
@@ -498,9 +498,7 @@ nlohmann::json plan_json(const PlanView& v) {
   // The GPUs no engine profile runs on, ranked by the ceiling alone (no `predicted`, no engine).
   nlohmann::json apart = nlohmann::json::array();
   for (const PlanConfig& c : res.ceiling_only) {
-    nlohmann::json cj = config_json(v, c);
-    cj["engine"] = nullptr;
-    apart.push_back(std::move(cj));
+    apart.push_back(config_json(v, c));
   }
   j["ceiling_only"] = apart;
   j["binding"] = res.binding.empty() ? nlohmann::json() : nlohmann::json(res.binding);
