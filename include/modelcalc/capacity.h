@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "modelcalc/defaults.h"
@@ -142,8 +143,8 @@ Result<KvBudgetResult> analyze_kv_budget(const ModelSpec& m, const GpuSpec* gpu,
                                          const KvBudgetOptions& options);
 
 // The changes that make room for more sequences, each the deployment engine
-// on the varied scenario (no arithmetic of their own): KV in fp8 or int4,
-// weights in fp8 or int4, paged allocation (sequences hold their mean length,
+// on the varied scenario (no arithmetic of their own): KV in fp8 (int4 KV is
+// served by none of the engines modelled), weights in fp8 or int4, paged allocation (sequences hold their mean length,
 // options.mean_len or half the context, in blocks of options.block_size), the
 // longest shorter context that doubles the count, the fewest more
 // tensor-parallel GPUs that divide the heads (at least twice today's), and a
@@ -156,6 +157,44 @@ struct KvProposals {
   std::vector<KvProposal> proposals;  // ranked
 };
 Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions& options);
+
+// ---------------------------------------------------------------- drill 2 under a budget
+// With a KV budget and no deployment (kv-budget --budget), the changes the seed's drill 2 asks for, each the
+// capacity function (analyze_kv_budget) on the changed model or options; the weights are outside the budget.
+enum class BudgetChangeKind {
+  kKvDtype,        // store the KV cache in `kv_dtype` (--kv-dtype): only dtypes an engine serves (fp8, int8)
+  kFewerKvHeads,   // retrain with `kv_heads` KV heads (--kv-heads), the most that still double, else MQA
+  kLatent,         // retrain with a DeepSeek-V3-style latent: kv_lora_rank 512 + qk_rope_head_dim 64 cached
+  kSlidingWindow,  // retrain with every layer but each `pattern`-th sliding over `window` tokens (Gemma 3's 6)
+  kShorterContext, // reserve `context` tokens per sequence (--context): the longest that doubles
+};
+struct BudgetChange {
+  BudgetChangeKind kind = BudgetChangeKind::kKvDtype;
+  Dtype kv_dtype = Dtype::kBf16;            // kKvDtype
+  int64_t kv_heads = 0;                     // kFewerKvHeads
+  int64_t kv_lora_rank = 0, rope_dim = 0;   // kLatent
+  int64_t window = 0, pattern = 0;          // kSlidingWindow
+  int64_t context = 0;                      // kShorterContext
+};
+struct BudgetProposal {
+  BudgetChange change;
+  bool needs_retraining = false;  // an architecture change: the model must be trained again
+  int effort = 0;                 // disruption rank, as KvProposal's: 1 a serving flag ... 6 retraining
+  KvBudgetResult after;           // analyze_kv_budget on the changed model and options
+  double factor = 0;              // after.max_sequences / before; +inf when before is 0
+};
+struct BudgetProposals {
+  int64_t max_sequences = 0;  // before any change
+  std::vector<BudgetProposal> proposals;  // ranked as KvProposals: reaching 2x first, least disruptive first
+};
+// The model and options a change makes: what analyze_kv_budget is run on for it.
+// REQUIRES: validate(m).ok(); the change one propose_budget_changes made for m.
+std::pair<ModelSpec, KvBudgetOptions> apply_budget_change(const ModelSpec& m, const KvBudgetOptions& o,
+                                                          const BudgetChange& c);
+// REQUIRES: validate(m).ok(). Fails as analyze_kv_budget does, and with InvalidArgument("budget") when
+// options.budget is unset. A change the model already has (a latent on MLA, windows where layers slide,
+// fewer KV heads than one) is not proposed.
+Result<BudgetProposals> propose_budget_changes(const ModelSpec& m, const KvBudgetOptions& options);
 
 // ---------------------------------------------------------------- paged-kv
 struct PagedKvResult {

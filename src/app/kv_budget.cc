@@ -53,6 +53,9 @@ Result<KvBudgetAnswer> answer_kv_budget(const KvBudgetRequest& r) {
   o.block_size = r.block_size.value_or(16);
   MC_ASSIGN_OR_RETURN(out.result, analyze_kv_budget(m, out.gpu.get(), o));
   if (out.gpu != nullptr && !o.budget) MC_RETURN_IF_ERROR(answer_deployment(r, m, *out.gpu, &out));
+  if (o.budget) {
+    MC_ASSIGN_OR_RETURN(out.budget_proposals, propose_budget_changes(m, o));
+  }
   // kv-budget's own figures keep back 10 % unless told (the drill's nominal view).
   out.resolved.add(fields::kReserve, Value{o.reserve}, r.dep.reserve ? Source::kGiven : Source::kDefault);
   return out;

@@ -107,10 +107,67 @@ TEST(KvBudgetCli, NothingFitsRanksByGainNotByDoubling) {
   const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--capacity", "17GB"})));
   EXPECT_NE(text.out.find("Not one sequence at the full context fits"), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("Smallest change reaching ×2"), std::string::npos);
-  // With the budget given there is no hardware for the engine: no proposals, and the page says why.
+  // With the budget given, drill 2's changes under it, ranked by gain when nothing fits (1e9 < one
+  // 1,073,741,824 B sequence); the latent's 301,989,888 B a sequence holds floor(1e9 / 301,989,888) = 3.
   const CliRun b = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100", "--budget", "1GB", "--json"})));
   ASSERT_EQ(b.status, 0) << b.err;
-  EXPECT_TRUE(b.json()["proposals"].empty());
+  const auto bj = b.json();
+  const auto& bp = bj["proposals"];
+  ASSERT_FALSE(bp.empty());
+  EXPECT_EQ(bp[0]["kind"], "latent");  // the largest gain first
+  EXPECT_EQ(bp[0]["max_sequences"], 3);
+  for (const auto& p : bp) {
+    // The longest context that makes room for one: floor(1e9 / 131,072) = 7629.
+    if (p["kind"] == "shorter_context") {
+      EXPECT_EQ(p["change"]["context"], 7629);
+    }
+  }
+}
+
+// Drill 2 as the seed asks it: an HBM budget, MHA vs GQA, and a change that doubles the concurrency,
+// with no GPU. Every pasteable change run as kv-budget with that flag gives the proposal's after.
+TEST(KvBudgetCli, DrillTwoUnderABudgetProposesAgain) {
+  const Args base = Llama3_8B({"--context", "8192", "--budget", "40GB"});
+  const CliRun r = run_args(cmd("kv-budget", base));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("Proposals need a GPU"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Smallest change reaching ×2: KV cache in fp8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(needs retraining)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(short of ×2)"), std::string::npos) << r.out;  // the window: 64 of 74
+  Args json_args = base;
+  json_args.push_back("--json");
+  const auto j = run_args(cmd("kv-budget", json_args)).json();
+  EXPECT_EQ(j["max_sequences"], 37);  // floor(40e9 / 1,073,741,824)
+  const auto& ps = j["proposals"];
+  ASSERT_EQ(ps.size(), 6u);  // fp8 and int8 KV, context, 4 KV heads, latent, window
+  EXPECT_EQ(ps[0]["change"], (nlohmann::json{{"kv_dtype", "fp8"}}));
+  EXPECT_EQ(ps[0]["after"]["max_sequences"], 74);  // floor(40e9 / 536,870,912)
+  int ran = 0;
+  for (const auto& p : ps) {
+    EXPECT_EQ(p["before_max_sequences"], 37);
+    EXPECT_EQ(p["reaches_2x"], p["max_sequences"].get<int64_t>() >= 74);
+    Args changed = base;
+    auto set = [&](const std::string& flag, const std::string& value) {
+      for (size_t i = 0; i + 1 < changed.size(); ++i) {
+        if (changed[i] == flag) {
+          changed[i + 1] = value;
+          return;
+        }
+      }
+      changed.insert(changed.end(), {flag, value});
+    };
+    const auto& c = p["change"];
+    if (c.contains("kv_dtype")) set("--kv-dtype", c["kv_dtype"].get<std::string>());
+    else if (c.contains("kv_heads")) set("--kv-heads", std::to_string(c["kv_heads"].get<int64_t>()));
+    else if (p["kind"] == "shorter_context") set("--context", std::to_string(c["context"].get<int64_t>()));
+    else continue;  // the latent and the window have no flag: capacity_test.cc derives them
+    changed.push_back("--json");
+    const CliRun again = run_args(cmd("kv-budget", changed));
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_EQ(again.json()["max_sequences"], p["after"]["max_sequences"]) << c.dump();
+    ++ran;
+  }
+  EXPECT_EQ(ran, 4);
 }
 
 TEST(KvBudgetCli, TextShowsEachStepAndExplainsFormulas) {

@@ -1,12 +1,14 @@
 #include "modelcalc/capacity.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
 
 #include "modelcalc/deployment.h"
+#include "modelcalc/engine_profile.h"
 #include "modelcalc/formulas.h"
 
 namespace modelcalc {
@@ -60,6 +62,31 @@ int64_t ffn_width(const ModelSpec& m) {
   const int64_t moe =
       m.n_expert > 0 ? (m.n_expert_used * m.n_ff_exp + m.n_expert_shared * m.n_ff_shexp) * k : 0;
   return std::max(dense, moe);
+}
+
+// KV-cache dtypes below 16 bits that an engine modelled serves, with the disruption a switch costs. None
+// serves int4 KV.
+//   fp8: vLLM docs/features/quantization/quantized_kvcache.md (kv_cache_dtype="fp8"); SGLang
+//        --kv-cache-dtype fp8_e4m3 / fp8_e5m2 (server_args.py) (recalled, verify); TensorRT-LLM
+//        docs/source/features/quantization.md ("FP8 KV Cache", KvCacheConfig(dtype='fp8')).
+//   int8: TensorRT-LLM's quantization recipes ("INT8 KV Cache", beside W8A8 SmoothQuant), calibrated
+//        offline: an engine feature, not a flag. vLLM and SGLang offer no int8 KV.
+struct KvDtypeServed {
+  Dtype dtype;
+  bool trtllm, vllm, sglang;
+  int effort;
+};
+constexpr std::array<KvDtypeServed, 2> kKvDtypesServed = {{
+    {Dtype::kFp8, true, true, true, 1},
+    {Dtype::kInt8, true, false, false, 2},
+}};
+bool serves(const KvDtypeServed& t, Engine e) {
+  switch (e) {
+    case Engine::kTrtllm: return t.trtllm;
+    case Engine::kVllm: return t.vllm;
+    case Engine::kSglang: return t.sglang;
+  }
+  return false;
 }
 
 double factor_of(int64_t now, int64_t base) {
@@ -221,11 +248,15 @@ Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions&
       ps.push_back(*std::move(p));
     }
   };
-  for (const auto& [t, effort] : {std::pair{Dtype::kFp8, 1}, std::pair{Dtype::kInt4, 3}}) {
-    if (dtype_bits(t) >= dtype_bits(kv)) continue;
+  const std::optional<Engine> engine =
+      s.engine ? std::optional<Engine>(s.engine->engine.engine()) : std::nullopt;
+  for (const KvDtypeServed& t : kKvDtypesServed) {
+    // Without an engine (the ceiling alone), only what every engine serves.
+    const bool served = engine ? serves(t, *engine) : t.trtllm && t.vllm && t.sglang;
+    if (dtype_bits(t.dtype) >= dtype_bits(kv) || !served) continue;
     ScenarioChange c;
-    c.kv_dtype = t;
-    add(KvProposalKind::kKvDtype, effort, c, t, 0);
+    c.kv_dtype = t.dtype;
+    add(KvProposalKind::kKvDtype, t.effort, c, t.dtype, 0);
   }
   {  // Paged allocation: each sequence holds its mean length, in whole blocks, not the whole context.
     const int64_t mean = o.mean_len > 0 ? o.mean_len : (context + 1) / 2;
@@ -278,6 +309,121 @@ Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions&
     }
   }
   rank(&ps, now);
+  out.proposals = std::move(ps);
+  return out;
+}
+
+// The architecture changes drill 2 proposes, as the models that carry them: DeepSeek-V3's latent
+// (config.json kv_lora_rank 512, qk_rope_head_dim 64) and Gemma 3's layer pattern
+// (sliding_window_pattern 6: five sliding layers of every six) over a 4,096-token window.
+constexpr int64_t kProposedLatentRank = 512, kProposedLatentRope = 64;
+constexpr int64_t kProposedWindow = 4096, kProposedWindowPattern = 6;
+
+std::pair<ModelSpec, KvBudgetOptions> apply_budget_change(const ModelSpec& m, const KvBudgetOptions& o,
+                                                          const BudgetChange& c) {
+  ModelSpec out = m;
+  KvBudgetOptions opt = o;
+  switch (c.kind) {
+    case BudgetChangeKind::kKvDtype: opt.kv_dtype = c.kv_dtype; break;
+    case BudgetChangeKind::kFewerKvHeads: out.n_head_kv = c.kv_heads; break;
+    case BudgetChangeKind::kLatent:
+      // Every head's key and value come from the one cached latent: nope keys of d_head, values of d_head.
+      out.n_head_kv = m.n_head;
+      out.n_lora_kv = c.kv_lora_rank;
+      out.n_rot = c.rope_dim;
+      out.n_embd_head_k = m.n_embd_head + c.rope_dim;
+      out.n_embd_head_v = m.n_embd_head;
+      break;
+    case BudgetChangeKind::kSlidingWindow:
+      out.n_swa = c.window;
+      out.set_swa_pattern(c.pattern);
+      break;
+    case BudgetChangeKind::kShorterContext:
+      opt.context = c.context;
+      if (opt.mean_len > opt.context) opt.mean_len = 0;
+      break;
+  }
+  return {std::move(out), std::move(opt)};
+}
+
+Result<BudgetProposals> propose_budget_changes(const ModelSpec& m, const KvBudgetOptions& o) {
+  if (!o.budget) return Status::InvalidArgument("budget", "is required: these proposals are drill 2's, under a budget");
+  MC_ASSIGN_OR_RETURN(const KvBudgetResult base, analyze_kv_budget(m, nullptr, o));
+  BudgetProposals out;
+  const int64_t now = base.max_sequences;
+  out.max_sequences = now;
+  const int64_t want = std::max<int64_t>(1, 2 * now);
+  auto held = [&](const BudgetChange& c) -> Result<KvBudgetResult> {
+    const auto [changed, options] = apply_budget_change(m, o, c);
+    MC_RETURN_IF_ERROR(validate(changed));
+    return analyze_kv_budget(changed, nullptr, options);
+  };
+  std::vector<BudgetProposal> ps;
+  auto add = [&](const BudgetChange& c, int effort, bool retraining) -> Status {
+    MC_ASSIGN_OR_RETURN(KvBudgetResult after, held(c));
+    BudgetProposal p;
+    p.change = c;
+    p.effort = effort;
+    p.needs_retraining = retraining;
+    p.factor = factor_of(after.max_sequences, now);
+    p.after = std::move(after);
+    ps.push_back(std::move(p));
+    return Status::Ok();
+  };
+  for (const KvDtypeServed& t : kKvDtypesServed) {
+    if (dtype_bits(t.dtype) >= dtype_bits(o.kv_dtype)) continue;
+    BudgetChange c{.kind = BudgetChangeKind::kKvDtype, .kv_dtype = t.dtype};
+    MC_RETURN_IF_ERROR(add(c, t.effort, false));
+  }
+  if (o.context > 1) {  // The longest shorter context that doubles (KV grows with the context; state does not).
+    auto at = [&](int64_t t) -> Result<int64_t> {
+      MC_ASSIGN_OR_RETURN(const KvBudgetResult r, held(BudgetChange{.kind = BudgetChangeKind::kShorterContext,
+                                                                    .context = t}));
+      return r.max_sequences;
+    };
+    MC_ASSIGN_OR_RETURN(const int64_t at_one, at(1));
+    if (at_one >= want) {
+      int64_t lo = 1, hi = o.context;  // at(lo) >= want > at(hi)
+      while (hi - lo > 1) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        MC_ASSIGN_OR_RETURN(const int64_t n, at(mid));
+        (n >= want ? lo : hi) = mid;
+      }
+      MC_RETURN_IF_ERROR(add(BudgetChange{.kind = BudgetChangeKind::kShorterContext, .context = lo}, 4, false));
+    }
+  }
+  if (!m.is_mla() && m.n_head_kv > 1) {  // The most KV heads that still double, else MQA.
+    for (int64_t kv_heads = m.n_head_kv - 1; kv_heads >= 1; --kv_heads) {
+      if (m.n_head % kv_heads != 0) continue;
+      const BudgetChange c{.kind = BudgetChangeKind::kFewerKvHeads, .kv_heads = kv_heads};
+      MC_ASSIGN_OR_RETURN(const KvBudgetResult r, held(c));
+      if (r.max_sequences >= want || kv_heads == 1) {
+        MC_RETURN_IF_ERROR(add(c, 6, true));
+        break;
+      }
+    }
+  }
+  const LayerCounts layers = m.count_layers();
+  if (!m.is_mla() && layers.full > 0 &&
+      kv_elems(m, KvLayout::kAsConfigured) > kProposedLatentRank + kProposedLatentRope) {
+    MC_RETURN_IF_ERROR(add(BudgetChange{.kind = BudgetChangeKind::kLatent, .kv_lora_rank = kProposedLatentRank,
+                                        .rope_dim = kProposedLatentRope},
+                           6, true));
+  }
+  if (layers.sliding == 0 && layers.chunked == 0 && layers.full > 0 && o.context > kProposedWindow &&
+      m.n_layer <= kMaxPerLayerLayers) {
+    MC_RETURN_IF_ERROR(add(BudgetChange{.kind = BudgetChangeKind::kSlidingWindow, .window = kProposedWindow,
+                                        .pattern = kProposedWindowPattern},
+                           6, true));
+  }
+  std::stable_sort(ps.begin(), ps.end(), [want, now](const BudgetProposal& a, const BudgetProposal& b) {
+    const int64_t na = a.after.max_sequences, nb = b.after.max_sequences;
+    if (now == 0) return na > nb;
+    const bool ra = na >= want, rb = nb >= want;
+    if (ra != rb) return ra;
+    if (ra && a.effort != b.effort) return a.effort < b.effort;
+    return na > nb;
+  });
   out.proposals = std::move(ps);
   return out;
 }

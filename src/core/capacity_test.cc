@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include <cmath>
@@ -185,6 +186,103 @@ TEST(KvBudget, ProposalsRankedReachingTwoFirst) {
     }
   }
   EXPECT_TRUE(seen_short);  // fp8 weights alone: 66 / 59 = x1.12
+}
+
+TEST(KvBudget, EngineProposalsOfferOnlyKvDtypesAnEngineServes) {
+  // No engine modelled serves int4 KV; int8 KV is TensorRT-LLM's alone. The ceiling alone (no engine)
+  // proposes what every engine serves: fp8.
+  for (const auto& [engine, int8] : {std::pair{std::optional<Engine>{}, false},
+                                     std::pair{std::optional<Engine>{Engine::kVllm}, false},
+                                     std::pair{std::optional<Engine>{Engine::kTrtllm}, true}}) {
+    Scenario s{Llama3_8B(), Gpu80Linked(), {}, std::nullopt};
+    s.options.context = 8192;
+    if (engine) {
+      ScenarioEngine e;
+      e.engine.family = engine == Engine::kVllm ? EngineFamily::kVllmV1 : EngineFamily::kTrtllm;
+      s.engine = e;
+    }
+    auto r = propose_kv_changes(s, KvBudgetOptions{});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    std::set<Dtype> kv;
+    for (const KvProposal& p : r->proposals) {
+      if (p.kind == KvProposalKind::kKvDtype) kv.insert(p.dtype);
+    }
+    EXPECT_EQ(kv.count(Dtype::kFp8), 1u);
+    EXPECT_EQ(kv.count(Dtype::kInt4), 0u);
+    EXPECT_EQ(kv.count(Dtype::kInt8), int8 ? 1u : 0u);
+  }
+}
+
+// Drill 2 under a 40 GB budget and no GPU: Llama-3-8B's shape at T = 8192, bf16 KV.
+// KV per token 2 x 32 x 8 x 128 x 2 B = 131,072 B; a sequence 131,072 x 8192 = 1,073,741,824 B;
+// floor(40e9 / 1,073,741,824) = 37 (37.25).
+TEST(KvBudget, BudgetProposalsAreTheCapacityFunctionOnTheChangedModel) {
+  KvBudgetOptions o;
+  o.context = 8192;
+  o.budget = 40e9;
+  auto r = propose_budget_changes(Llama3_8B(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->max_sequences, 37);
+  std::map<BudgetChangeKind, const BudgetProposal*> by;
+  for (const BudgetProposal& p : r->proposals) {
+    if (p.change.kind != BudgetChangeKind::kKvDtype || p.change.kv_dtype == Dtype::kFp8) by[p.change.kind] = &p;
+  }
+  ASSERT_EQ(by.size(), 5u);
+  // fp8 KV: 536,870,912 B a sequence -> floor(40e9 / 536,870,912) = 74 (74.5): x2, a serving flag, first.
+  EXPECT_EQ(r->proposals.front().change.kind, BudgetChangeKind::kKvDtype);
+  EXPECT_EQ(r->proposals.front().change.kv_dtype, Dtype::kFp8);
+  EXPECT_EQ(r->proposals.front().after.max_sequences, 74);
+  EXPECT_EQ(r->proposals.front().effort, 1);
+  EXPECT_FALSE(r->proposals.front().needs_retraining);
+  // The longest context that doubles: 74 x 131,072 T <= 40e9 -> T <= 4124.06; at T = 4124, 74 sequences
+  // need 74 x 540,540,928 = 40,000,028,672 B > 40e9, so T = 4123 (74 x 540,409,856 = 39,990,329,344).
+  EXPECT_EQ(by[BudgetChangeKind::kShorterContext]->change.context, 4123);
+  EXPECT_EQ(by[BudgetChangeKind::kShorterContext]->after.max_sequences, 74);
+  // The most KV heads that double: 4 (KV halves: 74).
+  EXPECT_EQ(by[BudgetChangeKind::kFewerKvHeads]->change.kv_heads, 4);
+  EXPECT_EQ(by[BudgetChangeKind::kFewerKvHeads]->after.max_sequences, 74);
+  EXPECT_TRUE(by[BudgetChangeKind::kFewerKvHeads]->needs_retraining);
+  // A 512 + 64 latent: 576 x 2 B x 32 layers = 36,864 B a token; x 8192 = 301,989,888 B a sequence;
+  // floor(40e9 / 301,989,888) = 132 (132.45).
+  EXPECT_EQ(by[BudgetChangeKind::kLatent]->after.kv_bytes_per_sequence, 301'989'888);
+  EXPECT_EQ(by[BudgetChangeKind::kLatent]->after.max_sequences, 132);
+  // A 4,096-token window on 5 layers of 6: of 32 layers, 5, 11, 17, 23, 29 stay full and 27 slide;
+  // (5 x 8192 + 27 x 4096) x 4096 B a layer-token = 620,756,992 B; floor(40e9 / 620,756,992) = 64: short of x2.
+  EXPECT_EQ(by[BudgetChangeKind::kSlidingWindow]->after.kv_bytes_per_sequence, 620'756'992);
+  EXPECT_EQ(by[BudgetChangeKind::kSlidingWindow]->after.max_sequences, 64);
+  // Ranked: every x2 change before the window (short of x2), the last.
+  EXPECT_EQ(r->proposals.back().change.kind, BudgetChangeKind::kSlidingWindow);
+  int last_effort = 0;
+  for (const BudgetProposal& p : r->proposals) {
+    if (p.after.max_sequences < 74) continue;
+    EXPECT_GE(p.effort, last_effort);
+    last_effort = p.effort;
+    // Each after is analyze_kv_budget on the changed model and options.
+    const auto [m, opt] = apply_budget_change(Llama3_8B(), o, p.change);
+    auto again = analyze_kv_budget(m, nullptr, opt);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->max_sequences, p.after.max_sequences);
+  }
+}
+
+TEST(KvBudget, BudgetProposalsSkipWhatTheModelHas) {
+  // MQA and a latent already: no fewer KV heads and no latent; windows already sliding: no window.
+  ModelSpec m = Llama3_8B();
+  m.n_head_kv = 1;
+  m.n_swa = 4096;
+  m.set_swa_pattern(2);
+  KvBudgetOptions o;
+  o.context = 8192;
+  o.budget = 40e9;
+  auto r = propose_budget_changes(m, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (const BudgetProposal& p : r->proposals) {
+    EXPECT_NE(p.change.kind, BudgetChangeKind::kFewerKvHeads);
+    EXPECT_NE(p.change.kind, BudgetChangeKind::kSlidingWindow);
+    // MQA's 2 x 128 = 256 elements a layer-token are already below the latent's 576.
+    EXPECT_NE(p.change.kind, BudgetChangeKind::kLatent);
+  }
+  EXPECT_FALSE(propose_budget_changes(m, KvBudgetOptions{}).ok());  // no budget
 }
 
 TEST(KvBudget, TensorParallelBeyondKvHeadsReplicates) {

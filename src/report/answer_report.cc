@@ -49,7 +49,8 @@ Report size_report(const app::SizeAnswer& a) {
 }
 
 Report kv_budget_report(const app::KvBudgetAnswer& a) {
-  Report rep = build_kv_budget_report(*a.model, a.gpu.get(), a.options, a.result, a.proposals ? &*a.proposals : nullptr);
+  Report rep = build_kv_budget_report(*a.model, a.gpu.get(), a.options, a.result, a.proposals ? &*a.proposals : nullptr,
+                                      a.budget_proposals ? &*a.budget_proposals : nullptr);
   state_context(a.request.dep.context, *a.model, &rep);
   if (a.has_deployment) {
     for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));

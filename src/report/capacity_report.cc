@@ -23,7 +23,7 @@ std::string change_text(const KvProposal& p, const ModelSpec& m, const KvBudgetO
   const std::string flags = " (" + change_flags(p.variation.change) + ")";
   switch (p.kind) {
     case KvProposalKind::kKvDtype:
-      return fmt::format("KV cache in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "") + flags;
+      return fmt::format("KV cache in {}", dtype_name(p.dtype)) + flags;
     case KvProposalKind::kWeightDtype:
       return fmt::format("Weights in {}{}", dtype_name(p.dtype), p.dtype == Dtype::kFp8 ? " (or int8)" : "") + flags;
     case KvProposalKind::kPagedAllocation:
@@ -58,8 +58,8 @@ std::string cost_text(const KvProposal& p) {
       return p.dtype == Dtype::kFp8
                  ? "quality: near-lossless with scaled fp8 (verify long-context evals); latency: fewer KV bytes "
                    "per step; money: none (a serving flag, e.g. vLLM --kv-cache-dtype fp8)"
-                 : "quality: measurable loss unless keys are quantized per channel (e.g. KIVI); latency: "
-                   "dequantization inside attention; money: none";
+                 : "quality: small with calibrated scales; an engine feature: TensorRT-LLM's INT8 KV cache, "
+                   "calibrated offline (ModelOpt); vLLM and SGLang offer fp8 only; money: none";
     case KvProposalKind::kWeightDtype:
       return p.dtype == Dtype::kFp8
                  ? "quality: small with a calibrated fp8/int8 checkpoint; latency: faster decode (half the "
@@ -264,10 +264,131 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
   return s;
 }
 
-Section no_proposals_section() {
-  Section s{"4. Changes that double concurrency", {}, {}};
-  s.notes.push_back("Proposals need a GPU (--gpu, without --budget): each is the deployment engine on the changed "
-                    "setup, and the engine needs the hardware.");
+std::string budget_change_text(const BudgetChange& c, const ModelSpec& m, const KvBudgetOptions& o) {
+  switch (c.kind) {
+    case BudgetChangeKind::kKvDtype:
+      return fmt::format("KV cache in {} (--kv-dtype {})", dtype_name(c.kv_dtype), dtype_name(c.kv_dtype));
+    case BudgetChangeKind::kFewerKvHeads:
+      return fmt::format("GQA with {} KV heads (from {}: ÷{}) (--kv-heads {})", c.kv_heads, m.n_head_kv,
+                         fmt_sig(dbl(m.n_head_kv) / dbl(c.kv_heads), 3), c.kv_heads);
+    case BudgetChangeKind::kLatent:
+      return fmt::format("A DeepSeek-V3-style latent: {} + {} cached per token and layer (from {})",
+                         c.kv_lora_rank, c.rope_dim, group_digits(kv_elems(m, KvLayout::kAsConfigured)));
+    case BudgetChangeKind::kSlidingWindow:
+      return fmt::format("A sliding window of {} tokens on {} of every {} layers (Gemma 3's pattern)",
+                         group_digits(c.window), c.pattern - 1, c.pattern);
+    case BudgetChangeKind::kShorterContext:
+      return fmt::format("Context {} → {} tokens (--context {})", group_digits(o.context), group_digits(c.context),
+                         c.context);
+  }
+  return "";
+}
+
+const char* budget_kind_name(BudgetChangeKind k) {
+  switch (k) {
+    case BudgetChangeKind::kKvDtype: return "kv_dtype";
+    case BudgetChangeKind::kFewerKvHeads: return "fewer_kv_heads";
+    case BudgetChangeKind::kLatent: return "latent";
+    case BudgetChangeKind::kSlidingWindow: return "sliding_window";
+    case BudgetChangeKind::kShorterContext: return "shorter_context";
+  }
+  return "";
+}
+
+std::string budget_cost_text(const BudgetProposal& p) {
+  switch (p.change.kind) {
+    case BudgetChangeKind::kKvDtype:
+      return p.change.kv_dtype == Dtype::kFp8
+                 ? "a serving flag (vLLM --kv-cache-dtype fp8, SGLang --kv-cache-dtype fp8_e4m3, TensorRT-LLM "
+                   "KvCacheConfig(dtype='fp8')); quality: near-lossless with scaled fp8"
+                 : "an engine feature: TensorRT-LLM's INT8 KV cache, calibrated offline; vLLM and SGLang offer fp8 "
+                   "only";
+    case BudgetChangeKind::kFewerKvHeads:
+      return "needs retraining: uptrain to the new GQA (Ainslie et al. 2023: ~5 % of pretraining compute), "
+             "with some loss";
+    case BudgetChangeKind::kLatent:
+      return "needs retraining: MLA (DeepSeek-V2, 2024) replaces K and V by one low-rank latent and a shared "
+             "RoPE key; attention then up-projects it (more FLOPs per token, fewer bytes)";
+    case BudgetChangeKind::kSlidingWindow:
+      return "needs retraining: local layers see only the last window (Gemma 2/3); long-range recall rests on "
+             "the full layers";
+    case BudgetChangeKind::kShorterContext:
+      return "a product limit: longer requests are refused or truncated";
+  }
+  return "";
+}
+
+nlohmann::json budget_change_json(const BudgetChange& c, const KvBudgetOptions& o) {
+  switch (c.kind) {
+    case BudgetChangeKind::kKvDtype: return {{"kv_dtype", dtype_name(c.kv_dtype)}};
+    case BudgetChangeKind::kFewerKvHeads: return {{"kv_heads", c.kv_heads}};
+    case BudgetChangeKind::kLatent: return {{"kv_lora_rank", c.kv_lora_rank}, {"qk_rope_head_dim", c.rope_dim}};
+    case BudgetChangeKind::kSlidingWindow:
+      return {{"sliding_window", c.window}, {"sliding_window_pattern", c.pattern}};
+    case BudgetChangeKind::kShorterContext: return {{"context", c.context}, {"from", o.context}};
+  }
+  return nlohmann::json::object();
+}
+
+// Drill 2 under a budget: each change is the capacity function (3.) on the changed model or options.
+Section budget_proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetResult& before,
+                                 const BudgetProposals& ps, nlohmann::json* out) {
+  const bool none_fit = ps.max_sequences == 0;
+  Section s{none_fit ? "Teaching view: 4. Changes that make room (no full-context sequence fits the budget)"
+                     : fmt::format("Teaching view: 4. Changes that double concurrency ({} sequences today)",
+                                   group_digits(ps.max_sequences)),
+            {}, {}};
+  const int64_t want = none_fit ? std::numeric_limits<int64_t>::max() : 2 * ps.max_sequences;
+  *out = nlohmann::json::array();
+  const BudgetProposal* first = nullptr;
+  for (size_t i = 0; i < ps.proposals.size(); ++i) {
+    const BudgetProposal& p = ps.proposals[i];
+    const KvBudgetResult& a = p.after;
+    const bool reaches = a.max_sequences >= want;
+    if (reaches && first == nullptr) first = &p;
+    const bool state = a.state_bytes_per_sequence > 0;
+    std::vector<Term> terms = {term("budget", a.budget_bytes), term("KV", a.kv_bytes_per_sequence)};
+    if (state) terms.push_back(term("S", a.state_bytes_per_sequence));
+    const std::string change = budget_change_text(p.change, m, o);
+    s.lines.push_back(computed("", fmt::format("{}. {}", i + 1, change), a.max_sequences, Unit::kSequences,
+                               state ? fx::kMaxSeqState : fx::kMaxSeq, std::move(terms),
+                               fmt::format("{} → {}{}{}{}", group_digits(ps.max_sequences),
+                                           group_digits(a.max_sequences),
+                                           none_fit ? "" : " (" + factor_text(p.factor) + ")",
+                                           none_fit || reaches ? "" : " (short of ×2)",
+                                           p.needs_retraining ? " (needs retraining)" : "")));
+    s.notes.push_back(fmt::format("{}: {}", i + 1, budget_cost_text(p)));
+    nlohmann::json j;
+    j["kind"] = budget_kind_name(p.change.kind);
+    j["change"] = budget_change_json(p.change, o);
+    j["after"] = {{"max_sequences", a.max_sequences},
+                  {"kv_bytes_per_sequence", a.kv_bytes_per_sequence},
+                  {"kv_bytes_per_token", a.kv_bytes_per_token},
+                  {"state_bytes_per_sequence", a.state_bytes_per_sequence}};
+    j["before_max_sequences"] = before.max_sequences;
+    j["max_sequences"] = a.max_sequences;
+    j["factor"] = std::isfinite(p.factor) ? nlohmann::json(p.factor) : nlohmann::json();
+    j["reaches_2x"] = reaches;
+    j["needs_retraining"] = p.needs_retraining;
+    j["effort"] = p.effort;
+    j["cost"] = budget_cost_text(p);
+    j["description"] = change;
+    out->push_back(std::move(j));
+  }
+  if (none_fit) {
+    s.notes.insert(s.notes.begin(), "Not one sequence at the full context fits the budget. Ranked by the "
+                                    "concurrency each change makes room for.");
+  } else {
+    s.notes.insert(s.notes.begin(),
+                   first ? fmt::format("Smallest change reaching ×2: {}.", budget_change_text(first->change, m, o))
+                         : std::string("No single change reaches ×2; combine the top ones."));
+    s.notes.insert(s.notes.begin() + 1,
+                   "Ranked: changes reaching ×2 first, least disruptive first (a serving flag < an engine feature < "
+                   "a product limit < retraining), then the rest by size.");
+  }
+  s.notes.push_back("Each count is 3.'s arithmetic on the changed model or context, under the same budget (the "
+                    "weights are outside it). With a GPU and no --budget, kv-budget proposes the deployment "
+                    "engine's changes instead.");
   return s;
 }
 
@@ -279,7 +400,8 @@ std::string model_label(const ModelSpec& m) {
 }  // namespace
 
 Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
-                              const KvBudgetResult& r, const KvProposals* proposals) {
+                              const KvBudgetResult& r, const KvProposals* proposals,
+                              const BudgetProposals* budget_proposals) {
   Report rep;
   rep.title = fmt::format("kv-budget: {}{}, context {}", model_label(m),
                           gpu ? fmt::format(" on {} × {}", o.gpus, gpu->name) : std::string(),
@@ -288,8 +410,11 @@ Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBu
   rep.sections.push_back(kv_section(m, o, r));
   rep.sections.push_back(concurrency_section(r));
   nlohmann::json json_proposals = nlohmann::json::array();
-  rep.sections.push_back(proposals != nullptr ? proposals_section(m, o, *proposals, &json_proposals)
-                                              : no_proposals_section());
+  if (proposals != nullptr) {
+    rep.sections.push_back(proposals_section(m, o, *proposals, &json_proposals));
+  } else if (budget_proposals != nullptr) {
+    rep.sections.push_back(budget_proposals_section(m, o, r, *budget_proposals, &json_proposals));
+  }
   rep.extra_json["proposals"] = json_proposals;
   rep.ignored.push_back("Prefix sharing and prompt caching (shared prefixes store their KV once): they raise "
                         "concurrency further for chat workloads with common system prompts.");

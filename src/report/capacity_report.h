@@ -13,10 +13,12 @@
 namespace modelcalc {
 
 // `gpu` may be null when the budget was given directly. Sections 1-3 are
-// drill 2's teaching view (the GPUs pooled); `proposals` (the engine's, null
-// without a GPU) make section 4, each with its change and the engine's after.
+// drill 2's teaching view (the GPUs pooled); section 4 is `proposals` (the
+// engine's, with a GPU and no budget), else `budget_proposals` (drill 2's
+// changes under the budget), each with its change and its after.
 Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
-                              const KvBudgetResult& r, const KvProposals* proposals);
+                              const KvBudgetResult& r, const KvProposals* proposals,
+                              const BudgetProposals* budget_proposals);
 // `kv_source` says where the KV bytes per token came from (a model, or the flag).
 Report build_paged_kv_report(const PagedKvResult& r, int64_t block_size, const std::string& kv_source);
 

@@ -81,6 +81,7 @@ struct KvBudgetAnswer {
   KvBudgetResult result;
   bool has_deployment = false;           // with a GPU and no budget
   std::optional<KvProposals> proposals;  // the engine on each changed setup
+  std::optional<BudgetProposals> budget_proposals;  // under --budget: drill 2's changes, the capacity function's
   DeploymentAnalysis deployment;
   std::optional<DeploymentPrediction> prediction;  // unset: no profile runs on the GPU (as size's)
   std::shared_ptr<const ModelSpec> draft;
