@@ -527,6 +527,50 @@ TEST(Hf2026Test, SeedOssOutputBiasFollowsItsOwnKey) {
   EXPECT_EQ(none->exact->biases, 0);
 }
 
+TEST(Hf2026Test, Hunyuan7bLlamaLayersWithHeadQkNormsTied) {
+  const ModelSpec m = Load("tencent--Hy-MT2-7B");
+  ExpectConsistent(m);
+  // modular_hunyuan_v1_dense.py: d = 4096, L = 32, h = 32, kv = 8, d_head = 128, f = 14336, V = 128167, tied;
+  // attention_bias false; query_layernorm and key_layernorm RMSNorm(128) a layer.
+  constexpr int64_t d = 4096, L = 32, h = 32, kv = 8, dh = 128, f = 14336, V = 128167;
+  // Embedding, tied: 128167 x 4096 = 524,972,032.
+  EXPECT_EQ(m.exact->embeddings, V * d);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention per layer: q 4096 x 4096 + k, v 4096 x 1024 each + o 4096 x 4096 = 41,943,040; x 32.
+  EXPECT_EQ(m.exact->attention, L * (2 * d * h * dh + 2 * d * kv * dh));
+  EXPECT_EQ(m.exact->biases, 0);
+  // MLP: 3 x 4096 x 14336 = 176,160,768 a layer; x 32.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f);
+  // Norms: 2 x 4096 + q, k norms 2 x 128 = 8,448 a layer, x 32, + the final 4096 = 274,432.
+  EXPECT_EQ(m.exact->norms, L * (2 * d + 2 * dh) + d);
+  EXPECT_EQ(m.exact->norms, 274'432);
+  // Total: 524,972,032 + 32 x 218,112,256 + 4096 (218,112,256 = 41,943,040 + 176,160,768 + 8,448).
+  EXPECT_EQ(m.exact->total(), 7'504'568'320);  // the Hub's "8B" tag; 15.01 GB of bf16 shards
+  EXPECT_EQ(m.exact->active(), m.exact->total());
+  // KV: 2 x 32 x 8 x 128 x 2 B = 131,072 B a token.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 1, Dtype::kBf16).value(), 131'072);
+}
+
+TEST(Hf2026Test, HunyuanCrossLayerAttentionIsRefusedAndTheClassUnties) {
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/tencent--Hy-MT2-7B.config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  // use_cla true: transformers builds k and v on every layer, vLLM shares them; not guessed.
+  auto cla = Parse(with("\"use_cla\": false", "\"use_cla\": true"));
+  ASSERT_FALSE(cla.ok());
+  EXPECT_NE(cla.status().message().find("use_cla"), std::string::npos) << cla.status().message();
+  // Without tie_word_embeddings the class default (false) adds an lm_head of 128167 x 4096 = 524,972,032.
+  auto untied = Parse(with("\"tie_word_embeddings\": true,", ""));
+  ASSERT_TRUE(untied.ok()) << untied.status().message();
+  EXPECT_EQ(untied->exact->total(), 7'504'568'320 + 524'972'032);
+}
+
 TEST(Hf2026Test, Ernie45PointThreeBLlamaLayersTied) {
   const ModelSpec m = Load("baidu--ERNIE-4.5-0.3B-PT");
   ExpectConsistent(m);

@@ -338,6 +338,22 @@ constexpr FamilyRow kRows[] = {
      .modeling = "transformers modeling_granite.py",
      .confirmed = true,
      .ignored = "embedding_multiplier residual_multiplier attention_multiplier logits_scaling"},
+    // HunYuanDenseV1 (modular_hunyuan_v1_dense.py, Llama's layers): q, k, v and o biased by attention_bias;
+    // query_layernorm and key_layernorm, RMSNorm(head_dim), always built (use_qk_norm is not read); the MLP
+    // never biased (mlp_bias is not read); the class unties by default. Cross-layer attention (use_cla,
+    // cla_share_factor) is vLLM's hunyuan_v1.py, not transformers': use_cla true is refused. Tencent's
+    // classification-head and special-token keys build nothing.
+    {.model_type = "hunyuan_v1_dense",
+     .modeling = "transformers modeling_hunyuan_v1_dense.py",
+     .confirmed = true,
+     .defaults = "vocab_size=290943 hidden_size=4096 intermediate_size=11008 num_hidden_layers=32 "
+                 "num_attention_heads=32 max_position_embeddings=2048 tie_word_embeddings=false",
+     .ignored = "use_qk_norm mlp_bias attention_head_dim norm_type use_rotary_pos_emb org_vocab_size "
+                "cla_share_factor dense_list add_classification_head class_num pool_type im_start_id im_end_id "
+                "im_newline_id mask_init_id text_start_id text_end_id pad_id eod_token_id",
+     .fixed = "use_cla=false",
+     .qk_norm = QkNorm::kHead,
+     .mlp_bias_key = ""},
     // configuration_jamba.py: Mamba-1 but attn_layer_offset mod attn_layer_period, MoE at
     // expert_layer_offset mod expert_layer_period; head_dim hidden / heads.
     {.model_type = "jamba",
