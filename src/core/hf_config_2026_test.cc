@@ -527,6 +527,63 @@ TEST(Hf2026Test, SeedOssOutputBiasFollowsItsOwnKey) {
   EXPECT_EQ(none->exact->biases, 0);
 }
 
+TEST(Hf2026Test, Granite4HTinyMamba2AndAttentionWithMoeAndASharedMlp) {
+  const ModelSpec m = Load("ibm-granite--granite-4.0-h-tiny");
+  ExpectConsistent(m);
+  // modeling_granitemoehybrid.py: d = 1536, L = 40 (attention at 5, 15, 25, 35; 36 Mamba-2), h = 12, kv = 4,
+  // d_head = 1536 / 12 = 128; E = 64 (top-6) of f = 512, shared_mlp fs = 1024 on every layer; V = 100352, tied.
+  constexpr int64_t d = 1536, L = 40, La = 4, Lm = 36, h = 12, kv = 4, dh = 128, E = 64, f = 512, fs = 1024;
+  constexpr int64_t V = 100352;
+  EXPECT_EQ(m.count_layers().recurrent, Lm);
+  EXPECT_EQ(m.count_layers().full, La);
+  EXPECT_FALSE(m.has_attention(0));
+  EXPECT_TRUE(m.has_attention(5));
+  EXPECT_EQ(m.exact->embeddings, V * d);  // 154,140,672
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention: q, o 1536 x 1536 + k, v 1536 x 512 = 6,291,456 a layer, x 4.
+  EXPECT_EQ(m.exact->attention, La * (2 * d * h * dh + 2 * d * kv * dh));
+  // Mamba-2: inner 2 x 1536 = 48 x 64 = 3072, conv_dim 3072 + 2 x 1 x 128 = 3328, in_proj 1536 x (3072 + 3328
+  // + 48) = 9,904,128; conv 3328 x 4 + bias 3328; dt_bias, A_log, D 3 x 48; out_proj 3072 x 1536 = 4,718,592:
+  // 14,639,504 a layer, x 36 = 527,022,144.
+  EXPECT_EQ(m.exact->recurrent, 527'022'144);
+  // Experts: input_linear (64, 1024, 1536) + output_linear (64, 1536, 512) = 150,994,944 a layer, x 40.
+  EXPECT_EQ(m.exact->mlp_routed, L * E * 3 * d * f);
+  EXPECT_EQ(m.exact->router, L * E * d);  // 3,932,160
+  // shared_mlp: input_linear 1536 x 2048 + output_linear 1024 x 1536 = 4,718,592 a layer, x 40.
+  EXPECT_EQ(m.exact->mlp_shared, L * 3 * d * fs);
+  // Norms: 2 x 1536 a layer, x 40, + the Mamba gated norm 3072 x 36 + the final 1536 = 235,008.
+  EXPECT_EQ(m.exact->norms, L * 2 * d + Lm * 3072 + d);
+  EXPECT_EQ(m.exact->biases, 0);
+  EXPECT_EQ(m.exact->total(), 6'939'037'248);  // model card: 7B
+  // Active: all but 58 of 64 experts a layer: 6,939,037,248 - 40 x 58 x 2,359,296 (card: "1B activated").
+  EXPECT_EQ(m.exact->active(), 1'465'470'528);
+  // Recurrent state a sequence (16-bit): SSM 3072 x 128 + conv window (4 - 1) x 3328 = 403,200 elements a
+  // layer, x 36 x 2 B = 29,030,400 B.
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16, Dtype::kBf16).value(), 29'030'400);
+}
+
+TEST(Hf2026Test, Granite4HWithoutExpertsIsADenseHybridOfTheSharedMlp) {
+  // num_local_experts 0 (Granite 4.0 H-1B's layout): no MoE block; each layer's MLP is shared_mlp of
+  // shared_intermediate_size, whatever intermediate_size says.
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
+                   "/tests/fixtures/hf-configs-2026/ibm-granite--granite-4.0-h-tiny.config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  std::string t = buf.str();
+  auto set = [&](const std::string& from, const std::string& to) { t.replace(t.find(from), from.size(), to); };
+  set("\"num_local_experts\": 64", "\"num_local_experts\": 0");
+  set("\"num_experts_per_tok\": 6", "\"num_experts_per_tok\": 0");
+  set("\"shared_intermediate_size\": 1024", "\"shared_intermediate_size\": 4096");
+  auto m = Parse(t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->n_expert, 0);
+  // Dense: 3 x 1536 x 4096 = 18,874,368 a layer, x 40 = 754,974,720 (intermediate_size 512 builds nothing).
+  EXPECT_EQ(m->exact->mlp_dense, 754'974'720);
+  EXPECT_EQ(m->exact->mlp_routed + m->exact->router + m->exact->mlp_shared, 0);
+  // 154,140,672 + 25,165,824 + 527,022,144 + 754,974,720 + 235,008 (Granite 4.0 H-1B: 1.5B).
+  EXPECT_EQ(m->exact->total(), 1'461'538'368);
+}
+
 TEST(Hf2026Test, Hunyuan7bLlamaLayersWithHeadQkNormsTied) {
   const ModelSpec m = Load("tencent--Hy-MT2-7B");
   ExpectConsistent(m);

@@ -338,6 +338,29 @@ constexpr FamilyRow kRows[] = {
      .modeling = "transformers modeling_granite.py",
      .confirmed = true,
      .ignored = "embedding_multiplier residual_multiplier attention_multiplier logits_scaling"},
+    // GraniteMoeHybrid (modeling_granitemoehybrid.py, Granite 4.0 H): layer_types "mamba" (Bamba's Mamba-2
+    // mixer, width mamba_expand x hidden = mamba_n_heads x mamba_d_head, in/out projections biased by
+    // mamba_proj_bias, the gated RMSNorm) or "attention" (Llama's, no q/k norm, biased by attention_bias);
+    // every layer's shared_mlp (input_linear d -> 2 shared_intermediate_size, output_linear) is the dense
+    // MLP without experts and the shared expert beside them (experts of intermediate_size, router unbiased);
+    // the multipliers and position_embedding_type (rope holds buffers only) build nothing.
+    {.model_type = "granitemoehybrid",
+     .modeling = "transformers modeling_granitemoehybrid.py",
+     .confirmed = true,
+     .defaults = "vocab_size=32000 hidden_size=4096 intermediate_size=11008 num_hidden_layers=32 "
+                 "num_attention_heads=32 max_position_embeddings=2048 tie_word_embeddings=false "
+                 "num_local_experts=8 num_experts_per_tok=2 shared_intermediate_size=1024 mamba_n_heads=128 "
+                 "mamba_n_groups=1 mamba_d_state=256 mamba_d_conv=4 mamba_expand=2 mamba_conv_bias=true "
+                 "mamba_proj_bias=false",
+     .aliases = "mamba_num_heads=mamba_n_heads mamba_head_dim=mamba_d_head n_groups=mamba_n_groups "
+                "ssm_state_size=mamba_d_state conv_kernel=mamba_d_conv use_conv_bias=mamba_conv_bias "
+                "use_bias=mamba_proj_bias",
+     .ignored = "embedding_multiplier residual_multiplier attention_multiplier logits_scaling "
+                "position_embedding_type normalization_function init_method",
+     .ff_is_expert = true,
+     .dense_ff_key = "shared_intermediate_size",
+     .layer_type_names = "attention=full mamba=linear",
+     .mixer = Mixer::kMamba2},
     // HunYuanDenseV1 (modular_hunyuan_v1_dense.py, Llama's layers): q, k, v and o biased by attention_bias;
     // query_layernorm and key_layernorm, RMSNorm(head_dim), always built (use_qk_norm is not read); the MLP
     // never biased (mlp_bias is not read); the class unties by default. Cross-layer attention (use_cla,
