@@ -84,8 +84,9 @@ enum class Recurrent : uint8_t {
   kMamba1,         // selective scan, state d_inner x d_state (Jamba)
   kMamba2,         // SSD, state heads x head_dim x d_state (Nemotron-H, Falcon-H1)
   kGatedDeltaNet,  // gated delta rule, state v_heads x d_k x d_v (Qwen3-Next)
+  kShortConv,      // a gated short convolution, no state matrix: only the conv window (LFM2)
 };
-// "mamba", "mamba2", "gated_deltanet" ("" for kNone).
+// "mamba", "mamba2", "gated_deltanet", "short_conv" ("" for kNone).
 std::string_view recurrent_name(Recurrent r);
 // FLOPs one token spends per element of a layer's recurrent state (n_embd_s),
 // counted from the recurrence. Mamba (1 and 2): h <- a*h + (dt*x)*B is 3 (two
@@ -97,6 +98,7 @@ constexpr int64_t recurrent_flops_per_state_elem(Recurrent r) {
     case Recurrent::kMamba1:
     case Recurrent::kMamba2: return 5;
     case Recurrent::kGatedDeltaNet: return 7;
+    case Recurrent::kShortConv: return 0;  // no state matrix (n_embd_s 0)
   }
   return 0;
 }

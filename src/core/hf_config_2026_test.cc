@@ -584,6 +584,81 @@ TEST(Hf2026Test, Granite4HWithoutExpertsIsADenseHybridOfTheSharedMlp) {
   EXPECT_EQ(m->exact->total(), 1'461'538'368);
 }
 
+TEST(Hf2026Test, Lfm2_350mShortConvolutionsAndAttentionAtTheListedLayers) {
+  const ModelSpec m = Load("LiquidAI--LFM2-350M");
+  ExpectConsistent(m);
+  // modeling_lfm2.py: d = 1024, L = 16, attention at full_attn_idxs 2, 5, 8, 10, 12, 14 (6 layers), short
+  // convolutions elsewhere (10); h = 16, kv = 8, d_head = 1024 / 16 = 64; conv_L_cache K = 3, no bias;
+  // V = 65536, tied (the class default).
+  constexpr int64_t d = 1024, L = 16, La = 6, Lc = 10, h = 16, kv = 8, dh = 64, K = 3, V = 65536;
+  EXPECT_EQ(m.count_layers().full, La);
+  EXPECT_EQ(m.count_layers().recurrent, Lc);
+  EXPECT_TRUE(m.has_attention(2));
+  EXPECT_FALSE(m.has_attention(3));
+  EXPECT_EQ(m.recurrent, Recurrent::kShortConv);
+  EXPECT_EQ(m.exact->embeddings, V * d);  // 67,108,864
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention: q, out_proj 1024 x 1024 + k, v 1024 x 512 = 3,145,728 a layer, x 6 = 18,874,368.
+  EXPECT_EQ(m.exact->attention, La * (2 * d * h * dh + 2 * d * kv * dh));
+  // Short conv: in_proj 1024 x 3072 + conv (1024, 1, 3) + out_proj 1024 x 1024 = 4,197,376 a layer, x 10.
+  EXPECT_EQ(m.exact->recurrent, Lc * (4 * d * d + d * K));
+  // MLP width: block_ff_dim 6656 -> int(2 x 6656 / 3) = 4437 -> x 1.0 -> up to a multiple of 256: 4608.
+  EXPECT_EQ(m.n_ff, 4608);
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * 4608);  // 226,492,416
+  // Norms: operator_norm + ffn_norm 2 x 1024 a layer, q/k layernorms 2 x 64 on the 6 attention layers,
+  // embedding_norm (the final norm) 1024: 32,768 + 768 + 1024 = 34,560.
+  EXPECT_EQ(m.exact->norms, L * 2 * d + La * 2 * dh + d);
+  // Total: 67,108,864 + 18,874,368 + 41,973,760 + 226,492,416 + 34,560 (model card: 354,483,968).
+  EXPECT_EQ(m.exact->total(), 354'483'968);
+  // KV: 2 x 8 x 64 x 2 B = 2048 B a layer-token on the 6 attention layers: 12,288 B a token.
+  EXPECT_EQ(kv_bytes_per_sequence(m, 1, Dtype::kBf16).value(), 12'288);
+  // State: the conv window, (3 - 1) x 1024 elements a conv layer, x 10 x 2 B = 40,960 B; no state matrix.
+  EXPECT_EQ(m.n_embd_s(), 0);
+  EXPECT_EQ(state_bytes_per_sequence(m, Dtype::kBf16, Dtype::kBf16).value(), 40'960);
+}
+
+TEST(Hf2026Test, Lfm2LayerTypesAndTheWidthRuleKeys) {
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/LiquidAI--LFM2-350M.config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  // The newer form: layer_types listing the same layers, full_attn_idxs null.
+  std::string types = "\"layer_types\": [";
+  for (int il = 0; il < 16; ++il) {
+    const bool attn = il == 2 || il == 5 || il == 8 || il == 10 || il == 12 || il == 14;
+    types += std::string(il ? ", " : "") + (attn ? "\"full_attention\"" : "\"conv\"");
+  }
+  types += "], \"full_attn_idxs\": null,";
+  const std::string idxs = text.substr(text.find("\"full_attn_idxs\""),
+                                       text.find("],", text.find("\"full_attn_idxs\"")) + 2 -
+                                           text.find("\"full_attn_idxs\""));
+  auto listed = Parse(with(idxs, types));
+  ASSERT_TRUE(listed.ok()) << listed.status().message();
+  EXPECT_EQ(listed->exact->total(), 354'483'968);
+  // block_auto_adjust_ff_dim false keeps 6656: 16 x 3 x 1024 x (6656 - 4608) = 100,663,296 more.
+  auto raw = Parse(with("\"block_auto_adjust_ff_dim\": true", "\"block_auto_adjust_ff_dim\": false"));
+  ASSERT_TRUE(raw.ok()) << raw.status().message();
+  EXPECT_EQ(raw->exact->total(), 354'483'968 + 100'663'296);
+  // A multiplier of null skips the multiple: int(2 x 6656 / 3) = 4437, 16 x 3 x 1024 x (4437 - 4608).
+  auto no_mult = Parse(with("\"block_ffn_dim_multiplier\": 1.0", "\"block_ffn_dim_multiplier\": null"));
+  ASSERT_TRUE(no_mult.ok()) << no_mult.status().message();
+  EXPECT_EQ(no_mult->n_ff, 4437);
+  // conv_bias true: in_proj 3072 + conv 1024 + out_proj 1024 = 5120 a conv layer, x 10.
+  auto biased = Parse(with("\"conv_bias\": false", "\"conv_bias\": true"));
+  ASSERT_TRUE(biased.ok()) << biased.status().message();
+  EXPECT_EQ(biased->exact->total() - 354'483'968, 51'200);
+  // An index past the layers is refused naming both keys.
+  auto bad = Parse(with("14\n  ]", "16\n  ]"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("full_attn_idxs"), std::string::npos) << bad.status().message();
+  EXPECT_NE(bad.status().message().find("num_hidden_layers"), std::string::npos);
+}
+
 TEST(Hf2026Test, Hunyuan7bLlamaLayersWithHeadQkNormsTied) {
   const ModelSpec m = Load("tencent--Hy-MT2-7B");
   ExpectConsistent(m);

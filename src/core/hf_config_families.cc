@@ -409,6 +409,28 @@ constexpr FamilyRow kRows[] = {
      .text_type = "kimi_k2",
      .vision = Tower::kMoonVit},
     // configuration_llama.py.
+    // LFM2 (modeling_lfm2.py): layer_types "full_attention" (GQA with q_layernorm / k_layernorm of head_dim,
+    // no biases) or "conv" (Lfm2ShortConv), else full_attn_idxs lists the attention layers, else every layer
+    // attends; the gated MLP (w1, w3, w2) at LFM2's adjusted width; operator_norm and ffn_norm a layer and
+    // embedding_norm, which is the final norm; tied unless tie_embedding / tie_word_embeddings says no.
+    // block_ff_dim is intermediate_size's older spelling (transformers prefers it; no config holds both).
+    // block_dim, conv_dim, conv_dim_out and num_heads repeat hidden_size and the heads; vLLM reads them.
+    {.model_type = "lfm2",
+     .modeling = "transformers modeling_lfm2.py",
+     .confirmed = true,
+     .defaults = "vocab_size=65536 hidden_size=2560 intermediate_size=12288 num_hidden_layers=32 "
+                 "num_attention_heads=32 num_key_value_heads=8 max_position_embeddings=128000 "
+                 "tie_word_embeddings=true conv_L_cache=3 conv_bias=false block_auto_adjust_ff_dim=true "
+                 "block_multiple_of=256",
+     .aliases = "intermediate_size=block_ff_dim tie_word_embeddings=tie_embedding",
+     .ignored = "block_dim conv_dim conv_dim_out num_heads block_norm_eps block_mlp_init_scale "
+                "block_out_init_scale block_use_swiglu block_use_xavier_init conv_use_xavier_init use_pos_enc",
+     .bias_key = "",
+     .qk_norm = QkNorm::kHead,
+     .mlp_bias_key = "",
+     .layer_type_names = "full_attention=full conv=linear",
+     .mixer = Mixer::kShortConv,
+     .quirks = kQuirkLfm2FfDim},
     {.model_type = "llama",
      .modeling = "transformers modeling_llama.py",
      .confirmed = true},

@@ -38,7 +38,7 @@ enum class QkNorm : uint8_t { kNone, kHead, kWidth, kWeightless, kKeyHead };
 enum class Window : uint8_t { kNone, kAll, kQwen, kAlternate, kRefuse };
 
 // The recurrent mixer a family's linear-attention / Mamba layers hold.
-enum class Mixer : uint8_t { kNone, kGatedDeltaNet, kMamba1, kMamba2 };
+enum class Mixer : uint8_t { kNone, kGatedDeltaNet, kMamba1, kMamba2, kShortConv };
 
 // Multi-token-prediction layers (num_nextn_predict_layers), beside the total:
 // kDecoderLayer DeepSeek-V3's (a decoder layer, enorm, hnorm, eh_proj, the
@@ -68,6 +68,10 @@ enum Quirk : uint32_t {
   kQuirkQLoraAbsentIsNull = 1u << 3,
   // The layers are the pattern's (Nemotron-H: hybrid_override_pattern).
   kQuirkLayersFromPattern = 1u << 4,
+  // configuration_lfm2.py / Lfm2MLP: with block_auto_adjust_ff_dim (default true) the built width is
+  // int(2 I / 3), then, when block_ffn_dim_multiplier (default 1.0) is not None, int(multiplier x that)
+  // rounded up to a multiple of block_multiple_of (default 256).
+  kQuirkLfm2FfDim = 1u << 5,
 };
 
 struct FamilyRow {

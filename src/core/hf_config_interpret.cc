@@ -248,6 +248,27 @@ Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// kQuirkLfm2FfDim (Lfm2MLP.__init__).
+Status adjust_lfm2_ff(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(const bool adjust, get_bool(c, row, "block_auto_adjust_ff_dim", true));
+  const nlohmann::json* mult_raw = c.raw("block_ffn_dim_multiplier");
+  MC_ASSIGN_OR_RETURN(const double mult, c.number("block_ffn_dim_multiplier", 1.0));
+  MC_ASSIGN_OR_RETURN(auto multiple, get_int(c, row, "block_multiple_of", 256));
+  if (!adjust) return Status::Ok();
+  int64_t ff = 2 * a.ff / 3;  // int(2 * I / 3): truncation of a positive quotient
+  const bool has_mult = mult_raw == nullptr || !mult_raw->is_null();
+  if (has_mult) {
+    if (!(mult > 0) || !(mult < 1e6)) return c.error("block_ffn_dim_multiplier", "must be a positive factor");
+    ff = static_cast<int64_t>(mult * static_cast<double>(ff));
+    const int64_t m = multiple.value_or(256);
+    if (m < 1) return c.error("block_multiple_of", "must be a positive number of channels");
+    ff = (ff + m - 1) / m * m;
+  }
+  if (ff < 1) return c.error("intermediate_size", "leaves an FFN of no width after LFM2's adjustment");
+  a.ff = ff;
+  return Status::Ok();
+}
+
 Status read_ffn_form(Cfg& c, const FamilyRow& row, Decoder& a) {
   a.gated = row.gated;
   a.mlp_bias = row.mlp_bias_default;
@@ -277,6 +298,7 @@ Status read_dense_width(Cfg& c, const FamilyRow& row, Decoder& a) {
     return Status::Ok();
   }
   MC_ASSIGN_OR_RETURN(a.ff, read_ff(c, row, a.d));
+  if (row.has(kQuirkLfm2FfDim)) MC_RETURN_IF_ERROR(adjust_lfm2_ff(c, row, a));
   return Status::Ok();
 }
 

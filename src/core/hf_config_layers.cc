@@ -140,6 +140,24 @@ Status from_layer_types(Cfg& c, const FamilyRow& row, Decoder& a) {
   return add_compressors(c, row, a, compressed[0], compressed[1]);
 }
 
+// LFM2's full_attn_idxs: the attention layers' indices; every other layer is linear (a short conv).
+Status from_full_attn_idxs(Cfg& c, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto idxs, c.int_list("full_attn_idxs"));
+  MC_RETURN_IF_ERROR(materialize_kinds(c, a));
+  for (int64_t il = 0; il < a.layers; ++il) set_kind(a, il, Kind::kLinear);
+  for (const int64_t il : idxs) {
+    if (il < 0 || il >= a.layers) {
+      return c.error("full_attn_idxs", "names layer " + std::to_string(il) + " but num_hidden_layers is " +
+                                           std::to_string(a.layers) + "; the two keys must agree");
+    }
+    if (a.kinds[static_cast<size_t>(il)].attn == Attn::kFull) {
+      return c.error("full_attn_idxs", "names layer " + std::to_string(il) + " twice");
+    }
+    set_kind(a, il, Kind::kFull);
+  }
+  return Status::Ok();
+}
+
 // MiniMax's attn_type_list: 1 softmax attention, 0 linear (lightning) attention, one entry a layer.
 Status from_attn_type_list(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(auto types, c.int_list("attn_type_list"));
@@ -328,6 +346,7 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
   }
   if (c.has_value("layer_types")) {
     c.mark_used("hybrid_layer_pattern");
+    c.mark_used("full_attn_idxs");  // LFM2: null beside the list, or the same layers
     for (std::string_view k : {"use_sliding_window", "max_window_layers", "sliding_window_pattern",
                                "full_attention_interval", "no_rope_layers", "no_rope_layer_interval"}) {
       c.mark_used(k);  // the list states every layer
@@ -342,6 +361,10 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     return from_compress_ratios(c, row, a);
   }
   if (c.has_value("hybrid_layer_pattern") && !c.has_value("layer_types")) return from_hybrid_layer_pattern(c, row, a);
+  if (c.has_value("full_attn_idxs")) {
+    c.mark_used("sliding_window");
+    return from_full_attn_idxs(c, a);
+  }
   if (c.has_value("attn_type_list")) {
     MC_RETURN_IF_ERROR(from_attn_type_list(c, row, a));
     return window_rule(c, row, a);
@@ -471,6 +494,25 @@ Status read_mamba1(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// LFM2's short convolution (modeling_lfm2.py Lfm2ShortConv): in_proj d -> 3 d (B, C, x), a depthwise
+// Conv1d over d channels of kernel conv_L_cache, out_proj d -> d, all biased by conv_bias. It keeps only
+// the conv window, (kernel - 1) x d a sequence (vLLM's short_conv_state_shape, llama.cpp's n_embd_r).
+Status read_short_conv(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(const int64_t kernel, need_int(c, row, "conv_L_cache"));
+  MC_ASSIGN_OR_RETURN(const bool bias, get_bool(c, row, "conv_bias", false));
+  RecurrentMixer& r = a.mixer;
+  r.kind = Recurrent::kShortConv;
+  r.inner = a.d;
+  r.state = 0;
+  r.heads = a.d;  // tensor parallelism splits the channels
+  r.conv = kernel;
+  r.conv_dim = a.d;
+  const Exact D = a.d;
+  r.params = D * D * Exact(4) + D * Exact(kernel) + (bias ? D * Exact(5) : Exact(0));
+  r.norms = Exact(0);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status read_mixer(Cfg& c, const FamilyRow& row, Decoder& a) {
@@ -486,6 +528,7 @@ Status read_mixer(Cfg& c, const FamilyRow& row, Decoder& a) {
     case Mixer::kGatedDeltaNet: return read_gated_deltanet(c, row, a);
     case Mixer::kMamba1: return read_mamba1(c, row, a);
     case Mixer::kMamba2: return read_mamba2(c, row, a);
+    case Mixer::kShortConv: return read_short_conv(c, row, a);
   }
   return Status::Ok();
 }

@@ -14,6 +14,7 @@ std::string_view recurrent_name(Recurrent r) {
     case Recurrent::kMamba1: return "mamba";
     case Recurrent::kMamba2: return "mamba2";
     case Recurrent::kGatedDeltaNet: return "gated_deltanet";
+    case Recurrent::kShortConv: return "short_conv";
   }
   return "";
 }
@@ -165,8 +166,10 @@ Status validate(const ModelSpec& m) {
     if (m.recurrent == Recurrent::kNone) {
       return Status::InvalidArgument("recurrent", "recurrent layers need a recurrent mixer family");
     }
-    MC_RETURN_IF_ERROR(positive(m.n_ssm_state, "n_ssm_state"));
-    MC_RETURN_IF_ERROR(positive(m.n_ssm_inner, "n_ssm_inner"));
+    if (m.recurrent != Recurrent::kShortConv) {  // a short conv keeps no state matrix
+      MC_RETURN_IF_ERROR(positive(m.n_ssm_state, "n_ssm_state"));
+      MC_RETURN_IF_ERROR(positive(m.n_ssm_inner, "n_ssm_inner"));
+    }
     MC_RETURN_IF_ERROR(positive(m.n_ssm_head, "n_ssm_head"));
     MC_RETURN_IF_ERROR(positive(m.n_ssm_conv, "n_ssm_conv"));
     MC_RETURN_IF_ERROR(positive(m.n_ssm_conv_dim, "n_ssm_conv_dim"));
