@@ -214,6 +214,8 @@ struct ModelSpec {
   // transformers does not build. nullopt: the model has none, or the config
   // does not describe them.
   std::optional<int64_t> params_vision;
+  // An audio tower with its embedder (Gemma 3n's USM conformer and embed_audio), beside the total too.
+  std::optional<int64_t> params_audio;
   std::optional<int64_t> params_mtp;
   // The checkpoint's quantization; nullopt: 16-bit (or a hand-typed shape).
   std::optional<CheckpointQuant> quant;

@@ -470,7 +470,7 @@ class TodaysFamilies(unittest.TestCase):
 
     def test_size_and_kv_budget_on_every_config(self):
         files = sorted(f for f in os.listdir(self.FIXTURES) if f.endswith(".json"))
-        self.assertEqual(len(files), 35)  # the 24 shared ones and eleven of issue 34 (tests/fixtures/hf-configs-2026/README.md)
+        self.assertEqual(len(files), 36)  # the 24 shared ones and twelve of issue 34 (tests/fixtures/hf-configs-2026/README.md)
         for f in files:
             path = os.path.join(self.FIXTURES, f)
             with self.subTest(config=f):

@@ -258,9 +258,9 @@ TEST(DeploymentConsistencyTest, EveryConfigOfTodaysFamiliesIsAccepted) {
                                 "--max-gpus", "16", "--json"});
     EXPECT_TRUE(pl.status == 0 || pl.status == 1) << f << pl.err;
   }
-  EXPECT_EQ(files, 35);  // the 24 of shared/fixtures/hf-configs-2026, SmolLM3-3B, Granite-3.3-8B, Command-R7B, Olmo-3-7B,
+  EXPECT_EQ(files, 36);  // the 24 of shared/fixtures/hf-configs-2026, SmolLM3-3B, Granite-3.3-8B, Command-R7B, Olmo-3-7B,
                          // Seed-OSS-36B, ERNIE-4.5-0.3B, EXAONE-4.0-32B, ERNIE-4.5-21B-A3B, Hy-MT2-7B,
-                         // granite-4.0-h-tiny, LFM2-350M
+                         // granite-4.0-h-tiny, LFM2-350M, gemma-3n-E2B-it
 }
 
 // A model read by the generic rules (a model_type outside the family table) is labelled so in every

@@ -388,7 +388,10 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // mistral3.py's vision_tower and multi_modal_projector, qwen3_vl.py's visual) unless the model is served
   // language-model-only; their linears are tensor-parallel, they sit on the first stage, and quantized
   // checkpoints keep them 16-bit (ModelOpt and compressed-tensors exclude them).
-  const Exact vision_bytes = bytes_of(ceil_div(Exact(m.params_vision.value_or(0)), tp), keep);
+  // The audio tower and embedder likewise (vLLM's gemma3n_mm.py builds audio_tower and embed_audio beside
+  // the vision tower (recalled, verify)).
+  const Exact towers = Exact(m.params_vision.value_or(0)) + Exact(m.params_audio.value_or(0));
+  const Exact vision_bytes = bytes_of(ceil_div(towers, tp), keep);
   if (vision_bytes.overflow()) return Status::Overflow("model shape");
   const int64_t vision_rank = vision_bytes.value();
   // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it

@@ -582,6 +582,13 @@ TEST(Hf2026Test, Granite4HWithoutExpertsIsADenseHybridOfTheSharedMlp) {
   EXPECT_EQ(m->exact->mlp_routed + m->exact->router + m->exact->mlp_shared, 0);
   // 154,140,672 + 25,165,824 + 527,022,144 + 754,974,720 + 235,008 (Granite 4.0 H-1B: 1.5B).
   EXPECT_EQ(m->exact->total(), 1'461'538'368);
+  // Without layer_types the class would build every layer as Mamba, no released layout: refused.
+  const size_t from = t.find("\"layer_types\"");
+  std::string no_types = t;
+  no_types.erase(from, t.find("],", from) + 2 - from);
+  auto refused = Parse(no_types);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("layer_types"), std::string::npos) << refused.status().message();
 }
 
 TEST(Hf2026Test, Lfm2_350mShortConvolutionsAndAttentionAtTheListedLayers) {
@@ -657,6 +664,88 @@ TEST(Hf2026Test, Lfm2LayerTypesAndTheWidthRuleKeys) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("full_attn_idxs"), std::string::npos) << bad.status().message();
   EXPECT_NE(bad.status().message().find("num_hidden_layers"), std::string::npos);
+}
+
+TEST(Hf2026Test, Gemma3nE2bPerLayerInputsAltUpLaurelAndKvSharing) {
+  const ModelSpec m = Load("unsloth--gemma-3n-E2B-it");
+  ExpectConsistent(m);
+  // modeling_gemma3n.py (after PR #45489), text_config: d = 2048, L = 30, h = 8, kv = 2, d_head = 256,
+  // intermediate_size [8192] x 30, V = 262400, tied; per-layer inputs p = 256 over Vp = 262144; AltUp A = 4;
+  // Laurel r = 64; num_kv_shared_layers S = 10; full attention at 4, 9, ..., 29, a 512-token window elsewhere.
+  constexpr int64_t d = 2048, L = 30, h = 8, kv = 2, dh = 256, f = 8192, V = 262400, Vp = 262144, p = 256;
+  constexpr int64_t A = 4, r = 64, S = 10;
+  // Embeddings: embed_tokens 262400 x 2048 = 537,395,200 + embed_tokens_per_layer 262144 x 30 x 256
+  // = 2,013,265,920.
+  EXPECT_EQ(m.exact->embeddings, V * d + Vp * L * p);
+  EXPECT_EQ(m.exact->lm_head, 0);
+  // Attention: q and o 2048 x 2048 on every layer, k and v 2048 x 512 on the 20 that keep KV:
+  // 30 x 8,388,608 + 20 x 2,097,152 = 293,601,280.
+  EXPECT_EQ(m.exact->attention, L * 2 * d * h * dh + (L - S) * 2 * d * kv * dh);
+  // Dense weights: the MLPs 30 x 3 x 2048 x 8192 = 1,509,949,440; per_layer_model_projection 2048 x 7680
+  // = 15,728,640; altup_projections and altup_unembed_projections 2 x 3 x 2048^2 = 25,165,824; a layer's
+  // AltUp coefficients 4^2 + 4^3, its router 2048 x 4, Laurel 2 x 2048 x 64 and the per-layer gate and
+  // projection 2 x 2048 x 256: 1,318,992, x 30 = 39,569,760.
+  EXPECT_EQ(m.exact->mlp_dense, L * 3 * d * f + d * L * p + 2 * (A - 1) * d * d +
+                                    L * (A * A + A * A * A + d * A + 2 * d * r + 2 * d * p));
+  EXPECT_EQ(m.exact->mlp_dense, 1'590'413'664);
+  // Norms: 4 x 2048 a layer; q_norm 256 on 30 layers, k_norm 256 on 20; the final 2048;
+  // per_layer_projection_norm 256; AltUp's correct_output_scale and router_norm, post_laurel_norm and
+  // post_per_layer_input_norm, 4 x 2048 a layer.
+  EXPECT_EQ(m.exact->norms, L * 4 * d + L * dh + (L - S) * dh + d + p + L * 4 * d);
+  EXPECT_EQ(m.exact->total(), 4'435'182'688);
+  EXPECT_EQ(m.exact->active(), m.exact->total());
+  // The towers beside the total. Audio: the subsample convs 1 x 128 x 9 + 128 and 128 x 32 x 9 + 32, and
+  // input_proj_linear 32 channels x 32 frequencies (128 -> 64 -> 32) x 1536: 1,611,040; a conformer layer
+  // of D = 1536: two feed-forwards 2 x (2D + 8D^2), attention 5D^2 + 2D + 192, light conv 3D^2 + 7D,
+  // block norm D: 56,644,800, x 12; embed_audio 128 x 1536 + 2 x 1536 + 1536 x 2048 = 3,345,408.
+  constexpr int64_t D = 1536;
+  const int64_t audio = (1 * 128 * 9 + 128) + (128 * 32 * 9 + 32) + 32 * 32 * D +
+                        12 * (2 * (2 * D + 8 * D * D) + 5 * D * D + 2 * D + D / 8 + 3 * D * D + 7 * D + D) +
+                        128 * D + 2 * D + D * d;
+  ASSERT_TRUE(m.params_audio.has_value());
+  EXPECT_EQ(*m.params_audio, audio);
+  EXPECT_EQ(*m.params_audio, 684'694'048);
+  // Vision: timm's mobilenetv5_300m_enc (294,126,912) and embed_vision 128 x 2048 + 2 x 2048 + 2048 x 2048.
+  ASSERT_TRUE(m.params_vision.has_value());
+  EXPECT_EQ(*m.params_vision, 294'126'912 + 128 * 2048 + 2 * 2048 + 2048 * d);
+  // The checkpoint (model.safetensors.index.json: total_size 10,878,876,544 B of bf16 = 5,439,438,272) holds
+  // these and the shared layers' unused k_proj, v_proj and k_norm, 10 x (2 x 2048 x 512 + 256) = 20,974,080:
+  // the sum checks the vision encoder's figure, the one part not derived here from keys.
+  EXPECT_EQ(m.exact->total() + S * (2 * d * kv * dh + dh) + *m.params_audio + *m.params_vision,
+            10'878'876'544 / 2);
+  // KV: the first 20 layers keep it (16 sliding over 512, 4 full), 2 x 2 x 256 = 1024 elements a layer-token;
+  // at T = 32768 in bf16: 2 B x 1024 x (4 x 32768 + 16 x 512) = 285,212,672 B.
+  EXPECT_EQ(m.count_layers().full, 4);
+  EXPECT_EQ(m.count_layers().sliding, 16);
+  EXPECT_FALSE(m.has_attention(20));
+  EXPECT_EQ(kv_bytes_per_sequence(m, 32768, Dtype::kBf16).value(), 285'212'672);
+  bool said = false;
+  for (const std::string& a : m.assumptions) said = said || a.find("num_kv_shared_layers") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(Hf2026Test, Gemma3nRefusesWhatItCannotCount) {
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
+                   "/tests/fixtures/hf-configs-2026/unsloth--gemma-3n-E2B-it.config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = text;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  auto arch = Parse(with("\"mobilenetv5_300m_enc\"", "\"mobilenetv5_base\""));
+  ASSERT_FALSE(arch.ok());
+  EXPECT_NE(arch.status().message().find("architecture"), std::string::npos) << arch.status().message();
+  auto shared = Parse(with("\"num_kv_shared_layers\": 10", "\"num_kv_shared_layers\": 30"));
+  ASSERT_FALSE(shared.ok());
+  EXPECT_NE(shared.status().message().find("num_kv_shared_layers"), std::string::npos);
+  // No sharing: k_proj, v_proj and k_norm on every layer, 10 x 2,097,408 more, and every layer keeps KV.
+  auto none = Parse(with("\"num_kv_shared_layers\": 10", "\"num_kv_shared_layers\": 0"));
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_EQ(none->exact->total(), 4'435'182'688 + 20'974'080);
+  EXPECT_EQ(none->count_layers().attention(), 30);
 }
 
 TEST(Hf2026Test, Hunyuan7bLlamaLayersWithHeadQkNormsTied) {

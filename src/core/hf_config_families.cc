@@ -238,6 +238,33 @@ constexpr FamilyRow kRows[] = {
      .layer_norms = 4,
      .qk_norm = QkNorm::kHead,
      .window = Window::kAlternate},
+    // Gemma3nForConditionalGeneration (modeling_gemma3n.py): gemma3n_text, timm's MobileNetV5 vision
+    // encoder with embed_vision, the USM conformer audio encoder with embed_audio.
+    {.model_type = "gemma3n",
+     .modeling = "transformers modeling_gemma3n.py",
+     .confirmed = true,
+     .ignored = "audio_soft_tokens_per_image vision_soft_tokens_per_image unsloth_fixed",
+     .text_key = "text_config",
+     .text_type = "gemma3n_text",
+     .vision = Tower::kMobileNetV5,
+     .audio = AudioTower::kGemma3n},
+    // Gemma3nTextConfig (configuration_gemma3n.py): Gemma 3's layers (q/k norms of head_dim, v_norm without
+    // a weight, four norms) with intermediate_size a list, layer_types else every 5th layer global, and
+    // the per-layer inputs, AltUp, Laurel and KV sharing of kQuirkGemma3n.
+    {.model_type = "gemma3n_text",
+     .modeling = "transformers modeling_gemma3n.py (after PR #45489: shared layers build no k/v)",
+     .confirmed = true,
+     .defaults = "vocab_size=262400 hidden_size=2048 intermediate_size=16384 num_hidden_layers=35 "
+                 "num_attention_heads=8 num_key_value_heads=2 head_dim=256 max_position_embeddings=32768 "
+                 "tie_word_embeddings=true sliding_window=512 sliding_window_pattern=5 "
+                 "vocab_size_per_layer_input=262144 hidden_size_per_layer_input=256 altup_num_inputs=4 "
+                 "num_kv_shared_layers=15 laurel_rank=64",
+     .ignored = "altup_active_idx altup_coef_clip altup_lr_multiplier",
+     .fixed = "altup_correct_scale=true",
+     .layer_norms = 4,
+     .qk_norm = QkNorm::kHead,
+     .window = Window::kAlternate,
+     .quirks = kQuirkGemma3n},
     // Gemma4ForConditionalGeneration (modeling_gemma4.py): gemma4_text + the Gemma 4 vision tower.
     {.model_type = "gemma4",
      .modeling = "transformers modeling_gemma4.py",
@@ -360,6 +387,7 @@ constexpr FamilyRow kRows[] = {
      .ff_is_expert = true,
      .dense_ff_key = "shared_intermediate_size",
      .layer_type_names = "attention=full mamba=linear",
+     .layer_types_required = true,
      .mixer = Mixer::kMamba2},
     // HunYuanDenseV1 (modular_hunyuan_v1_dense.py, Llama's layers): q, k, v and o biased by attention_bias;
     // query_layernorm and key_layernorm, RMSNorm(head_dim), always built (use_qk_norm is not read); the MLP

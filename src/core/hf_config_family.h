@@ -47,7 +47,9 @@ enum class Mixer : uint8_t { kNone, kGatedDeltaNet, kMamba1, kMamba2, kShortConv
 enum class Mtp : uint8_t { kNone, kDecoderLayer, kUncounted };
 
 // Vision towers with their projectors (hf_config_towers.cc), counted beside the total.
-enum class Tower : uint8_t { kNone, kSiglipGemma3, kLlama4, kPixtral, kQwen3Vl, kGemma4, kMoonVit };
+enum class Tower : uint8_t { kNone, kSiglipGemma3, kLlama4, kPixtral, kQwen3Vl, kGemma4, kMoonVit, kMobileNetV5 };
+// Audio towers with their embedders, counted into params_audio beside the total.
+enum class AudioTower : uint8_t { kNone, kGemma3n };
 
 // Named rules of one modeling file that no key states (each applied by the
 // interpreter where the comment says; a row lists the ones its family has).
@@ -72,6 +74,13 @@ enum Quirk : uint32_t {
   // int(2 I / 3), then, when block_ffn_dim_multiplier (default 1.0) is not None, int(multiplier x that)
   // rounded up to a multiple of block_multiple_of (default 256).
   kQuirkLfm2FfDim = 1u << 5,
+  // modeling_gemma3n.py Gemma3nTextModel: per-layer inputs (embed_tokens_per_layer of
+  // vocab_size_per_layer_input x L x hidden_size_per_layer_input, per_layer_model_projection and its norm;
+  // a layer's per_layer_input_gate, per_layer_projection, post_per_layer_input_norm), AltUp over
+  // altup_num_inputs streams (altup_projections and altup_unembed_projections, a layer's AltUp block), the
+  // Laurel block of laurel_rank, and the last num_kv_shared_layers layers reading an earlier layer's KV
+  // (no k_proj, v_proj or k_norm of their own since transformers PR #45489).
+  kQuirkGemma3n = 1u << 6,
 };
 
 struct FamilyRow {
@@ -99,6 +108,7 @@ struct FamilyRow {
   std::string_view text_key = {};
   std::string_view text_type = {};
   Tower vision = Tower::kNone;
+  AudioTower audio = AudioTower::kNone;
 
   // Norms.
   Norm norm = Norm::kRms;
@@ -142,6 +152,9 @@ struct FamilyRow {
   // Layers.
   Window window = Window::kNone;
   std::string_view layer_type_names = {};  // "name=kind ..." accepted in layer_types (kinds: full sliding chunked linear)
+  // layer_types must be stated: the class's default for its absence is no released checkpoint's layout
+  // (GraniteMoeHybrid: every layer Mamba), so it is refused rather than read.
+  bool layer_types_required = false;
   bool pattern_covers_mtp = false;     // per-layer lists may hold num_nextn_predict_layers more entries
   // block_configs describes every layer (DeciLM / Nemotron-NAS): its attention (absent, or its KV heads)
   // and its MLP (absent, or its width), each with its own pre-norm.

@@ -248,6 +248,56 @@ Status read_attention(Cfg& c, const FamilyRow& row, Decoder& a) {
   return Status::Ok();
 }
 
+// intermediate_size as a list, one MLP width a layer: it must list num_hidden_layers widths.
+Status read_ff_list(Cfg& c, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(auto widths, c.int_list("intermediate_size"));
+  if (static_cast<int64_t>(widths.size()) != a.layers) {
+    return c.error("intermediate_size", "lists " + std::to_string(widths.size()) +
+                                            " layers but num_hidden_layers is " + std::to_string(a.layers) +
+                                            "; the two keys must agree");
+  }
+  for (const int64_t w : widths) {
+    if (w < 1) return c.error("intermediate_size", "widths must be positive");
+  }
+  a.ff = *std::max_element(widths.begin(), widths.end());
+  const int64_t narrowest = *std::min_element(widths.begin(), widths.end());
+  if (narrowest != a.ff) {
+    a.ff_widths = std::move(widths);
+    a.assumptions.push_back("the MLP widths differ per layer (intermediate_size: " + std::to_string(narrowest) +
+                            " to " + std::to_string(a.ff) + "), counted exactly in the parameters; d_ff shows the "
+                            "widest, which the activation estimates use");
+  }
+  return Status::Ok();
+}
+
+// kQuirkGemma3n: the keys of Gemma 3n's per-layer inputs, AltUp, Laurel and KV sharing.
+Status read_gemma3n(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_ASSIGN_OR_RETURN(a.ple_dim, need_int(c, row, "hidden_size_per_layer_input"));
+  MC_ASSIGN_OR_RETURN(a.ple_vocab, need_int(c, row, "vocab_size_per_layer_input"));
+  MC_ASSIGN_OR_RETURN(a.altup, need_int(c, row, "altup_num_inputs"));
+  MC_ASSIGN_OR_RETURN(a.laurel, need_int(c, row, "laurel_rank"));
+  MC_ASSIGN_OR_RETURN(auto shared, get_int(c, row, "num_kv_shared_layers", 0));
+  a.kv_shared = shared.value_or(0);
+  if (a.kv_shared >= a.layers) {
+    return c.error("num_kv_shared_layers", "must be below num_hidden_layers (" + std::to_string(a.layers) +
+                                               "): the shared layers read an earlier layer's KV");
+  }
+  // activation_sparsity_pattern builds nothing (it sets each layer's top-k of the MLP's activations).
+  if (const nlohmann::json* sp = c.raw("activation_sparsity_pattern");
+      sp != nullptr && !sp->is_null() && (!sp->is_array() || sp->size() != static_cast<size_t>(a.layers))) {
+    return c.error("activation_sparsity_pattern", "must list num_hidden_layers entries");
+  }
+  if (a.kv_shared > 0) {
+    a.assumptions.push_back(
+        "the last " + std::to_string(a.kv_shared) + " layers (num_kv_shared_layers) read the KV of an earlier "
+        "layer of their kind: they keep no KV, and their attention over it is left out of the step's FLOPs and "
+        "reads; the checkpoint also ships their unused k_proj, v_proj and k_norm (" +
+        std::to_string(a.kv_shared * (2 * a.d * a.kv_heads * a.head_dim + a.head_dim)) +
+        " parameters), which transformers no longer builds (PR #45489) and engines do not load");
+  }
+  return Status::Ok();
+}
+
 // kQuirkLfm2FfDim (Lfm2MLP.__init__).
 Status adjust_lfm2_ff(Cfg& c, const FamilyRow& row, Decoder& a) {
   MC_ASSIGN_OR_RETURN(const bool adjust, get_bool(c, row, "block_auto_adjust_ff_dim", true));
@@ -296,6 +346,9 @@ Status read_dense_width(Cfg& c, const FamilyRow& row, Decoder& a) {
   if (!dense && !c.has_value("intermediate_size")) {
     c.mark_used("intermediate_size");
     return Status::Ok();
+  }
+  if (const nlohmann::json* list = c.raw("intermediate_size"); list != nullptr && list->is_array()) {
+    return read_ff_list(c, a);  // one width a layer (Gemma 3n)
   }
   MC_ASSIGN_OR_RETURN(a.ff, read_ff(c, row, a.d));
   if (row.has(kQuirkLfm2FfDim)) MC_RETURN_IF_ERROR(adjust_lfm2_ff(c, row, a));
@@ -349,6 +402,7 @@ Result<ModelSpec> read_decoder(Cfg& c, const FamilyRow& row, const Cfg* wrapper)
   MC_RETURN_IF_ERROR(place_moe_layers(c, row, a));
   MC_RETURN_IF_ERROR(read_block_configs(c, row, a));
   MC_RETURN_IF_ERROR(read_dense_width(c, row, a));
+  if (row.has(kQuirkGemma3n)) MC_RETURN_IF_ERROR(read_gemma3n(c, row, a));
   MC_RETURN_IF_ERROR(read_mixer(c, row, a));
   MC_RETURN_IF_ERROR(read_mtp(c, row, a));
   MC_ASSIGN_OR_RETURN(auto hc, get_int(c, row, "hc_mult"));  // DeepSeek-V4's hyper-connection streams
@@ -406,6 +460,22 @@ void apply_aliases(Cfg& c, std::string_view list) {
   }
 }
 
+// A wrapper's audio tower into m.params_audio: refused unless the row names one.
+Status read_audio_tower(Cfg& c, const FamilyRow& row, ModelSpec& m) {
+  if (!c.has_value("audio_config")) {
+    c.mark_used("audio_config");
+    return Status::Ok();
+  }
+  if (row.audio == AudioTower::kNone || !c.has_object("audio_config")) {
+    return c.error("audio_config", "an audio tower is not counted by this reader");
+  }
+  Cfg au = c.child("audio_config", "gemma3n_audio");
+  MC_ASSIGN_OR_RETURN(const Exact audio, count_audio_tower(row.audio, au, m));
+  if (audio.overflow()) return Status::Overflow(c.source());
+  m.params_audio = audio.value();
+  return Status::Ok();
+}
+
 // A wrapper's language model (text_key, of its own model_type) and its vision tower.
 Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
   if (!c.has_object(row.text_key)) {
@@ -426,8 +496,7 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
     m.assumptions.push_back("language_model_only: the checkpoint holds no vision tower");
     return m;
   }
-  if (c.has_value("audio_config")) return c.error("audio_config", "an audio tower is not counted by this reader");
-  c.mark_used("audio_config");
+  MC_RETURN_IF_ERROR(read_audio_tower(c, row, m));
   if (row.vision == Tower::kNone || !c.has_object("vision_config")) {
     if (c.has_value("vision_config")) return c.error("vision_config", "no vision tower is known for " + c.model_type());
     if (row.vision != Tower::kNone) {

@@ -333,6 +333,10 @@ Status interval_rule(Cfg& c, const FamilyRow& row, Decoder& a, bool& applied) {
 }  // namespace
 
 Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
+  if (row.layer_types_required && !c.has_value("layer_types")) {
+    return c.error("layer_types", "missing; model_type '" + c.model_type() + "' needs each layer's kind (its "
+                                  "configuration class's default is no released checkpoint's layout)");
+  }
   MC_ASSIGN_OR_RETURN(auto w, get_int(c, row, "sliding_window"));
   a.swa = w.value_or(0);
   const bool chunks = row_value(row.defaults, "attention_chunk_size").has_value();

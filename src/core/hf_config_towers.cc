@@ -2,6 +2,8 @@
 // language model's total (never in it). Each tower is the modeling code's
 // vision class; its keys are read with that config class's defaults.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hf_decoder.h"
 
@@ -209,7 +211,110 @@ Result<Exact> gemma4_vision(Cfg&, Cfg& v, const ModelSpec& text) {
          H * Exact(text.n_embd);
 }
 
+// Gemma3nMultimodalEmbedder (modeling_gemma3n.py): embedding (vocab_size x the tower's hidden_size),
+// hard_embedding_norm and soft_embedding_norm (RMSNorm of that width), embedding_projection to the text
+// width; embedding_post_projection_norm has no weight.
+Result<Exact> gemma3n_embedder(Cfg& t, const FamilyRow& r, const ModelSpec& text) {
+  MC_ASSIGN_OR_RETURN(const int64_t vocab, need_int(t, r, "vocab_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t hidden, need_int(t, r, "hidden_size"));
+  const Exact H = hidden;
+  return Exact(vocab) * H + Exact(2) * H + H * Exact(text.n_embd);
+}
+
+// Gemma 3n's vision tower: timm's MobileNetV5 encoder named by vision_config.architecture (the
+// TimmWrapperModel transformers builds), and embed_vision. timm's mobilenetv5_300m_enc
+// (timm/models/mobilenetv5.py, its blocks in _efficientnet_blocks.py and layers/attention2d.py), block
+// by block: the stem (conv 3 -> 64, 3 x 3, biased, RmsNorm2d) 1,856; stage 0, 3 EdgeResidual blocks,
+// 1,492,608; stage 1, 5 universal inverted residuals, 2,439,168; stage 2, 9 of them then 14 x (multi-query
+// attention, 12 heads of 64, keys and values strided by 2, then an inverted residual) 63,407,744; stage 3,
+// 1 then 19 x (multi-query attention, 16 heads of 96, then an inverted residual) 211,540,480; the
+// multi-scale fusion adapter (1920 -> 3840 -> 2048 with its norms, and a norm of 2048) 15,245,056:
+// 294,126,912, its output 2048 wide. Any other architecture, or model_args reshaping it, is refused.
+constexpr int64_t kMobileNetV5_300m = 294'126'912;
+
+Result<Exact> mobilenetv5(Cfg&, Cfg& v, const ModelSpec& text) {
+  const FamilyRow r = tower_row("vocab_size=128 hidden_size=2048");
+  MC_ASSIGN_OR_RETURN(auto arch, v.str("architecture"));
+  if (!arch || *arch != "mobilenetv5_300m_enc") {
+    return v.error("architecture", "is '" + arch.value_or("none") + "'; the MobileNetV5 encoder counted is "
+                                   "timm's mobilenetv5_300m_enc");
+  }
+  if (v.has_value("model_args")) return v.error("model_args", "reshapes the timm encoder; not counted");
+  MC_ASSIGN_OR_RETURN(const int64_t hidden, need_int(v, r, "hidden_size"));
+  if (hidden != 2048) return v.error("hidden_size", "must be mobilenetv5_300m_enc's 2048 output channels");
+  MC_ASSIGN_OR_RETURN(const Exact embedder, gemma3n_embedder(v, r, text));
+  return Exact(kMobileNetV5_300m) + embedder;
+}
+
+// Gemma3nAudioEncoder (modeling_gemma3n.py), D = hidden_size: the subsample conv projection (two Conv2d of
+// sscp_conv_kernel_size without bias, each with a channel norm, padded (1, 1) on the frequency axis, then
+// input_proj_linear from channels x frequencies to D); per conformer layer (conf_num_hidden_layers) two
+// feed-forward halves (pre norm, D -> 4D, 4D -> D, post norm), the attention (pre norm, relative
+// pos_proj D x D, per_dim_scale of a head, q, k, v and post D x D, post norm), the light conv (pre norm,
+// linear_start D -> 2D, a depthwise conv of conf_conv_kernel_size, conv norm, linear_end D x D) and the
+// block norm; then embed_audio.
+Result<Exact> gemma3n_audio(Cfg& a, const ModelSpec& text) {
+  const FamilyRow r = tower_row("vocab_size=128 hidden_size=1536 input_feat_size=128 conf_num_hidden_layers=12 "
+                                "conf_num_attention_heads=8 conf_conv_kernel_size=5");
+  MC_ASSIGN_OR_RETURN(const int64_t D, need_int(a, r, "hidden_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t feat, need_int(a, r, "input_feat_size"));
+  MC_ASSIGN_OR_RETURN(const int64_t layers, need_int(a, r, "conf_num_hidden_layers"));
+  MC_ASSIGN_OR_RETURN(const int64_t heads, need_int(a, r, "conf_num_attention_heads"));
+  MC_ASSIGN_OR_RETURN(const int64_t kernel, need_int(a, r, "conf_conv_kernel_size"));
+  if (D % heads != 0) return a.error("conf_num_attention_heads", "must divide hidden_size");
+  MC_ASSIGN_OR_RETURN(auto channels, a.int_list("sscp_conv_channel_size"));
+  if (channels.empty()) channels = {128, 32};
+  const nlohmann::json* ks = a.raw("sscp_conv_kernel_size");
+  const nlohmann::json* ss = a.raw("sscp_conv_stride_size");
+  std::vector<std::pair<int64_t, int64_t>> kernels(channels.size(), {3, 3}), strides(channels.size(), {2, 2});
+  auto pairs = [&](const nlohmann::json* j, std::string_view key, std::vector<std::pair<int64_t, int64_t>>& out)
+      -> Status {
+    if (j == nullptr || j->is_null()) return Status::Ok();
+    if (!j->is_array() || j->size() != channels.size()) {
+      return a.error(key, "must list one [time, frequency] pair per sscp_conv_channel_size entry");
+    }
+    for (size_t i = 0; i < j->size(); ++i) {
+      const nlohmann::json& e = (*j)[i];
+      if (!e.is_array() || e.size() != 2 || !e[0].is_number_integer() || !e[1].is_number_integer() ||
+          e[0].get<int64_t>() < 1 || e[1].get<int64_t>() < 1 || e[0].get<int64_t>() > 64 || e[1].get<int64_t>() > 64) {
+        return a.error(key, "entry " + std::to_string(i) + " must be a pair of sizes from 1 to 64");
+      }
+      out[i] = {e[0].get<int64_t>(), e[1].get<int64_t>()};
+    }
+    return Status::Ok();
+  };
+  MC_RETURN_IF_ERROR(pairs(ks, "sscp_conv_kernel_size", kernels));
+  MC_RETURN_IF_ERROR(pairs(ss, "sscp_conv_stride_size", strides));
+  Exact sscp = 0;
+  int64_t in = 1, freq = feat;
+  for (size_t i = 0; i < channels.size(); ++i) {
+    const auto [kt, kf] = kernels[i];
+    const int64_t out = channels[i];
+    if (out < 1) return a.error("sscp_conv_channel_size", "entries must be positive");
+    sscp += Exact(in) * Exact(out) * Exact(kt) * Exact(kf) + Exact(out);  // conv weight, its channel norm
+    freq = (freq + 2 - kf) / strides[i].second + 1;                    // padded (1, 1)
+    if (freq < 1) return a.error("input_feat_size", "leaves no frequencies after the subsampling convolutions");
+    in = out;
+  }
+  const Exact d = D;
+  sscp += Exact(in) * Exact(freq) * d;  // input_proj_linear
+  const Exact ffw = Exact(2) * d + Exact(8) * d * d;
+  const Exact attention = Exact(5) * d * d + Exact(2) * d + Exact(D / heads);
+  const Exact lconv = Exact(3) * d * d + Exact(kernel + 2) * d;
+  const Exact block = Exact(2) * ffw + attention + lconv + d;
+  MC_ASSIGN_OR_RETURN(const Exact embedder, gemma3n_embedder(a, r, text));
+  return sscp + block * Exact(layers) + embedder;
+}
+
 }  // namespace
+
+Result<Exact> count_audio_tower(AudioTower t, Cfg& a, const ModelSpec& text) {
+  switch (t) {
+    case AudioTower::kGemma3n: return gemma3n_audio(a, text);
+    case AudioTower::kNone: break;
+  }
+  return a.error("audio_config", "an audio tower is not counted by this reader");
+}
 
 std::string_view tower_type(Tower t) {
   switch (t) {
@@ -220,6 +325,7 @@ std::string_view tower_type(Tower t) {
     case Tower::kQwen3Vl: return "qwen3_vl";
     case Tower::kGemma4: return "gemma4_vision";
     case Tower::kMoonVit: return "moonvit";
+    case Tower::kMobileNetV5: return "gemma3n_vision";
   }
   return "";
 }
@@ -232,6 +338,7 @@ Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text) {
     case Tower::kQwen3Vl: return qwen3_vl_vision(c, v, text);
     case Tower::kMoonVit: return moonvit(c, v, text);
     case Tower::kGemma4: return gemma4_vision(c, v, text);
+    case Tower::kMobileNetV5: return mobilenetv5(c, v, text);
     case Tower::kNone: break;
   }
   return c.error("vision_config", "its tower is not counted by this reader");

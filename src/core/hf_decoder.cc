@@ -161,6 +161,31 @@ void count_v4_parts(const Decoder& a, Counts& c) {
 
 }  // namespace
 
+namespace {
+
+// Gemma 3n (kQuirkGemma3n). The model: embed_tokens_per_layer (ple_vocab x L x p) with the embeddings;
+// per_layer_model_projection (d x L p), altup_projections and altup_unembed_projections ((A - 1) d x d
+// each) with the dense MLP weights (read every step); per_layer_projection_norm (p). A layer: AltUp
+// (correction_coefs A x A, prediction_coefs A x A^2, modality_router d x A; correct_output_scale and
+// router_norm, d each), Laurel (linear_left d x r, linear_right r x d; post_laurel_norm d), the per-layer
+// input (per_layer_input_gate d x p, per_layer_projection p x d; post_per_layer_input_norm d). A shared
+// layer has no k_proj, v_proj or k_norm (v_norm has no weight anywhere).
+void count_gemma3n_parts(const Decoder& a, Counts& c) {
+  if (a.altup == 0 && a.ple_dim == 0 && a.laurel == 0 && a.kv_shared == 0) return;
+  const Exact d = a.d, L = a.layers, p = a.ple_dim, A = a.altup, r = a.laurel;
+  c.embeddings += Exact(a.ple_vocab) * L * p;
+  c.mlp_dense += d * L * p + Exact(2) * (A - Exact(1)) * d * d;
+  c.norms += p;
+  c.mlp_dense += L * (A * A + A * A * A + d * A + Exact(2) * d * r + Exact(2) * d * p);
+  c.norms += L * (Exact(2) * d + d + d);
+  const Exact S = a.kv_shared, kv_out = Exact(a.kv_heads) * Exact(a.head_dim);
+  c.attention = c.attention - S * Exact(2) * d * kv_out;
+  if (a.qkv_bias) c.biases = c.biases - S * Exact(2) * kv_out;
+  if (a.k_norm > 0) c.norms = c.norms - S * norm_params(a.qk_norm_kind, Exact(a.k_norm));
+}
+
+}  // namespace
+
 Counts count(const Decoder& a) {
   Counts c;
   const LayerCounts lc = layer_counts(a);
@@ -207,6 +232,7 @@ Counts count(const Decoder& a) {
     if (a.mlp_bias) c.biases += (lat + d) * n_moe;
   }
   c.mlp_shared = shared * n_moe;
+  count_gemma3n_parts(a, c);
   return c;
 }
 
@@ -294,6 +320,13 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& in) {
   m.model_type = cfg.model_type();
   set_shape(a, m);
   set_layers(a, m);
+  if (a.kv_shared > 0) {  // Gemma 3n: the last layers read an earlier layer's KV and keep none
+    if (m.layer_kinds.empty()) {
+      m.layer_kinds.resize(static_cast<size_t>(a.layers));
+      for (int64_t il = 0; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)] = m.layer(il);
+    }
+    for (int64_t il = a.layers - a.kv_shared; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)].attn = Attn::kNone;
+  }
   m.params_vision = a.vision;
   m.params_mtp = a.mtp;
   m.assumptions = a.assumptions;

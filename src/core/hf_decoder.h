@@ -99,6 +99,9 @@ struct Decoder {
   // One entry per layer where layers differ; empty = uniform (full attention, MoE from dense_lead on).
   std::vector<LayerKind> kinds;
   bool ffn_placed = false;  // a per-layer pattern set every layer's FFN (Nemotron-H's)
+  // Gemma 3n (kQuirkGemma3n): per-layer input width and vocabulary, AltUp streams, Laurel rank, and the
+  // last kv_shared layers that read an earlier layer's KV (0: none of these).
+  int64_t ple_dim = 0, ple_vocab = 0, altup = 0, laurel = 0, kv_shared = 0;
   // Reported beside the total, never in it.
   std::optional<int64_t> vision, mtp;
   std::vector<std::string> assumptions;
@@ -163,6 +166,8 @@ Status read_block_configs(Cfg& c, const FamilyRow& row, Decoder& a);
 // hf_config_towers.cc: the vision tower and projector of a wrapper, from
 // `v` (its vision_config) and `c` (the wrapper's own keys), beside `text`.
 Result<Exact> count_tower(Tower t, Cfg& c, Cfg& v, const ModelSpec& text);
+// The audio tower and its embedder under audio_config `a`. REQUIRES: t != kNone.
+Result<Exact> count_audio_tower(AudioTower t, Cfg& a, const ModelSpec& text);
 // The vision_config model_type each tower is read with by default.
 std::string_view tower_type(Tower t);
 

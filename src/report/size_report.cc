@@ -128,6 +128,10 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
     s.lines.push_back(given("params.vision", "Vision tower + projector (not in the total)", *m.params_vision,
                             Unit::kParams, "(the language model alone serves text)"));
   }
+  if (m.params_audio) {
+    s.lines.push_back(given("params.audio", "Audio tower + embedder (not in the total)", *m.params_audio,
+                            Unit::kParams, "(loaded beside the language model, as the vision tower)"));
+  }
   if (m.params_mtp) {
     s.lines.push_back(given("params.mtp", "Multi-token-prediction layers (not in the total)", *m.params_mtp,
                             Unit::kParams, "(in the checkpoint; transformers does not build them)"));
