@@ -11,6 +11,7 @@
 #include "modelcalc/app/answers.h"
 #include "modelcalc/engine_profile.h"
 #include "output_file.h"
+#include "pasteable.h"
 #include "request_context.h"
 #include "sweep_table.h"
 
@@ -39,9 +40,27 @@ Status render(const app::SizeRequest& r, const AnswerOutput& o, std::ostream& ou
   return write_output_file(o.report, page, "--report");
 }
 
+// Every proposal of `j` with its pasteable command (AnswerOutput::command); the commands, labelled, for text.
+std::vector<std::string> command_notes(nlohmann::json& j, const AnswerOutput& o, const app::Table& table) {
+  if (o.command.empty()) return {};
+  std::vector<std::string> notes;
+  for (const PasteableCommand& c : add_pasteable_commands(j, o.command, table)) {
+    notes.push_back(c.label + ": " + c.command);
+  }
+  return notes;
+}
+
+void add_command_section(Report& rep, const AnswerOutput& o, const app::Table& table) {
+  std::vector<std::string> notes = command_notes(rep.extra_json, o, table);
+  if (notes.empty()) return;
+  rep.sections.push_back(Section{"Each change as a command (your command line, changed)", {}, std::move(notes)});
+}
+
 Status render(const app::KvBudgetRequest& r, const AnswerOutput& o, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(const app::KvBudgetAnswer a, app::answer(r));
-  emit(kv_budget_report(a), o.output, out);
+  Report rep = kv_budget_report(a);
+  add_command_section(rep, o, app::KvBudgetRequest::table());
+  emit(rep, o.output, out);
   return Status::Ok();
 }
 
@@ -53,7 +72,9 @@ Status render(const app::CostRequest& r, const AnswerOutput& o, std::ostream& ou
 
 Status render(const app::DiagnoseRequest& r, const AnswerOutput& o, std::ostream& out) {
   MC_ASSIGN_OR_RETURN(const app::DiagnoseAnswer a, app::answer(r));
-  emit(diagnose_report(a), o.output, out);
+  Report rep = diagnose_report(a);
+  add_command_section(rep, o, app::DiagnoseRequest::table());
+  emit(rep, o.output, out);
   return Status::Ok();
 }
 
@@ -100,12 +121,19 @@ Status render(const app::PlanRequest& r, const AnswerOutput& o, std::ostream& ou
     text = plan_frontier_svg(plan_view(a));
   } else if (o.output.json) {
     nlohmann::json j = plan_document(a);
+    command_notes(j, o, app::PlanRequest::table());
     if (!o.plot.empty()) j["plot"] = o.plot;
     text = j.dump(2) + "\n";
   } else if (o.output.explain && !a.result.configs.empty()) {
     text = render_explain(plan_explain(a));
   } else {
     text = plan_text(a);
+    nlohmann::json j = plan_document(a);
+    const std::vector<std::string> notes = command_notes(j, o, app::PlanRequest::table());
+    if (!notes.empty()) {
+      text += "\nEach change as a command (your command line, changed):\n";
+      for (const std::string& n : notes) text += "  • " + n + "\n";
+    }
   }
   if (!o.plot.empty() && o.plot != "-") {
     MC_RETURN_IF_ERROR(write_output_file(o.plot, plan_frontier_svg(plan_view(a)), "--plot"));

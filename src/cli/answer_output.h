@@ -8,6 +8,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "inputs.h"
 #include "modelcalc/app/requests.h"
@@ -21,6 +22,9 @@ struct AnswerOutput {
   std::string plot;    // roofline, plan: also an SVG file; "-": the picture is the whole output
   std::string report;  // size: also an HTML page; "-": the page is the whole output
   std::string format;  // sweep: text, csv, md, json or jsonl; "" = text (json when output.json)
+  // The user's command line (the command first, as typed): every proposal's change then carries the
+  // whole changed command (pasteable.h) in JSON ("command") and text. Empty (the web): none.
+  std::vector<std::string> command;
 };
 
 // Answers `r` (app::answer) and writes it to `out` as `o` asks (files last,

@@ -23,6 +23,7 @@ CommandRun setup_diagnose(FlagSet& flags) {
   auto f = std::make_shared<DiagnoseCli>();
   add_request_flags(flags, &f->request);
   add_output_flags(flags, &f->output.output);
+  f->output.command.assign(flags.args().begin(), flags.args().end());  // proposals paste (pasteable.h)
   return [f](std::ostream& out) { return cli_error(render_answer(f->request, f->output, out), &app::DiagnoseRequest::table()); };
 }
 

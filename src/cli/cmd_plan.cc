@@ -26,6 +26,7 @@ CommandRun setup_plan(FlagSet& flags) {
              &f->output.plot)
       .writes();
   add_output_flags(flags, &f->output.output);
+  f->output.command.assign(flags.args().begin(), flags.args().end());  // proposals paste (pasteable.h)
   flags.footer("Exit status 1 (with the closest misses) when nothing meets the targets; 2 for bad input.");
   return [f](std::ostream& out) { return cli_error(render_answer(f->request, f->output, out), &app::PlanRequest::table()); };
 }

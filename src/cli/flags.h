@@ -41,6 +41,8 @@ class FlagSet {
   FlagSet(CLI::App& app, std::span<const std::string> args);
   ~FlagSet();
   FlagSet(const FlagSet&) = delete;
+  // The command line this set was made for (args[0] the command); empty when made for every flag.
+  std::span<const std::string> args() const { return args_; }
   FlagSet& operator=(const FlagSet&) = delete;
 
   // A valued flag; `names` is CLI11's spelling, e.g. "-L,--layers".

@@ -627,14 +627,14 @@ TEST(ServeAnswerTest, EveryTypedCommandAnswersTheClisDocumentForTheSameRequest) 
     const CliRun cli = run_args(args);
     ASSERT_EQ(cli.status, 0) << c.command << ": " << cli.err;
     EXPECT_EQ(web.status, 200) << c.command << ": " << web.body;
-    if (std::string_view(c.command) == "plan") {  // its search time ("seconds") is the one figure that differs
-      nlohmann::json w = nlohmann::json::parse(web.body), l = nlohmann::json::parse(cli.out);
+    // The CLI's proposals carry the user's command line, changed ("command"); the web has none. Plan's search
+    // time ("seconds") is the one figure that differs.
+    nlohmann::json w = nlohmann::json::parse(web.body), l = without_commands(nlohmann::json::parse(cli.out));
+    if (std::string_view(c.command) == "plan") {
       w.erase("seconds");
       l.erase("seconds");
-      EXPECT_EQ(w, l) << c.command;
-      continue;
     }
-    EXPECT_EQ(web.body, cli.out) << c.command;
+    EXPECT_EQ(w, l) << c.command;
   }
   // One figure derived by hand: $2.50 · 8 GPUs / (1000 tokens/s · 3600 s) · 1e6 = $5.5556 per 1M tokens.
   const HttpResponse cost = web_get("/api/cost", corpus[2].query);

@@ -28,6 +28,19 @@ inline CliRun run_args(const std::vector<std::string>& args) {
   return r;
 }
 
+// A CLI JSON document without the "command" keys its proposals carry: the command line as the user typed
+// it, changed (pasteable.h), which the web and Python, having no command line, do not carry; and which
+// two spellings of one request (--seq, --context) spell differently.
+inline nlohmann::json without_commands(nlohmann::json j) {
+  if (j.is_object()) {
+    j.erase("command");
+    for (auto& [k, v] : j.items()) v = without_commands(std::move(v));
+  } else if (j.is_array()) {
+    for (auto& v : j) v = without_commands(std::move(v));
+  }
+  return j;
+}
+
 // An invocation as one line, for failure messages: "size --model x --gpu h100".
 inline std::string show(const std::vector<std::string>& a) {
   std::string s;

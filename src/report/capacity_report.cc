@@ -318,14 +318,14 @@ std::string budget_cost_text(const BudgetProposal& p) {
   return "";
 }
 
-nlohmann::json budget_change_json(const BudgetChange& c, const KvBudgetOptions& o) {
+nlohmann::json budget_change_json(const BudgetChange& c) {
   switch (c.kind) {
     case BudgetChangeKind::kKvDtype: return {{"kv_dtype", dtype_name(c.kv_dtype)}};
     case BudgetChangeKind::kFewerKvHeads: return {{"kv_heads", c.kv_heads}};
     case BudgetChangeKind::kLatent: return {{"kv_lora_rank", c.kv_lora_rank}, {"qk_rope_head_dim", c.rope_dim}};
     case BudgetChangeKind::kSlidingWindow:
       return {{"sliding_window", c.window}, {"sliding_window_pattern", c.pattern}};
-    case BudgetChangeKind::kShorterContext: return {{"context", c.context}, {"from", o.context}};
+    case BudgetChangeKind::kShorterContext: return {{"context", c.context}};
   }
   return nlohmann::json::object();
 }
@@ -360,7 +360,7 @@ Section budget_proposals_section(const ModelSpec& m, const KvBudgetOptions& o, c
     s.notes.push_back(fmt::format("{}: {}", i + 1, budget_cost_text(p)));
     nlohmann::json j;
     j["kind"] = budget_kind_name(p.change.kind);
-    j["change"] = budget_change_json(p.change, o);
+    j["change"] = budget_change_json(p.change);
     j["after"] = {{"max_sequences", a.max_sequences},
                   {"kv_bytes_per_sequence", a.kv_bytes_per_sequence},
                   {"kv_bytes_per_token", a.kv_bytes_per_token},
