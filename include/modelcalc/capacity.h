@@ -165,7 +165,8 @@ enum class BudgetChangeKind {
   kKvDtype,        // store the KV cache in `kv_dtype` (--kv-dtype): only dtypes an engine serves (fp8, int8)
   kFewerKvHeads,   // retrain with `kv_heads` KV heads (--kv-heads), the most that still double, else MQA
   kLatent,         // retrain with a DeepSeek-V3-style latent: kv_lora_rank 512 + qk_rope_head_dim 64 cached
-  kSlidingWindow,  // retrain with every layer but each `pattern`-th sliding over `window` tokens (Gemma 3's 6)
+  kSlidingWindow,  // retrain with every attention layer but each `pattern`-th sliding over `window` tokens (Gemma
+                   // 3's 6), counted over the attention layers in order: `sliding_layers` of them slide
   kShorterContext, // reserve `context` tokens per sequence (--context): the longest that doubles
 };
 struct BudgetChange {
@@ -174,6 +175,7 @@ struct BudgetChange {
   int64_t kv_heads = 0;                     // kFewerKvHeads
   int64_t kv_lora_rank = 0, rope_dim = 0;   // kLatent
   int64_t window = 0, pattern = 0;          // kSlidingWindow
+  int64_t sliding_layers = 0;               // kSlidingWindow: attention layers that slide after it
   int64_t context = 0;                      // kShorterContext
 };
 struct BudgetProposal {

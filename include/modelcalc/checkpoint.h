@@ -32,7 +32,8 @@ struct CheckpointCount {
   // 8 an I32). mlp_routed_active is not known from headers (0).
   ParamBreakdown params;
   int64_t mtp = 0;      // layers at or beyond the config's num_hidden_layers, or named mtp.*
-  int64_t vision = 0;   // vision towers and projectors
+  int64_t vision = 0;   // vision towers and projectors (Gemma 3n's embed_vision too)
+  int64_t audio = 0;    // audio towers and their embedders (Gemma 3n's audio_tower, embed_audio)
   int64_t buffers = 0;  // saved buffers transformers does not count as parameters (e_score_correction_bias)
   int64_t scales = 0;   // quantization scales and zero points (weight_scale, weight_scale_2, input_scale,
                         // weight_scale_inv, k_scale, v_scale, *_scales, qzeros, ...), in elements

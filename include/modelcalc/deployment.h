@@ -194,9 +194,11 @@ struct WeightShard {
   int64_t draft = 0;       // a speculative draft held beside the model: an MTP module or a draft model (its scales
                            // included; not in params.total)
   int64_t vision = 0;      // the vision tower and projector (params.vision, not in params.total), 16-bit, sharded
-                           // by TP, on the first stage: vLLM's multimodal models build and load them
+                           // by TP (whole on every GPU where ModelSpec::towers_whole), on the first stage: vLLM's
+                           // multimodal models build and load them
+  int64_t audio = 0;       // the audio tower and embedder (params.audio), as the vision tower
   int64_t total() const {
-    return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent + draft + vision;
+    return embeddings + lm_head + attention + mlp + experts + other + scales + recurrent + draft + vision + audio;
   }
 };
 

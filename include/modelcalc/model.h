@@ -216,6 +216,10 @@ struct ModelSpec {
   std::optional<int64_t> params_vision;
   // An audio tower with its embedder (Gemma 3n's USM conformer and embed_audio), beside the total too.
   std::optional<int64_t> params_audio;
+  // The towers are held whole on every GPU, not split by tensor parallelism: vLLM's gemma3n_mm.py builds
+  // Gemma 3n's vision_tower and audio_tower with transformers' AutoModel.from_config (plain modules; only
+  // the small embedders are its parallel layers, counted whole here too).
+  bool towers_whole = false;
   std::optional<int64_t> params_mtp;
   // The checkpoint's quantization; nullopt: 16-bit (or a hand-typed shape).
   std::optional<CheckpointQuant> quant;

@@ -334,10 +334,21 @@ std::pair<ModelSpec, KvBudgetOptions> apply_budget_change(const ModelSpec& m, co
       out.n_embd_head_k = m.n_embd_head + c.rope_dim;
       out.n_embd_head_v = m.n_embd_head;
       break;
-    case BudgetChangeKind::kSlidingWindow:
+    case BudgetChangeKind::kSlidingWindow: {
+      // Over the attention layers in order (a hybrid's recurrent layers keep no KV to window).
       out.n_swa = c.window;
-      out.set_swa_pattern(c.pattern);
+      if (out.layer_kinds.empty()) {
+        out.layer_kinds.resize(static_cast<size_t>(m.n_layer));
+        for (int64_t il = 0; il < m.n_layer; ++il) out.layer_kinds[static_cast<size_t>(il)] = m.layer(il);
+      }
+      int64_t k = 0;
+      for (LayerKind& l : out.layer_kinds) {
+        if (l.attn != Attn::kFull) continue;
+        if (k % c.pattern < c.pattern - 1) l.attn = Attn::kSliding;
+        ++k;
+      }
       break;
+    }
     case BudgetChangeKind::kShorterContext:
       opt.context = c.context;
       if (opt.mean_len > opt.context) opt.mean_len = 0;
@@ -410,10 +421,12 @@ Result<BudgetProposals> propose_budget_changes(const ModelSpec& m, const KvBudge
                                         .rope_dim = kProposedLatentRope},
                            6, true));
   }
-  if (layers.sliding == 0 && layers.chunked == 0 && layers.full > 0 && o.context > kProposedWindow &&
+  // Of L_full attention layers in order, the k-th slides unless k % 6 == 5: L_full - floor(L_full / 6) slide.
+  const int64_t sliding = layers.full - layers.full / kProposedWindowPattern;
+  if (layers.sliding == 0 && layers.chunked == 0 && sliding > 0 && o.context > kProposedWindow &&
       m.n_layer <= kMaxPerLayerLayers) {
     MC_RETURN_IF_ERROR(add(BudgetChange{.kind = BudgetChangeKind::kSlidingWindow, .window = kProposedWindow,
-                                        .pattern = kProposedWindowPattern},
+                                        .pattern = kProposedWindowPattern, .sliding_layers = sliding},
                            6, true));
   }
   std::stable_sort(ps.begin(), ps.end(), [want, now](const BudgetProposal& a, const BudgetProposal& b) {

@@ -249,6 +249,7 @@ TEST(KvBudget, BudgetProposalsAreTheCapacityFunctionOnTheChangedModel) {
   // A 4,096-token window on 5 layers of 6: of 32 layers, 5, 11, 17, 23, 29 stay full and 27 slide;
   // (5 x 8192 + 27 x 4096) x 4096 B a layer-token = 620,756,992 B; floor(40e9 / 620,756,992) = 64: short of x2.
   EXPECT_EQ(by[BudgetChangeKind::kSlidingWindow]->after.kv_bytes_per_sequence, 620'756'992);
+  EXPECT_EQ(by[BudgetChangeKind::kSlidingWindow]->change.sliding_layers, 27);
   EXPECT_EQ(by[BudgetChangeKind::kSlidingWindow]->after.max_sequences, 64);
   // Ranked: every x2 change before the window (short of x2), the last.
   EXPECT_EQ(r->proposals.back().change.kind, BudgetChangeKind::kSlidingWindow);
@@ -263,6 +264,36 @@ TEST(KvBudget, BudgetProposalsAreTheCapacityFunctionOnTheChangedModel) {
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(again->max_sequences, p.after.max_sequences);
   }
+}
+
+// On a hybrid the window counts attention layers, not layer indices: attention at 5, 15, 25 and 35 of 40
+// (Granite 4.0 H's layout), the 4th... none is a 6th, so all 4 slide (by index, only 2 would: 5 % 6 = 5 and
+// 35 % 6 = 5 stay full).
+TEST(KvBudget, BudgetWindowCountsTheAttentionLayersInOrder) {
+  ModelSpec m = Llama3_8B();
+  m.n_layer = 40;
+  m.recurrent = Recurrent::kMamba2;
+  m.n_ssm_state = 128;
+  m.n_ssm_inner = 8192;
+  m.n_ssm_head = 128;
+  m.n_ssm_conv = 4;
+  m.n_ssm_conv_dim = 8448;
+  m.layer_kinds.assign(40, LayerKind{.attn = Attn::kNone, .recurrent = true, .ffn = Ffn::kDense});
+  for (const int il : {5, 15, 25, 35}) m.layer_kinds[static_cast<size_t>(il)] = LayerKind{};
+  ASSERT_TRUE(validate(m).ok()) << validate(m).message();
+  KvBudgetOptions o;
+  o.context = 8192;
+  o.budget = 40e9;
+  auto r = propose_budget_changes(m, o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const BudgetProposal* w = nullptr;
+  for (const BudgetProposal& p : r->proposals) {
+    if (p.change.kind == BudgetChangeKind::kSlidingWindow) w = &p;
+  }
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->change.sliding_layers, 4);  // 4 - floor(4 / 6)
+  // KV: 4 layers x 4096 tokens x 4096 B a layer-token = 67,108,864 B (from 4 x 8192 x 4096 = 134,217,728).
+  EXPECT_EQ(w->after.kv_bytes_per_sequence, 67'108'864);
 }
 
 TEST(KvBudget, BudgetProposalsSkipWhatTheModelHas) {

@@ -23,7 +23,7 @@ constexpr const char* kIndex = "model.safetensors.index.json";
 
 // Where a tensor's parameters go.
 enum class Place { kEmbeddings, kPosition, kLmHead, kAttention, kRecurrent, kMlpDense, kMlpRouted, kMlpShared,
-                   kRouter, kNorms, kBiases, kMtp, kVision, kBuffer, kScale, kOther };
+                   kRouter, kNorms, kBiases, kMtp, kVision, kAudio, kBuffer, kScale, kOther };
 
 bool has(std::string_view s, std::string_view w) { return s.find(w) != std::string_view::npos; }
 
@@ -98,9 +98,10 @@ Place place_in_block(std::string_view n) {
 Place place_of(std::string_view n, int64_t num_layers) {
   if (is_scale(n)) return Place::kScale;
   if (has(n, "vision_tower") || has(n, "vision_model") || has(n, "visual.") || has(n, "multi_modal_projector") ||
-      has(n, "mm_projector")) {
+      has(n, "mm_projector") || has(n, "embed_vision.")) {
     return Place::kVision;
   }
+  if (has(n, "audio_tower") || has(n, "embed_audio.")) return Place::kAudio;  // Gemma 3n's
   if (n.starts_with("mtp.") || has(n, ".mtp.")) return Place::kMtp;
   const int64_t layer = layer_number(n);
   if (layer >= 0 && num_layers >= 0 && layer >= num_layers) return Place::kMtp;
@@ -209,6 +210,7 @@ void add(Place p, int64_t v, CheckpointCount& c) {
     case Place::kBiases: b.biases += v; break;
     case Place::kMtp: c.mtp += v; break;
     case Place::kVision: c.vision += v; break;
+    case Place::kAudio: c.audio += v; break;
     case Place::kBuffer: c.buffers += v; break;
     case Place::kScale: c.scales += v; break;
     case Place::kOther: c.other += v; break;

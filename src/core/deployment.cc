@@ -389,11 +389,12 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // language-model-only; their linears are tensor-parallel, they sit on the first stage, and quantized
   // checkpoints keep them 16-bit (ModelOpt and compressed-tensors exclude them).
   // The audio tower and embedder likewise (vLLM's gemma3n_mm.py builds audio_tower and embed_audio beside
-  // the vision tower (recalled, verify)).
-  const Exact towers = Exact(m.params_vision.value_or(0)) + Exact(m.params_audio.value_or(0));
-  const Exact vision_bytes = bytes_of(ceil_div(towers, tp), keep);
-  if (vision_bytes.overflow()) return Status::Overflow("model shape");
-  const int64_t vision_rank = vision_bytes.value();
+  // the vision tower). Gemma 3n's towers are held whole on every GPU (ModelSpec::towers_whole).
+  const int64_t tower_split = m.towers_whole ? 1 : tp;
+  const Exact vision_bytes = bytes_of(ceil_div(Exact(m.params_vision.value_or(0)), tower_split), keep);
+  const Exact audio_bytes = bytes_of(ceil_div(Exact(m.params_audio.value_or(0)), tower_split), keep);
+  if (vision_bytes.overflow() || audio_bytes.overflow()) return Status::Overflow("model shape");
+  const int64_t vision_rank = vision_bytes.value(), audio_rank = audio_bytes.value();
   // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
   // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
   const std::optional<CheckpointQuant>& cq = m.quant;
@@ -434,7 +435,8 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     if (s == 0) sp.emb = emb_rank + Exact(p.position);
     if (s == pp - 1) {
       sp.lm_head = lm_rank_untied;
-      if (m.tied_embeddings && pp > 1) sp.lm_head += emb_rank;  // the last stage's copy of the table
+      // The last stage's copy of the tied table: the vocabulary's V x d (Gemma 3n's per-layer table stays).
+      if (m.tied_embeddings && pp > 1) sp.lm_head += ceil_div(Exact(m.n_vocab) * Exact(m.n_embd), tp);
     }
     WeightShard w;
     const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, qa),
@@ -445,6 +447,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     if ((e + lm + a + f + x + ot + r + sc).overflow()) overflow = true;
     w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
     if (s == 0) w.vision = vision_rank;
+    if (s == 0) w.audio = audio_rank;
     if (s == 0 || w.total() > worst.total()) worst = w;
   }
   if (overflow) return Status::Overflow("model shape");

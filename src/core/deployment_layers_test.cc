@@ -322,5 +322,21 @@ TEST(DeploymentLayers, VisionTowerIsInTheWeightShard) {
   EXPECT_EQ(d->weights.total(), t->weights.total() + 211'530'168LL * 2);
 }
 
+// Gemma 3n's towers are held whole on every GPU (vLLM's gemma3n_mm.py builds vision_tower and audio_tower
+// with transformers' AutoModel.from_config): at tp 2 each GPU holds vision 298,587,456 and audio 684,694,048
+// parameters (hf_config_2026_test.cc derives them), 16-bit, in their own terms.
+TEST(DeploymentLayers, Gemma3nTowersAreWholeOnEveryGpu) {
+  auto m = load_hf_config(std::string(MODELCALC_SOURCE_DIR) +
+                          "/tests/fixtures/hf-configs-2026/unsloth--gemma-3n-E2B-it.config.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(m->towers_whole);
+  DeploymentOptions o;
+  o.split.tp = 2;
+  auto d = prepare_deployment(*m, Gpu(), o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->weights.vision, 298'587'456LL * 2);
+  EXPECT_EQ(d->weights.audio, 684'694'048LL * 2);
+}
+
 }  // namespace
 }  // namespace modelcalc

@@ -582,6 +582,12 @@ TEST(Hf2026Test, Granite4HWithoutExpertsIsADenseHybridOfTheSharedMlp) {
   EXPECT_EQ(m->exact->mlp_routed + m->exact->router + m->exact->mlp_shared, 0);
   // 154,140,672 + 25,165,824 + 527,022,144 + 754,974,720 + 235,008 (Granite 4.0 H-1B: 1.5B).
   EXPECT_EQ(m->exact->total(), 1'461'538'368);
+  // An absent mamba_n_groups takes the class's 1: the same count.
+  std::string no_groups = t;
+  no_groups.erase(no_groups.find("\"mamba_n_groups\": 1,"), std::string("\"mamba_n_groups\": 1,").size());
+  auto groups = Parse(no_groups);
+  ASSERT_TRUE(groups.ok()) << groups.status().message();
+  EXPECT_EQ(groups->exact->total(), 1'461'538'368);
   // Without layer_types the class would build every layer as Mamba, no released layout: refused.
   const size_t from = t.find("\"layer_types\"");
   std::string no_types = t;
@@ -659,6 +665,14 @@ TEST(Hf2026Test, Lfm2LayerTypesAndTheWidthRuleKeys) {
   auto biased = Parse(with("\"conv_bias\": false", "\"conv_bias\": true"));
   ASSERT_TRUE(biased.ok()) << biased.status().message();
   EXPECT_EQ(biased->exact->total() - 354'483'968, 51'200);
+  // Both spellings, as Lfm2Config saves them: read when they agree, refused naming both when not.
+  auto both = Parse(with("\"block_ff_dim\": 6656,", "\"block_ff_dim\": 6656, \"intermediate_size\": 6656,"));
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->exact->total(), 354'483'968);
+  auto differ = Parse(with("\"block_ff_dim\": 6656,", "\"block_ff_dim\": 6656, \"intermediate_size\": 4608,"));
+  ASSERT_FALSE(differ.ok());
+  EXPECT_NE(differ.status().message().find("block_ff_dim"), std::string::npos) << differ.status().message();
+  EXPECT_NE(differ.status().message().find("intermediate_size"), std::string::npos);
   // An index past the layers is refused naming both keys.
   auto bad = Parse(with("14\n  ]", "16\n  ]"));
   ASSERT_FALSE(bad.ok());
@@ -786,6 +800,10 @@ TEST(Hf2026Test, HunyuanCrossLayerAttentionIsRefusedAndTheClassUnties) {
   auto cla = Parse(with("\"use_cla\": false", "\"use_cla\": true"));
   ASSERT_FALSE(cla.ok());
   EXPECT_NE(cla.status().message().find("use_cla"), std::string::npos) << cla.status().message();
+  // Without head_dim the class keeps None and transformers builds nothing: refused, never hidden / heads.
+  auto no_hd = Parse(with("\"head_dim\": 128,", ""));
+  ASSERT_FALSE(no_hd.ok());
+  EXPECT_NE(no_hd.status().message().find("head_dim"), std::string::npos) << no_hd.status().message();
   // Without tie_word_embeddings the class default (false) adds an lm_head of 128167 x 4096 = 524,972,032.
   auto untied = Parse(with("\"tie_word_embeddings\": true,", ""));
   ASSERT_TRUE(untied.ok()) << untied.status().message();

@@ -247,7 +247,8 @@ constexpr FamilyRow kRows[] = {
      .text_key = "text_config",
      .text_type = "gemma3n_text",
      .vision = Tower::kMobileNetV5,
-     .audio = AudioTower::kGemma3n},
+     .audio = AudioTower::kGemma3n,
+     .towers_whole = true},
     // Gemma3nTextConfig (configuration_gemma3n.py): Gemma 3's layers (q/k norms of head_dim, v_norm without
     // a weight, four norms) with intermediate_size a list, layer_types else every 5th layer global, and
     // the per-layer inputs, AltUp, Laurel and KV sharing of kQuirkGemma3n.
@@ -376,9 +377,8 @@ constexpr FamilyRow kRows[] = {
      .confirmed = true,
      .defaults = "vocab_size=32000 hidden_size=4096 intermediate_size=11008 num_hidden_layers=32 "
                  "num_attention_heads=32 max_position_embeddings=2048 tie_word_embeddings=false "
-                 "num_local_experts=8 num_experts_per_tok=2 shared_intermediate_size=1024 mamba_n_heads=128 "
-                 "mamba_n_groups=1 mamba_d_state=256 mamba_d_conv=4 mamba_expand=2 mamba_conv_bias=true "
-                 "mamba_proj_bias=false",
+                 "num_local_experts=8 num_experts_per_tok=2 shared_intermediate_size=1024 mamba_num_heads=128 "
+                 "n_groups=1 ssm_state_size=256 conv_kernel=4 mamba_expand=2 use_conv_bias=true use_bias=false",
      .aliases = "mamba_num_heads=mamba_n_heads mamba_head_dim=mamba_d_head n_groups=mamba_n_groups "
                 "ssm_state_size=mamba_d_state conv_kernel=mamba_d_conv use_conv_bias=mamba_conv_bias "
                 "use_bias=mamba_proj_bias",
@@ -391,14 +391,15 @@ constexpr FamilyRow kRows[] = {
      .mixer = Mixer::kMamba2},
     // HunYuanDenseV1 (modular_hunyuan_v1_dense.py, Llama's layers): q, k, v and o biased by attention_bias;
     // query_layernorm and key_layernorm, RMSNorm(head_dim), always built (use_qk_norm is not read); the MLP
-    // never biased (mlp_bias is not read); the class unties by default. Cross-layer attention (use_cla,
+    // never biased (mlp_bias is not read); the class unties by default and leaves head_dim None (so it is
+    // required: attention_head_dim is vLLM's fallback, not transformers'). Cross-layer attention (use_cla,
     // cla_share_factor) is vLLM's hunyuan_v1.py, not transformers': use_cla true is refused. Tencent's
     // classification-head and special-token keys build nothing.
     {.model_type = "hunyuan_v1_dense",
      .modeling = "transformers modeling_hunyuan_v1_dense.py",
      .confirmed = true,
      .defaults = "vocab_size=290943 hidden_size=4096 intermediate_size=11008 num_hidden_layers=32 "
-                 "num_attention_heads=32 max_position_embeddings=2048 tie_word_embeddings=false",
+                 "num_attention_heads=32 max_position_embeddings=2048 tie_word_embeddings=false head_dim=none",
      .ignored = "use_qk_norm mlp_bias attention_head_dim norm_type use_rotary_pos_emb org_vocab_size "
                 "cla_share_factor dense_list add_classification_head class_num pool_type im_start_id im_end_id "
                 "im_newline_id mask_init_id text_start_id text_end_id pad_id eod_token_id",
@@ -441,7 +442,8 @@ constexpr FamilyRow kRows[] = {
     // no biases) or "conv" (Lfm2ShortConv), else full_attn_idxs lists the attention layers, else every layer
     // attends; the gated MLP (w1, w3, w2) at LFM2's adjusted width; operator_norm and ffn_norm a layer and
     // embedding_norm, which is the final norm; tied unless tie_embedding / tie_word_embeddings says no.
-    // block_ff_dim is intermediate_size's older spelling (transformers prefers it; no config holds both).
+    // block_ff_dim and tie_embedding are the older spellings (Lfm2Config prefers them and saves both: both
+    // present must agree, kQuirkLfm2FfDim checks).
     // block_dim, conv_dim, conv_dim_out and num_heads repeat hidden_size and the heads; vLLM reads them.
     {.model_type = "lfm2",
      .modeling = "transformers modeling_lfm2.py",

@@ -109,6 +109,7 @@ struct FamilyRow {
   std::string_view text_type = {};
   Tower vision = Tower::kNone;
   AudioTower audio = AudioTower::kNone;
+  bool towers_whole = false;  // the engine holds the towers whole on every GPU (ModelSpec::towers_whole)
 
   // Norms.
   Norm norm = Norm::kRms;

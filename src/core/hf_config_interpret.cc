@@ -88,6 +88,10 @@ Status read_core(Cfg& c, const FamilyRow& row, const Cfg* wrapper, Decoder& a) {
     a.kv_heads = kv.value_or(a.heads);
   }
   MC_ASSIGN_OR_RETURN(auto hd, get_int(c, row, "head_dim"));
+  if (!hd && row_value(row.defaults, "head_dim") == kClassNone) {  // the class keeps None: nothing to build
+    return c.error("head_dim", "missing; model_type '" + c.model_type() + "' sizes its heads by it alone (its "
+                               "configuration class leaves it None, and hidden_size / heads is not its rule)");
+  }
   if (!hd && a.d % a.heads != 0) {
     return c.error("num_attention_heads",
                    "must divide hidden_size (" + std::to_string(a.d) + ") when head_dim is not set");
@@ -288,18 +292,39 @@ Status read_gemma3n(Cfg& c, const FamilyRow& row, Decoder& a) {
     return c.error("activation_sparsity_pattern", "must list num_hidden_layers entries");
   }
   if (a.kv_shared > 0) {
+    MC_RETURN_IF_ERROR(materialize_kinds(c, a));  // the shared layers are marked per layer (finish)
+    const Exact unused = Exact(a.kv_shared) * (Exact(2) * Exact(a.d) * Exact(a.kv_heads) * Exact(a.head_dim) +
+                                               Exact(a.head_dim));
+    if (unused.overflow()) return Status::Overflow(c.source());
     a.assumptions.push_back(
         "the last " + std::to_string(a.kv_shared) + " layers (num_kv_shared_layers) read the KV of an earlier "
         "layer of their kind: they keep no KV, and their attention over it is left out of the step's FLOPs and "
         "reads; the checkpoint also ships their unused k_proj, v_proj and k_norm (" +
-        std::to_string(a.kv_shared * (2 * a.d * a.kv_heads * a.head_dim + a.head_dim)) +
-        " parameters), which transformers no longer builds (PR #45489) and engines do not load");
+        std::to_string(unused.value()) + " parameters), which transformers no longer builds (PR #45489) and "
+        "engines do not load");
+  }
+  return Status::Ok();
+}
+
+// LFM2's older spellings (block_ff_dim, tie_embedding) win over the newer in Lfm2Config, which keeps both
+// when it saves: both present is read when they agree and refused naming both when they do not.
+Status check_lfm2_spellings(Cfg& c) {
+  for (const auto& [older, newer] : {std::pair{"block_ff_dim", "intermediate_size"},
+                                     std::pair{"tie_embedding", "tie_word_embeddings"}}) {
+    const nlohmann::json* o = c.raw(older);
+    const nlohmann::json* n = c.raw(newer);
+    if (o == nullptr || n == nullptr) continue;
+    if (*o != *n) {
+      return c.error(older, std::string("and ") + newer + " disagree; Lfm2Config reads " + older +
+                                ", and modelcalc does not guess which the checkpoint was built with");
+    }
   }
   return Status::Ok();
 }
 
 // kQuirkLfm2FfDim (Lfm2MLP.__init__).
 Status adjust_lfm2_ff(Cfg& c, const FamilyRow& row, Decoder& a) {
+  MC_RETURN_IF_ERROR(check_lfm2_spellings(c));
   MC_ASSIGN_OR_RETURN(const bool adjust, get_bool(c, row, "block_auto_adjust_ff_dim", true));
   const nlohmann::json* mult_raw = c.raw("block_ffn_dim_multiplier");
   MC_ASSIGN_OR_RETURN(const double mult, c.number("block_ffn_dim_multiplier", 1.0));
@@ -347,7 +372,8 @@ Status read_dense_width(Cfg& c, const FamilyRow& row, Decoder& a) {
     c.mark_used("intermediate_size");
     return Status::Ok();
   }
-  if (const nlohmann::json* list = c.raw("intermediate_size"); list != nullptr && list->is_array()) {
+  if (const nlohmann::json* list = c.raw("intermediate_size");
+      row.has(kQuirkGemma3n) && list != nullptr && list->is_array()) {
     return read_ff_list(c, a);  // one width a layer (Gemma 3n)
   }
   MC_ASSIGN_OR_RETURN(a.ff, read_ff(c, row, a.d));
@@ -490,10 +516,12 @@ Result<ModelSpec> read_wrapper(Cfg& c, const FamilyRow& row) {
   Cfg text = c.child(row.text_key, type);
   text.mark_used("quantization_config");  // the checkpoint's, read with the model (hf_config.cc)
   MC_ASSIGN_OR_RETURN(ModelSpec m, interpret(text, &c));
+  m.towers_whole = row.towers_whole;
   MC_ASSIGN_OR_RETURN(const bool text_only, c.flag("language_model_only", false));
   if (text_only) {
     c.mark_used("vision_config");
-    m.assumptions.push_back("language_model_only: the checkpoint holds no vision tower");
+    c.mark_used("audio_config");
+    m.assumptions.push_back("language_model_only: the checkpoint holds no vision or audio tower");
     return m;
   }
   MC_RETURN_IF_ERROR(read_audio_tower(c, row, m));

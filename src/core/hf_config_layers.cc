@@ -350,7 +350,7 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
   }
   if (c.has_value("layer_types")) {
     c.mark_used("hybrid_layer_pattern");
-    c.mark_used("full_attn_idxs");  // LFM2: null beside the list, or the same layers
+    if (row.mixer == Mixer::kShortConv) c.mark_used("full_attn_idxs");  // LFM2: null beside the list
     for (std::string_view k : {"use_sliding_window", "max_window_layers", "sliding_window_pattern",
                                "full_attention_interval", "no_rope_layers", "no_rope_layer_interval"}) {
       c.mark_used(k);  // the list states every layer
@@ -365,7 +365,7 @@ Status place_attention_layers(Cfg& c, const FamilyRow& row, Decoder& a) {
     return from_compress_ratios(c, row, a);
   }
   if (c.has_value("hybrid_layer_pattern") && !c.has_value("layer_types")) return from_hybrid_layer_pattern(c, row, a);
-  if (c.has_value("full_attn_idxs")) {
+  if (row.mixer == Mixer::kShortConv && c.has_value("full_attn_idxs")) {  // LFM2's own key
     c.mark_used("sliding_window");
     return from_full_attn_idxs(c, a);
   }

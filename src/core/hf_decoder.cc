@@ -320,11 +320,8 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& in) {
   m.model_type = cfg.model_type();
   set_shape(a, m);
   set_layers(a, m);
-  if (a.kv_shared > 0) {  // Gemma 3n: the last layers read an earlier layer's KV and keep none
-    if (m.layer_kinds.empty()) {
-      m.layer_kinds.resize(static_cast<size_t>(a.layers));
-      for (int64_t il = 0; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)] = m.layer(il);
-    }
+  if (a.kv_shared > 0 && static_cast<int64_t>(m.layer_kinds.size()) == a.layers) {
+    // Gemma 3n: the last layers read an earlier layer's KV and keep none (read_gemma3n made the kinds).
     for (int64_t il = a.layers - a.kv_shared; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)].attn = Attn::kNone;
   }
   m.params_vision = a.vision;

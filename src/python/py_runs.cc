@@ -340,6 +340,7 @@ void bind_engine_structs(py::module_& m) {
       .def_readonly("other", &WeightShard::other)
       .def_readonly("scales", &WeightShard::scales)
       .def_readonly("vision", &WeightShard::vision)
+      .def_readonly("audio", &WeightShard::audio)
       .def_property_readonly("total", &WeightShard::total);
   plain<DeploymentMemory>(m, "DeploymentMemory", "Memory per GPU (bytes), worst pipeline stage.")
       .def_readonly("capacity", &DeploymentMemory::capacity)

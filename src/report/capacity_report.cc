@@ -243,6 +243,8 @@ Section proposals_section(const ModelSpec& m, const KvBudgetOptions& o, const Kv
     j["reaches_2x"] = reaches;
     j["effort"] = p.effort;
     j["cost"] = cost_text(p);
+    j["needs_retraining"] = p.kind == KvProposalKind::kFewerKvHeads;
+    j["description"] = change;
     out->push_back(std::move(j));
   }
   if (none_fit) {
@@ -275,8 +277,9 @@ std::string budget_change_text(const BudgetChange& c, const ModelSpec& m, const 
       return fmt::format("A DeepSeek-V3-style latent: {} + {} cached per token and layer (from {})",
                          c.kv_lora_rank, c.rope_dim, group_digits(kv_elems(m, KvLayout::kAsConfigured)));
     case BudgetChangeKind::kSlidingWindow:
-      return fmt::format("A sliding window of {} tokens on {} of every {} layers (Gemma 3's pattern)",
-                         group_digits(c.window), c.pattern - 1, c.pattern);
+      return fmt::format("A sliding window of {} tokens on {} of the {} attention layers ({} of every {}, Gemma 3's "
+                         "pattern)",
+                         group_digits(c.window), c.sliding_layers, m.count_layers().full, c.pattern - 1, c.pattern);
     case BudgetChangeKind::kShorterContext:
       return fmt::format("Context {} → {} tokens (--context {})", group_digits(o.context), group_digits(c.context),
                          c.context);
@@ -324,7 +327,7 @@ nlohmann::json budget_change_json(const BudgetChange& c) {
     case BudgetChangeKind::kFewerKvHeads: return {{"kv_heads", c.kv_heads}};
     case BudgetChangeKind::kLatent: return {{"kv_lora_rank", c.kv_lora_rank}, {"qk_rope_head_dim", c.rope_dim}};
     case BudgetChangeKind::kSlidingWindow:
-      return {{"sliding_window", c.window}, {"sliding_window_pattern", c.pattern}};
+      return {{"sliding_window", c.window}, {"sliding_window_pattern", c.pattern}, {"sliding_layers", c.sliding_layers}};
     case BudgetChangeKind::kShorterContext: return {{"context", c.context}};
   }
   return nlohmann::json::object();

@@ -134,15 +134,19 @@ Section memory_section(const PreparedDeployment& d, const DeploymentResult& r) {
   std::vector<Term> wt = {term("emb", w.embeddings), term("lm_head", w.lm_head), term("attn", w.attention),
                           term("mlp", w.mlp),         term("experts", w.experts), term("other", w.other),
                           term("scales", w.scales)};
-  if (w.recurrent > 0 || w.draft > 0 || w.vision > 0) wt.push_back(term("rec", w.recurrent));
-  if (w.draft > 0 || w.vision > 0) wt.push_back(term("draft", w.draft));
-  if (w.vision > 0) wt.push_back(term("vision", w.vision));
-  const FormulaText& f = w.vision > 0  ? fx::kDepWeightsVision
+  const bool towers = w.vision > 0 || w.audio > 0;
+  if (w.recurrent > 0 || w.draft > 0 || towers) wt.push_back(term("rec", w.recurrent));
+  if (w.draft > 0 || towers) wt.push_back(term("draft", w.draft));
+  if (towers) wt.push_back(term("vision", w.vision));
+  if (w.audio > 0) wt.push_back(term("audio", w.audio));
+  const FormulaText& f = w.audio > 0 ? fx::kDepWeightsAudio
+                         : w.vision > 0 ? fx::kDepWeightsVision
                          : w.draft > 0 ? fx::kDepWeightsDraft
                          : w.recurrent > 0 ? fx::kDepWeightsRec
                                            : fx::kDepWeights;
   std::string aside = w.draft > 0 ? "(draft: the speculative drafter, not in params.total)" : "";
   if (w.vision > 0) aside += std::string(aside.empty() ? "" : " ") + "(vision: the tower the engine loads, not in params.total)";
+  if (w.audio > 0) aside += " (audio: likewise, params.audio)";
   s.lines.push_back(computed("memory_per_gpu.weights", "Weight shard", w.total(), Unit::kBytes, f, std::move(wt), aside));
   const int64_t layers = d.stage_full_layers + d.stage_swa_layers + d.stage_chunked_layers;
   const double b_kv = static_cast<double>(d.kv_bits) / 8.0;

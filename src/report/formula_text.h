@@ -125,6 +125,8 @@ inline constexpr FormulaText kDepMaxSeq{"max_batch_by_capacity", "floor(free / K
 // The engine on per-layer kinds: recurrent mixers, chunked layers, a DSA indexer.
 inline constexpr FormulaText kDepWeightsVision{
     "WeightShard::total", "emb + lm_head + attn + mlp + experts + other + scales + rec + draft + vision"};
+inline constexpr FormulaText kDepWeightsAudio{
+    "WeightShard::total", "emb + lm_head + attn + mlp + experts + other + scales + rec + draft + vision + audio"};
 inline constexpr FormulaText kDepWeightsRec{"WeightShard::total",
                                             "emb + lm_head + attn + mlp + experts + other + scales + rec"};
 inline constexpr FormulaText kDepKvTokIndex{"kv_per_token", "(L_stage × e_rank + L_full × e_index) × b_kv"};
