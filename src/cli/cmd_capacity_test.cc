@@ -170,6 +170,32 @@ TEST(KvBudgetCli, DrillTwoUnderABudgetProposesAgain) {
   EXPECT_EQ(ran, 4);
 }
 
+// The answer leads (#31 item 1): the engine's admitted sequences, the ceiling's beside them, before the drill's
+// pooled teaching view; the figures are the JSON's memory_per_gpu.predicted.max_sequences and max_sequences.
+TEST(KvBudgetCli, TheEnginesAnswerLeadsTheTeachingViewFollows) {
+  const Args base = Llama3_8B({"--gpu", "h100", "--context", "8192"});
+  const CliRun text = run_args(cmd("kv-budget", base));
+  ASSERT_EQ(text.status, 0) << text.err;
+  Args json_args = base;
+  json_args.push_back("--json");
+  const nlohmann::json j = run_args(cmd("kv-budget", json_args)).json();
+  const size_t answer = text.out.find("Answer (the deployment engine: tp 1 × pp 1 × dp 1)");
+  ASSERT_NE(answer, std::string::npos) << text.out;
+  EXPECT_LT(answer, text.out.find("Teaching view"));
+  const int64_t predicted = j["memory_per_gpu"]["predicted"]["max_sequences"].get<int64_t>();
+  const int64_t ceiling = j["memory_per_gpu"]["max_sequences"].get<int64_t>();
+  EXPECT_LE(predicted, ceiling);  // the engine keeps back what the ceiling does not
+  const std::string section = text.out.substr(answer, text.out.find("Teaching view") - answer);
+  EXPECT_NE(section.find("Sequences the engine admits, predicted"), std::string::npos) << section;
+  EXPECT_NE(section.find(std::to_string(predicted) + " sequences"), std::string::npos) << section;
+  EXPECT_NE(section.find(std::to_string(ceiling) + " sequences"), std::string::npos) << section;
+  // Where no profile runs (a TPU) the answer says there is no prediction and gives the ceiling alone.
+  const CliRun tpu = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "tpu-v5e", "--context", "8192"})));
+  ASSERT_EQ(tpu.status, 0) << tpu.err;
+  EXPECT_NE(tpu.out.find("Prediction"), std::string::npos);
+  EXPECT_EQ(tpu.out.find("admits, predicted"), std::string::npos) << tpu.out;
+}
+
 TEST(KvBudgetCli, TextShowsEachStepAndExplainsFormulas) {
   const CliRun text = run_args(cmd("kv-budget", Llama3_8B({"--gpu", "h100"})));
   ASSERT_EQ(text.status, 0) << text.err;

@@ -52,7 +52,10 @@ Report kv_budget_report(const app::KvBudgetAnswer& a) {
   Report rep = build_kv_budget_report(*a.model, a.gpu.get(), a.options, a.result, a.proposals ? &*a.proposals : nullptr,
                                       a.budget_proposals ? &*a.budget_proposals : nullptr);
   state_context(a.request.dep.context, *a.model, &rep);
-  if (a.has_deployment) {
+  if (a.has_deployment) {  // the answer first: the engine's count, the ceiling's beside it; the drill's follows
+    const DeploymentPrediction* p = a.prediction ? &*a.prediction : nullptr;
+    rep.sections.insert(rep.sections.begin(), kv_budget_answer_section(*a.model, a.options, a.deployment, p, *a.gpu,
+                                                                       a.proposals ? &*a.proposals : nullptr));
     for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
   }
   return rep;

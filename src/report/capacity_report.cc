@@ -10,6 +10,7 @@
 #include "format.h"
 #include "deployment_report.h"
 #include "formula_text.h"
+#include "modelcalc/engine_rules.h"
 
 namespace modelcalc {
 
@@ -401,6 +402,40 @@ std::string model_label(const ModelSpec& m) {
 }
 
 }  // namespace
+
+Section kv_budget_answer_section(const ModelSpec& m, const KvBudgetOptions& o, const DeploymentAnalysis& d,
+                                 const DeploymentPrediction* p, const GpuSpec& gpu, const KvProposals* proposals) {
+  const Parallelism& split = d.prepared.split;
+  Section s{fmt::format("Answer (the deployment engine: tp {} × pp {} × dp {}{})", split.tp, split.pp, split.dp,
+                        split.ep > 1 ? fmt::format(", ep {}", split.ep) : std::string()),
+            {}, {}};
+  const DeploymentMemory& mem = d.result.memory;
+  if (p != nullptr) {
+    s.lines.push_back(given("", "Sequences the engine admits, predicted", p->decode.max_sequences, Unit::kSequences,
+                            "(" + std::string(p->profile->display) + ", profile " + std::string(p->profile->name) +
+                                ": its KV pool at the full context)"));
+  } else {
+    Line none = given("", "Prediction", int64_t{0}, Unit::kNone);
+    none.absent = "none: " + std::string(default_engine_for(gpu).why);
+    s.lines.push_back(std::move(none));
+  }
+  s.lines.push_back(given("", std::string("Sequences that fit at T (per replica)") + (p != nullptr ? ", ceiling" : ""),
+                          mem.max_sequences, Unit::kSequences,
+                          "(driver-exposed memory less the weights, the KV per GPU as it is sharded)"));
+  s.lines.push_back(given("", "KV per sequence on each GPU", mem.kv_per_sequence, Unit::kBytes));
+  if (proposals != nullptr) {
+    const int64_t want = 2 * proposals->max_sequences;
+    for (const KvProposal& q : proposals->proposals) {
+      if (proposals->max_sequences > 0 && q.max_sequences >= want) {
+        s.notes.push_back(fmt::format("Smallest change reaching ×2: {} ({} sequences); 4. ranks them all.",
+                                      change_text(q, m, o), group_digits(q.max_sequences)));
+        break;
+      }
+    }
+  }
+  s.notes.push_back("The teaching view below is drill 2's arithmetic on the GPUs pooled; plan with these figures.");
+  return s;
+}
 
 Report build_kv_budget_report(const ModelSpec& m, const GpuSpec* gpu, const KvBudgetOptions& o,
                               const KvBudgetResult& r, const KvProposals* proposals,
