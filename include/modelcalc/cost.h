@@ -13,6 +13,7 @@
 #include "modelcalc/dtype.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/model.h"
+#include "modelcalc/serving.h"
 #include "modelcalc/size.h"
 #include "modelcalc/status.h"
 #include "modelcalc/tradeoff.h"
@@ -58,6 +59,9 @@ struct ModeledCost {
 };
 // REQUIRES: usd_per_gpu_hour > 0.
 ModeledCost modeled_cost(const DeploymentAnalysis& a, double usd_per_gpu_hour);
+// The same at the serving engine's predicted decode rate (p beside a): the cost to plan with.
+// REQUIRES: usd_per_gpu_hour > 0.
+ModeledCost predicted_cost(const DeploymentAnalysis& a, const DeploymentPrediction& p, double usd_per_gpu_hour);
 
 // ---------------------------------------------------------------- the worked example
 // Two dense GQA models (presets llama-3.1-70b on 4 H100s, llama-3.1-8b on one)

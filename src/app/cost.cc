@@ -64,6 +64,7 @@ Status answer_ceiling(const CostRequest& r, double price, int64_t gpus, CostAnsw
   MC_ASSIGN_OR_RETURN(out->deployment, analyze(m, g, d, &r.dep));
   out->modeled = modeled_cost(out->deployment, price);
   MC_ASSIGN_OR_RETURN(out->prediction, predict(m, g, out->deployment, r.engine, r.dep));
+  if (out->prediction) out->predicted_cost = predicted_cost(out->deployment, *out->prediction, price);
   return Status::Ok();
 }
 

@@ -133,6 +133,15 @@ TEST(CostCommandTest, ModeledCostPricesTheRateSizeReports) {
   const double tps = size.json()["decode_step"]["tokens_per_s_aggregate"].get<double>();
   ASSERT_GT(tps, 0);
   EXPECT_DOUBLE_EQ(cost.json()["cost"]["modeled_usd_per_million_tokens"].get<double>(), 3.0 * 2 / (tps * 3600) * 1e6);
+  // The answer to plan with prices the predicted rate size reports beside the ceiling, and leads the text.
+  const double predicted = size.json()["decode_step"]["predicted"]["tokens_per_s_aggregate"].get<double>();
+  ASSERT_GT(predicted, 0);
+  EXPECT_DOUBLE_EQ(cost.json()["cost"]["predicted"]["usd_per_million_tokens"].get<double>(),
+                   3.0 * 2 / (predicted * 3600) * 1e6);
+  std::vector<std::string> text_args = With({"cost", "--price-per-hour", "3"}, setup);
+  text_args.pop_back();
+  const std::string text = run_args(text_args).out;
+  EXPECT_LT(text.find("USD per 1M tokens, predicted"), text.find("USD per 1M tokens, ceiling")) << text;
 }
 
 TEST(CostCommandTest, TensorParallelScalesBandwidthAndPrice) {

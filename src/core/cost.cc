@@ -43,6 +43,14 @@ ModeledCost modeled_cost(const DeploymentAnalysis& a, double usd_per_gpu_hour) {
   return c;
 }
 
+ModeledCost predicted_cost(const DeploymentAnalysis& a, const DeploymentPrediction& p, double usd_per_gpu_hour) {
+  ModeledCost c = modeled_cost(a, usd_per_gpu_hour);
+  c.tokens_per_s = p.decode.tokens_per_s_aggregate;
+  c.usd_per_million_tokens = cost_per_million_tokens(usd_per_gpu_hour, c.tokens_per_s, c.gpus);
+  c.fits = p.decode.fits;
+  return c;
+}
+
 namespace {
 
 Result<LabExampleModel> example_model(std::string key, const char* preset, const GpuSpec& h100, int64_t gpus,

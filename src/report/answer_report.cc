@@ -67,7 +67,9 @@ Report cost_report(const app::CostAnswer& a) {
   Report rep = build_cost_ceiling_report(*a.model, *a.gpu, a.options, price, a.ceiling_result);
   state_context(a.request.dep.context, *a.model, &rep);
   // The answer first (the engine's rate); the lab's ceiling-based floor follows as its teaching view.
-  rep.sections.insert(rep.sections.begin(), modeled_cost_section(a.modeled));
+  rep.sections.insert(rep.sections.begin(),
+                      modeled_cost_section(a.modeled, a.predicted_cost ? &*a.predicted_cost : nullptr,
+                                           default_engine_for(*a.gpu).why));
   for (Section& s : deployment_sections_for(*a.gpu, a.deployment, a.prediction)) rep.sections.push_back(std::move(s));
   return rep;
 }

@@ -594,9 +594,22 @@ Section serving_section(const ServingPair& pair, int64_t isl, int64_t osl, const
   return s;
 }
 
-Section modeled_cost_section(const ModeledCost& c) {
+Section modeled_cost_section(const ModeledCost& c, const ModeledCost* predicted, std::string_view no_prediction) {
   Section s{"Answer: cost at the deployment engine's decode rate", {}, {}};
-  s.lines.push_back(computed("cost.modeled_usd_per_million_tokens", "USD per 1M tokens, modeled",
+  if (predicted != nullptr) {
+    s.lines.push_back(computed("cost.predicted.usd_per_million_tokens", "USD per 1M tokens, predicted",
+                               predicted->usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
+                               {term("price", predicted->usd_per_gpu_hour), term("gpus", predicted->gpus),
+                                term("tps", predicted->tokens_per_s)},
+                               predicted->fits ? "(at the serving engine's predicted decode rate)"
+                                               : "(the batch does not fit the engine's KV cache)"));
+  } else {
+    Line none = given("", "Prediction", int64_t{0}, Unit::kNone);
+    none.absent = "none: " + std::string(no_prediction);
+    s.lines.push_back(std::move(none));
+  }
+  s.lines.push_back(computed("cost.modeled_usd_per_million_tokens",
+                             predicted != nullptr ? "USD per 1M tokens, ceiling" : "USD per 1M tokens, modeled",
                              c.usd_per_million_tokens, Unit::kUsd, fx::kCostPerMillion,
                              {term("price", c.usd_per_gpu_hour), term("gpus", c.gpus), term("tps", c.tokens_per_s)},
                              c.fits ? "" : "(the batch does not fit: a floor for a setup HBM cannot hold)"));

@@ -72,7 +72,9 @@ Section answer_section(const DeploymentAnalysis& a, const ServingRegimeAnswer& r
                        const DeploymentPrediction* p = nullptr);
 
 // `cost`: the modeled deployment priced (cost.modeled_usd_per_million_tokens).
-Section modeled_cost_section(const ModeledCost& c);
+// The cost answer: at the serving engine's predicted rate (`predicted`, null where no profile runs, and
+// `no_prediction` says why), then at the ceiling's.
+Section modeled_cost_section(const ModeledCost& c, const ModeledCost* predicted, std::string_view no_prediction);
 
 // The same numbers as a flat JSON object (for sweep rows and streaming output).
 nlohmann::json deployment_json(const GpuSpec& gpu, const DeploymentAnalysis& a,

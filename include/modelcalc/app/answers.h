@@ -101,7 +101,8 @@ struct CostAnswer {
   SizeOptions options;
   CostCeilingResult ceiling_result;
   DeploymentAnalysis deployment;
-  ModeledCost modeled;
+  ModeledCost modeled;                        // at the ceiling's decode rate
+  std::optional<ModeledCost> predicted_cost;  // at the prediction's (unset with it)
   std::optional<DeploymentPrediction> prediction;  // unset: no profile runs on the GPU (as size's)
   std::shared_ptr<const ModelSpec> draft;
 };
