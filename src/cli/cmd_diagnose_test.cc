@@ -17,6 +17,30 @@
 namespace modelcalc {
 namespace {
 
+// Beside the regime, the serving engine's predicted aggregate for the same setup (size's
+// decode_step.predicted.tokens_per_s_aggregate: one engine, one answer) and the measurement's share of it:
+// 60 tokens/s per sequence at batch 8 is 480 aggregate.
+TEST(DiagnosePrediction, MeasuredAgainstWhatTheEngineIsPredictedToReach) {
+  const std::vector<std::string> setup = {"--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "8", "--seq", "4096"};
+  std::vector<std::string> dx = {"diagnose", "--tokens-per-s", "60", "--json"};
+  dx.insert(dx.begin() + 1, setup.begin(), setup.end());
+  std::vector<std::string> size = {"size", "--json"};
+  size.insert(size.begin() + 1, setup.begin(), setup.end());
+  const CliRun d = run_args(dx), s = run_args(size);
+  ASSERT_EQ(d.status, 0) << d.err;
+  ASSERT_EQ(s.status, 0) << s.err;
+  const double predicted = s.json()["decode_step"]["predicted"]["tokens_per_s_aggregate"].get<double>();
+  const nlohmann::json j = d.json();
+  EXPECT_DOUBLE_EQ(j["prediction"]["tokens_per_s_aggregate"].get<double>(), predicted);
+  EXPECT_DOUBLE_EQ(j["prediction"]["measured_fraction"].get<double>(), 480.0 / predicted);
+  // A TPU has no profile: no prediction beside the regime.
+  std::vector<std::string> tpu = dx;
+  tpu[4] = "tpu-v5e";
+  const CliRun t = run_args(tpu);
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_FALSE(t.json().contains("prediction"));
+}
+
 constexpr double kBw = 5.3e12;
 constexpr double kPeak = 1307.4e12;
 

@@ -7,6 +7,7 @@
 #include "deployment_report.h"
 #include "diagnose_report.h"
 #include "format.h"
+#include "formula_text.h"
 #include "lab_report.h"
 #include "roofline_plot.h"
 #include "roofline_report.h"
@@ -76,6 +77,22 @@ Report cost_report(const app::CostAnswer& a) {
 
 Report diagnose_report(const app::DiagnoseAnswer& a) {
   Report rep = build_diagnose_report(a.evidence, a.gpu, a.diagnosis, a.source);
+  // Beside the regime: what the serving engine is predicted to reach on this setup, and the measurement's share.
+  const std::optional<double>& measured = a.diagnosis.n.measured_aggregate;
+  if (a.has_modeled && a.prediction && measured && !rep.sections.empty() &&
+      a.prediction->decode.tokens_per_s_aggregate > 0) {
+    const DeploymentPrediction& p = *a.prediction;
+    const double predicted = p.decode.tokens_per_s_aggregate;
+    std::vector<Line>& lines = rep.sections.front().lines;
+    lines.push_back(given("prediction.tokens_per_s_aggregate", "Predicted aggregate (the serving engine)", predicted,
+                          Unit::kTokensPerS,
+                          "(" + std::string(p.profile->display) + ", profile " + std::string(p.profile->name) + ")"));
+    lines.push_back(computed("prediction.measured_fraction", "Measured ÷ predicted", *measured / predicted,
+                             Unit::kFraction, fx::kMeasuredOverPredicted,
+                             {term("measured", *measured), term("predicted", predicted)},
+                             *measured < 0.8 * predicted ? "(well below what the engine is predicted to reach)"
+                                                         : "(about what the engine is predicted to reach)"));
+  }
   if (a.has_modeled) {
     for (Section& s : deployment_sections_for(a.gpu, a.modeled, a.prediction)) rep.sections.push_back(std::move(s));
   }

@@ -123,6 +123,7 @@ inline constexpr FormulaText kDepKvTok{"kv_per_token", "L_stage × e_rank × b_k
 inline constexpr FormulaText kDepKvSeq{"kv_per_sequence", "e_rank × b_kv × (L_full × T + L_swa × T_win)"};
 inline constexpr FormulaText kDepMaxSeq{"max_batch_by_capacity", "floor(free / KV_seq)"};
 // The engine on per-layer kinds: recurrent mixers, chunked layers, a DSA indexer.
+inline constexpr FormulaText kMeasuredOverPredicted{"measured_fraction", "measured / predicted"};
 inline constexpr FormulaText kDepWeightsVision{
     "WeightShard::total", "emb + lm_head + attn + mlp + experts + other + scales + rec + draft + vision"};
 inline constexpr FormulaText kDepWeightsAudio{
