@@ -272,7 +272,9 @@ struct PreparedDeployment {
   int64_t index_topk = 0;
 
   // Decode/prefill per rank, summed over the pp stages (one "column" of ranks).
+  // Layers that attend (full, sliding-window); of them, n_shared_* read another layer's KV and hold none.
   int64_t n_layer = 0, n_full_layers = 0, n_swa_layers = 0, n_moe_layers = 0;
+  int64_t n_shared_full_layers = 0, n_shared_swa_layers = 0;
   int64_t n_chunked_layers = 0, n_recurrent_layers = 0;
   int64_t n_embd = 0;
   double dense_bytes = 0;           // non-routed block weights one rank reads per step (incl. scales)

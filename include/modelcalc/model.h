@@ -74,6 +74,9 @@ struct LayerKind {
   Attn attn = Attn::kFull;
   bool recurrent = false;
   Ffn ffn = Ffn::kDense;
+  // The layer attends (full or sliding, as attn says) over an earlier layer's KV and keeps none of its own
+  // (Gemma 3n's num_kv_shared_layers): its attention costs FLOPs and reads, its cache no memory.
+  bool kv_shared = false;
   bool operator==(const LayerKind&) const = default;
 };
 
@@ -109,8 +112,11 @@ struct LayerCounts {
   int64_t recurrent = 0;                                     // layers with a recurrent mixer
   int64_t dense = 0, moe = 0, no_ffn = 0;                    // FFN kinds
   int64_t no_mixer = 0;  // layers with neither attention nor a recurrent mixer (FFN-only blocks)
+  // Layers that attend over another layer's KV and keep none (LayerKind::kv_shared): not in full or sliding.
+  int64_t shared_full = 0, shared_sliding = 0;
   int64_t attention() const { return full + sliding + chunked; }  // layers that keep KV
-  int64_t layers() const { return full + sliding + chunked + no_attn; }
+  int64_t attending() const { return attention() + shared_full + shared_sliding; }  // layers that attend
+  int64_t layers() const { return full + sliding + chunked + no_attn + shared_full + shared_sliding; }
 };
 
 // How a quantized checkpoint stores its block weights (config.json's

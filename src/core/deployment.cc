@@ -335,7 +335,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // ---- per-layer parameter classes, per rank
   const int64_t L = m.n_layer, d_model = m.n_embd;
   const LayerCounts all = m.count_layers();
-  const int64_t n_moe = all.moe, n_dense = all.dense, n_attn = all.attention(), n_rec = all.recurrent;
+  const int64_t n_moe = all.moe, n_dense = all.dense, n_attn = all.attending(), n_rec = all.recurrent;
   const int64_t dk = m.n_embd_head_k > 0 ? m.n_embd_head_k : m.n_embd_head;
   const int64_t dv = m.n_embd_head_v > 0 ? m.n_embd_head_v : m.n_embd_head;
   const Exact attn_layer = n_attn > 0 ? ceil_div(Exact(p.attention), n_attn) : Exact(0);
@@ -427,7 +427,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     d.stage_chunked_layers = std::max(d.stage_chunked_layers, c.chunked);
     d.stage_recurrent_layers = std::max(d.stage_recurrent_layers, c.recurrent);
     StageParams sp;
-    sp.attn = attn_rank * Exact(c.attention());
+    sp.attn = attn_rank * Exact(c.attending());
     sp.rec = rec_rank * Exact(c.recurrent);
     sp.mlp = dense_ffn_rank * Exact(c.dense) + shared_rank * Exact(c.moe);
     sp.experts = routed_rank * Exact(c.moe);
@@ -465,8 +465,10 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
 
   // ---- decode/prefill constants for one column of ranks (all pp stages)
   d.n_layer = L;
-  d.n_swa_layers = all.sliding;
-  d.n_full_layers = all.full;
+  d.n_swa_layers = all.sliding + all.shared_sliding;
+  d.n_full_layers = all.full + all.shared_full;
+  d.n_shared_full_layers = all.shared_full;
+  d.n_shared_swa_layers = all.shared_sliding;
   d.n_chunked_layers = all.chunked;
   d.n_recurrent_layers = n_rec;
   d.n_moe_layers = n_moe;
@@ -772,8 +774,10 @@ DeploymentResult evaluate_deployment(const PreparedDeployment& d, int64_t batch,
              pf.attention_flops + pf.recurrent_flops;
   const double p_window = static_cast<double>(d.n_swa > 0 && P > d.n_swa ? d.n_swa : P);
   const double p_chunk = static_cast<double>(d.n_chunk > 0 && P > d.n_chunk ? d.n_chunk : P);
+  // Written only by the layers that hold their KV.
   const double kv_written =
-      (full * Cd + static_cast<double>(d.n_swa_layers) * std::min(Cd, p_window) +
+      ((full - static_cast<double>(d.n_shared_full_layers)) * Cd +
+       static_cast<double>(d.n_swa_layers - d.n_shared_swa_layers) * std::min(Cd, p_window) +
        static_cast<double>(d.n_chunked_layers) * std::min(Cd, p_chunk)) * kv_bytes_per_key_layer +
       full * Cd * index_bytes_per_key_layer;
   // The recurrent state is written once, after the prompt.

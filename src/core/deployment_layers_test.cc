@@ -338,5 +338,21 @@ TEST(DeploymentLayers, Gemma3nTowersAreWholeOnEveryGpu) {
   EXPECT_EQ(d->weights.audio, 684'694'048LL * 2);
 }
 
+// Gemma 3n's 10 KV-shared layers attend but hold no cache: at T = 32768 in bf16, one GPU, a sequence holds the
+// 20 caching layers' 2 B x 1024 x (4 x 32768 + 16 x 512) = 285,212,672 B, while a decode step reads the shared
+// layers' keys again: full 4 + 2, sliding 16 + 8, 2 B x 1024 x (6 x 32768 + 24 x 512) = 427,819,008 B a sequence.
+TEST(DeploymentLayers, Gemma3nSharedLayersReadKvTheyDoNotHold) {
+  auto m = load_hf_config(std::string(MODELCALC_SOURCE_DIR) +
+                          "/tests/fixtures/hf-configs-2026/unsloth--gemma-3n-E2B-it.config.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  DeploymentOptions o;
+  o.context = 32768;
+  auto d = prepare_deployment(*m, Gpu(), o);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const DeploymentResult r = evaluate_deployment(*d, 1, 32768, 0);
+  EXPECT_EQ(r.memory.kv_per_sequence, 285'212'672);
+  EXPECT_DOUBLE_EQ(r.decode.bytes.kv, 427'819'008.0);
+}
+
 }  // namespace
 }  // namespace modelcalc

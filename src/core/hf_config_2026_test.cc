@@ -731,7 +731,12 @@ TEST(Hf2026Test, Gemma3nE2bPerLayerInputsAltUpLaurelAndKvSharing) {
   // at T = 32768 in bf16: 2 B x 1024 x (4 x 32768 + 16 x 512) = 285,212,672 B.
   EXPECT_EQ(m.count_layers().full, 4);
   EXPECT_EQ(m.count_layers().sliding, 16);
-  EXPECT_FALSE(m.has_attention(20));
+  // Layers 20-29 attend (full at 24 and 29, sliding elsewhere) over layers 19's and 18's caches, holding none.
+  EXPECT_TRUE(m.has_attention(20));
+  EXPECT_EQ(m.kv_elems_per_token(20), 0);
+  EXPECT_EQ(m.kv_elems_per_token(19), 1024);
+  EXPECT_EQ(m.count_layers().shared_full, 2);
+  EXPECT_EQ(m.count_layers().shared_sliding, 8);
   EXPECT_EQ(kv_bytes_per_sequence(m, 32768, Dtype::kBf16).value(), 285'212'672);
   bool said = false;
   for (const std::string& a : m.assumptions) said = said || a.find("num_kv_shared_layers") != std::string::npos;

@@ -298,8 +298,8 @@ Status read_gemma3n(Cfg& c, const FamilyRow& row, Decoder& a) {
     if (unused.overflow()) return Status::Overflow(c.source());
     a.assumptions.push_back(
         "the last " + std::to_string(a.kv_shared) + " layers (num_kv_shared_layers) read the KV of an earlier "
-        "layer of their kind: they keep no KV, and their attention over it is left out of the step's FLOPs and "
-        "reads; the checkpoint also ships their unused k_proj, v_proj and k_norm (" +
+        "layer of their kind: they keep no KV (their attention reads that layer's); the checkpoint also ships "
+        "their unused k_proj, v_proj and k_norm (" +
         std::to_string(unused.value()) + " parameters), which transformers no longer builds (PR #45489) and "
         "engines do not load");
   }

@@ -322,7 +322,7 @@ Result<ModelSpec> finish(Cfg& cfg, const Decoder& in) {
   set_layers(a, m);
   if (a.kv_shared > 0 && static_cast<int64_t>(m.layer_kinds.size()) == a.layers) {
     // Gemma 3n: the last layers read an earlier layer's KV and keep none (read_gemma3n made the kinds).
-    for (int64_t il = a.layers - a.kv_shared; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)].attn = Attn::kNone;
+    for (int64_t il = a.layers - a.kv_shared; il < a.layers; ++il) m.layer_kinds[static_cast<size_t>(il)].kv_shared = true;
   }
   m.params_vision = a.vision;
   m.params_mtp = a.mtp;

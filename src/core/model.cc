@@ -42,7 +42,7 @@ std::string checkpoint_summary(const ModelSpec& m) {
 }
 
 int64_t ModelSpec::kv_elems_per_token(int64_t il) const {
-  if (layer(il).attn == Attn::kNone) return 0;  // windows cap tokens, not width
+  if (layer(il).attn == Attn::kNone || layer(il).kv_shared) return 0;  // windows cap tokens, not width
   return kv_elems(*this, KvLayout::kAsConfigured);
 }
 
@@ -62,7 +62,9 @@ LayerCounts ModelSpec::count_layers(int64_t begin, int64_t end) const {
   }
   for (int64_t il = begin; il < end; ++il) {
     const LayerKind& k = layer_kinds[static_cast<size_t>(il)];
-    switch (k.attn) {
+    if (k.kv_shared && (k.attn == Attn::kFull || k.attn == Attn::kSliding)) {
+      ++(k.attn == Attn::kFull ? c.shared_full : c.shared_sliding);
+    } else switch (k.attn) {
       case Attn::kFull: ++c.full; break;
       case Attn::kSliding: ++c.sliding; break;
       case Attn::kChunked: ++c.chunked; break;
@@ -82,7 +84,7 @@ LayerCounts ModelSpec::count_layers(int64_t begin, int64_t end) const {
 bool ModelSpec::is_hybrid() const {
   if (is_dsa()) return true;
   const LayerCounts c = count_layers();
-  return c.recurrent > 0 || c.no_attn > 0 || c.chunked > 0 || c.no_ffn > 0;
+  return c.recurrent > 0 || c.no_attn > 0 || c.chunked > 0 || c.no_ffn > 0 || c.shared_full + c.shared_sliding > 0;
 }
 
 void ModelSpec::set_swa_pattern(int64_t p) {

@@ -101,7 +101,9 @@ StepLoad step_load(const PreparedDeployment& d, const StepWork& w, const StepTim
   const double pf_keys_per_layer = attn_layers > 0 ? pf_keys / attn_layers : 0.0;
   l.attn_pf_flops_padded =
       pf_keys_per_layer > 0 ? l.attn_pf_flops * (1 + kAttentionTileKeys * npg / (2 * pf_keys_per_layer)) : 0.0;
-  l.kv_written = npg * static_cast<double>(d.n_full_layers + d.n_swa_layers) * kv_key_layer;
+  l.kv_written = npg *
+                 static_cast<double>(d.n_full_layers + d.n_swa_layers - d.n_shared_full_layers - d.n_shared_swa_layers) *
+                 kv_key_layer;
   // Speculative decoding: K draft passes of one token per sequence.
   if (spec) {
     const DraftTerms& dr = d.draft;
@@ -677,8 +679,9 @@ KvTransfer kv_transfer(const PreparedDeployment& prefill, const PreparedDeployme
   const PreparedDeployment& d = prefill;
   const double P = static_cast<double>(isl);
   const double win = static_cast<double>(d.n_swa), ch = static_cast<double>(d.n_chunk);
-  const double token_layers = static_cast<double>(d.n_full_layers) * P +
-                              static_cast<double>(d.n_swa_layers) * (win > 0 && P > win ? win : P) +
+  // The KV the layers that hold one wrote (not the layers reading another's).
+  const double token_layers = static_cast<double>(d.n_full_layers - d.n_shared_full_layers) * P +
+                              static_cast<double>(d.n_swa_layers - d.n_shared_swa_layers) * (win > 0 && P > win ? win : P) +
                               static_cast<double>(d.n_chunked_layers) * (ch > 0 && P > ch ? ch : P);
   t.bytes = (static_cast<double>(d.kv_unique_elems_per_layer) * token_layers +
              static_cast<double>(d.index_elems_per_layer) * static_cast<double>(d.n_full_layers) * P) *

@@ -22,17 +22,19 @@ inline double attention_width(const ModelSpec& m) {
 // n_swa keys, a chunked layer at most n_chunk, a layer without attention none.
 [[gnu::always_inline]] inline double attention_flops_all_layers(const ModelSpec& m, const LayerCounts& c,
                                                                 double q_tokens, int64_t ctx, double d_attn) {
-  const double full = static_cast<double>(c.full) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
+  // Layers reading another layer's KV (Gemma 3n's) attend like their kind.
+  const double full =
+      static_cast<double>(c.full + c.shared_full) * attention_flops(q_tokens, static_cast<double>(ctx), d_attn);
   double windowed = 0;
-  if (c.sliding > 0) {
+  if (c.sliding + c.shared_sliding > 0) {
     const double window = static_cast<double>(ctx > m.n_swa ? m.n_swa : ctx);
-    windowed += static_cast<double>(c.sliding) * attention_flops(q_tokens, window, d_attn);
+    windowed += static_cast<double>(c.sliding + c.shared_sliding) * attention_flops(q_tokens, window, d_attn);
   }
   if (c.chunked > 0) {
     const double chunk = static_cast<double>(ctx > m.n_chunk ? m.n_chunk : ctx);
     windowed += static_cast<double>(c.chunked) * attention_flops(q_tokens, chunk, d_attn);
   }
-  if (c.sliding == 0 && c.chunked == 0) return full;
+  if (c.sliding + c.shared_sliding == 0 && c.chunked == 0) return full;
   return full + windowed;
 }
 

@@ -125,19 +125,20 @@ Section kv_section(const ModelSpec& m, const KvBudgetOptions& o, const KvBudgetR
   Section s{fmt::format("2. KV cache per sequence ({}, T = {})", dtype_name(o.kv_dtype), group_digits(o.context)),
             {}, {}};
   const LayerCounts lc = m.count_layers();
-  const bool layered = lc.chunked > 0 || lc.no_attn > 0;
+  const bool shares = lc.shared_full + lc.shared_sliding > 0;  // layers reading another layer's KV hold none
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0 || shares;
   if (m.is_mla()) {
     s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
                                fx::kKvPerTokenMla,
                                {term("L", lc.attention()), term("d_c", m.n_lora_kv + m.n_rot + m.n_embd_head_index),
                                 term("b_kv", dtype_bytes(o.kv_dtype))},
                                m.is_dsa() ? "(d_c: the latent, its RoPE key and the DSA indexer's key)" : ""));
-  } else if (lc.no_attn > 0) {
+  } else if (lc.no_attn > 0 || shares) {
     s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
                                fx::kKvPerTokenLayers,
                                {term("L_attn", lc.attention()), term("d_kv", m.n_embd_kv()),
                                 term("b_kv", dtype_bytes(o.kv_dtype))},
-                               fmt::format("(only the {} attention layers of {} keep KV)", lc.attention(), m.n_layer)));
+                               fmt::format("(only {} of the {} layers keep KV)", lc.attention(), m.n_layer)));
   } else {
     s.lines.push_back(computed("kv_bytes_per_token", "Per token", r.kv_bytes_per_token, Unit::kBytes,
                                fx::kKvPerToken,

@@ -95,7 +95,7 @@ bool is_mla(const Ctx& c) { return c.e.model.spec && c.e.model.spec->is_mla(); }
 bool is_layered(const Ctx& c) {
   if (is_mla(c) || !c.e.model.spec) return false;
   const LayerCounts lc = c.e.model.spec->count_layers();
-  return lc.chunked > 0 || lc.no_attn > 0;
+  return lc.chunked > 0 || lc.no_attn > 0 || lc.shared_full + lc.shared_sliding > 0;
 }
 bool is_swa(const Ctx& c) {
   return !is_mla(c) && !is_layered(c) && c.e.model.spec && c.e.model.spec->n_swa_layers() > 0;

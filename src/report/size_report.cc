@@ -33,6 +33,7 @@ std::string model_line(const ModelSpec& m) {
     add(c.sliding, "sliding");
     add(c.chunked, "chunked");
     add(c.no_attn, "without attention");
+    add(c.shared_full + c.shared_sliding, "reading an earlier layer's KV");
     s += fmt::format(" layers: {}", parts);
     if (c.recurrent > 0) s += fmt::format("; {} with {}", c.recurrent, recurrent_name(m.recurrent));
   }
@@ -197,14 +198,16 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
                       "recomputation (full recompute adds another forward: 8·N·D).");
   }
   const LayerCounts& lc = r.layers;
-  const int64_t l_swa = lc.sliding, t_win = swa && o.context > m.n_swa ? m.n_swa : o.context;
+  // Attention FLOPs count every layer that attends, those reading another layer's KV too.
+  const int64_t l_swa = lc.sliding + lc.shared_sliding, l_full = lc.full + lc.shared_full;
+  const int64_t t_win = swa && o.context > m.n_swa ? m.n_swa : o.context;
   const int64_t t_chunk = lc.chunked > 0 && o.context > m.n_chunk ? m.n_chunk : o.context;
-  // Layers of several kinds (chunks, layers without attention) name every kind, so the
+  // Layers of several kinds (chunks, layers without attention or KV of their own) name every kind, so the
   // explained form evaluates to the value; a window alone keeps the drill-1 form.
-  const bool layered = lc.chunked > 0 || lc.no_attn > 0;
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0 || lc.shared_full + lc.shared_sliding > 0;
   std::vector<Term> attn_terms;
   if (layered) {
-    attn_terms = {term("T", o.context), term("L_full", lc.full), term("L_swa", l_swa), term("T_win", t_win),
+    attn_terms = {term("T", o.context), term("L_full", l_full), term("L_swa", l_swa), term("T_win", t_win),
                   term("L_chunk", lc.chunked), term("T_chunk", t_chunk), term("d_attn", r.d_attn)};
   } else if (l_swa > 0) {
     attn_terms = {term("T", o.context), term("L_full", m.n_layer - l_swa), term("L_swa", l_swa), term("T_win", t_win),
@@ -232,7 +235,7 @@ Section flops(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
                              fx::kPerToken, {term("F", fmt_sig(r.prefill_total)), term("T", o.context)}));
   std::vector<Term> decode_terms;
   if (layered) {
-    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", lc.full), term("T", o.context), term("L_swa", l_swa),
+    decode_terms = {term("N_blocks", r.blocks_active), term("L_full", l_full), term("T", o.context), term("L_swa", l_swa),
                     term("T_win", t_win), term("L_chunk", lc.chunked), term("T_chunk", t_chunk),
                     term("d_attn", r.d_attn)};
   } else if (l_swa > 0) {
@@ -265,17 +268,18 @@ Section kv(const ModelSpec& m, const SizeOptions& o, const SizeResult& r) {
   Section s{"4. KV cache (" + std::string(dtype_name(o.kv_dtype)) + ")", {}, {}};
   const bool swa = m.n_swa > 0;
   const LayerCounts& lc = r.layers;
-  const bool layered = lc.chunked > 0 || lc.no_attn > 0;  // not every layer keeps the same cache
+  const bool shares = lc.shared_full + lc.shared_sliding > 0;  // layers reading another layer's KV hold none
+  const bool layered = lc.chunked > 0 || lc.no_attn > 0 || shares;  // not every layer keeps the same cache
   if (m.is_mla()) {
     s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
                                fx::kKvPerTokenMla,
                                {term("L", lc.attention()), term("d_c", r.d_kv), term("b_kv", dtype_bytes(o.kv_dtype))}));
-  } else if (lc.no_attn > 0) {
+  } else if (lc.no_attn > 0 || shares) {
     s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
                                fx::kKvPerTokenLayers,
                                {term("L_attn", lc.attention()), term("d_kv", r.d_kv),
                                 term("b_kv", dtype_bytes(o.kv_dtype))},
-                               fmt::format("(only the {} attention layers of {} keep KV)", lc.attention(), m.n_layer)));
+                               fmt::format("(only {} of the {} layers keep KV)", lc.attention(), m.n_layer)));
   } else {
     s.lines.push_back(computed("kv.bytes_per_token", "Per token per sequence", r.kv_per_token, Unit::kBytes,
                                fx::kKvPerToken,
