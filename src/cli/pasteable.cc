@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "modelcalc/app/fields.h"
+#include "request_flags.h"
 
 namespace modelcalc {
 
@@ -10,21 +11,6 @@ using app::Field;
 namespace fields = app::fields;
 
 namespace {
-
-// The spellings of a row's field the user could have typed, "--name" and "-x".
-std::vector<std::string> spellings(const app::Row& row) {
-  std::vector<std::string> out = {"--" + std::string(row.field->flag)};
-  if (row.field->short_flag != 0) out.push_back(std::string("-") + row.field->short_flag);
-  for (std::string_view list : {row.field->aliases, row.aliases}) {
-    size_t pos = 0;
-    while (pos < list.size()) {
-      const size_t end = std::min(list.find(',', pos), list.size());
-      if (end > pos) out.push_back("--" + std::string(list.substr(pos, end - pos)));
-      pos = end + 1;
-    }
-  }
-  return out;
-}
 
 std::string value_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -40,7 +26,7 @@ struct Given {
 };
 
 std::optional<Given> find_given(const std::vector<std::string>& args, const app::Row& row) {
-  const std::vector<std::string> names = spellings(row);
+  const std::vector<std::string> names = row_spellings(row);
   for (size_t i = 1; i < args.size(); ++i) {
     for (const std::string& n : names) {
       if (args[i] == n && i + 1 < args.size()) return Given{i, false, n};

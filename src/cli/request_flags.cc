@@ -20,16 +20,22 @@ std::string names_of(const app::Row& row) {
   return names + "--" + std::string(row.field->flag);
 }
 
-void add_aliases(FlagSet& flags, std::string_view list, const std::string& of) {
-  while (!list.empty()) {
-    const size_t comma = list.find(',');
-    flags.alias("--" + std::string(list.substr(0, comma)), of);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-}
-
 }  // namespace
+
+std::vector<std::string> row_spellings(const app::Row& row) {
+  std::vector<std::string> out;
+  if (row.field->short_flag != 0) out.push_back(std::string("-") + row.field->short_flag);
+  out.push_back("--" + std::string(row.field->flag));
+  for (std::string_view list : {row.field->aliases, row.aliases}) {
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      out.push_back("--" + std::string(list.substr(0, comma)));
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  }
+  return out;
+}
 
 void add_request_flags(FlagSet& flags, const app::Table& t, void* request) {
   for (const app::Row& row : t.rows) {
@@ -60,8 +66,9 @@ void add_request_flags(FlagSet& flags, const app::Table& t, void* request) {
     if (row.required) flags.required();
     if (row.field->file) flags.reads(row.list);
     const std::string long_name = "--" + std::string(row.field->flag);
-    add_aliases(flags, row.field->aliases, long_name);
-    add_aliases(flags, row.aliases, long_name);
+    const std::vector<std::string> spelled = row_spellings(row);
+    const size_t first_alias = row.field->short_flag != 0 ? 2 : 1;
+    for (size_t i = first_alias; i < spelled.size(); ++i) flags.alias(spelled[i], long_name);
   }
 }
 
@@ -107,15 +114,11 @@ std::string markdown_flag_table(const app::Table& t) {
   std::string md = "| flag | field | takes | default | meaning |\n|---|---|---|---|---|\n";
   for (const app::Row& row : t.rows) {
     const app::Field& f = *row.field;
-    std::string flag = row.positional ? std::string(f.flag) : "--" + std::string(f.flag);
-    if (f.short_flag != 0) flag = std::string("-") + f.short_flag + ", " + flag;
-    for (std::string_view list : {f.aliases, row.aliases}) {
-      while (!list.empty()) {
-        const size_t comma = list.find(',');
-        flag += ", --" + std::string(list.substr(0, comma));
-        if (comma == std::string_view::npos) break;
-        list.remove_prefix(comma + 1);
-      }
+    std::string flag;
+    if (row.positional) {
+      flag = std::string(f.flag);
+    } else {
+      for (const std::string& s : row_spellings(row)) flag += (flag.empty() ? "" : ", ") + s;
     }
     md += "| `" + flag + "` | `" + std::string(f.name) + "` | " + cell(takes(row)) + " | " +
           cell(row.default_or_field()) + " | " + cell(row.help_or_field()) + " |\n";

@@ -6,6 +6,7 @@
 #define MODELCALC_REQUEST_FLAGS_H_
 
 #include <string>
+#include <vector>
 
 #include "flags.h"
 #include "modelcalc/app/resolve.h"
@@ -20,6 +21,9 @@ template <typename Request>
 void add_request_flags(FlagSet& flags, Request* request) {
   add_request_flags(flags, Request::table(), request);
 }
+
+// Every CLI spelling of a row: "-x" when it has a short flag, "--flag", then each "--alias".
+std::vector<std::string> row_spellings(const app::Row& row);
 
 // The --help line of a row: its help, then "(default: ...)" when it has one.
 std::string row_help(const app::Row& row);

@@ -113,18 +113,17 @@ int64_t held_at(const Scenario& s, const ScenarioChange& c) { return max_batch(v
 
 // Changes reaching 2x base first, least disruptive first; the rest by size.
 // When nothing fits today (base 0) "doubling" means nothing: largest gain first.
-void rank(std::vector<KvProposal>* ps, int64_t base) {
-  if (base == 0) {
-    std::stable_sort(ps->begin(), ps->end(),
-                     [](const KvProposal& a, const KvProposal& b) { return a.max_sequences > b.max_sequences; });
-    return;
-  }
+// `held(p)` is a proposal's sequences after the change.
+template <typename P, typename Held>
+void rank(std::vector<P>* ps, int64_t base, Held held) {
   const int64_t want = 2 * base;
-  std::stable_sort(ps->begin(), ps->end(), [want](const KvProposal& a, const KvProposal& b) {
-    const bool ra = a.max_sequences >= want, rb = b.max_sequences >= want;
+  std::stable_sort(ps->begin(), ps->end(), [&](const P& a, const P& b) {
+    const int64_t na = held(a), nb = held(b);
+    if (base == 0) return na > nb;
+    const bool ra = na >= want, rb = nb >= want;
     if (ra != rb) return ra;
     if (ra && a.effort != b.effort) return a.effort < b.effort;
-    return a.max_sequences > b.max_sequences;
+    return na > nb;
   });
 }
 
@@ -308,7 +307,7 @@ Result<KvProposals> propose_kv_changes(const Scenario& s, const KvBudgetOptions&
       }
     }
   }
-  rank(&ps, now);
+  rank(&ps, now, [](const KvProposal& p) { return p.max_sequences; });
   out.proposals = std::move(ps);
   return out;
 }
@@ -429,14 +428,7 @@ Result<BudgetProposals> propose_budget_changes(const ModelSpec& m, const KvBudge
                                         .pattern = kProposedWindowPattern, .sliding_layers = sliding},
                            6, true));
   }
-  std::stable_sort(ps.begin(), ps.end(), [want, now](const BudgetProposal& a, const BudgetProposal& b) {
-    const int64_t na = a.after.max_sequences, nb = b.after.max_sequences;
-    if (now == 0) return na > nb;
-    const bool ra = na >= want, rb = nb >= want;
-    if (ra != rb) return ra;
-    if (ra && a.effort != b.effort) return a.effort < b.effort;
-    return na > nb;
-  });
+  rank(&ps, now, [](const BudgetProposal& p) { return p.after.max_sequences; });
   out.proposals = std::move(ps);
   return out;
 }

@@ -25,6 +25,22 @@ ModelSpec Load(const std::string& name) {
 
 Result<ModelSpec> Parse(const std::string& text) { return model_from_hf_json(text, "test.json"); }
 
+// The text of a fixture of tests/fixtures/hf-configs-2026.
+std::string FixtureText(const std::string& name) {
+  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/" + name + ".config.json");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+// `text` with its first `from` replaced by `to`.
+std::string Replaced(std::string text, const std::string& from, const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
 // Every parameter in exactly one field, and a valid spec.
 void ExpectConsistent(const ModelSpec& m) {
   ASSERT_TRUE(m.exact.has_value()) << m.name;
@@ -509,16 +525,8 @@ TEST(Hf2026Test, SeedOss36bLlamaLayersWithQkvBiasAndAnUnbiasedOutput) {
 TEST(Hf2026Test, SeedOssOutputBiasFollowsItsOwnKey) {
   // attention_out_bias true adds o's bias, 5120 a layer, and nothing else; attention_bias false drops q, k, v's.
   const ModelSpec base = Load("ByteDance-Seed--Seed-OSS-36B-Instruct");
-  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
-                   "/tests/fixtures/hf-configs-2026/ByteDance-Seed--Seed-OSS-36B-Instruct.config.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    return t;
-  };
+  const std::string text = FixtureText("ByteDance-Seed--Seed-OSS-36B-Instruct");
+  auto with = [&](const std::string& from, const std::string& to) { return Replaced(text, from, to); };
   auto o = Parse(with("\"attention_out_bias\": false", "\"attention_out_bias\": true"));
   ASSERT_TRUE(o.ok()) << o.status().message();
   EXPECT_EQ(o->exact->biases - base.exact->biases, 64 * 5120);
@@ -565,12 +573,8 @@ TEST(Hf2026Test, Granite4HTinyMamba2AndAttentionWithMoeAndASharedMlp) {
 TEST(Hf2026Test, Granite4HWithoutExpertsIsADenseHybridOfTheSharedMlp) {
   // num_local_experts 0 (Granite 4.0 H-1B's layout): no MoE block; each layer's MLP is shared_mlp of
   // shared_intermediate_size, whatever intermediate_size says.
-  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
-                   "/tests/fixtures/hf-configs-2026/ibm-granite--granite-4.0-h-tiny.config.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  std::string t = buf.str();
-  auto set = [&](const std::string& from, const std::string& to) { t.replace(t.find(from), from.size(), to); };
+  std::string t = FixtureText("ibm-granite--granite-4.0-h-tiny");
+  auto set = [&](const std::string& from, const std::string& to) { t = Replaced(t, from, to); };
   set("\"num_local_experts\": 64", "\"num_local_experts\": 0");
   set("\"num_experts_per_tok\": 6", "\"num_experts_per_tok\": 0");
   set("\"shared_intermediate_size\": 1024", "\"shared_intermediate_size\": 4096");
@@ -631,15 +635,8 @@ TEST(Hf2026Test, Lfm2_350mShortConvolutionsAndAttentionAtTheListedLayers) {
 }
 
 TEST(Hf2026Test, Lfm2LayerTypesAndTheWidthRuleKeys) {
-  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/LiquidAI--LFM2-350M.config.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    return t;
-  };
+  const std::string text = FixtureText("LiquidAI--LFM2-350M");
+  auto with = [&](const std::string& from, const std::string& to) { return Replaced(text, from, to); };
   // The newer form: layer_types listing the same layers, full_attn_idxs null.
   std::string types = "\"layer_types\": [";
   for (int il = 0; il < 16; ++il) {
@@ -744,16 +741,8 @@ TEST(Hf2026Test, Gemma3nE2bPerLayerInputsAltUpLaurelAndKvSharing) {
 }
 
 TEST(Hf2026Test, Gemma3nRefusesWhatItCannotCount) {
-  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) +
-                   "/tests/fixtures/hf-configs-2026/unsloth--gemma-3n-E2B-it.config.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    return t;
-  };
+  const std::string text = FixtureText("unsloth--gemma-3n-E2B-it");
+  auto with = [&](const std::string& from, const std::string& to) { return Replaced(text, from, to); };
   auto arch = Parse(with("\"mobilenetv5_300m_enc\"", "\"mobilenetv5_base\""));
   ASSERT_FALSE(arch.ok());
   EXPECT_NE(arch.status().message().find("architecture"), std::string::npos) << arch.status().message();
@@ -792,15 +781,8 @@ TEST(Hf2026Test, Hunyuan7bLlamaLayersWithHeadQkNormsTied) {
 }
 
 TEST(Hf2026Test, HunyuanCrossLayerAttentionIsRefusedAndTheClassUnties) {
-  std::ifstream in(std::string(MODELCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs-2026/tencent--Hy-MT2-7B.config.json");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = text;
-    t.replace(t.find(from), from.size(), to);
-    return t;
-  };
+  const std::string text = FixtureText("tencent--Hy-MT2-7B");
+  auto with = [&](const std::string& from, const std::string& to) { return Replaced(text, from, to); };
   // use_cla true: transformers builds k and v on every layer, vLLM shares them; not guessed.
   auto cla = Parse(with("\"use_cla\": false", "\"use_cla\": true"));
   ASSERT_FALSE(cla.ok());
