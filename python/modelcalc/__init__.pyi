@@ -92,32 +92,35 @@ class SizeResult(_Document):
     weight_bytes: int
     kv_bytes_per_sequence: int
     fits: bool
-    tokens_per_s_weights_only: float
-    tokens_per_s_with_kv: float
-    tokens_per_s_aggregate: float
-    max_batch_by_capacity: int
+    max_sequences: int | None  # None where the engine refuses the split (null in size --json)
+    step_s: float | None
+    tokens_per_s_per_sequence: float | None
+    tokens_per_s_aggregate: float | None
     regime: str
-    batch_fits: bool
-    modeled_regime: str
-    modeled_max_sequences: int
-    modeled_tokens_per_s_per_sequence: float
-    modeled_tokens_per_s_aggregate: float
-    modeled_intensity: float
-    predicted_max_sequences: int
-    predicted_batch_fits: bool
-    predicted_tokens_per_s_per_sequence: float
-    predicted_tokens_per_s_aggregate: float
+    regime_at_capacity: str
+    predicted_fits: bool
+    predicted_max_sequences: int | None  # None: no prediction (no engine profile runs on the GPU)
+    predicted_step_s: float | None
+    predicted_tokens_per_s_per_sequence: float | None
+    predicted_tokens_per_s_aggregate: float | None
+    intensity: float | None
     params_blocks: int
     kv_bytes_per_token: int
-    kv_room_bytes: float | None  # None when the weights do not fit (no figure, as size --json)
-    step_bytes: float
     decode_flops_per_token: float
     prefill_flops: float
     attention_fraction: float
     ridge: float
-    compute_bound_batch: float
     gpu_capacity_bytes: float
     gpu_bandwidth_bytes_per_s: float
+    # The seed's whiteboard (the split's GPUs pooled, no reserve):
+    teaching_fits: bool
+    teaching_tokens_per_s_weights_only: float
+    teaching_tokens_per_s_with_kv: float
+    teaching_tokens_per_s_aggregate: float
+    teaching_max_batch_by_capacity: int
+    teaching_kv_room_bytes: float | None  # None when the weights do not fit (no figure, as size --json)
+    teaching_step_bytes: float
+    teaching_compute_bound_batch: float
     layout: str
     a2a_s: float
     accepted_tokens_per_step: float

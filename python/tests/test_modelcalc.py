@@ -86,7 +86,7 @@ class HandDerived(unittest.TestCase):
         self.assertEqual(r.kv_bytes_per_sequence, 196_608 * 8192)
         self.assertEqual(r.weight_bytes, 2 * total)
         # MI300X, 5.3 TB/s (data/gpus.tsv): weights-only ceiling bw / W = 5.3e12 / 39,019,610,112 = 135.83 tokens/s.
-        self.assertAlmostEqual(r.tokens_per_s_weights_only, 5.3e12 / (2 * total), places=9)
+        self.assertAlmostEqual(r.teaching_tokens_per_s_weights_only, 5.3e12 / (2 * total), places=9)
 
     def test_numbers_are_numbers(self):
         r = modelcalc.size("llama-3.1-8b", "h100", context=4096, batch=8)
@@ -235,9 +235,9 @@ class Prediction(unittest.TestCase):
             # at least 0.5 s per decode step: at most 1 / 0.5 = 2 tokens/s per sequence
             self.assertLessEqual(rows[0]["predicted_tokens_per_s_per_sequence"], 2.0)
             self.assertEqual(rows[0]["predicted_tokens_per_s_per_sequence"], mine.predicted_tokens_per_s_per_sequence)
-            # The default columns are the ceiling's: a profile there would change nothing, and is refused.
+            # Columns that read no prediction: a profile there would change nothing, and is refused.
             with self.assertRaises(modelcalc.InputError) as ctx:
-                modelcalc.sweep("llama-3.1-8b", "h100", batch=8, profile=slow)
+                modelcalc.sweep("llama-3.1-8b", "h100", batch=8, fields="batch,tokens_per_s_aggregate", profile=slow)
             self.assertTrue(str(ctx.exception).startswith("profile:"), str(ctx.exception))
 
     def test_a_bad_profile_file_is_an_input_error_naming_it(self):
@@ -463,7 +463,7 @@ class Inputs(unittest.TestCase):
     def test_seq_is_contexts_cli_spelling(self):
         # The README's call: keywords, seq= as the CLI's --seq, the document by item.
         r = modelcalc.size(model="llama-3.1-8b", gpu="h100", seq=8192, batch=32)
-        self.assertEqual(r["decode"]["tokens_per_s_aggregate"],
+        self.assertEqual(r["decode_step"]["tokens_per_s_aggregate"],
                          modelcalc.size("llama-3.1-8b", "h100", context=8192, batch=32).tokens_per_s_aggregate)
         with self.assertRaises(modelcalc.InputError):
             modelcalc.size("llama-3.1-8b", "h100", seq=8192, context=4096)
@@ -655,10 +655,12 @@ class Columns(unittest.TestCase):
         self.assertEqual(cols.kind("fits"), "flag")
         self.assertEqual(cols.labels("model"), ["llama-3.1-8b", "mixtral-8x7b-v0.1"])
         self.assertEqual(list(cols["model"][:2]), ["llama-3.1-8b", "llama-3.1-8b"])
-        # The default columns: 11 numbers (gpus, context, batch, params_total, params_active, weight_bytes,
-        # kv_bytes_per_sequence, three tokens/s, max_batch_by_capacity) x 8 B + 2 flags x 1 B
-        # + 6 texts (model, gpu, dtype, kv_dtype, regime, modeled_regime) x 2 B = 102 B a row.
-        self.assertEqual(cols.nbytes, 102 * len(cols))
+        # The default columns: 15 numbers (gpus, context, batch, params_total, params_active, weight_bytes,
+        # kv_bytes_per_sequence, max_sequences, step_s, two tokens/s, and the four predicted_ twins) x 8 B
+        # + 2 flags (fits, predicted_fits) x 1 B + 6 texts (model, gpu, dtype, kv_dtype, regime,
+        # regime_at_capacity) x 2 B = 134 B a row.
+        self.assertEqual(cols.nbytes, 134 * len(cols))
+        self.assertEqual(cols.kind("max_sequences"), "int")
         if numpy is not None:
             self.assertEqual(cols.weight_bytes.dtype, numpy.int64)
             self.assertEqual(cols.tokens_per_s_aggregate.dtype, numpy.float64)

@@ -111,7 +111,9 @@ TEST(CmdProfileTest, ABadFileIsOneLineNamingTheFlag) {
 // --profile; with a predicted column it is read.
 TEST(CmdProfileTest, ASweepThatReadsNoPredictionRefusesAProfile) {
   const std::string path = write_profile("sweep.tsv", compiled_profile());
-  auto silent = run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--profile", path});
+  // The default columns read the prediction (issue #31); --fields without a predicted_ column does not.
+  auto silent = run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--fields", "batch,tokens_per_s_aggregate",
+                          "--profile", path});
   EXPECT_EQ(silent.status, 2);
   EXPECT_TRUE(silent.out.empty());
   EXPECT_EQ(silent.err.rfind("modelcalc: error: --profile: ", 0), 0u) << silent.err;
@@ -119,6 +121,7 @@ TEST(CmdProfileTest, ASweepThatReadsNoPredictionRefusesAProfile) {
   auto read = run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--fields",
                         "batch,predicted_tokens_per_s_per_sequence", "--profile", path});
   EXPECT_EQ(read.status, 0) << read.err;
+  EXPECT_EQ(run_args({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--profile", path}).status, 0);
 }
 
 TEST(CmdProfileTest, EveryPredictingCommandTakesIt) {

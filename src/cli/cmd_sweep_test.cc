@@ -53,7 +53,11 @@ void ExpectBadInput(const Args& args, const std::string& flag) {
 
 TEST(SweepCli, Drill1RowsByHand) {
   const CliRun r = run_args(Sweep({"--gpu", "h100,mi300x", "--seq", "8192", "--batch", "1,64", "--dtype",
-                                   "fp16,int8", "--format", "json"}));
+                                   "fp16,int8", "--format", "json", "--fields",
+                                   "gpu,batch,dtype,kv_dtype,params_total,weight_bytes,kv_bytes_per_sequence,"
+                                   "teaching_fits,teaching_tokens_per_s_weights_only,teaching_tokens_per_s_with_kv,"
+                                   "teaching_tokens_per_s_aggregate,teaching_max_batch_by_capacity,"
+                                   "regime_at_capacity,fits,regime"}));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = r.json();
   ASSERT_EQ(j.size(), 8u);  // 2 GPUs × 1 seq × 2 batches × 2 dtypes
@@ -62,11 +66,11 @@ TEST(SweepCli, Drill1RowsByHand) {
   EXPECT_EQ(h100["gpu"], "h100-sxm");
   EXPECT_EQ(h100["params_total"], kN);
   EXPECT_EQ(h100["weight_bytes"], 39'019'610'112);
-  EXPECT_NEAR(h100["tokens_per_s_weights_only"].get<double>(), 85.85, 0.005);  // 3.35e12 / 39,019,610,112
+  EXPECT_NEAR(h100["teaching_tokens_per_s_weights_only"].get<double>(), 85.85, 0.005);  // 3.35e12 / 39,019,610,112
   // The engine's serving regime: 80e9 x 0.9 - 396,361,728 (workspace) - W = 32,584,028,160 B holds
   // 20 sequences of 1,610,612,736 B; at batch 20 a step reads ~71 GB for ~0.8 TFLOP, ~11 FLOP/B, far
   // below the ridge 295: HBM stops the batch before it turns compute-bound.
-  EXPECT_EQ(h100["regime"], "capacity-bound");
+  EXPECT_EQ(h100["regime_at_capacity"], "capacity-bound");
 
   // Row 4 = mi300x, batch 1, fp16: bw 5.3e12, capacity 192e9.
   const auto& a = j[4];
@@ -76,15 +80,15 @@ TEST(SweepCli, Drill1RowsByHand) {
   EXPECT_EQ(a["kv_dtype"], "fp16");
   const double kv = kKvTokenFp16 * 8192;  // 1,610,612,736 B
   EXPECT_EQ(a["kv_bytes_per_sequence"], 1'610'612'736);
-  EXPECT_NEAR(a["tokens_per_s_weights_only"].get<double>(), 5.3e12 / kWfp16, 1e-9);  // 135.83
-  EXPECT_NEAR(a["tokens_per_s_weights_only"].get<double>(), 135.83, 0.005);
-  EXPECT_NEAR(a["tokens_per_s_with_kv"].get<double>(), 5.3e12 / (kWfp16 + kv), 1e-9);  // 130.44
+  EXPECT_NEAR(a["teaching_tokens_per_s_weights_only"].get<double>(), 5.3e12 / kWfp16, 1e-9);  // 135.83
+  EXPECT_NEAR(a["teaching_tokens_per_s_weights_only"].get<double>(), 135.83, 0.005);
+  EXPECT_NEAR(a["teaching_tokens_per_s_with_kv"].get<double>(), 5.3e12 / (kWfp16 + kv), 1e-9);  // 130.44
   // (192e9 − 39,019,610,112) / 1,610,612,736 = 94.98 → 94 sequences.
-  EXPECT_EQ(a["max_batch_by_capacity"], 94);
-  EXPECT_EQ(a["fits"], true);
+  EXPECT_EQ(a["teaching_max_batch_by_capacity"], 94);
+  EXPECT_EQ(a["teaching_fits"], true);
   // The engine holds (172.8e9 - 396,361,728 - W) / KV = 82 sequences (scenario_test.cc), at ~19 FLOP/B
   // there: capacity binds first.
-  EXPECT_EQ(a["regime"], "capacity-bound");
+  EXPECT_EQ(a["regime_at_capacity"], "capacity-bound");
 
   // Row 5 = mi300x, batch 1, int8 weights: W = N bytes; the KV cache stays 16-bit (bf16),
   // 1,610,612,736 B per sequence.
@@ -92,21 +96,21 @@ TEST(SweepCli, Drill1RowsByHand) {
   EXPECT_EQ(b["dtype"], "int8");
   EXPECT_EQ(b["kv_dtype"], "bf16");
   EXPECT_EQ(b["weight_bytes"], kN);
-  EXPECT_NEAR(b["tokens_per_s_weights_only"].get<double>(), 271.66, 0.005);  // 5.3e12 / 19,509,805,056
+  EXPECT_NEAR(b["teaching_tokens_per_s_weights_only"].get<double>(), 271.66, 0.005);  // 5.3e12 / 19,509,805,056
   // (192e9 − 19,509,805,056) / 1,610,612,736 = 107.1 → 107 < R·b·d / (2 (d − R·b)) with R = 246.68,
   // b = 1, d = 6144: 128.5 -- capacity binds before the d×d projection turns compute-bound.
-  EXPECT_EQ(b["max_batch_by_capacity"], 107);
+  EXPECT_EQ(b["teaching_max_batch_by_capacity"], 107);
   // The engine: ~20.6 GB of int8 weights (16-bit tables and scales kept) leave room for 94 sequences,
   // ~21 FLOP/B at that batch against the bf16 ridge 247 its weight-only matmuls run under.
-  EXPECT_EQ(b["regime"], "capacity-bound");
+  EXPECT_EQ(b["regime_at_capacity"], "capacity-bound");
   // The engine agrees the batch fits and is far from compute-bound (whole-step intensity ~ 1 FLOP/B at B = 1).
-  EXPECT_EQ(b["batch_fits"], true);
-  EXPECT_EQ(b["modeled_regime"], "bandwidth-bound");
+  EXPECT_EQ(b["fits"], true);
+  EXPECT_EQ(b["regime"], "bandwidth-bound");
 
   // Row 6 = mi300x, batch 64, fp16: 64 · 5.3e12 / (W + 64 · KV) = 3.392e14 / 142,098,825,216 = 2387.07.
   EXPECT_EQ(j[6]["batch"], 64);
-  EXPECT_NEAR(j[6]["tokens_per_s_aggregate"].get<double>(), 64 * 5.3e12 / (kWfp16 + 64 * kv), 1e-9);
-  EXPECT_NEAR(j[6]["tokens_per_s_aggregate"].get<double>(), 2387.07, 0.005);
+  EXPECT_NEAR(j[6]["teaching_tokens_per_s_aggregate"].get<double>(), 64 * 5.3e12 / (kWfp16 + 64 * kv), 1e-9);
+  EXPECT_NEAR(j[6]["teaching_tokens_per_s_aggregate"].get<double>(), 2387.07, 0.005);
 }
 
 TEST(SweepCli, RowCountOfEveryFormatIsTheProduct) {
@@ -179,7 +183,7 @@ TEST(SweepCli, SameNumbersAsSizeJson) {
 // 128256 untied), 141,107,412,992 B at fp16; an L4 holds 24e9 B, so the weights are short by
 // 117,107,412,992 B = 117.1 GB.
 TEST(SweepCli, KvRoomThatDoesNotFitHasNoFigure) {
-  const Args a = {"sweep", "--model", "llama-3.1-70b", "--gpu", "l4", "--dtype", "fp16", "--fields", "kv_room_bytes"};
+  const Args a = {"sweep", "--model", "llama-3.1-70b", "--gpu", "l4", "--dtype", "fp16", "--fields", "teaching_kv_room_bytes"};
   auto run = [&](const char* format) {
     Args f = a;
     f.insert(f.end(), {"--format", format});
@@ -188,9 +192,9 @@ TEST(SweepCli, KvRoomThatDoesNotFitHasNoFigure) {
     return r.out;
   };
   // A number column aligns right: the 13-character header padded to the 32-character cell.
-  EXPECT_EQ(run("text"), std::string(32 - 13, ' ') + "kv_room_bytes\ndoes not fit (short by 117.1 GB)\n");
-  EXPECT_EQ(run("csv"), "kv_room_bytes\n\n");
-  EXPECT_EQ(run("jsonl"), "{\"kv_room_bytes\":null}\n");
+  EXPECT_EQ(run("text"), std::string(32 - 22, ' ') + "teaching_kv_room_bytes\ndoes not fit (short by 117.1 GB)\n");
+  EXPECT_EQ(run("csv"), "teaching_kv_room_bytes\n\n");
+  EXPECT_EQ(run("jsonl"), "{\"teaching_kv_room_bytes\":null}\n");
 }
 
 // ---- Printers ----------------------------------------------------------------
@@ -216,7 +220,7 @@ TEST(SweepTable, CsvQuotesByRfc4180) {
 }
 
 TEST(SweepCli, CsvAndJsonGiveBaseUnitsTextAndMarkdownHumanUnits) {
-  const Args a = {"--gpu", "mi300x", "--seq", "8192", "--fields", "gpu,weight_bytes,tokens_per_s_weights_only,fits"};
+  const Args a = {"--gpu", "mi300x", "--seq", "8192", "--fields", "gpu,weight_bytes,teaching_tokens_per_s_weights_only,teaching_fits"};
   auto run = [&](const std::string& format) {
     Args args = Sweep(a);
     args.insert(args.end(), {"--format", format});
@@ -225,30 +229,31 @@ TEST(SweepCli, CsvAndJsonGiveBaseUnitsTextAndMarkdownHumanUnits) {
     return r.out;
   };
   const std::string csv = run("csv");
-  EXPECT_EQ(csv.substr(0, csv.find('\n')), "gpu,weight_bytes,tokens_per_s_weights_only,fits");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "gpu,weight_bytes,teaching_tokens_per_s_weights_only,teaching_fits");
   EXPECT_NE(csv.find("mi300x,39019610112,135.829"  /* 5.3e12 / 39,019,610,112 = 135.8291 */), std::string::npos) << csv;
   const std::string md = run("md");
-  EXPECT_EQ(md.substr(0, md.find('\n')), "| gpu | weight_bytes | tokens_per_s_weights_only | fits |");
+  EXPECT_EQ(md.substr(0, md.find('\n')), "| gpu | weight_bytes | teaching_tokens_per_s_weights_only | teaching_fits |");
   EXPECT_NE(md.find("| --- | ---: | ---: | --- |"), std::string::npos) << md;
   EXPECT_NE(md.find("| mi300x | 39.02 GB | 135.8 | yes |"), std::string::npos) << md;
   const std::string text = run("text");
-  EXPECT_EQ(text.find("gpu     weight_bytes  tokens_per_s_weights_only  fits"), 0u) << text;
+  EXPECT_EQ(text.find("gpu     weight_bytes  teaching_tokens_per_s_weights_only  teaching_fits"), 0u) << text;
   EXPECT_NE(text.find("mi300x      39.02 GB"), std::string::npos) << text;
   const std::string jsonl = run("jsonl");
   // Keys in --fields order; the ceiling is bw / W = 5.3e12 / 39,019,610,112 at full precision.
-  EXPECT_EQ(jsonl, "{\"gpu\":\"mi300x\",\"weight_bytes\":39019610112,\"tokens_per_s_weights_only\":" +
-                       nlohmann::json(5.3e12 / kWfp16).dump() + ",\"fits\":true}\n");
+  EXPECT_EQ(jsonl, "{\"gpu\":\"mi300x\",\"weight_bytes\":39019610112,\"teaching_tokens_per_s_weights_only\":" +
+                       nlohmann::json(5.3e12 / kWfp16).dump() + ",\"teaching_fits\":true}\n");
   const auto o = nlohmann::json::parse(jsonl);
   EXPECT_EQ(o["weight_bytes"], 39'019'610'112);
   EXPECT_EQ(o.size(), 4u);
 }
 
 TEST(SweepCli, FieldsPickAndOrderColumns) {
-  const CliRun r = run_args(Sweep({"--gpu", "h100", "--seq", "2048", "--fields", "regime,context", "--format", "csv"}));
+  const CliRun r = run_args(Sweep({"--gpu", "h100", "--seq", "2048", "--fields", "regime_at_capacity,context,regime", "--format", "csv"}));
   ASSERT_EQ(r.status, 0) << r.err;
   // 32,584,028,160 B free / (196,608 x 2048 = 402,653,184 B) = 80 sequences, ~44 FLOP/B at batch 80,
-  // below the ridge 295: capacity-bound.
-  EXPECT_EQ(r.out, "regime,context\ncapacity-bound,2048\n");
+  // below the ridge 295: capacity-bound at capacity. At the row's batch 1 the step reads ~39 GB of
+  // weights for ~39 GFLOP, ~1 FLOP/B: bandwidth-bound.
+  EXPECT_EQ(r.out, "regime_at_capacity,context,regime\ncapacity-bound,2048,bandwidth-bound\n");
 }
 
 TEST(SweepCli, FieldsHelpAndHelpListEveryColumn) {

@@ -12,6 +12,7 @@
 #include "modelcalc/deployment.h"
 #include "modelcalc/gpu.h"
 #include "modelcalc/hf_config.h"
+#include "sweep_table.h"
 #include "test_util.h"
 #include "web_api.h"
 
@@ -38,6 +39,29 @@ void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::st
   EXPECT_EQ(a["decode_step"]["regime"], b["decode_step"]["regime"]) << what;
   EXPECT_EQ(a["prefill"]["seconds"], b["prefill"]["seconds"]) << what;
   EXPECT_EQ(a["memory_per_gpu"]["state_per_sequence"], b["memory_per_gpu"]["state_per_sequence"]) << what;
+}
+
+// sweep's row for `flags` (one combination) against `size --json` for the same flags: every column
+// that has a size key, the defaults (the engine's and the prediction's) and the teaching_* ones.
+void expect_sweep_row_is_size(const std::vector<std::string>& flags, const nlohmann::json& size,
+                              const std::string& what) {
+  std::string fields;
+  for (const SweepColumn& c : sweep_columns()) {
+    if (!c.size_key.empty()) fields += (fields.empty() ? "" : ",") + std::string(c.name);
+  }
+  std::vector<std::string> args = {"sweep"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--fields", fields, "--format", "json"});
+  const CliRun sw = run_args(args);
+  ASSERT_EQ(sw.status, 0) << what << sw.err;
+  const nlohmann::json rows = sw.json();
+  ASSERT_EQ(rows.size(), 1u) << what;
+  for (const SweepColumn& c : sweep_columns()) {
+    if (c.size_key.empty()) continue;
+    const nlohmann::json::json_pointer p{std::string(c.size_key)};
+    ASSERT_TRUE(size.contains(p)) << what << " " << c.size_key;
+    EXPECT_EQ(rows[0][std::string(c.name)], size[p]) << what << " " << c.name;
+  }
 }
 
 std::vector<Case> setups() {
@@ -93,24 +117,44 @@ TEST(DeploymentConsistencyTest, SizeKvBudgetAndTheLibraryAgree) {
       ASSERT_EQ(rj["deployments"].size(), 1u) << what;
       expect_same(a.json(), rj["deployments"][0], what + " roofline");
     }
-    if (s.gpus == 1) {
-      const CliRun sw = run_args({"sweep", "--model", s.model, "--gpu", s.gpu, "--batch", "1", "--seq", "8192",
-                                  "--dtype", s.dtype, "--fields",
-                                  "batch_fits,modeled_regime,modeled_max_sequences,modeled_tokens_per_s_per_sequence,"
-                                  "modeled_tokens_per_s_aggregate",
-                                  "--format", "json"});
-      ASSERT_EQ(sw.status, 0) << what << sw.err;
-      const nlohmann::json row = sw.json()[0];
-      const nlohmann::json sj = a.json();
-      EXPECT_EQ(row["batch_fits"], sj["decode_step"]["fits"]) << what;
-      EXPECT_EQ(row["modeled_regime"], sj["decode_step"]["regime"]) << what;
-      EXPECT_EQ(row["modeled_max_sequences"], sj["memory_per_gpu"]["max_sequences"]) << what;
-      EXPECT_EQ(row["modeled_tokens_per_s_per_sequence"], sj["decode_step"]["tokens_per_s_per_sequence"]) << what;
-      EXPECT_EQ(row["modeled_tokens_per_s_aggregate"], sj["decode_step"]["tokens_per_s_aggregate"]) << what;
-    }
+    // sweep's row on the same split: every column equals size's figure.
+    expect_sweep_row_is_size({"--model", s.model, "--gpu", s.gpu, "--gpus", std::to_string(s.gpus), "--batch", "1",
+                              "--seq", "8192", "--dtype", s.dtype},
+                             a.json(), what + " sweep");
     ++compared;
   }
   EXPECT_EQ(compared, 196);  // 7 models x 4 splits x 7 (dtype, GPU); every setup's heads divide by 1, 2, 8, 16
+}
+
+// A sweep row is `size --json` with the same flags on any split (issue #31): 1 to 16 GPUs, tensor and
+// pipeline parallel, experts over EP, replicas, DP attention, dense and MoE, at a batch that is not 1
+// (so the per-batch columns differ from the single-stream ones).
+TEST(DeploymentConsistencyTest, SweepRowIsSizeOnEverySplit) {
+  using Flags = std::vector<std::string>;
+  const std::vector<std::pair<std::string, Flags>> splits = {
+      {"llama-3.1-8b", {"--gpus", "1"}},
+      {"llama-3.1-8b", {"--gpus", "2"}},
+      {"llama-3.1-8b", {"--gpus", "4", "--tp", "2", "--pp", "2"}},
+      {"llama-3.1-8b", {"--gpus", "16", "--tp", "8", "--dp", "2"}},
+      {"llama-3.1-70b", {"--gpus", "8", "--tp", "4", "--pp", "2"}},
+      {"mixtral-8x7b-v0.1", {"--gpus", "4"}},
+      {"mixtral-8x7b-v0.1", {"--gpus", "8", "--tp", "8", "--ep", "8"}},
+      {"qwen3-30b-a3b", {"--gpus", "8", "--tp", "1", "--dp-attention", "--ep", "8"}},
+      {"deepseek-v3", {"--gpus", "16", "--tp", "2", "--dp-attention", "--ep", "16"}},
+      {"deepseek-v3", {"--gpus", "16", "--tp", "8", "--dp", "2"}},  // 61 layers: no even PP
+  };
+  for (const auto& [model, split] : splits) {
+    Flags flags = {"--model", model, "--gpu", "h200", "--seq", "4096", "--batch", "16"};
+    flags.insert(flags.end(), split.begin(), split.end());
+    std::string what = model;
+    for (const std::string& f : split) what += " " + f;
+    Flags size = {"size"};
+    size.insert(size.end(), flags.begin(), flags.end());
+    size.push_back("--json");
+    const CliRun a = run_args(size);
+    ASSERT_EQ(a.status, 0) << what << a.err;
+    expect_sweep_row_is_size(flags, a.json(), what);
+  }
 }
 
 // Today's families, through every command that reports a deployment: a
@@ -167,19 +211,10 @@ TEST(DeploymentConsistencyTest, TodaysFamiliesAgreeAcrossCommands) {
         const HttpResponse web = handle_web_request(req);
         ASSERT_EQ(web.status, 200) << what << web.body;
         EXPECT_EQ(nlohmann::json::parse(web.body), sj) << what;
+        std::vector<std::string> sweep = {"--model", model, "--gpu", "h100", "--gpus", std::to_string(g), "--seq", "8192"};
+        if (*dtype) sweep.insert(sweep.end(), {"--dtype", dtype});
+        expect_sweep_row_is_size(sweep, sj, what + " sweep");
         if (g == 1) {
-          std::vector<std::string> sweep = {"sweep", "--model", model, "--gpu", "h100", "--batch", "1", "--seq", "8192",
-                                            "--fields",
-                                            "batch_fits,modeled_regime,modeled_max_sequences,"
-                                            "modeled_tokens_per_s_per_sequence,modeled_tokens_per_s_aggregate",
-                                            "--format", "json"};
-          if (*dtype) sweep.insert(sweep.end(), {"--dtype", dtype});
-          const CliRun sw = run_args(sweep);
-          ASSERT_EQ(sw.status, 0) << what << sw.err;
-          const nlohmann::json row = sw.json()[0];
-          EXPECT_EQ(row["modeled_max_sequences"], sj["memory_per_gpu"]["max_sequences"]) << what;
-          EXPECT_EQ(row["modeled_tokens_per_s_per_sequence"], sj["decode_step"]["tokens_per_s_per_sequence"]) << what;
-          EXPECT_EQ(row["modeled_regime"], sj["decode_step"]["regime"]) << what;
           std::vector<std::string> roof = {"roofline", "--model", model, "--gpu", "h100", "--batch", "1",
                                            "--seq", "8192", "--json"};
           if (*dtype) roof.insert(roof.end(), {"--dtype", dtype});

@@ -102,11 +102,11 @@ int64_t llama8b_128k_h100_sequences() {
 // sweep marks rows whose batch cannot be held: at 128K a few sequences fit, not 64.
 TEST(DeploymentRegressionTest, SweepMarksBatchesThatCannotBeHeld) {
   const auto j = run_json({"sweep", "--model", "llama-3.1-8b", "--gpu", "h100", "--seq", "131072", "--batch", "1,64",
-                           "--dtype", "bf16", "--fields", "batch,batch_fits,modeled_max_sequences", "--format", "json"});
+                           "--dtype", "bf16", "--fields", "batch,fits,max_sequences", "--format", "json"});
   ASSERT_EQ(j.size(), 2u);
-  EXPECT_EQ(j[0]["batch_fits"], true);
-  EXPECT_EQ(j[1]["batch_fits"], false);
-  EXPECT_EQ(j[1]["modeled_max_sequences"], llama8b_128k_h100_sequences());
+  EXPECT_EQ(j[0]["fits"], true);
+  EXPECT_EQ(j[1]["fits"], false);
+  EXPECT_EQ(j[1]["max_sequences"], llama8b_128k_h100_sequences());
 }
 
 // One vocabulary: --reserve 10% and 0.1 are the same in size and kv-budget.

@@ -78,7 +78,7 @@ TEST(LayoutFlagsTest, SweepRowsAreSizesUnderDpAttention) {
   const std::vector<std::string> layout = {"--model", "deepseek-v3", "--gpu", "h200", "--gpus", "16", "--dp-attention",
                                            "--spec-method", "mtp", "--spec-tokens", "1", "--spec-acceptance", "0.8"};
   std::vector<std::string> sweep = {"sweep", "--batch", "64,512", "--format", "json", "--fields",
-                                    "batch,layout,ep,modeled_tokens_per_s_aggregate,a2a_s,accepted_tokens_per_step"};
+                                    "batch,layout,ep,tokens_per_s_aggregate,a2a_s,accepted_tokens_per_step"};
   sweep.insert(sweep.end(), layout.begin(), layout.end());
   const CliRun w = run_args(sweep);
   ASSERT_EQ(w.status, 0) << w.err;
@@ -92,7 +92,7 @@ TEST(LayoutFlagsTest, SweepRowsAreSizesUnderDpAttention) {
     const nlohmann::json j = z.json();
     EXPECT_EQ(row["layout"], j["deployment"]["layout"]);
     EXPECT_EQ(row["ep"], j["deployment"]["ep"]);
-    EXPECT_DOUBLE_EQ(row["modeled_tokens_per_s_aggregate"].get<double>(),
+    EXPECT_DOUBLE_EQ(row["tokens_per_s_aggregate"].get<double>(),
                      j["decode_step"]["tokens_per_s_aggregate"].get<double>());
     EXPECT_DOUBLE_EQ(row["a2a_s"].get<double>(), j["decode_step"]["a2a_seconds"].get<double>());
     EXPECT_DOUBLE_EQ(row["accepted_tokens_per_step"].get<double>(),

@@ -6,7 +6,8 @@
 // the numbers in them are checked by hand elsewhere (sweep_test.cc,
 // size_test.cc), not here. Edited since by rule, not recaptured: the 24 rows whose
 // weights do not fit have no kv_room_bytes figure (issue #33): empty in csv, null in
-// json(l), "does not fit (short by X)" in md, X the captured figure without its sign.
+// json(l), "does not fit (short by X)" in md, X the captured figure without its sign. Renamed by rule
+// (issue #31): the whiteboard's columns carry teaching_, the serving regime is regime_at_capacity.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,11 +48,12 @@ TEST(SweepStream, SameBytesAsTheTablePrinters) {
     ASSERT_FALSE(want.empty()) << format;
     EXPECT_TRUE(r.out == want) << format << ": output differs from the golden";
   }
-  // The default columns when the goldens were captured (the deployment
-  // engine has since added columns to the defaults).
+  // The default columns when the goldens were captured (the seed's whiteboard; since issue #31 the
+  // engine's figures are the defaults and these are teaching_*).
   const std::string fields =
-      "model,gpu,context,batch,dtype,kv_dtype,params_total,params_active,weight_bytes,kv_bytes_per_sequence,fits,"
-      "tokens_per_s_weights_only,tokens_per_s_with_kv,tokens_per_s_aggregate,max_batch_by_capacity,regime";
+      "model,gpu,context,batch,dtype,kv_dtype,params_total,params_active,weight_bytes,kv_bytes_per_sequence,"
+      "teaching_fits,teaching_tokens_per_s_weights_only,teaching_tokens_per_s_with_kv,teaching_tokens_per_s_aggregate,"
+      "teaching_max_batch_by_capacity,regime_at_capacity";
   const std::vector<std::string> custom = {"sweep",      "--model", "llama-3.1-70b", "--bandwidth", "1TB/s",
                                            "--capacity", "1GB",     "--peak",        "1e15",        "--fields",
                                            fields};
@@ -128,7 +130,7 @@ TEST(SweepStream, WriterEqualsPrinterOnBatchRuns) {
 // that put varying columns first, last, side by side, alone, repeated or not
 // at all; grids where a non-batch column varies fastest (the dtype pair
 // innermost, one batch and many seqs, several GPUs); a GPU the deployment
-// engine refuses (its modeled reals repeat as 0.0); a row longer than the
+// engine refuses (its reals repeat, empty); a row longer than the
 // writers' 256 KiB buffer. The table printers, which format every cell of
 // every row, are the reference.
 // With a repeated column the json printers (one nlohmann object a row) keep
@@ -154,22 +156,22 @@ TEST(SweepStream, WriterEqualsPrinterForFieldOrders) {
   const SweepSpec s = BatchRunSpec();
   for (const char* fields : {
            "batch,model,gpu,context,tokens_per_s_aggregate",              // varying first, then a run, varying last
-           "model,batch,tokens_per_s_aggregate,batch_fits,modeled_regime",  // varying side by side, at the end
-           "batch,tokens_per_s_aggregate,batch_fits,modeled_regime,step_bytes,modeled_intensity",  // only varying
-           "model,gpu,context,dtype,kv_dtype,params_total,regime",        // none varying
+           "model,batch,tokens_per_s_aggregate,fits,regime",                // varying side by side, at the end
+           "batch,tokens_per_s_aggregate,fits,regime,teaching_step_bytes,intensity,step_s",  // only varying
+           "model,gpu,context,dtype,kv_dtype,params_total,regime_at_capacity",  // none varying
            "batch",                                                   // one varying column alone
            "weight_bytes",                                            // one constant column alone
-           "modeled_regime,fits,modeled_tokens_per_s_per_sequence,ridge,modeled_tokens_per_s_aggregate,"
-           "modeled_max_sequences,attention_fraction,batch_fits",     // alternating, every real kind
+           "regime,teaching_fits,tokens_per_s_per_sequence,ridge,tokens_per_s_aggregate,"
+           "max_sequences,attention_fraction,fits,predicted_step_s,predicted_max_sequences",  // alternating, every real kind
        }) {
     const auto columns = parse_fields(fields);
     ASSERT_TRUE(columns.ok()) << fields;
     ExpectWritersEqualPrinters(s, *columns, fields);
   }
   // --fields refuses a repeated column (below), but the writers take any column list a library caller gives.
-  const char* repeated = "batch,batch,model,model,batch_fits,batch_fits";
+  const char* repeated = "batch,batch,model,model,fits,fits";
   std::vector<const SweepColumn*> twice;
-  for (const char* name : {"batch", "batch", "model", "model", "batch_fits", "batch_fits"}) {
+  for (const char* name : {"batch", "batch", "model", "model", "fits", "fits"}) {
     twice.push_back(parse_fields(name).value().front());
   }
   ExpectWritersEqualPrinters(s, twice, repeated, /*json_too=*/false);
@@ -221,8 +223,8 @@ TEST(SweepStream, WriterEqualsPrinterWhenAnotherColumnVariesFastest) {
     ExpectWritersEqualPrinters(spec, all, std::string(what) + ", every column");
     ExpectWritersEqualPrinters(spec, defaults, std::string(what) + ", default columns");
   }
-  // The grids reach what they are for: a refused deployment (modeled reals
-  // of 0.0 repeated), and both verdicts of batch_fits within one batch run.
+  // The grids reach what they are for: a refused deployment (the engine's reals
+  // empty, repeated), and both verdicts of fits within one batch run.
   bool refused = false;
   ASSERT_TRUE(sweep(refused_runs, [&](const SweepRow& r) { refused = refused || !r.has_deployment; }).ok());
   EXPECT_TRUE(refused);

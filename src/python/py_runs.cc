@@ -6,6 +6,7 @@
 // that holds the answer. Nothing is formatted until asked: to_dict() builds the
 // command's own Report and converts its JSON value to Python objects (equal to
 // the CLI's --json), text() and explain() render it.
+#include <cmath>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -94,6 +95,9 @@ py::object cell_to_py(const Cell& c) {
           return py::none();  // as size --json: a memory that does not fit has no figure
         } else if constexpr (std::is_same_v<V, bool>) {
           return py::bool_(v);
+        } else if constexpr (std::is_same_v<V, double>) {
+          if (!std::isfinite(v)) return py::none();  // as size --json: no figure is null
+          return py::cast(v);
         } else {
           return py::cast(v);
         }

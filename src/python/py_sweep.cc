@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -58,7 +59,10 @@ struct Column {
 
 struct StopSweep {};  // thrown through sweep() to end it (an error, or Ctrl-C)
 
-Kind kind_of(const Cell& c) {
+// A column's kind from its first cell; a count with no figure there (max_sequences where the engine
+// refuses the row: null in JSON) is still a count column, its missing figures 0 (NumPy ints hold no null).
+Kind kind_of(const SweepColumn& col, const Cell& c) {
+  if (col.name.ends_with("max_sequences") && c.index() == 1 && !std::isfinite(std::get<double>(c))) return Kind::kInt;
   switch (c.index()) {
     case 0: return Kind::kInt;
     case 1: return Kind::kReal;
@@ -170,7 +174,7 @@ class Filler {
 
   void start(const SweepRow& r) {
     for (Column& c : columns_) {
-      c.kind = kind_of(c.col->get(r));
+      c.kind = kind_of(*c.col, c.col->get(r));
       set_buffer(c, allocate(c.kind, chunk_));
     }
     started_ = true;
@@ -193,7 +197,8 @@ class Filler {
   void put(Column& c, const Cell& v, unsigned char* p) {
     switch (c.kind) {
       case Kind::kInt: {
-        const int64_t x = v.index() == 0 ? std::get<int64_t>(v) : static_cast<int64_t>(as_double(v));
+        const double d = v.index() == 0 ? 0.0 : as_double(v);
+        const int64_t x = v.index() == 0 ? std::get<int64_t>(v) : std::isfinite(d) ? static_cast<int64_t>(d) : 0;
         std::memcpy(p, &x, 8);
         break;
       }

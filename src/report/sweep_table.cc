@@ -43,57 +43,53 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.result.weight_bytes; }},
     {"kv_bytes_per_sequence", "/kv/bytes_per_sequence", Unit::kBytes, true, "KV cache of one sequence at T, bytes",
      [](const SweepRow& r) -> Cell { return r.result.kv_per_seq; }},
-    {"fits", "/weights/fits", Unit::kNone, true, "weights fit the split's GPUs pooled (the teaching view)",
-     [](const SweepRow& r) -> Cell { return r.result.fits; }},
-    {"tokens_per_s_weights_only", "/decode/tokens_per_s_weights_only", Unit::kTokensPerS, true,
-     "single-stream decode ceiling, weights only: bw / W",
-     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_weights_only; }},
-    {"tokens_per_s_with_kv", "/decode/tokens_per_s_with_kv", Unit::kTokensPerS, true,
-     "single-stream decode ceiling with KV at T: bw / (W + KV)",
-     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_with_kv; }},
-    {"tokens_per_s_aggregate", "/decode/tokens_per_s_aggregate", Unit::kTokensPerS, true,
-     "aggregate decode ceiling at batch B: B bw / (W + B KV)",
-     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_aggregate; }},
-    {"max_batch_by_capacity", "/roofline/max_batch_by_capacity", Unit::kSequences, true,
-     "sequences at T whose KV fits beside the weights",
-     [](const SweepRow& r) -> Cell { return r.result.max_batch_by_capacity; }},
-    {"regime", "/roofline/regime", Unit::kNone, true,
+    // The engine's figures (plain names, as size --json's decode_step and memory_per_gpu), then the
+    // prediction's twins. The seed's whiteboard is the teaching_* columns below, with --fields.
+    {"fits", "/decode_step/fits", Unit::kNone, true,
+     "the deployment engine holds batch B per replica at T on the split (reserve and workspace kept back)",
+     [](const SweepRow& r) -> Cell { return r.has_deployment && r.deployment.decode.fits; }},
+    {"max_sequences", "/memory_per_gpu/max_sequences", Unit::kSequences, true,
+     "sequences at T the engine holds per replica of the split (empty, null in JSON: the engine refuses the split)",
+     [](const SweepRow& r) -> Cell {
+       return r.has_deployment ? Cell(r.deployment.memory.max_sequences) : Cell(kNoFigure);
+     }},
+    {"step_s", "/decode_step/seconds", Unit::kSeconds, true, "the engine's decode step at batch B, seconds",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.seconds : kNoFigure; }},
+    {"tokens_per_s_per_sequence", "/decode_step/tokens_per_s_per_sequence", Unit::kTokensPerS, true,
+     "the engine's decode tokens/s per sequence at batch B",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.tokens_per_s_per_sequence : kNoFigure; }},
+    {"tokens_per_s_aggregate", "/decode_step/tokens_per_s_aggregate", Unit::kTokensPerS, true,
+     "the engine's aggregate decode tokens/s at batch B, every replica of the split",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.tokens_per_s_aggregate : kNoFigure; }},
+    {"regime", "/decode_step/regime", Unit::kNone, true,
+     "the engine's decode step at the row's batch: bandwidth-, compute-, capacity- (B does not fit) or "
+     "communication-bound",
+     [](const SweepRow& r) -> Cell {
+       return r.has_deployment ? regime_name(r.deployment.decode.regime) : std::string_view("n/a");
+     }},
+    {"regime_at_capacity", "/roofline/regime", Unit::kNone, true,
      "the engine's serving regime at the largest batch HBM holds: capacity-bound (HBM stops batching first, or "
      "the weights do not fit), compute-bound or communication-bound",
      [](const SweepRow& r) -> Cell {
        return r.has_deployment ? regime_name(r.serving_regime) : std::string_view("n/a");
      }},
-    {"batch_fits", "/decode_step/fits", Unit::kNone, true,
-     "the deployment engine can hold batch B per replica at T on the split (reserve and workspace kept back)",
-     [](const SweepRow& r) -> Cell { return r.has_deployment && r.deployment.decode.fits; }},
-    {"modeled_regime", "/decode_step/regime", Unit::kNone, true,
-     "the engine's decode-step regime: bandwidth-, compute-, capacity- or communication-bound",
-     [](const SweepRow& r) -> Cell {
-       return r.has_deployment ? regime_name(r.deployment.decode.regime) : std::string_view("n/a");
-     }},
-    {"modeled_max_sequences", "/memory_per_gpu/max_sequences", Unit::kSequences, false,
-     "sequences per replica at T the engine holds on the split",
-     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.memory.max_sequences : int64_t{0}; }},
-    {"modeled_tokens_per_s_per_sequence", "/decode_step/tokens_per_s_per_sequence", Unit::kTokensPerS, false,
-     "the engine's decode tokens/s per sequence at batch B",
-     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.tokens_per_s_per_sequence : 0.0; }},
-    {"modeled_tokens_per_s_aggregate", "/decode_step/tokens_per_s_aggregate", Unit::kTokensPerS, false,
-     "the engine's aggregate decode tokens/s at batch B",
-     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.tokens_per_s_aggregate : 0.0; }},
-    {"modeled_intensity", "/decode_step/intensity", Unit::kFlopPerByte, false,
-     "the engine's decode-step arithmetic intensity, FLOP/byte",
-     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.intensity : 0.0; }},
-    {"predicted_max_sequences", "/memory_per_gpu/predicted/max_sequences", Unit::kSequences, false,
-     "sequences at T the engine profile admits per replica of the row's split (its KV cache in whole blocks)",
-     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.max_sequences : int64_t{0}; }},
-    {"predicted_batch_fits", "/decode_step/predicted/fits", Unit::kNone, false,
+    {"predicted_fits", "/decode_step/predicted/fits", Unit::kNone, true,
      "the engine profile admits batch B at T per replica of the row's split",
      [](const SweepRow& r) -> Cell { return r.has_prediction && r.prediction.fits; }},
+    {"predicted_max_sequences", "/memory_per_gpu/predicted/max_sequences", Unit::kSequences, true,
+     "sequences at T the engine profile admits per replica of the row's split (its KV cache in whole blocks; "
+     "empty, null in JSON: no prediction)",
+     [](const SweepRow& r) -> Cell {
+       return r.has_prediction ? Cell(r.prediction.max_sequences) : Cell(kNoFigure);
+     }},
+    {"predicted_step_s", "/decode_step/predicted/seconds", Unit::kSeconds, true,
+     "the engine profile's predicted decode step at batch B, seconds (empty, null in JSON: no prediction)",
+     [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.step.seconds : kNoFigure; }},
     {"predicted_tokens_per_s_per_sequence", "/decode_step/predicted/tokens_per_s_per_sequence", Unit::kTokensPerS,
-     false, "the engine profile's predicted decode tokens/s per sequence at batch B (empty, null in JSON: no "
-            "prediction, as on a GPU no engine profile runs on)",
+     true, "the engine profile's predicted decode tokens/s per sequence at batch B (empty, null in JSON: no "
+           "prediction, as on a GPU no engine profile runs on)",
      [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_per_sequence : kNoFigure; }},
-    {"predicted_tokens_per_s_aggregate", "/decode_step/predicted/tokens_per_s_aggregate", Unit::kTokensPerS, false,
+    {"predicted_tokens_per_s_aggregate", "/decode_step/predicted/tokens_per_s_aggregate", Unit::kTokensPerS, true,
      "the engine profile's predicted aggregate decode tokens/s at batch B (empty, null in JSON: no prediction)",
      [](const SweepRow& r) -> Cell { return r.has_prediction ? r.prediction.tokens_per_s_aggregate : kNoFigure; }},
     // Not shown by default.
@@ -110,9 +106,12 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell {
        return std::string_view(r.split_spec->dp_attention ? "dp-attention" : "tensor-parallel");
      }},
+    {"intensity", "/decode_step/intensity", Unit::kFlopPerByte, false,
+     "the engine's decode-step arithmetic intensity, FLOP/byte",
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.intensity : kNoFigure; }},
     {"a2a_s", "/decode_step/a2a_seconds", Unit::kSeconds, false,
      "all-to-all dispatch + combine of one decode step, every MoE layer (DP attention)",
-     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.a2a_seconds : 0.0; }},
+     [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.a2a_seconds : kNoFigure; }},
     {"accepted_tokens_per_step", "/decode_step/accepted_tokens_per_step", Unit::kNone, false,
      "tokens one step yields per sequence (speculative decoding; 1 without)",
      [](const SweepRow& r) -> Cell { return r.has_deployment ? r.deployment.decode.accepted_tokens_per_step : 1.0; }},
@@ -120,13 +119,6 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.result.blocks; }},
     {"kv_bytes_per_token", "/kv/bytes_per_token", Unit::kBytes, false, "KV cache per token per sequence, bytes",
      [](const SweepRow& r) -> Cell { return r.result.kv_per_token; }},
-    {"kv_room_bytes", "/weights/kv_room_bytes", Unit::kBytes, false, "capacity minus weights, bytes",
-     [](const SweepRow& r) -> Cell {
-       if (r.result.kv_room_bytes < 0) return Shortfall{-r.result.kv_room_bytes};  // as size's line
-       return r.result.kv_room_bytes;
-     }},
-    {"step_bytes", "/decode/step_bytes", Unit::kBytes, false, "bytes one decode step reads at batch B",
-     [](const SweepRow& r) -> Cell { return r.result.step_bytes_aggregate; }},
     {"decode_flops_per_token", "/flops/decode_per_token", Unit::kFlop, false, "decode FLOPs per token at T",
      [](const SweepRow& r) -> Cell { return r.result.decode_per_token; }},
     {"prefill_flops", "/flops/prefill_total", Unit::kFlop, false, "prefill FLOPs for a T-token prompt",
@@ -135,23 +127,48 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.result.attention_fraction; }},
     {"ridge", "/roofline/ridge", Unit::kFlopPerByte, false, "GPU ridge point, FLOP/byte (dense bf16)",
      [](const SweepRow& r) -> Cell { return r.result.ridge; }},
-    {"compute_bound_batch", "/roofline/compute_bound_batch", Unit::kSequences, false,
-     "batch at which decode turns compute-bound (d x d projection)",
-     [](const SweepRow& r) -> Cell { return r.result.compute_bound_batch; }},
-    {"gpu_capacity_bytes", "/gpu/capacity_bytes", Unit::kBytes, false, "GPU memory capacity, bytes",
+    // One GPU's (size --json's gpu section is the split's pool: gpus x these).
+    {"gpu_capacity_bytes", "", Unit::kBytes, false, "one GPU's memory capacity, bytes (the catalog's)",
      [](const SweepRow& r) -> Cell { return r.gpu_spec->capacity_bytes; }},
-    {"gpu_bandwidth_bytes_per_s", "/gpu/bandwidth_bytes_per_s", Unit::kBytesPerS, false,
-     "GPU memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
+    {"gpu_bandwidth_bytes_per_s", "", Unit::kBytesPerS, false, "one GPU's memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
+    // The seed's whiteboard (the teaching view): the split's GPUs pooled into one, no reserve, no workspace,
+    // weights and KV read once a step. size --json keeps these under decode, weights and roofline.
+    {"teaching_fits", "/weights/fits", Unit::kNone, false, "teaching view: the weights fit the split's GPUs pooled",
+     [](const SweepRow& r) -> Cell { return r.result.fits; }},
+    {"teaching_tokens_per_s_weights_only", "/decode/tokens_per_s_weights_only", Unit::kTokensPerS, false,
+     "teaching view: single-stream decode ceiling, weights only: bw / W",
+     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_weights_only; }},
+    {"teaching_tokens_per_s_with_kv", "/decode/tokens_per_s_with_kv", Unit::kTokensPerS, false,
+     "teaching view: single-stream decode ceiling with KV at T: bw / (W + KV)",
+     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_with_kv; }},
+    {"teaching_tokens_per_s_aggregate", "/decode/tokens_per_s_aggregate", Unit::kTokensPerS, false,
+     "teaching view: aggregate decode ceiling at batch B: B bw / (W + B KV)",
+     [](const SweepRow& r) -> Cell { return r.result.tokens_per_s_aggregate; }},
+    {"teaching_max_batch_by_capacity", "/roofline/max_batch_by_capacity", Unit::kSequences, false,
+     "teaching view: sequences at T whose KV fits beside the weights",
+     [](const SweepRow& r) -> Cell { return r.result.max_batch_by_capacity; }},
+    {"teaching_kv_room_bytes", "/weights/kv_room_bytes", Unit::kBytes, false,
+     "teaching view: capacity minus weights, bytes",
+     [](const SweepRow& r) -> Cell {
+       if (r.result.kv_room_bytes < 0) return Shortfall{-r.result.kv_room_bytes};  // as size's line
+       return r.result.kv_room_bytes;
+     }},
+    {"teaching_step_bytes", "/decode/step_bytes", Unit::kBytes, false,
+     "teaching view: bytes one decode step reads at batch B",
+     [](const SweepRow& r) -> Cell { return r.result.step_bytes_aggregate; }},
+    {"teaching_compute_bound_batch", "/roofline/compute_bound_batch", Unit::kSequences, false,
+     "teaching view: batch at which decode turns compute-bound (d x d projection)",
+     [](const SweepRow& r) -> Cell { return r.result.compute_bound_batch; }},
 };
 
 // The columns whose value can change when only the batch does: every other
 // column is a function of (model, GPU, seq, dtype, KV dtype). A test checks
 // this list against the engine (sweep_stream_test.cc).
 constexpr std::string_view kVaryWithBatch[] = {
-    "batch",          "tokens_per_s_aggregate",            "batch_fits",
-    "modeled_regime", "modeled_tokens_per_s_per_sequence", "modeled_tokens_per_s_aggregate",
-    "modeled_intensity", "step_bytes", "predicted_batch_fits", "predicted_tokens_per_s_per_sequence",
-    "predicted_tokens_per_s_aggregate", "a2a_s",
+    "batch",          "fits",           "step_s",        "tokens_per_s_per_sequence", "tokens_per_s_aggregate",
+    "regime",         "intensity",      "a2a_s",         "predicted_fits",            "predicted_step_s",
+    "predicted_tokens_per_s_per_sequence", "predicted_tokens_per_s_aggregate", "teaching_tokens_per_s_aggregate",
+    "teaching_step_bytes",
 };
 
 std::string trim_right(std::string s) {
@@ -177,6 +194,7 @@ std::string sweep_human(const Cell& c, Unit u) {
     case Unit::kFraction: return format_quantity(v, u);
     case Unit::kTokensPerS: return fmt_fixed(v, 1);
     case Unit::kFlop: return fmt_sig(v);
+    case Unit::kSeconds: return std::isfinite(v) ? format_quantity(v, u) : std::string();
     default: break;
   }
   if (const auto* i = std::get_if<int64_t>(&c)) return group_digits(*i);
