@@ -81,7 +81,8 @@ Status engine_points(const RooflineRequest& r, RooflineAnswer* out) {
       // for the default compute dtype) the points above still stand.
       if (!a.ok() && split_given) return a.status();
       if (!a.ok()) continue;
-      out->deployments.push_back(RooflineDeployment{gi, *std::move(a)});
+      MC_ASSIGN_OR_RETURN(std::optional<DeploymentPrediction> p, predict(m, out->gpus[gi], *a, r.engine, d));
+      out->deployments.push_back(RooflineDeployment{gi, *std::move(a), std::move(p)});
     }
   }
   return Status::Ok();

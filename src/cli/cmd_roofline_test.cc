@@ -182,7 +182,28 @@ TEST(RooflineCli, TheEnginesStepComesFirstAsSizeReportsIt) {
   const double ms = z.json()["decode_step"]["seconds"].get<double>() * 1e3;
   char want[32];
   std::snprintf(want, sizeof want, "%.1f ms", ms);  // 14.7 ms: three significant digits
-  EXPECT_NE(r.out.substr(answer, teaching - answer).find(want), std::string::npos) << want << "\n" << r.out;
+  const std::string section = r.out.substr(answer, teaching - answer);
+  EXPECT_NE(section.find(want), std::string::npos) << want << "\n" << r.out;
+  // The prediction leads the row (issue #31): size's predicted step, before the ceiling's.
+  const double predicted_ms = z.json()["decode_step"]["predicted"]["seconds"].get<double>() * 1e3;
+  char pwant[32];
+  std::snprintf(pwant, sizeof pwant, predicted_ms < 100 ? "%.1f ms" : "%.0f ms", predicted_ms);
+  const size_t row = section.find("h100-sxm");
+  ASSERT_NE(row, std::string::npos) << section;
+  EXPECT_LT(section.find(pwant, row), section.find(want, row)) << pwant << "\n" << section;
+  EXPECT_NE(section.find("predicted step"), std::string::npos) << section;
+  // JSON: each deployment carries size's predicted sibling.
+  const CliRun j = run_args({"roofline", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "32", "--json"});
+  ASSERT_EQ(j.status, 0) << j.err;
+  EXPECT_EQ(j.json()["deployments"][0]["decode_step"]["predicted"], z.json()["decode_step"]["predicted"]);
+  EXPECT_EQ(j.json()["deployments"][0]["memory_per_gpu"]["predicted"], z.json()["memory_per_gpu"]["predicted"]);
+}
+
+// A GPU no engine profile runs on has the ceiling alone, said so in the row.
+TEST(RooflineCli, AGpuWithoutAnEngineProfileShowsTheCeilingAlone) {
+  const CliRun r = run_args({"roofline", "--model", "llama-3.1-8b", "--gpu", "tpu-v6e", "--batch", "8"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("tpu-v6e: no engine profile runs on it (the ceiling alone)"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -107,7 +107,7 @@ Report roofline_report(const app::RooflineAnswer& a) {
   nlohmann::json deployments = nlohmann::json::array();
   for (const app::RooflineDeployment& d : a.deployments) {
     const GpuSpec& g = a.gpus[d.gpu];
-    nlohmann::json j = deployment_json(g, d.analysis);
+    nlohmann::json j = deployment_json(g, d.analysis, d.prediction ? &*d.prediction : nullptr);
     j["gpu"] = g.key;
     deployments.push_back(std::move(j));
   }
@@ -120,7 +120,8 @@ std::string roofline_text(const app::RooflineAnswer& a) {
   std::string text = render_roofline_table(a.model.get(), a.options, a.result);
   std::vector<RooflineEnginePoint> points;
   for (const app::RooflineDeployment& d : a.deployments) {
-    points.push_back({&a.gpus[d.gpu], d.analysis.result.decode, static_cast<double>(d.analysis.result.memory.max_sequences)});
+    points.push_back({&a.gpus[d.gpu], d.analysis.result.decode, static_cast<double>(d.analysis.result.memory.max_sequences),
+                      d.prediction ? &*d.prediction : nullptr});
   }
   const std::string answer = render_roofline_engine(points);
   if (!answer.empty()) {

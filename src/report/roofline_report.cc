@@ -193,19 +193,32 @@ Report build_roofline_report(const ModelSpec* m, const RooflineOptions& o, const
 
 std::string render_roofline_engine(const std::vector<RooflineEnginePoint>& points) {
   if (points.empty()) return "";
-  std::string out = "\nAnswer (the deployment engine: the decode step per GPU, as size reports it)\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"gpu", "batch", "FLOP/GPU", "bytes/GPU", "intensity", "ridge", "step", "regime", "fits"}};
+  std::string out = "\nAnswer (the deployment engine: the decode step per GPU, as size reports it; the serving "
+                    "engine's prediction first, the ceiling beside it)\n";
+  std::vector<std::vector<std::string>> rows = {{"gpu", "batch", "engine", "predicted step", "predicted tokens/s",
+                                                 "ceiling step", "ceiling tokens/s", "FLOP/GPU", "bytes/GPU",
+                                                 "intensity", "ridge", "regime", "fits"}};
+  std::string engines;
   for (const RooflineEnginePoint& p : points) {
     const DecodeStep& st = p.step;
-    rows.push_back({p.gpu->key, group_digits(st.batch), format_value(st.flops_per_gpu, Unit::kFlop),
-                    format_value(st.bytes_per_gpu, Unit::kBytes), format_value(st.intensity, Unit::kFlopPerByte),
-                    fmt_sig(st.ridge), format_brief(st.seconds, Unit::kSeconds),
+    const PredictedDecode* pd = p.predicted != nullptr ? &p.predicted->decode : nullptr;
+    rows.push_back({p.gpu->key, group_digits(st.batch),
+                    p.predicted != nullptr ? std::string(p.predicted->profile->name) : "none",
+                    pd != nullptr ? format_brief(pd->step.seconds, Unit::kSeconds) : "-",
+                    pd != nullptr ? fmt_fixed(pd->tokens_per_s_aggregate, 1) : "-",
+                    format_brief(st.seconds, Unit::kSeconds), fmt_fixed(st.tokens_per_s_aggregate, 1),
+                    format_value(st.flops_per_gpu, Unit::kFlop), format_value(st.bytes_per_gpu, Unit::kBytes),
+                    format_value(st.intensity, Unit::kFlopPerByte), fmt_sig(st.ridge),
                     std::string(regime_name(st.regime)), st.fits ? "yes" : "no"});
+    const std::string e = p.predicted != nullptr
+                              ? std::string(p.gpu->key) + ": " + std::string(p.predicted->profile->display)
+                              : std::string(p.gpu->key) + ": no engine profile runs on it (the ceiling alone)";
+    if (engines.find(e) == std::string::npos) engines += (engines.empty() ? "" : "; ") + e;
   }
   out += render_rows(rows);
-  out += "  (the experts a batch touches, the KV per GPU as sharded, the compute dtype's roof; the teaching view "
-         "below places the seed's whole-model points under one roof)\n";
+  out += "  (predicted: " + engines + ". tokens/s aggregate over the batch; the ceiling counts the experts a batch "
+         "touches, the KV per GPU as sharded, the compute dtype's roof; the teaching view below places the seed's "
+         "whole-model points under one roof)\n";
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "modelcalc/model.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/roofline.h"
+#include "modelcalc/serving.h"
 #include "report.h"
 
 namespace modelcalc {
@@ -32,9 +33,11 @@ struct RooflineEnginePoint {
   const GpuSpec* gpu = nullptr;  // not owned
   DecodeStep step;
   double max_sequences = 0;      // per replica
+  const DeploymentPrediction* predicted = nullptr;  // not owned; null: no engine profile runs on the GPU
 };
-// The answer section of roofline's text: per GPU and batch, the engine's step (per GPU: FLOPs / bytes =
-// intensity against the compute dtype's ridge, its time and regime). "" without points.
+// The answer section of roofline's text: per GPU and batch, the serving engine's predicted step and
+// rate first, then the ceiling's step (per GPU: FLOPs / bytes = intensity against the compute dtype's
+// ridge, its time and regime). "" without points.
 std::string render_roofline_engine(const std::vector<RooflineEnginePoint>& points);
 
 }  // namespace modelcalc

@@ -127,6 +127,7 @@ Result<DiagnoseAnswer> answer(const DiagnoseRequest& r, const Context& ctx = {})
 struct RooflineDeployment {
   size_t gpu = 0;  // index into RooflineAnswer::gpus
   DeploymentAnalysis analysis;
+  std::optional<DeploymentPrediction> prediction;  // empty: no engine profile runs on the GPU
 };
 struct RooflineAnswer {
   RooflineRequest request;
