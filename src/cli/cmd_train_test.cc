@@ -57,6 +57,41 @@ TEST(TrainEngineCli, MfuAndHfuOfAMeasuredRun) {
   EXPECT_NEAR(j["mfu"].get<double>(), 20000 * 6.0 * 8'030'261'248 / (8 * 989.4e12), 1e-15);
 }
 
+// One answer per screen (issue #31): with a model and a sequence the engine's MFU and HFU lead the
+// text, the k x N figure follows in the teaching view; train leads with the engine's FLOPs and days.
+TEST(TrainEngineCli, TheEnginesFiguresLeadTheText) {
+  const CliRun r = run_args({"mfu", "--model", "llama-3.1-8b", "--tokens-per-s", "20000", "--gpu", "h100", "--gpus",
+                             "8", "--train", "--seq", "8192"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const size_t answer = r.out.find("Answer: the engine's utilization");
+  const size_t teaching = r.out.find("Teaching view (the seed's whiteboard)");
+  ASSERT_NE(answer, std::string::npos) << r.out;
+  ASSERT_NE(teaching, std::string::npos) << r.out;
+  EXPECT_LT(answer, teaching);
+  // MFU = 20,000 x (41,875,931,136 + 12,884,901,888 + 3,152,019,456) / (8 x 989.4e12) = 14.6 %; 6N's
+  // 20,000 x 48,181,567,488 / 7.9152e15 = 12.2 % comes after it.
+  const size_t engine_mfu = r.out.find("14.6 %"), six_n = r.out.find("12.2 %");
+  ASSERT_NE(engine_mfu, std::string::npos) << r.out;
+  ASSERT_NE(six_n, std::string::npos) << r.out;
+  EXPECT_LT(engine_mfu, six_n);
+  EXPECT_LT(r.out.find('%'), teaching);  // the first percentage on the screen is the engine's
+
+  // train: model FLOPs 57,912,852,480 per token x 1e12 tokens at 40 % of 64 x 989.4e12:
+  // F = 57,912,852,480 x 1e12 = 5.7913e22; H = F / (989.4e12 x 0.4) / 3600 = 40,648 h; days = H / 64 / 24.
+  const CliRun t = run_args({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--seq", "8192", "--gpu", "h100",
+                             "--gpus", "64", "--json"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  const double F = (41'875'931'136.0 + 12'884'901'888.0 + 3'152'019'456.0) * 1e12;
+  const double H = F / (989.4e12 * 0.4) / 3600;
+  EXPECT_NEAR(t.json()["engine_gpu_hours"].get<double>(), H, 1e-6 * H);
+  EXPECT_NEAR(t.json()["engine_days"].get<double>(), H / 64 / 24, 1e-6 * H / 64 / 24);
+  const CliRun tt = run_args({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--seq", "8192", "--gpu", "h100",
+                              "--gpus", "64"});
+  ASSERT_EQ(tt.status, 0) << tt.err;
+  EXPECT_EQ(tt.out.find("Answer: the engine's FLOPs"), tt.out.find("\n\n") + 2) << tt.out;
+  EXPECT_LT(tt.out.find("Wall-clock with the engine's model FLOPs"), tt.out.find("Teaching view")) << tt.out;
+}
+
 TEST(TrainEngineCli, ALayoutGetsTheEnginesStep) {
   const CliRun r = run_args({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--gpu", "h100", "--tp", "2",
                              "--dp", "4", "--seq", "4096", "--global-batch", "64", "--flash", "--sequence-parallel",

@@ -38,13 +38,32 @@ Report build_train_report(const TrainQuery& q, const TrainResult& r, const Train
       computed("tokens_per_param", "Tokens per parameter", r.tokens_per_param, Unit::kNone, fx::kTokensPerParam,
                {term("D", format_brief(q.tokens, Unit::kTokens)), term("N", format_brief(q.params, Unit::kParams))},
                "(Chinchilla-optimal ≈ 20)"));
-  rep.sections.push_back(std::move(c));
-  if (engine != nullptr && engine->model != nullptr) {
+  const bool engine_count = engine != nullptr && engine->model != nullptr;
+  const bool engine_step = engine != nullptr && engine->step != nullptr && engine->options != nullptr &&
+                           engine->gpu != nullptr;
+  // The answer first: the engine's step for a layout (calibrated), else the engine's FLOPs (and its
+  // GPU-hours at the assumed MFU); the lab's 6·N·D and its time follow as the seed's whiteboard.
+  if (engine_step) {
+    rep.sections.push_back(train_step_section("Answer: the engine's prediction for this layout (calibrated)", "engine",
+                                              *engine->gpu, *engine->options, *engine->step, q.tokens));
+  }
+  if (engine_count) {
     const TrainFlopsPerToken& f = engine->per_token;
-    Section e{fmt::format("The engine's FLOPs ({} at s = {})", train_model_label(*engine->model),
-                          group_digits(engine->seq)),
+    Section e{fmt::format("{}he engine's FLOPs ({} at s = {})", engine_step ? "T" : "Answer: t",
+                          train_model_label(*engine->model), group_digits(engine->seq)),
               {},
               {}};
+    if (q.gpu && r.time) {
+      const double peak = r.time->peak_flops_per_gpu;
+      const double F = f.model * q.tokens;
+      const double h = F / (peak * q.mfu) / 3600.0;
+      e.lines.push_back(computed("engine_gpu_hours", "GPU-hours with the engine's model FLOPs", h, Unit::kHours,
+                                 fx::kTfHours, {term("F", fmt_sig(F)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)},
+                                 "(at the assumed MFU --mfu, which counts the model FLOPs, as PaLM defines it)"));
+      e.lines.push_back(computed("engine_days", "Wall-clock with the engine's model FLOPs", h / dbl(q.gpus) / 24.0,
+                                 Unit::kDays, fx::kTrainDays, {term("H", fmt_sig(h)), term("gpus", q.gpus)},
+                                 fmt::format("(on {})", gpus_label(q.gpus, q.gpu->name))));
+    }
     for (Line& l : train_flops_lines("flops", *engine->model, engine->seq, engine->recompute, engine->count, f)) {
       e.lines.push_back(std::move(l));
     }
@@ -57,12 +76,17 @@ Report build_train_report(const TrainQuery& q, const TrainResult& r, const Train
                                   "(the input embedding is a lookup).",
                                   format_brief(f.attention / f.six_n, Unit::kFraction)));
     rep.sections.push_back(std::move(e));
+    c.title = "Teaching view (the seed's whiteboard): compute as 6 × N × D";
   }
+  rep.sections.push_back(std::move(c));
   if (q.gpu && r.time) {
     const double peak = r.time->peak_flops_per_gpu;
     const double hours = r.time->gpu_hours;
     const double days = r.time->days;
-    Section t{"Time on " + gpus_label(q.gpus, q.gpu->name) + " at an assumed MFU (the lab's view)", {}, {}};
+    Section t{"Time on " + gpus_label(q.gpus, q.gpu->name) + " at an assumed MFU (" +
+                  (engine_count ? "the teaching view, 6 × N × D" : "the lab's view") + ")",
+              {},
+              {}};
     t.lines.push_back(given("gpu.peak_flops", "Peak per GPU", peak, Unit::kFlopPerS, "(dense bf16)"));
     t.lines.push_back(given("mfu", "Sustained MFU", q.mfu, Unit::kFraction, "(--mfu)"));
     t.lines.push_back(given("gpus", "GPUs", q.gpus, Unit::kNone));
@@ -70,22 +94,11 @@ Report build_train_report(const TrainQuery& q, const TrainResult& r, const Train
                                {term("F", fmt_sig(flops)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)}));
     t.lines.push_back(computed("days", "Wall-clock", days, Unit::kDays, fx::kTrainDays,
                                {term("H", fmt_sig(hours)), term("gpus", q.gpus)}));
-    if (engine != nullptr && engine->model != nullptr) {
-      const double F = engine->per_token.model * q.tokens;
-      const double h = F / (peak * q.mfu) / 3600.0;
-      t.lines.push_back(computed("engine_gpu_hours", "GPU-hours with the engine's model FLOPs", h, Unit::kHours,
-                                 fx::kTfHours, {term("F", fmt_sig(F)), term("peak", peak, Unit::kFlopPerS), term("mfu", q.mfu)},
-                                 "(MFU counts the model FLOPs, as PaLM defines it)"));
-    }
     t.notes.push_back("MFU is the sustained fraction of dense peak over the whole run; large, well-tuned dense "
                       "runs report roughly 0.35–0.5.");
     rep.sections.push_back(std::move(t));
   } else {
     rep.sections.back().notes.push_back("Give --gpu (with --gpus and --mfu) for GPU-hours and days.");
-  }
-  if (engine != nullptr && engine->step != nullptr && engine->options != nullptr && engine->gpu != nullptr) {
-    rep.sections.push_back(train_step_section("The engine's prediction for this layout (calibrated)", "engine",
-                                              *engine->gpu, *engine->options, *engine->step, q.tokens));
   }
   if (engine != nullptr && engine->model != nullptr) {
     rep.ignored = {"Failures, restarts, evaluation and data stalls: the days are a lower bound on wall-clock.",
@@ -238,7 +251,32 @@ Report build_mfu_report(const MfuQuery& q, const MfuResult& r, const MfuEngineVi
   Report rep;
   rep.title = fmt::format("modelcalc mfu — N = {}, {} tokens/s on {}, {}", format_brief(q.params, Unit::kParams),
                           fmt_sig(q.tokens_per_s), gpus_label(q.gpus, q.gpu_name), train ? "training" : "inference");
-  Section s{"Model FLOPs utilization", {}, {}};
+  const bool engine_count = engine != nullptr && engine->model != nullptr;
+  // With a model and a sequence the engine's count answers (MFU and HFU first); the k·N shortcut follows as
+  // the seed's whiteboard.
+  if (engine_count) {
+    Section e{fmt::format("Answer: the engine's utilization ({} at s = {})", train_model_label(*engine->model),
+                          group_digits(engine->seq)),
+              {},
+              {}};
+    e.lines.push_back(computed("engine.mfu", "MFU (model FLOPs)", engine->mfu, Unit::kFraction, fx::kTfUtilization,
+                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.model)),
+                                term("peak", peak, Unit::kFlopPerS)},
+                               "(PaLM app. B: recomputation not counted)"));
+    e.lines.push_back(computed("engine.hfu", "HFU (hardware FLOPs)", engine->hfu, Unit::kFraction, fx::kTfUtilization,
+                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.hardware)),
+                                term("peak", peak, Unit::kFlopPerS)},
+                               "(recomputation counted: what Megatron's \"achieved TFLOP/s\" reports)"));
+    for (Line& l : train_flops_lines("flops", *engine->model, engine->seq, engine->recompute, engine->count,
+                                     engine->per_token)) {
+      e.lines.push_back(std::move(l));
+    }
+    rep.sections.push_back(std::move(e));
+  }
+  Section s{engine_count ? "Teaching view (the seed's whiteboard): MFU from k × N per token"
+                         : "Model FLOPs utilization",
+            {},
+            {}};
   s.lines.push_back(given("tokens_per_s", "Achieved throughput", q.tokens_per_s, Unit::kTokensPerS));
   s.lines.push_back(given("params", "Parameters N", q.params, Unit::kParams));
   s.lines.push_back(computed("flops_per_token", "FLOPs per token", r.flops_per_token, Unit::kFlop, fx::kFlopsPerToken,
@@ -250,7 +288,7 @@ Report build_mfu_report(const MfuQuery& q, const MfuResult& r, const MfuEngineVi
   } else {
     s.lines.push_back(given("peak_flops", "Peak", peak, Unit::kFlopPerS, "(dense bf16)"));
   }
-  s.lines.push_back(computed("mfu", "MFU", u, Unit::kFraction, fx::kMfu,
+  s.lines.push_back(computed("mfu", engine_count ? "MFU (k × N, no attention)" : "MFU", u, Unit::kFraction, fx::kMfu,
                              {term("tps", q.tokens_per_s), term("k", k),
                               term("N", format_brief(q.params, Unit::kParams)), term("peak", peak, Unit::kFlopPerS)}));
   if (!train) {
@@ -258,24 +296,7 @@ Report build_mfu_report(const MfuQuery& q, const MfuResult& r, const MfuEngineVi
                       "not FLOPs, limits it until the batch is large.");
   }
   rep.sections.push_back(std::move(s));
-  if (engine != nullptr && engine->model != nullptr) {
-    Section e{fmt::format("The engine's utilization ({} at s = {})", train_model_label(*engine->model),
-                          group_digits(engine->seq)),
-              {},
-              {}};
-    for (Line& l : train_flops_lines("flops", *engine->model, engine->seq, engine->recompute, engine->count,
-                                     engine->per_token)) {
-      e.lines.push_back(std::move(l));
-    }
-    e.lines.push_back(computed("engine.mfu", "MFU (model FLOPs)", engine->mfu, Unit::kFraction, fx::kTfUtilization,
-                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.model)),
-                                term("peak", peak, Unit::kFlopPerS)},
-                               "(PaLM app. B: recomputation not counted)"));
-    e.lines.push_back(computed("engine.hfu", "HFU (hardware FLOPs)", engine->hfu, Unit::kFraction, fx::kTfUtilization,
-                               {term("tps", q.tokens_per_s), term("F_token", fmt_sig(engine->per_token.hardware)),
-                                term("peak", peak, Unit::kFlopPerS)},
-                               "(recomputation counted: what Megatron's \"achieved TFLOP/s\" reports)"));
-    rep.sections.push_back(std::move(e));
+  if (engine_count) {
     rep.ignored = {"Embedding lookups, norms, softmax and other elementwise work: no matmul FLOPs counted."};
   } else {
     rep.ignored = {"Attention FLOPs and the lm_head (k·N counts the parameters' matmuls only), so MFU reads low at "
