@@ -437,6 +437,13 @@ struct DeploymentResult {
 // spec_acceptance, spec_method, draft_model, prefix_hit, prefix_tokens).
 Status check_layout_options(const ModelSpec& m, const DeploymentOptions& options);
 
+// The whole model's weights as one GPU holds them, served at options.weight_dtype: a quantized
+// checkpoint's own mixed dtypes and scales; a 16-bit checkpoint quantized at load keeps its embeddings,
+// lm_head, norms, routers, biases and towers 16-bit (as the engines load it). That is, the checkpoint's
+// bytes: prepare_deployment's weight shard at one GPU, by the same per-part rule. The split and a draft
+// are not read. Errors: the model's (validate) and Overflow.
+Result<WeightShard> model_weights(const ModelSpec& m, const DeploymentOptions& options);
+
 // Validates model, GPU, split and options; hoists constants. Errors name the
 // FIELD (tp, pp, ep, dp, compute_dtype, reserve_fraction, ...) and what is allowed.
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,

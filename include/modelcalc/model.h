@@ -174,6 +174,8 @@ struct ModelSpec {
   int64_t n_layer_dense_lead = 0;  // leading dense layers before the MoE layers
   bool expert_gated = true;        // experts gate/up/down (3 matrices); false: up/down (Nemotron-H)
   bool expert_bias = false;        // routed experts carry biases (gpt-oss)
+  int64_t n_expert_bias = 0;       // bias parameters of one routed expert, inside ParamBreakdown::mlp_routed
+                                   // (gpt-oss: gate_up 2 d_ff + down d); checkpoints keep them 16-bit
   bool router_score_bias = false;  // a per-expert score-correction bias steers routing (DeepSeek-V3,
                                    // GLM-4.5): a buffer, not a parameter
 

@@ -66,6 +66,9 @@ struct SweepRow {
   // == *analyze_size(*model_spec, tensor_parallel(*gpu_spec, split.gpus()), options):
   // the teaching view pools the split's GPUs, as `size --gpus N` does.
   SizeResult result;
+  // The model's weights as served at the row's weight dtype, mixed dtypes and scales included (the
+  // checkpoint's bytes): == model_weights(*model_spec, {weight_dtype}).total(), size's weights.bytes.
+  int64_t weight_bytes = 0;
   // The deployment engine on the row's split (batch B per replica at context
   // T, default compute dtype): == *analyze_deployment(...). Unset
   // (has_deployment false) when the engine refuses the setup.

@@ -89,7 +89,7 @@ class SizeResult(_Document):
     kv_dtype: str
     params_total: int
     params_active: int
-    weight_bytes: int
+    weight_bytes: int  # as served: the checkpoint's bytes (16-bit parts kept, scales counted)
     kv_bytes_per_sequence: int
     fits: bool
     max_sequences: int | None  # None where the engine refuses the split (null in size --json)
@@ -113,6 +113,7 @@ class SizeResult(_Document):
     gpu_capacity_bytes: float
     gpu_bandwidth_bytes_per_s: float
     # The seed's whiteboard (the split's GPUs pooled, no reserve):
+    teaching_weight_bytes: int  # every parameter at the dtype (N x b)
     teaching_fits: bool
     teaching_tokens_per_s_weights_only: float
     teaching_tokens_per_s_with_kv: float

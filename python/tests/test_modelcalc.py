@@ -495,10 +495,16 @@ class TodaysFamilies(unittest.TestCase):
         r = modelcalc.size("gpt-oss-120b", "h100")
         self.assertEqual(r.deployment.weight_dtype, "mxfp4")
         self.assertEqual(r.deployment.attention_dtype, "bf16")
-        # 2 x 201088 x 2880 x 2 B + attention 955,517,184 x 2 B + experts 114,701,598,720 / 2 + their
-        # E8M0 scales / 32 + (norms 5840 + biases 8000 + router 368,768) x 36 x 2 B.
-        self.assertEqual(r.memory_per_gpu.weights, 65_190_340_224)
-        self.assertEqual(modelcalc.deployment("gpt-oss-120b", "h100").memory.weights.total, 65_190_340_224)
+        # 2 x 201088 x 2880 x 2 B + attention 955,517,184 x 2 B + the expert matrices (114,701,598,720 less
+        # their 128 x 8640 x 36 = 39,813,120 biases) / 2 + their E8M0 scales / 32 + ((norms 5840 + biases
+        # 8000 + router 368,768) x 36 + the expert biases) x 2 B: the checkpoint index's total_size.
+        matrices = 114_701_598_720 - 39_813_120
+        want = 2 * 201088 * 2880 * 2 + 955_517_184 * 2 + matrices // 2 + matrices // 32 + \
+            ((5840 + 8000 + 368_768) * 36 + 39_813_120) * 2
+        self.assertEqual(want, 65_248_815_744)
+        self.assertEqual(r.memory_per_gpu.weights, want)
+        self.assertEqual(r.weight_bytes, want)
+        self.assertEqual(modelcalc.deployment("gpt-oss-120b", "h100").memory.weights.total, want)
 
     def test_hybrid_state_is_reserved_per_sequence(self):
         # Qwen3-Next: 36 Gated DeltaNet layers x (32 x 128 x 128 + 3 x 8192) x 2 B on one GPU.

@@ -60,6 +60,9 @@ Result<SizeAnswer> answer_size(const SizeRequest& r) {
   if (n_gpus > 1 && !o.has_gpu) return Status::InvalidArgument("gpus", "needs a GPU: give --gpu NAME");
   out.pooled = o.has_gpu ? tensor_parallel(*out.gpu, n_gpus) : GpuSpec{};
   MC_ASSIGN_OR_RETURN(out.result, analyze_size(model, out.pooled, o));
+  DeploymentOptions served;
+  served.weight_dtype = o.weight_dtype;
+  MC_ASSIGN_OR_RETURN(out.weights, model_weights(model, served));
   if (o.has_gpu) {
     MC_RETURN_IF_ERROR(answer_deployment(r, model, *out.gpu, &out));
   } else {

@@ -329,3 +329,37 @@ TEST(CliGpusTest, ShowsDriverExposedMemory) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// weights.bytes is the checkpoint's (issue #31 item 3): each part in the dtype it is stored in, the
+// scales counted; weights.teaching_bytes charges every parameter at the dtype (the seed's N x b).
+TEST(SizeCli, WeightBytesAreTheCheckpointsTheTeachingViewChargesEveryParameter) {
+  // gpt-oss-120b, MXFP4 experts with BF16 attention, embeddings, router, norms and expert biases: the
+  // checkpoint's model.safetensors.index.json total_size is 65,248,815,744 B (deployment_layers_test.cc
+  // sums it by part); every one of its 116,829,156,672 parameters at 0.53125 B is 62,065,489,482.
+  const CliRun g = run_args({"size", "--model", "gpt-oss-120b", "--gpu", "h100", "--json"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_EQ(g.json()["weights"]["bytes"], 65'248'815'744);
+  EXPECT_EQ(g.json()["weights"]["teaching_bytes"], 62'065'489'482);
+  EXPECT_EQ(g.json()["memory_per_gpu"]["weights"], 65'248'815'744);  // one GPU holds the whole model
+  // Llama-3.1-8B (bf16) served at fp8: its 6,979,321,856 block-matrix parameters at 1 B (no block scales
+  // asked for); the two 128256 x 4096 tables (1,050,673,152) and the 266,240 norm weights stay 16-bit.
+  const CliRun l = run_args({"size", "--model", "llama-3.1-8b", "--dtype", "fp8", "--json"});
+  ASSERT_EQ(l.status, 0) << l.err;
+  EXPECT_EQ(l.json()["weights"]["bytes"], 6'979'321'856LL + (1'050'673'152LL + 266'240) * 2);
+  EXPECT_EQ(l.json()["weights"]["teaching_bytes"], 8'030'261'248LL);
+  // bf16: every part is 16-bit, both figures are 2 N.
+  const CliRun b = run_args({"size", "--model", "llama-3.1-8b", "--json"});
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(b.json()["weights"]["bytes"], 2 * 8'030'261'248LL);
+  EXPECT_EQ(b.json()["weights"]["teaching_bytes"], 2 * 8'030'261'248LL);
+  // diagnose shows the served figure for a model.
+  const CliRun d = run_args({"diagnose", "--model", "gpt-oss-120b", "--gpu", "h100", "--tokens-per-s", "100", "--json"});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(d.json()["numbers"]["weight_bytes"].get<double>(), 65'248'815'744.0);
+}
+
+}  // namespace
+}  // namespace modelcalc

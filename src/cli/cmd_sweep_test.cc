@@ -54,7 +54,7 @@ void ExpectBadInput(const Args& args, const std::string& flag) {
 TEST(SweepCli, Drill1RowsByHand) {
   const CliRun r = run_args(Sweep({"--gpu", "h100,mi300x", "--seq", "8192", "--batch", "1,64", "--dtype",
                                    "fp16,int8", "--format", "json", "--fields",
-                                   "gpu,batch,dtype,kv_dtype,params_total,weight_bytes,kv_bytes_per_sequence,"
+                                   "gpu,batch,dtype,kv_dtype,params_total,weight_bytes,teaching_weight_bytes,kv_bytes_per_sequence,"
                                    "teaching_fits,teaching_tokens_per_s_weights_only,teaching_tokens_per_s_with_kv,"
                                    "teaching_tokens_per_s_aggregate,teaching_max_batch_by_capacity,"
                                    "regime_at_capacity,fits,regime"}));
@@ -95,7 +95,11 @@ TEST(SweepCli, Drill1RowsByHand) {
   const auto& b = j[5];
   EXPECT_EQ(b["dtype"], "int8");
   EXPECT_EQ(b["kv_dtype"], "bf16");
-  EXPECT_EQ(b["weight_bytes"], kN);
+  EXPECT_EQ(b["teaching_weight_bytes"], kN);
+  // As served: the block matrices (48 x 390,070,272 = 18,723,373,056) at 1 B with one 2 B scale per
+  // 128, the two 64000 x 6144 tables (786,432,000) kept 16-bit:
+  // 18,723,373,056 + 18,723,373,056 / 128 x 2 + 786,432,000 x 2 = 20,588,789,760.
+  EXPECT_EQ(b["weight_bytes"], 18'723'373'056LL + 18'723'373'056LL / 128 * 2 + 786'432'000LL * 2);
   EXPECT_NEAR(b["teaching_tokens_per_s_weights_only"].get<double>(), 271.66, 0.005);  // 5.3e12 / 19,509,805,056
   // (192e9 − 19,509,805,056) / 1,610,612,736 = 107.1 → 107 < R·b·d / (2 (d − R·b)) with R = 246.68,
   // b = 1, d = 6144: 128.5 -- capacity binds before the d×d projection turns compute-bound.

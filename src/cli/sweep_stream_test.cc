@@ -7,7 +7,8 @@
 // size_test.cc), not here. Edited since by rule, not recaptured: the 24 rows whose
 // weights do not fit have no kv_room_bytes figure (issue #33): empty in csv, null in
 // json(l), "does not fit (short by X)" in md, X the captured figure without its sign. Renamed by rule
-// (issue #31): the whiteboard's columns carry teaching_, the serving regime is regime_at_capacity.
+// (issue #31): the whiteboard's columns carry teaching_ (weight_bytes, every parameter at the dtype, too:
+// weight_bytes is now the checkpoint's), the serving regime is regime_at_capacity.
 #include <gtest/gtest.h>
 
 #include <cmath>

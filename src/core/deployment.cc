@@ -73,8 +73,61 @@ std::string num(int64_t v) { return std::to_string(v); }
 
 // Parameters of one pipeline stage held by one rank, by part.
 struct StageParams {
-  Exact emb, lm_head, attn, rec, mlp, experts, other;  // other: norms, routers, biases, positions
+  Exact emb, lm_head, attn, rec, mlp, experts, other;  // other: norms, routers, biases (experts' too)
 };
+
+// The dtype each part of the weights is stored in. A quantized checkpoint: weight_dtype applies to the
+// parts it quantizes, the parts it keeps in 16 bits stay so, and served as stored (weight_dtype is the
+// checkpoint's dtype) a MIXED_PRECISION part keeps its own dtype; its block scales and group size apply
+// to its own dtype. Elsewhere every block matrix is in weight_dtype and the rest (embeddings, lm_head,
+// norms, routers, biases) stays 16-bit, as the engines load a 16-bit checkpoint they quantize.
+struct PartDtypes {
+  Dtype q = Dtype::kBf16, keep = Dtype::kBf16, attention = Dtype::kBf16, mlp = Dtype::kBf16,
+        experts = Dtype::kBf16, recurrent = Dtype::kBf16;
+  bool uniform = true;  // every block matrix in q
+  bool blocks = false;  // fp8 block scales
+  int64_t group_size = 0;
+};
+
+PartDtypes part_dtypes(const ModelSpec& m, const DeploymentOptions& o) {
+  PartDtypes t;
+  t.q = o.weight_dtype;
+  t.keep = dtype_bits(t.q) >= 16 ? t.q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
+  const std::optional<CheckpointQuant>& cq = m.quant;
+  auto part = [&](bool quantized, const std::optional<Dtype>& own) {
+    if (!cq || !quantized) return cq ? t.keep : t.q;
+    return own && t.q == cq->dtype ? *own : t.q;
+  };
+  if (cq) {
+    t.attention = part(cq->attention, cq->attention_dtype);
+    t.mlp = part(cq->mlp, cq->mlp_dtype);
+    t.experts = part(cq->experts, cq->experts_dtype);
+    t.recurrent = part(cq->recurrent, cq->recurrent_dtype);
+  } else {
+    t.attention = t.mlp = t.experts = t.recurrent = t.q;
+  }
+  t.uniform = t.attention == t.q && t.mlp == t.q && t.experts == t.q && t.recurrent == t.q;
+  t.blocks = o.fp8_block_scales || (cq && cq->block_scales && t.q == Dtype::kFp8);
+  t.group_size = cq && cq->group_size > 0 && t.q == cq->dtype ? cq->group_size : o.quant_group_size;
+  return t;
+}
+
+// Bytes of one stage's parameters stored as `t` says, the block matrices' group scales included (the
+// towers and a draft apart). Sets *overflow when a sum does not fit.
+WeightShard stage_bytes(const StageParams& sp, const PartDtypes& t, bool* overflow) {
+  auto scales_in = [&](Exact params, Dtype d) { return group_scale_bytes(params, d, t.group_size, t.blocks); };
+  const Exact e = element_bytes(sp.emb, t.keep), lm = element_bytes(sp.lm_head, t.keep),
+              a = element_bytes(sp.attn, t.attention), f = element_bytes(sp.mlp, t.mlp),
+              x = element_bytes(sp.experts, t.experts), ot = element_bytes(sp.other, t.keep),
+              r = element_bytes(sp.rec, t.recurrent),
+              sc = t.uniform ? scales_in(sp.attn + sp.mlp + sp.experts + sp.rec, t.q)
+                             : scales_in(sp.attn, t.attention) + scales_in(sp.mlp, t.mlp) +
+                                   scales_in(sp.experts, t.experts) + scales_in(sp.rec, t.recurrent);
+  if ((e + lm + a + f + x + ot + r + sc).overflow()) *overflow = true;
+  WeightShard w;
+  w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
+  return w;
+}
 
 // Bytes of the values of `params` stored in `t` (their scales are the shard's `scales`).
 Exact bytes_of(Exact params, Dtype t) { return element_bytes(params, t); }
@@ -253,6 +306,35 @@ Status check_layout_options(const ModelSpec& m, const DeploymentOptions& o) {
   return Status::Ok();
 }
 
+Result<WeightShard> model_weights(const ModelSpec& m, const DeploymentOptions& o) {
+  MC_RETURN_IF_ERROR(validate(m));
+  if (o.quant_group_size < 1) {
+    return Status::InvalidArgument("quant_group_size", "must be a positive number of weights per scale, got " +
+                                                           num(o.quant_group_size));
+  }
+  MC_ASSIGN_OR_RETURN(const ParamBreakdown p, param_breakdown(m));
+  const PartDtypes wt = part_dtypes(m, o);
+  const Exact expert_biases = Exact(m.n_expert_bias) * Exact(m.n_expert) * Exact(m.count_layers().moe);
+  StageParams sp;
+  sp.emb = Exact(p.embeddings) + Exact(p.position);
+  sp.lm_head = Exact(p.lm_head);
+  sp.attn = Exact(p.attention);
+  sp.rec = Exact(p.recurrent);
+  sp.mlp = Exact(p.mlp_dense) + Exact(p.mlp_shared);
+  sp.experts = Exact(p.mlp_routed) - expert_biases;
+  sp.other = Exact(p.norms) + Exact(p.biases) + Exact(p.router) + expert_biases;
+  bool overflow = false;
+  WeightShard w = stage_bytes(sp, wt, &overflow);
+  const Exact vision = bytes_of(Exact(m.params_vision.value_or(0)), wt.keep),
+              audio = bytes_of(Exact(m.params_audio.value_or(0)), wt.keep);
+  if (overflow || (Exact(w.total()) + vision + audio).overflow()) {  // w.total(): stage_bytes checked its sum
+    return Status::Overflow("model shape");
+  }
+  w.vision = vision.value();
+  w.audio = audio.value();
+  return w;
+}
+
 Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec& gpu,
                                               const DeploymentOptions& o) {
   MC_RETURN_IF_ERROR(validate(m));
@@ -374,6 +456,11 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
       n_moe == 0 ? Exact(0)
       : even_experts ? ceil_div(Exact(p.mlp_routed / n_moe / m.n_expert) * Exact(slots), moe_group)
                      : ceil_div(Exact(p.mlp_routed / n_moe), moe_group);
+  // The experts' bias parameters a GPU holds per MoE layer (inside routed_rank).
+  const Exact routed_bias_rank =
+      n_moe == 0 || m.n_expert_bias == 0 ? Exact(0)
+      : even_experts ? ceil_div(Exact(m.n_expert_bias) * Exact(slots), moe_group)
+                     : ceil_div(Exact(m.n_expert_bias) * Exact(m.n_expert), moe_group);
   const Exact router_layer = n_moe > 0 ? Exact(p.router / n_moe) : Exact(0);
   const Exact norms_layer = ceil_div(Exact(p.norms), L);
   const Exact biases_rank = ceil_div(ceil_div(Exact(p.biases), L), tp);
@@ -381,8 +468,10 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   const Exact lm_rank_untied = ceil_div(Exact(p.lm_head), tp);
 
   // ---- the worst pipeline stage
-  const Dtype q = o.weight_dtype;
-  const Dtype keep = dtype_bits(q) >= 16 ? q : Dtype::kBf16;  // 16-bit parts of a quantized checkpoint
+  const PartDtypes wt = part_dtypes(m, o);
+  const Dtype q = wt.q, keep = wt.keep, qa = wt.attention, qm = wt.mlp, qx = wt.experts, qr = wt.recurrent;
+  const bool uniform = wt.uniform, blocks = wt.blocks;
+  const int64_t group_size = wt.group_size;
   // The vision tower and projector: vLLM builds them with the language model (llama4's
   // Llama4ForConditionalGeneration.vision_model and multi_modal_projector, gemma3_mm.py's vision_tower,
   // mistral3.py's vision_tower and multi_modal_projector, qwen3_vl.py's visual) unless the model is served
@@ -395,29 +484,14 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   const Exact audio_bytes = bytes_of(ceil_div(Exact(m.params_audio.value_or(0)), tower_split), keep);
   if (vision_bytes.overflow() || audio_bytes.overflow()) return Status::Overflow("model shape");
   const int64_t vision_rank = vision_bytes.value(), audio_rank = audio_bytes.value();
-  // A quantized checkpoint: weight_dtype applies to the parts it quantizes, the parts it
-  // keeps in 16 bits stay so; its block scales and group size apply to its own dtype.
-  const std::optional<CheckpointQuant>& cq = m.quant;
-  // Served as stored (q is the checkpoint's dtype), a MIXED_PRECISION part keeps its own dtype.
-  auto part = [&](bool quantized, const std::optional<Dtype>& own) {
-    if (!cq || !quantized) return cq ? keep : q;
-    return own && q == cq->dtype ? *own : q;
-  };
-  const Dtype qa = cq ? part(cq->attention, cq->attention_dtype) : q, qm = cq ? part(cq->mlp, cq->mlp_dtype) : q,
-              qx = cq ? part(cq->experts, cq->experts_dtype) : q,
-              qr = cq ? part(cq->recurrent, cq->recurrent_dtype) : q;
-  const bool uniform = qa == q && qm == q && qx == q && qr == q;
-  const bool blocks = o.fp8_block_scales || (cq && cq->block_scales && q == Dtype::kFp8);
-  const int64_t group_size = cq && cq->group_size > 0 && q == cq->dtype ? cq->group_size : o.quant_group_size;
   d.fp8_block_scales = blocks;
   d.quant_group_size = group_size;
-  d.checkpoint_quant = cq.has_value();
+  d.checkpoint_quant = m.quant.has_value();
   d.attention_dtype = qa;
   d.mlp_dtype = qm;
   d.experts_dtype = qx;
   d.recurrent_dtype = qr;
   const int64_t Ls = L / pp;
-  auto scales_in = [&](Exact params, Dtype t) { return group_scale_bytes(params, t, group_size, blocks); };
   WeightShard worst;
   bool overflow = false;
   for (int64_t s = 0; s < pp; ++s) {
@@ -430,22 +504,16 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
     sp.attn = attn_rank * Exact(c.attending());
     sp.rec = rec_rank * Exact(c.recurrent);
     sp.mlp = dense_ffn_rank * Exact(c.dense) + shared_rank * Exact(c.moe);
-    sp.experts = routed_rank * Exact(c.moe);
-    sp.other = (norms_layer + biases_rank) * Exact(Ls) + router_layer * Exact(c.moe);
+    // The experts' biases (gpt-oss) are stored 16-bit beside their quantized matrices.
+    sp.experts = (routed_rank - routed_bias_rank) * Exact(c.moe);
+    sp.other = (norms_layer + biases_rank) * Exact(Ls) + (router_layer + routed_bias_rank) * Exact(c.moe);
     if (s == 0) sp.emb = emb_rank + Exact(p.position);
     if (s == pp - 1) {
       sp.lm_head = lm_rank_untied;
       // The last stage's copy of the tied table: the vocabulary's V x d (Gemma 3n's per-layer table stays).
       if (m.tied_embeddings && pp > 1) sp.lm_head += ceil_div(Exact(m.n_vocab) * Exact(m.n_embd), tp);
     }
-    WeightShard w;
-    const Exact e = bytes_of(sp.emb, keep), lm = bytes_of(sp.lm_head, keep), a = bytes_of(sp.attn, qa),
-                f = bytes_of(sp.mlp, qm), x = bytes_of(sp.experts, qx), ot = bytes_of(sp.other, keep),
-                r = bytes_of(sp.rec, qr), sc = uniform ? scales_in(sp.attn + sp.mlp + sp.experts + sp.rec, q)
-                                                      : scales_in(sp.attn, qa) + scales_in(sp.mlp, qm) +
-                                                            scales_in(sp.experts, qx) + scales_in(sp.rec, qr);
-    if ((e + lm + a + f + x + ot + r + sc).overflow()) overflow = true;
-    w = {e.value(), lm.value(), a.value(), f.value(), x.value(), ot.value(), sc.value(), r.value()};
+    WeightShard w = stage_bytes(sp, wt, &overflow);
     if (s == 0) w.vision = vision_rank;
     if (s == 0) w.audio = audio_rank;
     if (s == 0 || w.total() > worst.total()) worst = w;
@@ -512,7 +580,9 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
   // One expert of one layer: its params, and the slice one GPU holds.
   const double expert_params =
       n_moe > 0 ? static_cast<double>(p.mlp_routed) / static_cast<double>(n_moe) / d.n_expert : 0.0;
-  d.expert_bytes = expert_params / d.expert_tp * per_param(qx);
+  // Its matrices in the experts' dtype, its biases (gpt-oss) 16-bit.
+  const double expert_bias = static_cast<double>(m.n_expert_bias);
+  d.expert_bytes = ((expert_params - expert_bias) * per_param(qx) + expert_bias * kb) / d.expert_tp;
   d.expert_flops_per_routed_token = 2.0 * expert_params / d.expert_tp;
   const double lm_matrix = static_cast<double>(m.n_vocab) * static_cast<double>(d_model);
   d.lm_head_bytes = lm_matrix / static_cast<double>(tp) * kb;
@@ -592,6 +662,7 @@ Result<PreparedDeployment> prepare_deployment(const ModelSpec& m, const GpuSpec&
       const LayerKind last = m.layer(L - 1);
       const bool moe_last = last.ffn == Ffn::kMoe;
       const Exact eh = ceil_div(Exact(2 * d_model) * Exact(d_model), tp);
+      auto scales_in = [&](Exact params, Dtype t) { return group_scale_bytes(params, t, group_size, blocks); };
       const Exact keep_parts = norms_layer + biases_rank + (moe_last ? router_layer : Exact(0)) + Exact(2 * d_model);
       const Exact held = bytes_of(attn_rank, qa) + bytes_of(moe_last ? shared_rank : dense_ffn_rank, qm) +
                          bytes_of(moe_last ? routed_rank : Exact(0), qx) + bytes_of(eh, qm) +

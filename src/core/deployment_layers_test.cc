@@ -148,8 +148,9 @@ TEST(DeploymentLayers, SparseIndexerReadsEveryKeyAttendsTopK) {
   EXPECT_DOUBLE_EQ(r.decode.flops.attention, 61.0 * 2048 * (2.0 * 16 * 1088) + 61.0 * 8192 * (2.0 * 64 * 128 / 8));
 }
 
-// gpt-oss-120b as its checkpoint stores it: MXFP4 experts (4 bits, one E8M0 byte per 32), 16-bit attention,
-// embeddings, lm_head, norms, router.
+// gpt-oss-120b as its checkpoint stores it: MXFP4 expert matrices (4 bits, one E8M0 byte per 32), 16-bit
+// attention, embeddings, lm_head, norms, router and the experts' biases (the checkpoint's
+// *_proj_bias tensors are BF16).
 TEST(DeploymentLayers, GptOssServesItsMxfp4ExpertsAnd16BitAttention) {
   auto m = find_preset("gpt-oss-120b");
   ASSERT_TRUE(m.ok()) << m.status().message();
@@ -166,18 +167,25 @@ TEST(DeploymentLayers, GptOssServesItsMxfp4ExpertsAnd16BitAttention) {
   EXPECT_EQ(w.embeddings, 1'158'266'880);  // 201088 x 2880 at 2 B
   EXPECT_EQ(w.lm_head, 1'158'266'880);
   EXPECT_EQ(w.attention, 955'517'184LL * 2);        // attention and sinks, bf16
-  EXPECT_EQ(w.experts, 114'701'598'720LL / 2);      // 4 bits each
-  EXPECT_EQ(w.scales, 114'701'598'720LL / 32);      // one byte per 32
-  // other: (norms 5840 + biases 8000 + router 368,768) a layer x 36, at 2 B.
-  EXPECT_EQ(w.other, (5840LL + 8000 + 368'768) * 36 * 2);
-  EXPECT_EQ(w.total(), 65'190'340'224);  // the 65 GB checkpoint that fits one 80 GB GPU
+  // The experts' biases: 128 experts x (gate_up 2 x 2880 + down 2880) x 36 layers = 39,813,120,
+  // of the 114,701,598,720 routed parameters; the other 114,661,785,600 are the matrices.
+  EXPECT_EQ(m->n_expert_bias, 2 * 2880 + 2880);
+  const int64_t bias = 128LL * 8640 * 36, matrices = 114'701'598'720LL - bias;
+  EXPECT_EQ(matrices, 114'661'785'600LL);
+  EXPECT_EQ(w.experts, matrices / 2);  // 4 bits each
+  EXPECT_EQ(w.scales, matrices / 32);  // one byte per 32
+  // other: (norms 5840 + biases 8000 + router 368,768) a layer x 36 and the experts' biases, at 2 B.
+  EXPECT_EQ(w.other, (5840LL + 8000 + 368'768) * 36 * 2 + bias * 2);
+  // 65,248,815,744 B: the checkpoint's model.safetensors.index.json metadata.total_size (openai/gpt-oss-120b),
+  // the 65 GB checkpoint that fits one 80 GB GPU.
+  EXPECT_EQ(w.total(), 65'248'815'744);
   EXPECT_EQ(d->attention_dtype, Dtype::kBf16);
   EXPECT_EQ(d->experts_dtype, Dtype::kMxfp4);
   // --dtype fp8 changes what the checkpoint quantizes, not what it keeps in 16 bits.
   o.weight_dtype = Dtype::kFp8;
   auto d8 = prepare_deployment(*m, Gpu(), o);
   ASSERT_TRUE(d8.ok()) << d8.status().message();
-  EXPECT_EQ(d8->weights.experts, 114'701'598'720LL);
+  EXPECT_EQ(d8->weights.experts, matrices);
   EXPECT_EQ(d8->weights.attention, 955'517'184LL * 2);
   EXPECT_EQ(d8->weights.scales, 0);  // the mxfp4 checkpoint states no fp8 block scales
 }

@@ -6,6 +6,7 @@
 
 #include "diagnose_internal.h"
 #include "error_number.h"
+#include "modelcalc/deployment.h"
 #include "modelcalc/diagnose.h"
 #include "modelcalc/formulas.h"
 
@@ -474,6 +475,13 @@ void compute_numbers(const Evidence& e, const GpuSpec& gpu, Diagnosis* d) {
   n.bytes_per_param = dtype_bytes(dt);
   n.kv_bytes_per_elem = dtype_bytes(evidence_kv_dtype(dt));
   if (s.params) n.weight_bytes = weight_bytes_of(*s.params, dt);
+  // A model's own shape: its weights as served (the checkpoint's 16-bit parts and scales), as size's
+  // weights.bytes; N x b is the evidence's figure without one.
+  if (e.model.spec) {
+    DeploymentOptions served;
+    served.weight_dtype = dt;
+    if (auto w = model_weights(*e.model.spec, served); w.ok()) n.weight_bytes = static_cast<double>(w->total());
+  }
   const std::optional<int64_t> ctx = e.context ? e.context : e.prompt_tokens;
   n.context = ctx ? static_cast<double>(*ctx) : 0;
   n.kv_bytes_per_seq = kv_per_seq(s, n.context, evidence_kv_dtype(dt));

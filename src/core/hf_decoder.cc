@@ -119,6 +119,11 @@ Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width) {
   return Exact(a.gated ? 3 : 2) * Exact(width > 0 ? width : a.d) * Exact(ff);
 }
 
+Exact expert_bias_params(const Decoder& a) {
+  if (!a.expert_bias) return Exact(0);
+  return Exact(a.gated ? 2 : 1) * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : Exact(a.d));
+}
+
 namespace {
 
 // Embeddings, positions, lm_head and the model-level norms.
@@ -217,7 +222,7 @@ Counts count(const Decoder& a) {
   c.mlp_dense = Exact(a.gated ? 3 : 2) * d * dense_widths;
   if (a.mlp_bias) c.biases += up_width * dense_widths + d * n_dense;
   Exact expert = ffn_matrices(a, a.ff_exp, a.moe_latent);
-  if (a.expert_bias) expert += up_width * Exact(a.ff_exp) + (a.moe_latent > 0 ? Exact(a.moe_latent) : d);
+  expert += expert_bias_params(a);
   c.mlp_routed = expert * Exact(a.n_expert) * n_moe;
   c.mlp_routed_active = expert * Exact(a.top_k) * n_moe;
   Exact router = d * Exact(a.n_expert) + (a.router_bias ? Exact(a.n_expert) : Exact(0));
@@ -267,6 +272,7 @@ void set_shape(const Decoder& a, ModelSpec& m) {
   m.n_ff_shexp = a.ff_shexp;
   m.expert_gated = a.gated;
   m.expert_bias = a.expert_bias;
+  m.n_expert_bias = expert_bias_params(a).value();
   m.router_score_bias = a.router_score_bias;
   m.attn_sinks = a.sinks;
   if (a.lora_kv > 0) {

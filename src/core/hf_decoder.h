@@ -121,6 +121,9 @@ AttentionParams attention_params(const Decoder& a, Attn kind = Attn::kFull);
 Exact norm_params(Norm kind, Exact n);
 // Parameters of one FFN of inner width `ff` over `width` (0: d), gated or not (biases apart).
 Exact ffn_matrices(const Decoder& a, int64_t ff, int64_t width = 0);
+// Bias parameters of one routed expert: gate/up's up_width x d_ff and down's d (the latent width where
+// the experts run in one); 0 without expert biases.
+Exact expert_bias_params(const Decoder& a);
 
 // Counts every parameter of the decoder.
 Counts count(const Decoder& a);

@@ -58,6 +58,14 @@ Status validate_sweep(const SweepSpec& s) {
   std::vector<const GpuSpec*> gpus;
   for (const GpuSpec& g : s.gpus) gpus.push_back(&g);
   for (const ModelSpec& m : s.models) MC_RETURN_IF_ERROR(check_engine_flags_over(s.engine, s.engine_flags, m, gpus));
+  // Each model's served weights at each dtype (size's weights.bytes).
+  for (const ModelSpec& m : s.models) {
+    for (Dtype t : s.dtypes) {
+      DeploymentOptions served;
+      served.weight_dtype = t;
+      if (auto w = model_weights(m, served); !w.ok()) return w.status();
+    }
+  }
   // The layout options are every row's: checked once per model, as prepare_deployment checks them.
   if (s.redundant_experts < 0) return Status::InvalidArgument("redundant_experts", "must be 0 or more expert slots");
   for (const ModelSpec& m : s.models) {
@@ -150,6 +158,9 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
       row.options.kv_dtype =
           s.kv_dtypes.empty() ? default_kv_dtype(m, row.options.weight_dtype) : s.kv_dtypes[c % n_kv];
       weight_terms[c] = decode_weight_terms(m, p, model_part.total, row.options.weight_dtype);
+      DeploymentOptions served;
+      served.weight_dtype = row.options.weight_dtype;
+      row.weight_bytes = model_weights(m, served).value().total();  // validated (validate_sweep)
     }
     for (size_t gi = 0; gi < s.gpus.size(); ++gi) {
       const GpuSpec& g = s.gpus[gi];

@@ -119,6 +119,7 @@ struct SizeHolder : PyRun<app::SizeAnswer> {
       r.split_spec = &split;
       r.options = run.options;
       r.result = run.result;
+      r.weight_bytes = run.weights.total();
       r.has_deployment = run.has_deployment;
       if (run.has_deployment) {
         r.deployment = run.deployment.result;

@@ -33,7 +33,7 @@ void state_context(const std::optional<int64_t>& given, const ModelSpec& m, Repo
 }
 
 Report size_report(const app::SizeAnswer& a) {
-  Report rep = build_size_report(*a.model, a.pooled, a.options, a.result);
+  Report rep = build_size_report(*a.model, a.pooled, a.options, a.result, &a.weights);
   state_context(a.request.dep.context, *a.model, &rep);
   if (a.has_deployment) {
     const DeploymentPrediction* p = a.prediction ? &*a.prediction : nullptr;

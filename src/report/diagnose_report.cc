@@ -102,11 +102,16 @@ bool is_swa(const Ctx& c) {
 }
 
 const EvidenceRow kEvidenceRows[] = {
-    {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes, nullptr,
+    {"weight_bytes", "Weights", MC_NUM(weight_bytes), Unit::kBytes, &fx::kWeightBytes,
+     [](const Ctx& c) { return !c.e.model.spec; },
      [](const Ctx& c) {
        return std::vector<Term>{term("N", c.N), term("b", bpp(c.n, 0))};
      },
      nullptr},
+    // With a model: its weights as served (size's weights.bytes), each part in its dtype.
+    {"weight_bytes", "Weights (as served)", MC_NUM(weight_bytes), Unit::kBytes, nullptr,
+     [](const Ctx& c) { return c.e.model.spec.has_value(); }, [](const Ctx&) { return std::vector<Term>{}; },
+     [](const Ctx&) -> std::string { return "(the checkpoint's bytes: 16-bit parts kept, scales counted)"; }},
     // MLA caches one latent (+ RoPE key) per token and layer, not per-head K and V.
     {"kv_bytes_per_sequence", "KV cache per sequence (MLA latent)", MC_NUM(kv_bytes_per_seq), Unit::kBytes,
      &fx::kDxKvPerSeqMla, is_mla,

@@ -157,7 +157,14 @@ Section parameters(const ModelSpec& m, const SizeResult& r) {
   return s;
 }
 
-Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r) {
+// Which parts of the weights stay 16-bit when a 16-bit checkpoint is served at a narrower dtype.
+constexpr std::string_view kKept16Bit =
+    "the block matrices (attention, dense FFN, experts, recurrent mixers) in it with their group scales; the "
+    "embeddings, lm_head, norms, routers, biases and any vision or audio tower stay 16-bit, as the engines "
+    "quantize at load (docs/dtypes.md)";
+
+Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, const SizeResult& r,
+                const WeightShard* served) {
   Section s{"2. Weight memory", {}, {}};
   for (size_t i = 0; i < kAllDtypes.size(); ++i) {
     const Dtype t = kAllDtypes[i];
@@ -166,12 +173,20 @@ Section weights(const ModelSpec& m, const SizeOptions& o, const GpuSpec& gpu, co
                                Unit::kBytes, fx::kWeightBytes,
                                {term("N", r.total), term("b", dtype_bytes(t))}));
   }
-  s.lines.push_back(given("weights.bytes", "Serving weights (" + std::string(dtype_name(o.weight_dtype)) + ")",
-                          r.weight_bytes, Unit::kBytes));
+  const std::string dt(dtype_name(o.weight_dtype));
+  if (served != nullptr) {
+    s.lines.push_back(given("weights.bytes", "Serving weights (" + dt + ", as stored)", served->total(),
+                            Unit::kBytes, "(the checkpoint's bytes: each part in its dtype, scales included)"));
+  } else {
+    s.lines.push_back(given("weights.bytes", "Serving weights (" + dt + ")", r.weight_bytes, Unit::kBytes));
+  }
+  s.lines.push_back(given("weights.teaching_bytes", "Every parameter at " + dt, r.weight_bytes, Unit::kBytes,
+                          "(teaching view: the fit and the decode ceilings below use it)"));
   if (m.quant) {
-    s.notes.push_back("The checkpoint stores " + checkpoint_summary(m) +
-                      ". The drill-1 lines charge every parameter at " + std::string(dtype_name(o.weight_dtype)) +
-                      "; the modeled deployment keeps its 16-bit parts in 16 bits and counts the scales.");
+    s.notes.push_back("The checkpoint stores " + checkpoint_summary(m) + ". The drill-1 lines charge every parameter at " +
+                      dt + "; serving keeps its 16-bit parts in 16 bits and counts the scales.");
+  } else if (dtype_bits(o.weight_dtype) < 16) {
+    s.notes.push_back("A 16-bit checkpoint served at " + dt + ": " + std::string(kKept16Bit) + ".");
   }
   if (o.has_gpu) {
     s.lines.push_back(given("weights.fits",
@@ -450,14 +465,15 @@ std::vector<std::string> warnings(const ModelSpec& m, const GpuSpec& gpu, const 
 
 }  // namespace
 
-Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r) {
+Report build_size_report(const ModelSpec& m, const GpuSpec& gpu, const SizeOptions& o, const SizeResult& r,
+                         const WeightShard* served) {
   Report rep;
   rep.title = fmt::format("modelcalc size — {}{}\n  {}\n  T = {} tokens, batch {}, weights {}, KV {}{}", m.name,
                           m.model_type == "custom" ? "" : " (" + m.model_type + ")", model_line(m), o.context, o.batch,
                           dtype_name(o.weight_dtype), dtype_name(o.kv_dtype),
                           o.has_gpu ? ", on " + gpu.name : ", no GPU given");
   rep.sections.push_back(parameters(m, r));
-  rep.sections.push_back(weights(m, o, gpu, r));
+  rep.sections.push_back(weights(m, o, gpu, r, served));
   rep.sections.push_back(flops(m, o, r));
   rep.sections.push_back(kv(m, o, r));
   if (o.has_gpu) {

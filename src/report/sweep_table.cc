@@ -39,8 +39,9 @@ constexpr SweepColumn kColumns[] = {
      [](const SweepRow& r) -> Cell { return r.result.total; }},
     {"params_active", "/params/active", Unit::kParams, true, "parameters active per token",
      [](const SweepRow& r) -> Cell { return r.result.active; }},
-    {"weight_bytes", "/weights/bytes", Unit::kBytes, true, "weights in dtype, bytes",
-     [](const SweepRow& r) -> Cell { return r.result.weight_bytes; }},
+    {"weight_bytes", "/weights/bytes", Unit::kBytes, true,
+     "the weights served at dtype as the checkpoint stores them (16-bit parts kept, scales included), bytes",
+     [](const SweepRow& r) -> Cell { return r.weight_bytes; }},
     {"kv_bytes_per_sequence", "/kv/bytes_per_sequence", Unit::kBytes, true, "KV cache of one sequence at T, bytes",
      [](const SweepRow& r) -> Cell { return r.result.kv_per_seq; }},
     // The engine's figures (plain names, as size --json's decode_step and memory_per_gpu), then the
@@ -133,6 +134,9 @@ constexpr SweepColumn kColumns[] = {
     {"gpu_bandwidth_bytes_per_s", "", Unit::kBytesPerS, false, "one GPU's memory bandwidth, bytes/s", [](const SweepRow& r) -> Cell { return r.gpu_spec->bandwidth_bytes_per_s; }},
     // The seed's whiteboard (the teaching view): the split's GPUs pooled into one, no reserve, no workspace,
     // weights and KV read once a step. size --json keeps these under decode, weights and roofline.
+    {"teaching_weight_bytes", "/weights/teaching_bytes", Unit::kBytes, false,
+     "teaching view: every parameter at dtype, bytes",
+     [](const SweepRow& r) -> Cell { return r.result.weight_bytes; }},
     {"teaching_fits", "/weights/fits", Unit::kNone, false, "teaching view: the weights fit the split's GPUs pooled",
      [](const SweepRow& r) -> Cell { return r.result.fits; }},
     {"teaching_tokens_per_s_weights_only", "/decode/tokens_per_s_weights_only", Unit::kTokensPerS, false,

@@ -52,6 +52,7 @@ struct SizeAnswer {
   GpuSpec pooled;                // tensor_parallel(*gpu, gpus): the teaching view's GPU; empty without one
   SizeOptions options;
   SizeResult result;             // analyze_size: the seed's figures (the teaching view)
+  WeightShard weights;           // model_weights: the checkpoint's bytes at options.weight_dtype (weights.bytes)
   bool has_deployment = false;   // with a GPU: the deployment engine beside the teaching view
   DeploymentAnalysis deployment;       // at options.batch
   ServingRegimeAnswer regime;          // the engine's regime at the largest batch HBM holds
