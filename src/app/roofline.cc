@@ -70,11 +70,12 @@ Status engine_points(const RooflineRequest& r, RooflineAnswer* out) {
   const ModelSpec& m = *out->model;
   const RooflineOptions& o = out->options;
   const DeploymentInput& d = r.dep;
-  const bool split_given = d.gpus || d.tp || d.pp || d.ep || d.dp || d.prompt || d.compute_dtype;
+  const bool split_given =
+      d.gpus || d.tp || d.pp || d.ep || d.dp || d.prompt || d.compute_dtype || r.layout.dp_attention;
   for (size_t gi = 0; gi < out->gpus.size(); ++gi) {
     for (int64_t b : o.batches) {
       MC_ASSIGN_OR_RETURN(const DeploymentOptions dopt,
-                          deployment_options(d, LayoutInput{}, m, o.weight_dtype, o.kv_dtype, o.context, b, nullptr,
+                          deployment_options(d, r.layout, m, o.weight_dtype, o.kv_dtype, o.context, b, out->draft.get(),
                                              gi == 0 && b == o.batches.front() ? &out->resolved : nullptr));
       auto a = analyze_deployment_full(m, out->gpus[gi], dopt);
       // A split the user gave and the engine refuses is their error; otherwise (e.g. no peak

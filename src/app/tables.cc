@@ -236,6 +236,7 @@ Table roofline_table() {
        bind<&R::dep, &DeploymentInput::prompt>(kPrompt, "the context; the engine's prefill (JSON deployments[])"),
        bind<&R::dep, &DeploymentInput::compute_dtype>(kComputeDtype), bind<&R::intensity>(kIntensity),
        bind<&R::gemm>(kGemm)});
+  layout_rows<R>(&t.rows);
   engine_rows<R>(&t.rows);
   return t;
 }

@@ -155,7 +155,12 @@ TEST(BadInputTest, RooflineHelpMentionsNoFlagRooflineLacks) {
   CliRun r = run_args({"roofline", "--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--ep"), std::string::npos);  // the help is there
-  EXPECT_EQ(r.out.find("--dp-attention"), std::string::npos) << r.out;
+  // Since issue #31 roofline takes the layout flags its deployments use: the help names them and they run.
+  EXPECT_NE(r.out.find("--dp-attention"), std::string::npos) << r.out;
+  EXPECT_EQ(run_args({"roofline", "--model", "deepseek-v3", "--gpu", "h200", "--gpus", "8", "--tp", "1",
+                      "--dp-attention", "--batch", "8"})
+                .status,
+            0);
 }
 
 // ---------------------------------------------------------------- 5. a derived value names what was typed

@@ -157,6 +157,60 @@ TEST(DeploymentConsistencyTest, SweepRowIsSizeOnEverySplit) {
   }
 }
 
+// One figure per question on every screen (issue #31): for a single GPU, TP8, DP attention x EP, a MoE
+// and a hybrid, each deployment command's plain figures are size's (the ceiling) and its `predicted`
+// siblings are size's prediction; sweep's row is size's, and the weights are the checkpoint's.
+TEST(DeploymentConsistencyTest, EveryDeploymentCommandGivesSizesCeilingAndPrediction) {
+  using Flags = std::vector<std::string>;
+  const std::vector<Flags> setups = {
+      {"--model", "llama-3.1-8b", "--gpu", "h100"},
+      {"--model", "llama-3.1-70b", "--gpu", "h100", "--gpus", "8"},
+      {"--model", "deepseek-v3", "--gpu", "h200", "--gpus", "16", "--tp", "2", "--dp-attention", "--ep", "16"},
+      {"--model", "mixtral-8x7b-v0.1", "--gpu", "a100", "--gpus", "2"},
+      {"--model", "qwen3-next-80b-a3b", "--gpu", "h200", "--gpus", "2"},
+      {"--model", "gpt-oss-120b", "--gpu", "mi300x"},  // vLLM's prediction, the MXFP4 checkpoint
+  };
+  auto run = [](Flags head, const Flags& setup, const Flags& tail) {
+    head.insert(head.end(), setup.begin(), setup.end());
+    head.insert(head.end(), tail.begin(), tail.end());
+    return run_args(head);
+  };
+  for (const Flags& setup : setups) {
+    std::string what;
+    for (const std::string& f : setup) what += f + " ";
+    const CliRun size = run({"size"}, setup, {"--seq", "4096", "--batch", "8", "--json"});
+    ASSERT_EQ(size.status, 0) << what << size.err;
+    const nlohmann::json sj = size.json();
+    ASSERT_FALSE(sj["decode_step"]["predicted"].is_null()) << what;
+    const std::vector<std::pair<std::string, CliRun>> others = {
+        {"kv-budget", run({"kv-budget"}, setup, {"--context", "4096", "--batch", "8", "--json"})},
+        {"cost", run({"cost"}, setup, {"--seq", "4096", "--batch", "8", "--price-per-hour", "3", "--json"})},
+        {"diagnose", run({"diagnose"}, setup, {"--context", "4096", "--batch", "8", "--tokens-per-s", "20", "--json"})},
+    };
+    for (const auto& [cmd, r] : others) {
+      ASSERT_EQ(r.status, 0) << what << cmd << r.err;
+      const nlohmann::json j = r.json();
+      expect_same(sj, j, what + cmd);
+      EXPECT_EQ(j["decode_step"]["predicted"], sj["decode_step"]["predicted"]) << what << cmd;
+      EXPECT_EQ(j["memory_per_gpu"]["predicted"], sj["memory_per_gpu"]["predicted"]) << what << cmd;
+    }
+    const CliRun roof = run({"roofline"}, setup, {"--seq", "4096", "--batch", "8", "--json"});
+    ASSERT_EQ(roof.status, 0) << what << roof.err;
+    const nlohmann::json rd = roof.json()["deployments"][0];
+    expect_same(sj, rd, what + "roofline");
+    EXPECT_EQ(rd["decode_step"]["predicted"], sj["decode_step"]["predicted"]) << what;
+    expect_sweep_row_is_size([&] {
+      Flags f = setup;
+      f.insert(f.end(), {"--seq", "4096", "--batch", "8"});
+      return f;
+    }(), sj, what + "sweep");
+    // One GPU holds the whole model: its shard is the checkpoint's bytes.
+    if (sj["deployment"]["gpus"] == 1) {
+      EXPECT_EQ(sj["memory_per_gpu"]["weights"], sj["weights"]["bytes"]) << what;
+    }
+  }
+}
+
 // Today's families, through every command that reports a deployment: a
 // hybrid with recurrent state (Qwen3-Next, Nemotron-H), a sliding/full
 // alternation (gpt-oss-20b, whose checkpoint is MXFP4: an FP4 model), chunked

@@ -138,6 +138,7 @@ struct RooflineAnswer {
   RooflineOptions options;
   RooflineResult result;
   std::vector<RooflineDeployment> deployments;  // the engine at each (GPU, batch)
+  std::shared_ptr<ModelSpec> draft = std::make_shared<ModelSpec>();  // a draft model the options point at
 };
 // Needs a model or an intensity (answer_roofs draws the roofs alone).
 Result<RooflineAnswer> answer(const RooflineRequest& r, const Context& ctx = {});

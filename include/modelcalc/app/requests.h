@@ -177,6 +177,7 @@ struct RooflineRequest {
   GpuInput gpu;      // gpu may be a comma list (several GPUs on one roofline)
   std::vector<int64_t> batches;  // decode batches; default 1, 8, 64, 256
   DeploymentInput dep;
+  LayoutInput layout;               // the deployments' layout (DP attention, drafter, prefix cache)
   EngineInput engine;               // the prediction beside each deployment; default the GPU vendor's engine
   std::optional<double> intensity;  // FLOP/byte
   std::optional<int64_t> gemm;      // default 8192
