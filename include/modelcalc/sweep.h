@@ -79,7 +79,8 @@ struct SweepRow {
   DeploymentRegime serving_regime = DeploymentRegime::kCapacityBound;
   // The prediction beside it: the engine profile's decode step at the same batch
   // and context (== predict_deployment(...).decode for the row). Unset
-  // (has_prediction false) when there is no deployment or the engine refuses it.
+  // (has_prediction false) when there is no deployment or the engine refuses it (a named engine whose
+  // rules refuse the row's GPU or layout, check_engine_rules, as size refuses it).
   bool has_prediction = false;
   PredictedDecode prediction;
 };

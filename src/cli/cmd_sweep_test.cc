@@ -321,3 +321,26 @@ TEST(SweepCli, TextRefusesWhatItCannotAlignTheStreamingFormatsDoNot) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// A named engine predicts only where it runs (issue #37): TensorRT-LLM needs an NVIDIA GPU, so its
+// MI300X row has no prediction (size refuses that setup outright), its H100 row is size's.
+TEST(SweepCli, ANamedEnginePredictsOnlyWhereItRuns) {
+  const CliRun r = run_args({"sweep", "--model", "llama-3.1-8b", "--engine", "trtllm", "--gpu", "h100,mi300x",
+                             "--fields", "gpu,predicted_tokens_per_s_aggregate,tokens_per_s_aggregate", "--format",
+                             "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto rows = r.json();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(rows[1]["predicted_tokens_per_s_aggregate"].is_null()) << rows[1];
+  EXPECT_FALSE(rows[1]["tokens_per_s_aggregate"].is_null());  // the ceiling stays
+  const CliRun s = run_args({"size", "--model", "llama-3.1-8b", "--engine", "trtllm", "--gpu", "h100", "--json"});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(rows[0]["predicted_tokens_per_s_aggregate"], s.json()["decode_step"]["predicted"]["tokens_per_s_aggregate"]);
+  EXPECT_EQ(run_args({"size", "--model", "llama-3.1-8b", "--engine", "trtllm", "--gpu", "mi300x"}).status, 2);
+}
+
+}  // namespace
+}  // namespace modelcalc

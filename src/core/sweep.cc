@@ -190,7 +190,10 @@ Status sweep(const SweepSpec& s, const std::function<void(const SweepRow&)>& on_
           prepared[c] = pd.ok() ? std::optional<PreparedDeployment>(*pd) : std::nullopt;
           rows[c].has_deployment = pd.ok();
           engineered[c].reset();
-          if (pd.ok() && s.predict && engine) {
+          // A named engine that will not load the row's layout (TensorRT-LLM on an AMD GPU; the rules
+          // size refuses by, engine_rules.h) predicts nothing there: the row keeps its ceiling alone.
+          const bool loads = !s.engine || !pd.ok() || check_engine_rules(engine->engine(), m, g, *pd).ok();
+          if (pd.ok() && s.predict && engine && loads) {
             if (auto st = resolve_engine_settings(*engine, engine_flags_for(s.engine, s.engine_flags, engine->engine()), m, g, *pd,
                                                   EngineWorkload{});
                 st.ok()) {
