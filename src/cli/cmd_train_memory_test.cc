@@ -124,3 +124,28 @@ TEST(TrainMemoryCli, BadInputsNameTheFlag) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// --gpus without --dp fills the GPUs with replicas, as size infers dp (issue #30): 8 GPUs at TP 1 are
+// DP 8, the same answer as --dp 8 given; train (with a layout) reads it the same way.
+TEST(TrainMemoryCli, GpusWithoutDpInfersTheReplicas) {
+  const CliRun a = run_args({"train-memory", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "1",
+                             "--json"});
+  const CliRun b = run_args({"train-memory", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "1",
+                             "--dp", "8", "--json"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_EQ(a.json(), b.json());
+  const CliRun t = run_args({"train", "--model", "llama-3.1-8b", "--tokens", "1T", "--gpu", "h100", "--gpus", "64",
+                             "--tp", "2"});
+  EXPECT_EQ(t.status, 0) << t.err;  // dp = 64 / 2 = 32
+  // A count the split does not divide is still refused, naming --gpus.
+  const CliRun bad = run_args({"train-memory", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "7", "--tp", "2"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(bad.err.rfind("modelcalc: error: --gpus: ", 0), 0u) << bad.err;
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -1,5 +1,6 @@
 #include "train_flags.h"
 
+#include <algorithm>
 #include <string>
 
 #include "format.h"
@@ -129,6 +130,11 @@ TrainOptions train_options(const TrainRunFlags& f, int64_t seq) {
   l.dp = f.dep.dp.value_or(1);
   l.ep = f.dep.ep.value_or(1);
   l.cp = f.cp.value_or(1);
+  // --gpus without --dp: the replicas fill the GPUs (dp = gpus / (tp x cp x pp)), as size infers dp;
+  // a count that does not divide is refused by check_gpu_count.
+  if (!f.dep.dp && f.dep.gpus && l.tp > 0 && l.cp > 0 && l.pp > 0 && *f.dep.gpus % (l.tp * l.cp * l.pp) == 0) {
+    l.dp = std::max<int64_t>(1, *f.dep.gpus / (l.tp * l.cp * l.pp));
+  }
   l.virtual_stages = f.virtual_stages.value_or(1);
   l.microbatch_group = f.microbatch_group.value_or(0);
   l.first_stage_layers = f.first_stage_layers.value_or(0);

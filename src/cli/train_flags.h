@@ -38,14 +38,15 @@ enum class TrainFlagGroups {
 };
 // Declares the flags; `seq_default` and `gpus_default` are the defaults --help states.
 void add_train_run_flags(FlagSet& flags, TrainRunFlags* f, TrainFlagGroups groups, const char* seq_default,
-                         const char* gpus_default = "tp x cp x pp x dp; when given it must equal that");
+                         const char* gpus_default = "tp x cp x pp x dp; given without --dp, dp = gpus / (tp x cp "
+                                                    "x pp); given with it, it must equal tp x cp x pp x dp");
 
 // The options the flags describe; `seq` is the context to use (--seq or the
 // command's default).
 TrainOptions train_options(const TrainRunFlags& f, int64_t seq);
 // True when any layout or batch flag was given (train evaluates a step only then).
 bool train_layout_given(const FlagSet& flags);
-// --gpus, when given, must equal tp x cp x pp x dp.
+// --gpus, when given, must equal tp x cp x pp x dp (train_options derives dp from it when --dp is not given).
 Status check_gpu_count(const TrainRunFlags& f, const TrainOptions& o);
 
 // "adamw", "adamw-fp32", "sgd", "adam8bit"; "none", "selective", "full".
