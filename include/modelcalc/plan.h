@@ -30,6 +30,10 @@
 //   the output tokens served per hour (the load when one is given, else the
 //   replicas' capacity); $/1M input tokens charges the prefill tokens' share
 //   of each step to input tokens; blended = usd_per_hour over input + output tokens.
+//   GPU-hours per 1M output tokens = gpus over the same tokens per hour (x 1e6): the cost without a price.
+//   The search ranks by $/1M output tokens, or, when a GPU searched has no price (PlanSpace::
+//   rank_by_gpu_hours), every configuration by GPU-hours per 1M output tokens (rank_cost); a GPU without a
+//   price has its US$ figures NaN (absent).
 #ifndef MODELCALC_PLAN_H_
 #define MODELCALC_PLAN_H_
 
@@ -80,7 +84,7 @@ struct PlanRequest {
 
 struct PlanGpu {
   GpuSpec gpu;
-  double usd_per_hour = 0;  // per GPU
+  double usd_per_hour = 0;  // per GPU; NaN: no price (then PlanSpace::rank_by_gpu_hours)
   std::string price_source;
   int64_t domain_gpus = 8;  // largest TP group searched (the fast-domain size)
 };
@@ -92,6 +96,9 @@ inline constexpr std::array<int64_t, 17> kDefaultPlanBatches = {1,    2,    4,  
 
 struct PlanSpace {
   std::vector<PlanGpu> gpus;
+  // Rank by GPU-hours per 1M output tokens instead of US$: REQUIRED true exactly when some GPU's price is NaN
+  // (check_plan checks it), since a cost without a price cannot be compared with one that has it.
+  bool rank_by_gpu_hours = false;
   int64_t max_gpus = 64;                                    // total, all replicas
   std::vector<Dtype> weight_dtypes = {Dtype::kBf16, Dtype::kFp8};
   std::vector<Dtype> kv_dtypes = {Dtype::kBf16, Dtype::kFp8};
@@ -175,6 +182,7 @@ struct PlanNeighbour {
   int64_t batch = 0, max_sequences = 0, gpus = 0;
   PlanLimit limit;
   double ttft_s = 0, tpot_s = 0, comm_s = 0, usd_per_million_output = 0;
+  double gpu_hours_per_million_output = 0;
   PlanReason reason = PlanReason::kOk;
 };
 
@@ -223,6 +231,7 @@ struct PlanFigures {
   double tokens_per_s_per_user = 0, tokens_per_s_per_replica = 0, tokens_per_s_per_gpu = 0;
   double served_output_tokens_per_s = 0, usd_per_hour = 0;
   double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+  double gpu_hours_per_million_output = 0;
   PlanReason reason = PlanReason::kOk;
 };
 
@@ -243,8 +252,12 @@ struct PlanConfig {
   double tokens_per_s_per_replica = 0;            // output, prefill time charged
   double tokens_per_s_per_gpu = 0;                // output
   double served_output_tokens_per_s = 0;          // the load, or the replicas' capacity
-  double usd_per_hour = 0;
+  double usd_per_hour = 0;                        // NaN (and the three below) when the GPU has no price
   double usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+  double gpu_hours_per_million_output = 0;        // gpus / (served output tokens per hour) x 1e6
+  // What the ranking minimizes: usd_per_million_output, or gpu_hours_per_million_output under
+  // PlanSpace::rank_by_gpu_hours.
+  double rank_cost = 0;
   PlanReason reason = PlanReason::kOk;
   PlanDeciding deciding;  // what stops the cheaper neighbour
   // The fields above are the ranked figures. An engine-backed search fills

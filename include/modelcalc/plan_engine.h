@@ -86,7 +86,7 @@ struct PlanPool {
   double ttft_s = 0;           // prefill pool: its TTFT at its share of the load (queue included)
   double tpot_s = 0;           // decode pool: its step / accepted tokens
   double tokens_per_s_per_gpu = 0;  // prefill: input tokens; decode: output tokens
-  double usd_per_hour = 0;
+  double usd_per_hour = 0;          // NaN when the GPU has no price
 };
 struct DisaggPlanConfig {
   PlanPool prefill, decode;
@@ -97,6 +97,8 @@ struct DisaggPlanConfig {
   double served_requests_per_s = 0, served_output_tokens_per_s = 0;
   int64_t gpus = 0;
   double usd_per_hour = 0, usd_per_million_output = 0, usd_per_million_input = 0, usd_per_million_blended = 0;
+  double gpu_hours_per_million_output = 0;  // gpus / (served output tokens per hour) x 1e6
+  double rank_cost = 0;  // usd_per_million_output, or the GPU-hours under PlanSpace::rank_by_gpu_hours
 };
 struct DisaggPlanResult {
   std::vector<DisaggPlanConfig> configs;  // meeting every target, cheapest per 1M output first (at most top)

@@ -42,14 +42,19 @@ Result<std::vector<GpuPrice>> parse_price_overrides(std::string_view text, std::
 // A GPU kind with the price a cost search uses for it.
 struct PricedGpu {
   GpuSpec gpu;
-  GpuPrice price;  // an override (provider "user") or the catalog's
+  GpuPrice price;  // an override (provider "user") or the catalog's; usd_per_hour NaN when !has_price
+  bool has_price = true;
 };
+// What priced_gpus does with a named GPU that has no price: refuse it (a search that needs a cost), or keep it
+// with has_price false (plan, which then ranks by GPU-hours).
+enum class UnpricedGpus { kRefuse, kKeep };
 // The GPU kinds a cost search covers (plan, train-plan): the GPUs named in
 // `gpus` (as find_gpu accepts them), or every catalog GPU with a price when
 // `gpus` is empty; each priced by `overrides` when it lists it, else by the
 // catalog. Errors name the field ("gpu" or "price"): an unknown or repeated
-// GPU, a named GPU with no price, an override for a GPU not searched.
-Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides);
+// GPU, a named GPU with no price (under kRefuse), an override for a GPU not searched.
+Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides,
+                                           UnpricedGpus unpriced = UnpricedGpus::kRefuse);
 
 }  // namespace modelcalc
 

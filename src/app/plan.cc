@@ -1,6 +1,7 @@
 // plan: the cheapest deployment that meets TTFT/TPOT targets at a load,
 // searched over GPU kinds, splits, dtypes and batch sizes.
 #include <algorithm>
+#include <cmath>
 
 #include "check.h"
 #include "modelcalc/app/answers.h"
@@ -79,15 +80,16 @@ Result<std::vector<PlanGpu>> priced(const PlanRequest& f) {
       return Status::InvalidArgument("gpu", "lists '" + f.gpus[i] + "' twice");
     }
   }
-  MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, priced_gpus(f.gpus, overrides));
+  MC_ASSIGN_OR_RETURN(const std::vector<PricedGpu> priced, priced_gpus(f.gpus, overrides, UnpricedGpus::kKeep));
   std::vector<PlanGpu> out;
   for (const PricedGpu& g : priced) {
     PlanGpu pg;
     pg.gpu = g.gpu;
     pg.usd_per_hour = g.price.usd_per_hour;
-    pg.price_source = g.price.provider == "user" ? "--price"
-                                                 : g.price.provider + " " + g.price.date +
-                                                       (g.price.confirmed ? "" : " (unconfirmed)");
+    pg.price_source = !g.has_price                ? "none: no catalog price (--price " + g.gpu.key + "=X gives one)"
+                      : g.price.provider == "user" ? "--price"
+                                                   : g.price.provider + " " + g.price.date +
+                                                         (g.price.confirmed ? "" : " (unconfirmed)");
     pg.domain_gpus = std::max<int64_t>(1, g.gpu.domain_gpus);
     out.push_back(std::move(pg));
   }
@@ -107,6 +109,7 @@ Status no_repeats(const std::vector<T>& v, const char* name, auto text) {
 Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   PlanSpace s;
   MC_ASSIGN_OR_RETURN(s.gpus, priced(f));
+  for (const PlanGpu& g : s.gpus) s.rank_by_gpu_hours = s.rank_by_gpu_hours || std::isnan(g.usd_per_hour);
   s.max_gpus = f.max_gpus.value_or(64);
   s.max_pp = f.max_pp.value_or(8);
   s.top = static_cast<size_t>(f.top.value_or(10));

@@ -173,3 +173,59 @@ TEST(CmdPlanTest, JsonTextIsTheTablesCellsAndPlotDashIsTheSvg) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// A GPU with no catalog price (the B300) is planned, not refused (#38): every configuration is ranked by
+// GPU-hours per 1M output tokens, gpus / (served output tokens/s x 3600) x 1e6, the US$ figures null with
+// their reason; a price given for it ranks by US$ again.
+TEST(CmdPlanTest, GpuWithoutAPriceIsRankedByGpuHours) {
+  auto r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "b300,h100",
+                     "--tpot", "30ms", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  EXPECT_EQ(j["rank_cost"], "gpu_hours_per_million_output_tokens");
+  EXPECT_NE(j["rank_order"].get<std::string>().find("b300 has no catalog price"), std::string::npos);
+  ASSERT_EQ(j["prices"].size(), 2u);
+  EXPECT_TRUE(j["prices"][0]["usd_per_hour"].is_null());
+  EXPECT_GT(j["prices"][1]["usd_per_hour"].get<double>(), 0);
+  ASSERT_GE(j["configs"].size(), 2u);
+  double previous = 0;
+  bool saw_b300 = false;
+  for (const auto& c : j["configs"]) {
+    const auto& p = c["predicted"];  // the ranked set
+    const double hours = p["gpus"].get<double>() / (p["served_output_tokens_per_s"].get<double>() * 3600) * 1e6;
+    EXPECT_NEAR(p["gpu_hours_per_million_output_tokens"].get<double>(), hours, 1e-9 * hours);
+    EXPECT_GE(hours, previous) << "ranked by GPU-hours, fewest first";
+    previous = hours;
+    if (c["gpu"] == "b300") {
+      saw_b300 = true;
+      EXPECT_TRUE(p["usd_per_million_output_tokens"].is_null());
+      EXPECT_NE(p["usd_per_million_output_tokens_reason"].get<std::string>().find("no catalog price"),
+                std::string::npos);
+      EXPECT_EQ(c["text"]["usd_per_hour"], "no price");
+    } else {
+      EXPECT_GT(p["usd_per_million_output_tokens"].get<double>(), 0);
+    }
+  }
+  EXPECT_TRUE(saw_b300);
+  auto t = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "b300",
+                     "--frontier"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("GPU-h/1M"), std::string::npos);
+  EXPECT_NE(t.out.find("Frontier per GPU kind"), std::string::npos);
+  auto priced = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "b300",
+                          "--price", "b300=6", "--json"});
+  ASSERT_EQ(priced.status, 0) << priced.err;
+  const auto pj = priced.json();
+  EXPECT_EQ(pj["rank_cost"], "usd_per_million_output_tokens");
+  EXPECT_DOUBLE_EQ(pj["prices"][0]["usd_per_hour"].get<double>(), 6.0);
+  // train-plan needs a cost: it still refuses a GPU without a price, naming --price.
+  auto tp = run_args({"train-plan", "--model", "llama-3.1-8b", "--gpu", "b300", "--tokens", "1e9", "--days", "30"});
+  EXPECT_EQ(tp.status, 2);
+  EXPECT_NE(tp.err.find("--price"), std::string::npos) << tp.err;
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -26,6 +26,7 @@ PlanFigures plan_figures(const PlanConfig& c) {
   f.usd_per_million_output = c.usd_per_million_output;
   f.usd_per_million_input = c.usd_per_million_input;
   f.usd_per_million_blended = c.usd_per_million_blended;
+  f.gpu_hours_per_million_output = c.gpu_hours_per_million_output;
   f.reason = c.reason;
   return f;
 }
@@ -82,11 +83,18 @@ Status check_plan(const PlanRequest& r, const PlanSpace& s) {
     return Status::InvalidArgument("max_gpus", "must be between 1 and 1,048,576 (2^20)");
   }
   if (s.gpus.empty()) return Status::InvalidArgument("gpus", "no GPU kind to search (none has a price)");
+  bool unpriced = false;
   for (const PlanGpu& g : s.gpus) {
-    if (!finite_positive(g.usd_per_hour)) {
+    if (std::isnan(g.usd_per_hour)) {
+      unpriced = true;
+    } else if (!finite_positive(g.usd_per_hour)) {
       return Status::InvalidArgument("gpus", g.gpu.key + " has no positive price per GPU-hour");
     }
     if (g.domain_gpus < 1) return Status::InvalidArgument("gpus", g.gpu.key + " has no fast-domain size");
+  }
+  if (unpriced != s.rank_by_gpu_hours) {
+    return Status::InvalidArgument("gpus", unpriced ? "a GPU has no price: rank by GPU-hours (rank_by_gpu_hours)"
+                                                    : "every GPU has a price: rank_by_gpu_hours must be false");
   }
   if (s.batches.empty()) return Status::InvalidArgument("batches", "no batch size to search");
   for (int64_t b : s.batches) {
@@ -212,6 +220,8 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   o->usd_per_million_output = o->usd_per_hour / out_per_h * 1e6;
   o->usd_per_million_input = o->usd_per_hour * prefill_share / in_per_h * 1e6;
   o->usd_per_million_blended = o->usd_per_hour / (out_per_h + in_per_h) * 1e6;
+  o->gpu_hours_per_million_output = static_cast<double>(o->gpus) / out_per_h * 1e6;
+  o->rank_cost = s.rank_by_gpu_hours ? o->gpu_hours_per_million_output : o->usd_per_million_output;
   // The first target missed, in this order.
   if (batch > p.max_sequences) {
     o->reason = p.max_sequences == 0 ? PlanReason::kMemory : plan_capacity_reason(p.limit.kind);
@@ -245,7 +255,7 @@ namespace {
 
 PlanNeighbour neighbour_of(const PlanConfig& c) {
   return {c.c,      c.batch,  c.max_sequences, c.gpus, c.limit, c.ttft_s, c.tpot_s, c.comm_s, c.usd_per_million_output,
-          c.reason};
+          c.gpu_hours_per_million_output, c.reason};
 }
 
 // What lifts the limit a batch over the capacity hits: the weights' memory, the KV's, or the engine's cap
@@ -341,13 +351,13 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
   }
   out->feasible = static_cast<int64_t>(ok.size());
   std::sort(ok.begin(), ok.end(), [](const PlanConfig& a, const PlanConfig& b) {
-    if (a.usd_per_million_output != b.usd_per_million_output) return a.usd_per_million_output < b.usd_per_million_output;
+    if (a.rank_cost != b.rank_cost) return a.rank_cost < b.rank_cost;
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
     return a.ttft_s < b.ttft_s;
   });
   if (!ok.empty()) {
     // The best one's neighbour is anything cheaper that was searched.
-    if (cheapest.batch != 0 && cheapest.usd_per_million_output < ok[0].usd_per_million_output) {
+    if (cheapest.batch != 0 && cheapest.rank_cost < ok[0].rank_cost) {
       ok[0].deciding = {PlanDecidingKind::kCheapestMisses, neighbour_of(cheapest)};
     } else {
       ok[0].deciding = {PlanDecidingKind::kNothingCheaper, {}};

@@ -23,7 +23,8 @@ struct PoolOption {
   double rate = 0;        // requests/s per replica (the ranked figures; prefill: its NICs' cap included)
   double ttft_s = 0;      // prefill: saturated TTFT (a prompt waits for its step)
   double tpot_s = 0;      // decode
-  double usd_per_replica_hour = 0;
+  // What ranking charges a replica-hour: its US$, or its GPUs under PlanSpace::rank_by_gpu_hours.
+  double rank_per_replica_hour = 0;
   double replicas = 0;    // prefill with a load and a TTFT target: the fewest meeting it (the transfer aside)
 };
 
@@ -37,6 +38,12 @@ struct DisaggSearch {
   int64_t searched = 0;        // every evaluation of the serving model
   int64_t ttft_misses = 0, tpot_misses = 0, gpu_misses = 0;
 };
+
+// What ranking charges one replica of `c` per hour: its US$, or its GPU count under rank_by_gpu_hours.
+double rank_per_replica_hour(const DisaggSearch& x, const PlanCandidate& c) {
+  const double gpus = static_cast<double>(c.gpus_per_replica());
+  return x.s.rank_by_gpu_hours ? gpus : x.s.gpus[c.gpu].usd_per_hour * gpus;
+}
 
 const PreparedDeployment& ranked_d(const DisaggSearch& x, const PlanPrepared& p) {
   return x.r.rank_by_ceiling ? p.d : p.engine_d;
@@ -105,7 +112,7 @@ std::vector<PoolOption> prefill_options(DisaggSearch& x) {
     if (!x.prepared[i]) continue;
     const PlanPrepared& p = *x.prepared[i];
     const PreparedDeployment& d = ranked_d(x, p);
-    const double price = x.s.gpus[x.cands[i].gpu].usd_per_hour * static_cast<double>(x.cands[i].gpus_per_replica());
+    const double price = rank_per_replica_hour(x, x.cands[i]);
     ServingRequest rq{x.r.isl, x.r.osl, ServingLoad::kSaturated, 0, ServingPhase::kPrefillOnly};
     ++x.searched;
     const ServingFigures most = serve(d, ranked_cap(x, p), p.params, x.r.rank_by_ceiling, rq);
@@ -137,7 +144,7 @@ std::vector<PoolOption> decode_options(DisaggSearch& x) {
   for (size_t i = 0; i < x.cands.size(); ++i) {
     if (!x.prepared[i]) continue;
     const PlanPrepared& p = *x.prepared[i];
-    const double price = x.s.gpus[x.cands[i].gpu].usd_per_hour * static_cast<double>(x.cands[i].gpus_per_replica());
+    const double price = rank_per_replica_hour(x, x.cands[i]);
     ServingRequest rq{x.r.isl, x.r.osl, ServingLoad::kBatch, 0, ServingPhase::kDecodeOnly};
     for (int64_t b : x.s.batches) {
       // A decode replica never runs more sequences than the load has (sorted: no larger batch either).
@@ -187,7 +194,7 @@ std::pair<double, double> pool_sizes(const DisaggSearch& x, const PoolOption& po
     double best = 0;
     for (double yy = 1; yy <= 64; ++yy) {
       const double xx = std::ceil(yy * dco.rate / po.rate * (1 - 1e-12));
-      const double cost = (xx * po.usd_per_replica_hour + yy * dco.usd_per_replica_hour) /
+      const double cost = (xx * po.rank_per_replica_hour + yy * dco.rank_per_replica_hour) /
                           std::min(xx * po.rate, yy * dco.rate);
       if (best == 0 || cost < best * (1 - 1e-9)) {
         best = cost;
@@ -207,7 +214,7 @@ void fill_pool(const DisaggSearch& x, const PoolOption& o, double replicas, Plan
   pl->gpus = pl->replicas * pl->c.gpus_per_replica();
   pl->batch = o.batch;
   pl->requests_per_s_per_replica = o.rate;
-  pl->usd_per_hour = replicas * o.usd_per_replica_hour;
+  pl->usd_per_hour = static_cast<double>(pl->gpus) * x.s.gpus[pl->c.gpu].usd_per_hour;
 }
 
 // One pair, sized and costed; nullopt when it misses TTFT or the GPU limit.
@@ -268,15 +275,17 @@ std::optional<DisaggPlanConfig> pair_config(DisaggSearch& x, const PoolOption& p
   c.usd_per_million_output = c.usd_per_hour / out_h * 1e6;
   c.usd_per_million_input = c.prefill.usd_per_hour / in_h * 1e6;
   c.usd_per_million_blended = c.usd_per_hour / (out_h + in_h) * 1e6;
+  c.gpu_hours_per_million_output = static_cast<double>(c.gpus) / out_h * 1e6;
+  c.rank_cost = x.s.rank_by_gpu_hours ? c.gpu_hours_per_million_output : c.usd_per_million_output;
   return c;
 }
 
 // The prefill options in the order they are paired: by the cost of the pool the load needs (TTFT met), else by
 // cost per request/s.
 void sort_options(const DisaggSearch& x, std::vector<PoolOption>* prefill, std::vector<PoolOption>* decode) {
-  const auto per_rate = [](const PoolOption& o) { return o.usd_per_replica_hour / o.rate; };
+  const auto per_rate = [](const PoolOption& o) { return o.rank_per_replica_hour / o.rate; };
   const auto pool_cost = [&](const PoolOption& o) {
-    return o.replicas > 0 ? o.replicas * o.usd_per_replica_hour / *x.load : per_rate(o);
+    return o.replicas > 0 ? o.replicas * o.rank_per_replica_hour / *x.load : per_rate(o);
   };
   std::stable_sort(prefill->begin(), prefill->end(),
                    [&](const PoolOption& a, const PoolOption& b) { return pool_cost(a) < pool_cost(b); });
@@ -320,7 +329,7 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
   }
   std::sort(found.begin(), found.end(), [](const DisaggPlanConfig& a, const DisaggPlanConfig& b) {
     // Costs within a part in 10^9 are equal (the same GPUs at the same rate, summed in another order).
-    const double ca = a.usd_per_million_output, cb = b.usd_per_million_output;
+    const double ca = a.rank_cost, cb = b.rank_cost;
     if (std::fabs(ca - cb) > 1e-9 * std::max(ca, cb)) return ca < cb;
     if (a.gpus != b.gpus) return a.gpus < b.gpus;
     // Equal cost and size: the faster first (TPOT, then TTFT).

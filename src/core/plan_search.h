@@ -115,7 +115,7 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
       }
       if (cfg.reason == PlanReason::kOk) {
         // PlanConfig's strings are empty here (finish() names things), so copies do not allocate.
-        if (best[i].batch == 0 || cfg.usd_per_million_output < best[i].usd_per_million_output) {
+        if (best[i].batch == 0 || cfg.rank_cost < best[i].rank_cost) {
           best[i] = cfg;
           next[i].batch = 0;  // its neighbour is the next batch, if that one is rejected
         }
@@ -123,7 +123,7 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
       }
       if (best[i].batch != 0 && (next[i].batch == 0 || batch < next[i].batch)) next[i] = cfg;
       if (p.max_sequences > 0 &&
-          (cheapest.batch == 0 || cfg.usd_per_million_output < cheapest.usd_per_million_output)) {
+          (cheapest.batch == 0 || cfg.rank_cost < cheapest.rank_cost)) {
         cheapest = cfg;
       }
       // The three closest misses, nearest first (reported when nothing is feasible). Under a concurrency,

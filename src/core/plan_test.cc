@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 
 namespace modelcalc {
 namespace {
@@ -271,6 +274,39 @@ TEST(PlanTest, CheckPlanNamesTheField) {
   r = small_request();
   s.max_gpus = 0;
   EXPECT_EQ(check_plan(r, s).message().rfind("max_gpus:", 0), 0u);
+}
+
+// A GPU without a price (NaN) is searched all the same: every configuration is then ranked by GPU-hours per
+// 1M output tokens, gpus / (tokens/s x 3600) x 1e6, and the unpriced GPU's US$ figures are NaN.
+TEST(PlanTest, UnpricedGpuRanksByGpuHours) {
+  PlanSpace s = small_space();
+  s.gpus[1].usd_per_hour = std::numeric_limits<double>::quiet_NaN();  // "b" has no price
+  EXPECT_EQ(check_plan(small_request(), s).message().rfind("gpus:", 0), 0u);  // the flag must say so
+  s.rank_by_gpu_hours = true;
+  const PlanResult res = run(small_request(), s);
+  ASSERT_EQ(res.configs.size(), 3u);
+  // The same three feasible configurations as HandDerivedSmallCase, reordered by GPU-hours:
+  //   b TP2 batch 64: 2 GPUs over 6400 / 7.3 tokens/s: 2 x 7.3 / (6400 x 3600) x 1e6 = 0.6337 GPU-h
+  //   b TP1 batch 20: 1 GPU over 2000 / 8 tokens/s:     1 x 8 / (2000 x 3600) x 1e6   = 1.1111 GPU-h
+  //   a TP2 batch 20: 2 GPUs over 2000 / 7 tokens/s:    2 x 7 / (2000 x 3600) x 1e6   = 1.9444 GPU-h
+  // (by cost, a TP2 at $3.89 came before b TP1 at $5.56).
+  EXPECT_EQ(res.configs[0].gpu, "b");
+  EXPECT_EQ(res.configs[0].c.tp, 2);
+  EXPECT_NEAR(res.configs[0].gpu_hours_per_million_output, 2 * 7.3 / (6400.0 * 3600) * 1e6, 1e-9);
+  EXPECT_EQ(res.configs[1].gpu, "b");
+  EXPECT_EQ(res.configs[1].c.tp, 1);
+  EXPECT_NEAR(res.configs[1].gpu_hours_per_million_output, 8 / (2000.0 * 3600) * 1e6, 1e-9);
+  EXPECT_EQ(res.configs[2].gpu, "a");
+  EXPECT_NEAR(res.configs[2].gpu_hours_per_million_output, 2 * 7 / (2000.0 * 3600) * 1e6, 1e-9);
+  for (const PlanConfig& c : res.configs) EXPECT_DOUBLE_EQ(c.rank_cost, c.gpu_hours_per_million_output);
+  EXPECT_TRUE(std::isnan(res.configs[0].usd_per_million_output));
+  EXPECT_TRUE(std::isnan(res.configs[0].usd_per_hour));
+  // "a" keeps its price: $4/h over 2000 / 7 tokens/s.
+  EXPECT_NEAR(res.configs[2].usd_per_million_output, 4.0 / (2000 / 7.0 * 3600) * 1e6, 1e-9);
+  // The flag without an unpriced GPU is refused too.
+  PlanSpace priced = small_space();
+  priced.rank_by_gpu_hours = true;
+  EXPECT_EQ(check_plan(small_request(), priced).message().rfind("gpus:", 0), 0u);
 }
 
 TEST(PlanTest, EnumerationRespectsDivisibilityAndDomains) {

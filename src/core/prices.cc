@@ -1,6 +1,7 @@
 #include "modelcalc/prices.h"
 #include "catalog_parsers.h"
 
+#include <limits>
 #include <optional>
 
 #include <charconv>
@@ -150,7 +151,8 @@ Result<std::vector<GpuPrice>> parse_price_overrides(std::string_view text, std::
   return out;
 }
 
-Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides) {
+Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, std::span<const GpuPrice> overrides,
+                                           UnpricedGpus unpriced) {
   auto price_of = [&](const GpuSpec& g) -> std::optional<GpuPrice> {
     for (const GpuPrice& p : overrides) {
       if (p.gpu == g.key) return p;
@@ -171,6 +173,13 @@ Result<std::vector<PricedGpu>> priced_gpus(std::span<const std::string> gpus, st
         if (seen.gpu.key == g->key) return Status::InvalidArgument("gpu", "names " + g->key + " twice");
       }
       auto p = price_of(*g);
+      if (!p && unpriced == UnpricedGpus::kKeep) {
+        GpuPrice none;
+        none.gpu = g->key;
+        none.usd_per_hour = std::numeric_limits<double>::quiet_NaN();
+        out.push_back({*g, none, false});
+        continue;
+      }
       if (!p) {
         return Status::InvalidArgument("price", g->key + " has no catalog price; give one, e.g. --price " + g->key +
                                                     "=2.50");

@@ -42,6 +42,7 @@ inline constexpr FormulaText kPerReplicaSteady{"cost_plan_point", "B / TPOT"};
 inline constexpr FormulaText kReplicasQpsSteady{"plan_replicas", "ceil(qps × osl / tokens_per_s_per_replica)"};
 inline constexpr FormulaText kUsdInShare{"cost_plan_point",
                                          "usd_per_hour × share / (served × isl / osl × 3600) × 1e6"};
+inline constexpr FormulaText kGpuHoursOut{"cost_plan_point", "gpus / (served × 3600) × 1e6"};
 inline constexpr FormulaText kUsdBlend{"cost_plan_point", "usd_per_hour / (served × (1 + isl / osl) × 3600) × 1e6"};
 }  // namespace pfx
 
@@ -98,6 +99,10 @@ void explain_nulls(nlohmann::json& j) {
     if (!time && !usd && !k.starts_with("tokens_per_s") && !k.starts_with("served_") && !k.starts_with("requests_")) {
       continue;
     }
+    if (usd && j.contains("usd_per_hour") && j["usd_per_hour"].is_null()) {
+      add.emplace_back(k + "_reason", "the GPU has no catalog price (--price GPU=X gives one)");
+      continue;
+    }
     add.emplace_back(k + "_reason", k.starts_with("ttft") || k.starts_with("prefill_stall") ? kUnboundedQueue
                                     : usd ? "no tokens served: the cost per token is unbounded"
                                           : "unbounded");
@@ -109,9 +114,17 @@ void explain_nulls(nlohmann::json& j) {
 // holds the same strings, so a page shows the CLI's table.
 struct PlanCells {
   std::string split, dtypes, ttft, tpot, per_user, per_gpu, usd_per_hour, usd_out, usd_in;
+  std::string rank_cost;  // the cost ranked by: usd_out, or the GPU-hours per 1M output tokens
 };
 
-PlanCells plan_cells(const PlanConfig& c) {
+// The ranked cost's column head: "$/1M out", or "GPU-h/1M" when a GPU has no price.
+const char* rank_cost_head(const PlanSpace& s) { return s.rank_by_gpu_hours ? "GPU-h/1M" : "$/1M out"; }
+// Its cell: the US$ per 1M output tokens, or the GPU-hours (the head names the unit).
+std::string rank_cost_cell(const PlanSpace& s, double usd_per_million, double gpu_hours_per_million) {
+  return s.rank_by_gpu_hours ? fmt_sig(gpu_hours_per_million, 3) : plan_usd_text(usd_per_million);
+}
+
+PlanCells plan_cells(const PlanSpace& s, const PlanConfig& c) {
   return {split_text(c.c),
           fmt::format("{}/{}", dtype_name(c.c.weight_dtype), dtype_name(c.c.kv_dtype)),
           plan_time_text(c.ttft_s, true),
@@ -120,7 +133,8 @@ PlanCells plan_cells(const PlanConfig& c) {
           fmt_fixed(c.tokens_per_s_per_gpu, 0),
           plan_usd_text(c.usd_per_hour),
           plan_usd_text(c.usd_per_million_output),
-          plan_usd_text(c.usd_per_million_input)};
+          plan_usd_text(c.usd_per_million_input),
+          rank_cost_cell(s, c.usd_per_million_output, c.gpu_hours_per_million_output)};
 }
 
 // The figure keys of one set (the ceiling's at the top level, the prediction's under "predicted").
@@ -143,6 +157,7 @@ nlohmann::json figures_json(const PlanFigures& f, int64_t batch) {
       {"usd_per_million_output_tokens", num(f.usd_per_million_output)},
       {"usd_per_million_input_tokens", num(f.usd_per_million_input)},
       {"usd_per_million_blended_tokens", num(f.usd_per_million_blended)},
+      {"gpu_hours_per_million_output_tokens", num(f.gpu_hours_per_million_output)},
       {"meets_targets", f.reason == PlanReason::kOk},
       {"reason", plan_reason_name(f.reason)},
       {"limit", batch_limit_name(f.limit.kind)},
@@ -175,8 +190,8 @@ nlohmann::json config_json(const PlanView& v, const PlanConfig& c) {
   j["kv_dtype"] = std::string(dtype_name(c.c.kv_dtype));
   j["deciding"] = plan_deciding_text(*v.request, *v.space, c);
   // The text table's cells (the ranked figures), so a page shows the CLI's strings.
-  const PlanCells t = plan_cells(c);
-  j["text"] = {{"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
+  const PlanCells t = plan_cells(*v.space, c);
+  j["text"] = {{"rank_cost", t.rank_cost}, {"split", t.split}, {"dtypes", t.dtypes}, {"ttft", t.ttft}, {"tpot", t.tpot},
                {"tokens_per_s_per_user", t.per_user}, {"tokens_per_s_per_gpu", t.per_gpu},
                {"usd_per_hour", t.usd_per_hour}, {"usd_per_million_output_tokens", t.usd_out},
                {"usd_per_million_input_tokens", t.usd_in}};
@@ -283,13 +298,15 @@ std::string render_plan_text(const PlanView& v) {
   out += "  " + efficiency_text(r) + "\n";
   std::string kinds;
   for (const PlanGpu& g : s.gpus) {
-    kinds += (kinds.empty() ? "" : ", ") + fmt::format("{} {}/h", g.gpu.key, format_brief(g.usd_per_hour, Unit::kUsd));
+    kinds += (kinds.empty() ? "" : ", ") +
+             (std::isnan(g.usd_per_hour) ? g.gpu.key + " (no price; --price " + g.gpu.key + "=X ranks by US$)"
+                                         : fmt::format("{} {}/h", g.gpu.key, format_brief(g.usd_per_hour, Unit::kUsd)));
   }
   out += fmt::format("  searched {} configurations in {} s over {} (at most {} GPUs)\n", group_digits(res.searched),
                      fmt_sig(res.seconds, 3), kinds, s.max_gpus);
 
   if (!res.configs.empty()) {
-    out += fmt::format("\nBest configurations, cheapest per 1M output tokens first ({} of {} feasible):\n",
+    out += fmt::format("\nBest configurations, {} ({} of {} feasible):\n", plan_order_text(s),
                        res.configs.size(), res.feasible);
     const char* ranked = r.rank_by_ceiling ? "ceiling" : "predicted";
     const char* beside = r.rank_by_ceiling ? "pred" : "ceil";
@@ -301,16 +318,16 @@ std::string render_plan_text(const PlanView& v) {
     out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9} "
                        "{:>9} {:>10}\n",
                        "#", "gpu", "engine", ew, "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
-                       "$/h", "$/1M out", "$/1M in", fmt::format("{} TPOT", beside),
+                       "$/h", rank_cost_head(s), "$/1M in", fmt::format("{} TPOT", beside),
                        fmt::format("{} t/s/GPU", beside));
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const PlanConfig& c = res.configs[i];
       const PlanFigures& o = r.rank_by_ceiling ? c.predicted : c.ceiling;
-      const PlanCells t = plan_cells(c);
+      const PlanCells t = plan_cells(s, c);
       out += fmt::format("  {:>2}  {:<14} {:<{}} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} "
                          "{:>9} {:>9} {:>10}\n",
                          i + 1, c.gpu, engine_profile(*c.engine).name, ew, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
-                         c.replicas, t.usd_per_hour, t.usd_out, t.usd_in,
+                         c.replicas, t.usd_per_hour, t.rank_cost, t.usd_in,
                          c.has_figures ? plan_time_text(o.tpot_s, false) : std::string("-"),
                          c.has_figures ? fmt_fixed(o.tokens_per_s_per_gpu, 0) : std::string("-"));
     }
@@ -359,13 +376,13 @@ std::string render_plan_text(const PlanView& v) {
       out += ":\n";
       out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
                          "#", "gpu", "gpus", "split", "w/kv", "batch", "TTFT", "TPOT", "tok/s/u", "tok/s/GPU", "rep",
-                         "$/h", "$/1M out", "$/1M in");
+                         "$/h", rank_cost_head(s), "$/1M in");
       for (size_t i = 0; i < res.ceiling_only.size(); ++i) {
         const PlanConfig& c = res.ceiling_only[i];
-        const PlanCells t = plan_cells(c);
+        const PlanCells t = plan_cells(s, c);
         out += fmt::format("  {:>2}  {:<14} {:>4} {:<10} {:<9} {:>5} {:>9} {:>9} {:>9} {:>10} {:>4} {:>9} {:>9} {:>9}\n",
                            i + 1, c.gpu, c.gpus, t.split, t.dtypes, c.batch, t.ttft, t.tpot, t.per_user, t.per_gpu,
-                           c.replicas, t.usd_per_hour, t.usd_out, t.usd_in);
+                           c.replicas, t.usd_per_hour, t.rank_cost, t.usd_in);
       }
     }
   }
@@ -455,10 +472,12 @@ nlohmann::json plan_json(const PlanView& v) {
   j["efficiency"] = r.efficiency;
   j["efficiency_note"] = efficiency_text(r);
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
+  j["rank_cost"] = s.rank_by_gpu_hours ? "gpu_hours_per_million_output_tokens" : "usd_per_million_output_tokens";
+  j["rank_order"] = plan_order_text(s);
   j["engine"] = plan_engine_json(r, res.rejected);
   nlohmann::json prices = nlohmann::json::array();
   for (const PlanGpu& g : s.gpus) {
-    prices.push_back({{"gpu", g.gpu.key}, {"usd_per_hour", g.usd_per_hour}, {"source", g.price_source},
+    prices.push_back({{"gpu", g.gpu.key}, {"usd_per_hour", num(g.usd_per_hour)}, {"source", g.price_source},
                       {"domain_gpus", g.domain_gpus}});
   }
   j["prices"] = prices;
@@ -581,10 +600,18 @@ Report build_plan_explain(const PlanView& v) {
   co.lines.push_back(computed("gpus", "GPUs", c.gpus, Unit::kNone, pfx::kGpus,
                               {term("tp", c.c.tp), term("pp", c.c.pp), term("attn_dp", c.c.attn_dp),
                                term("replicas", c.replicas)}));
+  const Term served = term("served", fmt_sig(c.served_output_tokens_per_s, 6));
+  if (s.rank_by_gpu_hours) {
+    co.lines.push_back(computed("gpu_hours_per_million_output_tokens", "GPU-hours per 1M output tokens",
+                                c.gpu_hours_per_million_output, Unit::kNone, pfx::kGpuHoursOut,
+                                {term("gpus", c.gpus), served}, "ranked by: " + plan_order_text(s)));
+  }
+  if (std::isnan(price)) {
+    co.notes.push_back(c.gpu + " has no catalog price: no US$ figure (--price " + c.gpu + "=X gives one)");
+  } else {
   co.lines.push_back(computed("usd_per_hour", "US$ per hour", c.usd_per_hour, Unit::kUsd, pfx::kUsdHour,
                               {term("gpus", c.gpus), term("price", fmt_sig(price, 6))},
                               "price: " + s.gpus[c.c.gpu].price_source));
-  const Term served = term("served", fmt_sig(c.served_output_tokens_per_s, 6));
   co.lines.push_back(computed("usd_per_million_output_tokens", "US$ per 1M output tokens", c.usd_per_million_output,
                               Unit::kUsd, pfx::kUsdOut,
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served},
@@ -607,6 +634,7 @@ Report build_plan_explain(const PlanView& v) {
                               c.usd_per_million_blended, Unit::kUsd, pfx::kUsdBlend,
                               {term("usd_per_hour", fmt_sig(c.usd_per_hour, 6)), served, term("isl", r.isl),
                                term("osl", r.osl)}));
+  }
   co.notes.push_back("deciding: " + plan_deciding_text(r, *v.space, c));
   rep.sections.push_back(std::move(co));
   return rep;
@@ -727,6 +755,9 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
   j["rank_by"] = r.rank_by_ceiling ? "ceiling" : "predicted";
+  j["rank_cost"] =
+      v.space->rank_by_gpu_hours ? "gpu_hours_per_million_output_tokens" : "usd_per_million_output_tokens";
+  j["rank_order"] = plan_order_text(*v.space);
   j["engine"] = plan_engine_json(r, res.aggregated.rejected);
   j["kv_transfer_overlap"] = r.kv_transfer_overlap;
   j["layout_options"] = layout_options_json(r);
@@ -750,7 +781,8 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
                        {"usd_per_hour", num(c.usd_per_hour)},
                        {"usd_per_million_output_tokens", num(c.usd_per_million_output)},
                        {"usd_per_million_input_tokens", num(c.usd_per_million_input)},
-                       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)}});
+                       {"usd_per_million_blended_tokens", num(c.usd_per_million_blended)},
+                       {"gpu_hours_per_million_output_tokens", num(c.gpu_hours_per_million_output)}});
     nlohmann::json& cj = configs.back();
     for (nlohmann::json* o : {&cj, &cj["kv_transfer"], &cj["ceiling"]}) explain_nulls(*o);
   }
@@ -762,10 +794,14 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
       res.configs.empty() ? nlohmann::json() : num(res.configs[0].usd_per_million_output);
   cmp["aggregated_usd_per_million_output_tokens"] =
       res.aggregated.configs.empty() ? nlohmann::json() : num(res.aggregated.configs[0].usd_per_million_output);
+  cmp["disaggregated_gpu_hours_per_million_output_tokens"] =
+      res.configs.empty() ? nlohmann::json() : num(res.configs[0].gpu_hours_per_million_output);
+  cmp["aggregated_gpu_hours_per_million_output_tokens"] =
+      res.aggregated.configs.empty() ? nlohmann::json() : num(res.aggregated.configs[0].gpu_hours_per_million_output);
   cmp["winner"] = res.configs.empty() && res.aggregated.configs.empty() ? "none"
                   : res.configs.empty()                                  ? "aggregated"
                   : res.aggregated.configs.empty()                       ? "disaggregated"
-                  : res.configs[0].usd_per_million_output < res.aggregated.configs[0].usd_per_million_output
+                  : res.configs[0].rank_cost < res.aggregated.configs[0].rank_cost
                       ? "disaggregated"
                       : "aggregated";
   j["comparison"] = cmp;
@@ -794,16 +830,17 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
     t += "No prefill and decode pools meet every target" +
          (res.binding.empty() ? std::string(".") : " (binding: " + res.binding + ").") + "\n";
   } else {
-    t += "Best disaggregated deployments, cheapest per 1M output tokens first:\n";
+    t += "Best disaggregated deployments, " + plan_order_text(*v.space) + ":\n";
     t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", "#", "prefill pool", "decode pool (batch)",
-                     "xPyD", "TTFT", "TPOT", "$/h", "$/1M out");
+                     "xPyD", "TTFT", "TPOT", "$/h", rank_cost_head(*v.space));
     for (size_t i = 0; i < res.configs.size(); ++i) {
       const DisaggPlanConfig& c = res.configs[i];
       t += fmt::format("  {:>2}  {:<34} {:<38} {:>6} {:>9} {:>9} {:>10} {:>9}\n", i + 1, pool_text(c.prefill),
                        pool_text(c.decode) + fmt::format(" ({})", c.decode.batch),
                        fmt::format("{}P{}D", c.prefill.replicas, c.decode.replicas),
                        plan_time_text(c.ttft_s, true), plan_time_text(c.tpot_s, false),
-                       plan_usd_text(c.usd_per_hour), plan_usd_text(c.usd_per_million_output));
+                       plan_usd_text(c.usd_per_hour),
+                       rank_cost_cell(*v.space, c.usd_per_million_output, c.gpu_hours_per_million_output));
     }
     const DisaggPlanConfig& b = res.configs[0];
     t += fmt::format("\n  #1: the prompt's KV, {} per request, crosses the NICs in {} ({}; TTFT += {}); the "
@@ -817,13 +854,15 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
     t += "  none meets the targets\n";
   } else {
     const PlanConfig& a = res.aggregated.configs[0];
-    t += fmt::format("  {} × {} {} {}/{} batch {}: TTFT {}, TPOT {}, {} GPUs, {}/h, {}/1M output tokens\n", a.replicas,
+    t += fmt::format("  {} × {} {} {}/{} batch {}: TTFT {}, TPOT {}, {} GPUs, {}, {}/1M output tokens\n", a.replicas,
                      a.gpu, split_text(a.c), dtype_name(a.c.weight_dtype), dtype_name(a.c.kv_dtype), a.batch,
                      plan_time_text(a.ttft_s, true), plan_time_text(a.tpot_s, false), a.gpus,
-                     plan_usd_text(a.usd_per_hour), plan_usd_text(a.usd_per_million_output));
+                     std::isnan(a.usd_per_hour) ? std::string("no price") : plan_usd_text(a.usd_per_hour) + "/h",
+                     plan_cost_text(*v.space, a.usd_per_million_output, a.gpu_hours_per_million_output));
     if (!res.configs.empty()) {
-      const double ratio = res.configs[0].usd_per_million_output / a.usd_per_million_output;
-      t += fmt::format("  disaggregated / aggregated cost per 1M output tokens: {}\n", fmt_sig(ratio, 3));
+      const double ratio = res.configs[0].rank_cost / a.rank_cost;
+      t += fmt::format("  disaggregated / aggregated {} per 1M output tokens: {}\n",
+                       v.space->rank_by_gpu_hours ? "GPU-hours" : "cost", fmt_sig(ratio, 3));
     }
   }
   t += "\nThe prefill pool runs steps of prompts only (the engine's step budget; the ceiling: as many prompts as "

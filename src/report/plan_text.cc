@@ -71,12 +71,14 @@ std::string plan_deciding_text(const PlanRequest& r, const PlanSpace& s, const P
     case PlanDecidingKind::kNone: return "";
     case PlanDecidingKind::kNextBatchMisses:
       return fmt::format("the next batch, {} ({}/1M output tokens), misses {}", n.batch,
-                         plan_usd_text(n.usd_per_million_output), failure(r, s, n));
+                         plan_cost_text(s, n.usd_per_million_output, n.gpu_hours_per_million_output),
+                         failure(r, s, n));
     case PlanDecidingKind::kLargestBatch:
       return fmt::format("the largest batch searched ({}) for its split and dtypes", c.batch);
     case PlanDecidingKind::kCheapestMisses:
       return fmt::format("the cheapest configuration searched, {} at {}/1M output tokens, misses {}", describe(s, n),
-                         plan_usd_text(n.usd_per_million_output), failure(r, s, n));
+                         plan_cost_text(s, n.usd_per_million_output, n.gpu_hours_per_million_output),
+                         failure(r, s, n));
     case PlanDecidingKind::kNothingCheaper: return "nothing cheaper was searched: no target binds";
     case PlanDecidingKind::kMissed: return failure(r, s, n);
   }
@@ -139,7 +141,25 @@ std::string plan_time_text(double seconds, bool queue) {
 }
 
 std::string plan_usd_text(double usd) {
+  if (std::isnan(usd)) return "no price";
   return std::isfinite(usd) ? format_brief(usd, Unit::kUsd) : std::string("n/a (nothing served)");
+}
+
+std::string plan_cost_text(const PlanSpace& s, double usd_per_million, double gpu_hours_per_million) {
+  if (!s.rank_by_gpu_hours) return plan_usd_text(usd_per_million);
+  return std::isfinite(gpu_hours_per_million) ? fmt_sig(gpu_hours_per_million, 3) + " GPU-h"
+                                              : std::string("n/a (nothing served)");
+}
+
+std::string plan_order_text(const PlanSpace& s) {
+  if (!s.rank_by_gpu_hours) return "cheapest per 1M output tokens first";
+  std::string unpriced;
+  size_t n = 0;
+  for (const PlanGpu& g : s.gpus) {
+    if (std::isnan(g.usd_per_hour)) unpriced += (n++ == 0 ? "" : ", ") + g.gpu.key;
+  }
+  return "fewest GPU-hours per 1M output tokens first, since " + unpriced + (n == 1 ? " has" : " have") +
+         " no catalog price";
 }
 
 std::string plan_change_text(Engine e, const PlanChange& ch) {

@@ -32,8 +32,14 @@ EngineLimitFlags engine_limit_flags(Engine e);
 // A time for plan's cells and clauses: format_brief's, or for an unbounded one (a queue that grows: `queue`)
 // "unbounded: the queue grows" / "unbounded". Never "inf".
 std::string plan_time_text(double seconds, bool queue);
-// A price for plan's cells and clauses: format_brief's, or "n/a (nothing served)" when it is unbounded.
+// A price for plan's cells and clauses: format_brief's, "n/a (nothing served)" when it is unbounded, or
+// "no price" when it is NaN (the GPU has none).
 std::string plan_usd_text(double usd);
+// The cost a clause cites: "$0.612" (US$ per 1M output tokens), or under s.rank_by_gpu_hours "0.0194 GPU-h".
+std::string plan_cost_text(const PlanSpace& s, double usd_per_million, double gpu_hours_per_million);
+// How the configurations are ordered: "cheapest per 1M output tokens first", or, when a GPU has no price,
+// "fewest GPU-hours per 1M output tokens first, since b300 has no catalog price".
+std::string plan_order_text(const PlanSpace& s);
 
 }  // namespace modelcalc
 
