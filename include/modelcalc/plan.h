@@ -65,6 +65,9 @@ enum class PlanLoadKind { kNone, kRequestsPerS, kOutputTokensPerS, kConcurrency 
 struct PlanRequest {
   int64_t isl = 0;  // input (prompt) tokens per request, >= 1
   int64_t osl = 0;  // output tokens per request, >= 1
+  // isl/osl are the means of lengths drawn uniform in [0.8 L, L] (InferenceX's), round(0.9 L), when set; the
+  // search serves the means either way (reports name L).
+  bool uniform_lengths = false;
   PlanLoadKind load_kind = PlanLoadKind::kNone;
   double load = 0;  // requests/s, output tokens/s or sequences, by load_kind
   std::optional<double> ttft_s, tpot_s;  // SLOs; absent = not checked
@@ -268,11 +271,17 @@ struct PlanConfig {
 // The fields of `c` as a figure set.
 PlanFigures plan_figures(const PlanConfig& c);
 
+// One point of a frontier: a configuration (GPU, layout, dtypes) at a concurrency, its figures from one set.
 struct PlanFrontierPoint {
   std::string gpu;
   PlanCandidate c;
-  int64_t batch = 0;
-  double tokens_per_s_per_user = 0, tokens_per_s_per_gpu = 0;
+  int64_t batch = 0;  // sequences in flight per replica (the concurrency one replica serves)
+  double tokens_per_s_per_user = 0, tokens_per_s_per_gpu = 0;  // output: 1 / TPOT, and per GPU of the replica
+  double ttft_s = 0, tpot_s = 0;
+  double usd_per_million_output = 0;        // NaN when the GPU has no price
+  double gpu_hours_per_million_output = 0;
+  double tokens_per_s_per_mw = 0;           // output tokens/s per MW of the GPUs' TDP; NaN when no TDP is stated
+  bool ceiling = false;                     // the ceiling's set; else the ranked set of a stand-in or the prediction
 };
 
 struct PlanMiss {
@@ -283,7 +292,10 @@ struct PlanMiss {
 struct PlanResult {
   std::vector<PlanConfig> configs;          // meeting every target, cheapest first (at most top)
   int64_t feasible = 0;                     // candidates with at least one feasible batch
-  std::vector<PlanFrontierPoint> frontier;  // per GPU kind, tokens/s/user descending
+  // Per GPU kind and figure set (the ranked set's curve first, then the other's: `ceiling` says which), each
+  // tokens/s/user descending: the points no other of its GPU and set beats on both tokens/s/user and per GPU.
+  // Every visited batch that fits is a candidate, whatever the targets.
+  std::vector<PlanFrontierPoint> frontier;
   int64_t searched = 0;                     // evaluations (candidate x batch)
   PlanRejected rejected;
   std::vector<PlanMiss> misses;             // when nothing meets the targets: the closest

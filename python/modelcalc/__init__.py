@@ -143,7 +143,7 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
          max_num_batched_tokens=None, max_num_seqs=None, block_size=None, allow_long_max_model_len=False,
          disaggregated=False, kv_transfer_overlap=False, expert_imbalance=None, two_batch_overlap=False,
          spec_tokens=None, spec_acceptance=None, spec_method=None, draft_model=None, prefix_hit=None,
-         prefix_tokens=None, ep=None, profile=None):
+         prefix_tokens=None, ep=None, profile=None, compare=None, length_dist=None):
     """The cheapest deployment meeting latency targets at a load (`modelcalc plan`), searched over GPU kinds,
     TP x PP x EP splits, dtypes and batch sizes on the deployment engine.
 
@@ -156,7 +156,10 @@ def plan(model, *, isl, osl, qps=None, rate=None, concurrency=None, ttft=None, t
     (default 1, 2, 4, ..., 65536 and the largest that fits). max_pp: most pipeline stages. price: USD per
     GPU-hour overrides, {"h100": 2.49} (default data/prices.tsv). efficiency: the fraction of the ranked
     figures reached on top of the model, in (0, 1]. top: configurations listed. frontier: also the Pareto
-    table in text(). rank_by: "predicted" (default) or "ceiling". The engine keywords as size's.
+    table in text() (the document always holds frontier.predicted and frontier.ceiling). compare: published
+    runs in the shared schema beside the frontier, a TSV path or "shared" (the compiled-in ones): each a
+    measured point in frontier.measured with its prediction at the same configuration and load. length_dist:
+    "fixed" (default) or "uniform-0.8" (InferenceX's lengths, uniform in [0.8 L, L], served at 0.9 L). rank_by: "predicted" (default) or "ceiling". The engine keywords as size's.
     disaggregated: search prefill and decode pools instead (x prefill per y decode replicas; the document is
     `plan --disaggregated --json`'s, the best aggregated plan beside it); kv_transfer_overlap: its KV streamed
     behind the prefill. The layout keywords plan applies to every candidate, as size's (it searches

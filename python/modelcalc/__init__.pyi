@@ -153,7 +153,7 @@ class PlanResult(_Document):
     feasible: bool
     configs: list[Doc]
     misses: list[Doc]
-    frontier: list[Doc]
+    frontier: Doc
 
 class TrainPlanResult(_Document):
     feasible: bool
@@ -300,7 +300,8 @@ def plan(model: ModelLike, *, isl: Count, osl: Count, qps: Union[float, str, Non
          spec_tokens: Count | None = None, spec_acceptance: Union[float, str, None] = None,
          spec_method: str | None = None, draft_model: Union[str, os.PathLike[str], None] = None,
          prefix_hit: Union[float, str, None] = None, prefix_tokens: Count | None = None,
-         ep: CountList | None = None, profile: Union[str, os.PathLike[str], None] = None) -> PlanResult: ...
+         ep: CountList | None = None, profile: Union[str, os.PathLike[str], None] = None,
+         compare: Union[str, os.PathLike[str], None] = None, length_dist: str | None = None) -> PlanResult: ...
 def train_plan(model: ModelLike, *, tokens: Count, days: Union[float, str],
                gpu: Union[GpuLike, Sequence[GpuLike], None] = None, price: Union[Mapping[str, float], str, None] = None,
                max_gpus: Count = 4096, seq: Count = 4096, micro_batch: CountList = (1, 2, 4, 8),

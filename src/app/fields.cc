@@ -450,6 +450,17 @@ const Field kMaxPp{.name = "max_pp", .flag = "max-pp", .type = Type::kInt, .min 
                    .parse = bounded_parser<1024, k1024>};
 const Field kPrice{.name = "price", .flag = "price", .type = Type::kText,
                    .help = "USD per GPU-hour overrides, e.g. h100=2.49,mi300x=1.5", .default_text = "data/prices.tsv"};
+const Field kLengthDist{.name = "length_dist", .flag = "length-dist", .type = Type::kChoice,
+                        .choices = "fixed,uniform-0.8",
+                        .help = "How requests' lengths are drawn: fixed at isl/osl, or InferenceX's uniform in "
+                                "[0.8 L, L], served at their means 0.9 isl and 0.9 osl",
+                        .default_text = "fixed"};
+const Field kCompare{.name = "compare", .flag = "compare", .type = Type::kText,
+                     .help = "Published runs beside the frontier: a TSV in the shared serving schema "
+                             "(docs/prediction.md), or 'shared' for the compiled-in ones; each run of the model, "
+                             "the isl/osl and a GPU searched is a measured point with its prediction at the same "
+                             "configuration and load (implies --frontier)",
+                     .default_text = "none", .file = true, .file_keyword = "shared"};
 const Field kEfficiency{.name = "efficiency", .flag = "efficiency", .type = Type::kReal, .unit = Unit::kFraction,
                         .min = 0, .max = 1, .min_open = true,
                         .help = "Fraction of the ranked figures reached on top of the model, 0.6 or 60%",
@@ -483,7 +494,7 @@ constexpr const Field* kAll[] = {
     &kWorkspace, &kMeanLen, &kPricePerHour, &kTokensPerS, &kEvidence, &kPhase, &kParams, &kAggregateTokensPerS,
     &kTtft, &kItl, &kFlopUtil, &kBwUtil, &kKernelsPerStep, &kKernelUs, &kGapUs, &kPeakTransient, &kIntensity, &kGemm,
     &kIsl, &kOsl, &kQps, &kRate, &kConcurrency, &kTpot, &kTokensPerSPerUser, &kMaxGpus, &kMaxPp, &kPrice,
-    &kEfficiency, &kTop, &kRankBy, &kFrontier, &kColumns};
+    &kEfficiency, &kTop, &kRankBy, &kFrontier, &kCompare, &kLengthDist, &kColumns};
 
 }  // namespace
 

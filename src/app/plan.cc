@@ -4,8 +4,11 @@
 #include <cmath>
 
 #include "check.h"
+#include "input_file.h"
 #include "modelcalc/app/answers.h"
 #include "modelcalc/app/fields.h"
+#include "modelcalc/engine_rules.h"
+#include "modelcalc/hf_config.h"
 #include "modelcalc/prices.h"
 #include "quantity.h"
 
@@ -20,6 +23,11 @@ Result<modelcalc::PlanRequest> read_targets(const PlanRequest& f) {
   if (!f.osl) return Status::InvalidArgument("osl", "is required: output tokens per request, e.g. 512");
   r.isl = *f.isl;
   r.osl = *f.osl;
+  if (f.length_dist == "uniform-0.8") {  // InferenceX's uniform [0.8 L, L]: served at the means
+    r.uniform_lengths = true;
+    r.isl = std::max<int64_t>(1, std::llround(0.9 * static_cast<double>(r.isl)));
+    r.osl = std::max<int64_t>(1, std::llround(0.9 * static_cast<double>(r.osl)));
+  }
   const int loads = f.qps.has_value() + f.rate.has_value() + f.concurrency.has_value();
   if (loads > 1) {
     return Status::InvalidArgument(f.rate ? "rate" : "concurrency", "give one load: --qps, --rate or --concurrency");
@@ -160,6 +168,30 @@ Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   return s;
 }
 
+// The published runs --compare names: the compiled-in ones ("shared"), or a TSV in the shared schema.
+Result<std::vector<ServingRow>> compare_rows(const PlanRequest& r) {
+  if (r.compare == "shared") {
+    const std::span<const ServingRow> rows = shared_published_rows();
+    return std::vector<ServingRow>(rows.begin(), rows.end());
+  }
+  auto text = read_input_file(r.compare);
+  if (!text.ok()) return Status::InvalidArgument("compare", text.status().message());
+  auto parsed = parse_serving_tsv(*text, r.compare);
+  if (!parsed.ok()) return Status::InvalidArgument("compare", parsed.status().message());
+  return std::move(parsed).value();
+}
+
+// The preset a comparison matches the runs' models against: the model named by --model.
+Result<std::string> compare_preset(const PlanRequest& r) {
+  if (r.model.model.empty()) {
+    return Status::InvalidArgument("compare", "needs the model named by --model (a preset or a listed Hub id): the "
+                                              "published runs name theirs so");
+  }
+  auto m = resolve_model_id(r.model.model);
+  if (!m.ok()) return Status::InvalidArgument("model", m.status().message());
+  return m->preset;
+}
+
 Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* control) {
   MC_RETURN_IF_ERROR(check_request(r));
   PlanAnswer out;
@@ -172,6 +204,16 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   out.draft = draft;
   MC_ASSIGN_OR_RETURN(out.space, read_space(r, m));
   if (out.space.gpus.empty()) return Status::InvalidArgument("gpu", "no GPU to search: none has a price (give --price)");
+  std::vector<ServingRow> published;
+  std::string preset;
+  if (!r.compare.empty()) {  // read before the search: a bad file is bad input, not a late failure
+    if (r.layout.disaggregated) {
+      return Status::InvalidArgument("compare", "draws measured points beside the aggregated frontier; drop "
+                                                "--disaggregated");
+    }
+    MC_ASSIGN_OR_RETURN(preset, compare_preset(r));
+    MC_ASSIGN_OR_RETURN(published, compare_rows(r));
+  }
   out.space.control = control;
   if (r.layout.disaggregated) {
     MC_ASSIGN_OR_RETURN(DisaggPlanResult d, plan_disaggregated(m, out.targets, out.space));
@@ -182,6 +224,17 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   }
   out.space.control = nullptr;  // the context outlives no answer
   set_plan_model(m, &out.space);
+  if (!r.compare.empty()) {
+    std::vector<std::string> keys;
+    std::vector<std::optional<EngineRelease>> engines;
+    for (const PlanGpu& g : out.space.gpus) {
+      keys.push_back(g.gpu.key);
+      engines.push_back(engine_for(out.targets.engine, g.gpu));
+    }
+    const FrontierScope scope{preset,  *r.isl,  *r.osl, keys, out.space.weight_dtypes, out.result.frontier, engines,
+                              out.targets.spec.on(), out.targets.uniform_lengths};
+    out.comparison = compare_frontier(published, scope);
+  }
   return out;
 }
 

@@ -249,7 +249,7 @@ Table plan_table() {
   Row osl = bind<&R::osl>(kOsl);
   t.rows.insert(
       t.rows.end(),
-      {isl, osl, bind<&R::qps>(kQps), bind<&R::rate>(kRate), bind<&R::concurrency>(kConcurrency),
+      {isl, osl, bind<&R::length_dist>(kLengthDist), bind<&R::qps>(kQps), bind<&R::rate>(kRate), bind<&R::concurrency>(kConcurrency),
        bind<&R::ttft>(kTtft, "none", "Target time to first token: 500ms, 1s, or a bare number of seconds (0.5)"),
        bind<&R::tpot>(kTpot), bind<&R::tokens_per_s_per_user>(kTokensPerSPerUser),
        bind<&R::gpus>(kGpu, "every catalog GPU with a price", "GPU kinds to search, a comma list"),
@@ -264,7 +264,7 @@ Table plan_table() {
        bind<&R::eps>(kEp, "1 and, for a MoE, ep = tp",
                      "Expert-parallel degrees to search, a comma list; each must divide tp and the experts"),
        bind<&R::price>(kPrice), bind<&R::efficiency>(kEfficiency), bind<&R::rank_by>(kRankBy), bind<&R::top>(kTop),
-       bind<&R::frontier>(kFrontier)});
+       bind<&R::frontier>(kFrontier), bind<&R::compare>(kCompare)});
   engine_rows<R>(&t.rows);
   layout_rows<R>(&t.rows, /*plan=*/true);
   constexpr std::string_view kSplit =

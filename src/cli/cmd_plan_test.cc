@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <tuple>
+
 #include "test_util.h"
 
 namespace modelcalc {
@@ -225,6 +228,139 @@ TEST(CmdPlanTest, GpuWithoutAPriceIsRankedByGpuHours) {
   auto tp = run_args({"train-plan", "--model", "llama-3.1-8b", "--gpu", "b300", "--tokens", "1e9", "--days", "30"});
   EXPECT_EQ(tp.status, 2);
   EXPECT_NE(tp.err.find("--price"), std::string::npos) << tp.err;
+}
+
+}  // namespace
+}  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// The frontier holds both kinds: the prediction's and the ceiling's curves per GPU, each a Pareto set; the
+// ceiling of a configuration bounds its prediction, so every predicted point is matched or beaten on both
+// axes by a point of the ceiling's curve.
+TEST(CmdPlanTest, FrontierHasBothKindsAndTheCeilingBoundsThePrediction) {
+  auto r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100,b200",
+                     "--frontier", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto f = r.json()["frontier"];
+  ASSERT_FALSE(f["predicted"].empty());
+  ASSERT_FALSE(f["ceiling"].empty());
+  EXPECT_FALSE(f.contains("measured"));  // only with --compare
+  for (const char* kind : {"predicted", "ceiling"}) {
+    for (const auto& p : f[kind]) {
+      for (const auto& q : f[kind]) {
+        if (&p == &q || p["gpu"] != q["gpu"]) continue;
+        const bool beaten = q["tokens_per_s_per_user"].get<double>() >= p["tokens_per_s_per_user"].get<double>() &&
+                            q["tokens_per_s_per_gpu"].get<double>() > p["tokens_per_s_per_gpu"].get<double>();
+        EXPECT_FALSE(beaten) << kind << " " << p.dump();
+      }
+      // Cost per point: the GPUs' price over the output tokens they serve per hour, per GPU.
+      const double per_gpu = p["tokens_per_s_per_gpu"].get<double>();
+      EXPECT_NEAR(p["gpu_hours_per_million_output_tokens"].get<double>(), 1 / (per_gpu * 3600) * 1e6,
+                  1e-9 / (per_gpu * 3600) * 1e6);
+      EXPECT_TRUE(p.contains("ttft_s"));
+      EXPECT_TRUE(p.contains("tpot_s"));
+      EXPECT_EQ(p["concurrency"], p["batch"]);
+    }
+  }
+  for (const auto& p : f["predicted"]) {
+    bool bounded = false;
+    for (const auto& c : f["ceiling"]) {
+      bounded = bounded || (c["gpu"] == p["gpu"] &&
+                            c["tokens_per_s_per_user"].get<double>() >= p["tokens_per_s_per_user"].get<double>() &&
+                            c["tokens_per_s_per_gpu"].get<double>() >= p["tokens_per_s_per_gpu"].get<double>());
+    }
+    EXPECT_TRUE(bounded) << p.dump();
+    EXPECT_FALSE(p["engine"].is_null());
+  }
+  // Output tokens/s per MW of TDP: per GPU over its watts, x 1e6 (the catalog's TDPs: H100 SXM 700 W, B200
+  // 1,000 W).
+  for (const auto& p : f["predicted"]) {
+    const double watts = p["gpu"] == "b200" ? 1000 : 700;
+    EXPECT_NEAR(p["output_tokens_per_s_per_mw"].get<double>(), p["tokens_per_s_per_gpu"].get<double>() / watts * 1e6,
+                1e-6);
+  }
+}
+
+// --compare: the published runs of the model at the plan's shape on the GPUs searched, each a measured point
+// with its prediction, which is calibrate's for the same rows (one engine, one answer).
+TEST(CmdPlanTest, CompareDrawsMeasuredPointsWithCalibratesPrediction) {
+  const std::string path = ::testing::TempDir() + "plan_compare.tsv";
+  {
+    std::ofstream out(path);
+    out << "id\tmodel\tcheckpoint\tgpu\tgpus\ttp\tpp\tep\tweight_dtype\tkv_dtype\tisl\tosl\tload\tmetric\tvalue\t"
+           "engine\tengine_version\tsource\tnotes\n";
+    for (const auto& [id, metric, value] : {std::tuple{"m1", "output_tokens_per_s", "4000"},
+                                            std::tuple{"m2", "itl_s", "0.008"}}) {
+      out << id << "\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t2\t2\t1\t1\tfp8\tfp8\t1024\t1024\tconcurrency=32\t"
+          << metric << "\t" << value << "\tTensorRT-LLM\t0.17\ta test\t\n";
+    }
+  }
+  auto r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
+                     "--compare", path, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = r.json();
+  ASSERT_EQ(j["frontier"]["measured"].size(), 1u);
+  const auto& m = j["frontier"]["measured"][0];
+  EXPECT_DOUBLE_EQ(m["tokens_per_s_per_gpu"].get<double>(), 2000);  // 4,000 over 2 GPUs
+  EXPECT_DOUBLE_EQ(m["tokens_per_s_per_user"].get<double>(), 125);   // 1 / 8 ms
+  EXPECT_DOUBLE_EQ(m["concurrency"].get<double>(), 32);
+  EXPECT_EQ(m["layout"], "TP2");
+  EXPECT_EQ(j["frontier"]["comparison"]["matched_rows"], 2);
+  auto cal = run_args({"calibrate", "--data", path, "--json"});
+  ASSERT_EQ(cal.status, 0) << cal.err;
+  for (const auto& row : cal.json()["rows"]) {
+    if (row["id"] == "m1") {
+      EXPECT_NEAR(m["predicted"]["tokens_per_s_per_gpu"].get<double>(), row["predicted"].get<double>() / 2,
+                  1e-9 * row["predicted"].get<double>());
+    }
+    if (row["id"] == "m2") {
+      EXPECT_NEAR(m["predicted"]["tokens_per_s_per_user"].get<double>(), 1 / row["predicted"].get<double>(), 1e-9);
+    }
+  }
+  // The text lists it; --compare implies the frontier table.
+  auto t = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
+                     "--compare", path});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("Measured (--compare: 1 runs"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("the ceiling's"), std::string::npos);
+  // The compiled-in runs: DeepSeek-R1's InferenceX sweeps on B200.
+  auto shared = run_args({"plan", "--model", "deepseek-r1", "--isl", "1024", "--osl", "1024", "--gpu", "b200",
+                          "--compare", "shared", "--length-dist", "uniform-0.8", "--json"});
+  ASSERT_EQ(shared.status, 0) << shared.err;
+  const auto sj = shared.json();
+  EXPECT_GT(sj["frontier"]["measured"].size(), 10u);
+  EXPECT_EQ(sj["workload"]["length_dist"], "uniform-0.8");
+  EXPECT_EQ(sj["workload"]["isl"], 922);  // round(0.9 x 1024): served at the mean
+}
+
+TEST(CmdPlanTest, CompareRefusesWhatItCannotMatch) {
+  const std::vector<std::string> base = {"plan", "--isl", "1024", "--osl", "1024", "--gpu", "h100"};
+  auto with_args = [&](std::initializer_list<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra);
+    return a;
+  };
+  const std::string missing = ::testing::TempDir() + "no_such_runs.tsv";
+  const std::string bad = ::testing::TempDir() + "bad_runs.tsv";
+  {
+    std::ofstream(bad) << "id\tmodel\n1\tx\n";
+  }
+  for (const auto& args : {with_args({"--model", "llama-3.1-8b", "--compare", missing}),
+                           with_args({"--model", "llama-3.1-8b", "--compare", bad}),
+                           with_args({"--layers", "2", "--hidden", "256", "--heads", "4", "--ffn", "512", "--vocab",
+                                      "1000", "--compare", "shared"}),
+                           with_args({"--model", "llama-3.1-8b", "--compare", "shared", "--disaggregated"})}) {
+    auto r = run_args(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(line_count(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("--compare"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  auto d = run_args(with_args({"--model", "llama-3.1-8b", "--length-dist", "normal"}));
+  EXPECT_EQ(d.status, 2);
+  EXPECT_NE(d.err.find("--length-dist"), std::string::npos) << d.err;
 }
 
 }  // namespace

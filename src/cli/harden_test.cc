@@ -291,7 +291,7 @@ const std::set<std::string> kNotNumeric = {
     "--flash",
     "--gpu", "--model", "--config", "--checkpoint", "--count", "--dtype", "--kv-dtype", "--fields", "--format", "--plot", "--report",
     "--lens-file", "--optimizer", "--recompute", "--phase", "--weights", "--compute-dtype", "evidence",
-    "candidates", "--frontier", "--price",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
+    "candidates", "--frontier", "--price", "--compare", "--length-dist",  // --price: GPU=USD pairs, walked in PlanPriceOverridesAreBounded
     "--host", "--port",  // serve's: a valid base would start a server; serve_test.cc checks their bad values
     "--light-workers", "--heavy-workers", "--light-queue", "--heavy-queue", "--heavy-budget",  // serve's lanes: same
     // The training run's switches and names (train_flags.cc, cmd_train_plan.cc, calibrate --training).

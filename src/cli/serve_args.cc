@@ -27,6 +27,7 @@ constexpr ServeFlagRule kRules[] = {
     {"capacity-factor", 0, K::kValue},
     {"causal", 0, K::kSwitch},
     {"checkpoint", 0, K::kFile},  // a checkpoint folder (config.json, safetensors headers) on the server
+    {"compare", 0, K::kFile},  // reads a measurements TSV on the server ('shared': the compiled-in rows)
     {"compute", 0, K::kValue},
     {"compute-dtype", 0, K::kValue},
     {"concurrency", 0, K::kValue},
@@ -82,6 +83,7 @@ constexpr ServeFlagRule kRules[] = {
     {"kv-transfer-overlap", 0, K::kSwitch},
     {"last-stage-layers", 0, K::kValue},
     {"layers", 'L', K::kValue},
+    {"length-dist", 0, K::kValue},
     {"lens", 0, K::kValue},
     {"lens-file", 0, K::kFile},  // reads sequence lengths from a file
     {"loss-in-split", 0, K::kSwitch},

@@ -92,9 +92,10 @@ TEST(ServeArgsTest, EveryFileFlagIsRefusedNamingIt) {
       }
     }
   }
-  // --checkpoint, --config, --count, --data, --draft-model, --lens-file, --plot, --profile, --report, --write
+  // --checkpoint, --compare, --config, --count, --data, --draft-model, --lens-file, --plot, --profile, --report,
+  // --write
   // (the table's comments say what each reads or writes).
-  EXPECT_EQ(files, 10);
+  EXPECT_EQ(files, 11);
 }
 
 TEST(ServeArgsTest, SearchSizesOverTheWebAreCappedNamingTheKey) {

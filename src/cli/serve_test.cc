@@ -685,6 +685,18 @@ TEST(ServeAnswerTest, ErrorsNameTheWebsKeyWithTheClisReason) {
   EXPECT_EQ(error_of("/api/size", {{"nosuch", "1"}}).rfind("nosuch: is not a field of size", 0), 0u);
   EXPECT_EQ(error_of("/api/size", {{"config", "/etc/passwd"}}).rfind("config: names a file on the server", 0), 0u);
   EXPECT_EQ(error_of("/api/plan", {{"model", "llama-3.1-8b"}, {"osl", "128"}}).rfind("isl: is required", 0), 0u);
+  // --compare reads a file on the CLI; over the web only its keyword for the compiled-in runs.
+  const std::vector<std::pair<std::string, std::string>> plan = {
+      {"model", "deepseek-r1"}, {"isl", "1024"}, {"osl", "1024"}, {"gpu", "b200"}};
+  auto with_compare = [&](const char* v) {
+    auto q = plan;
+    q.emplace_back("compare", v);
+    return q;
+  };
+  EXPECT_EQ(error_of("/api/plan", with_compare("/etc/passwd")).rfind("compare: names a file on the server", 0), 0u);
+  const HttpResponse ok = web_get("/api/plan", with_compare("shared"));
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  EXPECT_FALSE(nlohmann::json::parse(ok.body)["frontier"]["measured"].empty());
 }
 
 }  // namespace

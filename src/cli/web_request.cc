@@ -65,7 +65,13 @@ Result<bool> set_output_key(std::string_view key, std::string_view value, ServeO
 // One field key's value into the request.
 Status set_field(const app::Row& row, std::string_view value, void* request) {
   const app::Field& f = *row.field;
-  if (f.file) return files_refused(f.name);
+  if (f.file && (f.file_keyword.empty() || value != f.file_keyword)) {
+    if (!f.file_keyword.empty()) {
+      return Status::InvalidArgument(f.name, "names a file on the server; the web API reads no files: give '" +
+                                                 std::string(f.file_keyword) + "' for the compiled-in data");
+    }
+    return files_refused(f.name);
+  }
   if (f.type == app::Type::kBool) {
     MC_ASSIGN_OR_RETURN(const bool on, switch_value(f.name, value));
     if (on) row.set(request, app::Value{true});

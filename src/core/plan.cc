@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 namespace modelcalc {
@@ -367,21 +368,39 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
   out->configs = std::move(ok);
 
   // Pareto frontier per GPU kind: no other point has both more tokens/s/user and more tokens/s/GPU.
-  std::sort(frontier.begin(), frontier.end(), [](const FrontierRaw& a, const FrontierRaw& b) {
+  // Per GPU kind and figure set: the ranked set's curve first, then the other's.
+  const bool ranked_ceiling = r.rank_by_ceiling;
+  std::sort(frontier.begin(), frontier.end(), [&](const FrontierRaw& a, const FrontierRaw& b) {
     if (a.gpu != b.gpu) return a.gpu < b.gpu;
+    if (a.ceiling != b.ceiling) return a.ceiling == ranked_ceiling;
     if (a.user != b.user) return a.user > b.user;
     return a.per_gpu > b.per_gpu;
   });
   size_t cur_gpu = static_cast<size_t>(-1);
+  bool cur_ceiling = false;
   double max_per_gpu = 0;
   for (const FrontierRaw& f : frontier) {
-    if (f.gpu != cur_gpu) {
+    if (f.gpu != cur_gpu || f.ceiling != cur_ceiling) {
       cur_gpu = f.gpu;
+      cur_ceiling = f.ceiling;
       max_per_gpu = 0;
     }
     if (!(f.per_gpu > max_per_gpu)) continue;
     max_per_gpu = f.per_gpu;
-    out->frontier.push_back({s.gpus[f.gpu].gpu.key, cands[f.cand], f.batch, f.user, f.per_gpu});
+    PlanFrontierPoint p;
+    p.gpu = s.gpus[f.gpu].gpu.key;
+    p.c = cands[f.cand];
+    p.batch = f.batch;
+    p.tokens_per_s_per_user = f.user;
+    p.tokens_per_s_per_gpu = f.per_gpu;
+    p.ttft_s = f.ttft_s;
+    p.tpot_s = f.tpot_s;
+    p.usd_per_million_output = f.usd_per_million_output;
+    p.gpu_hours_per_million_output = f.gpu_hours_per_million_output;
+    const double watts = s.gpus[f.gpu].gpu.tdp_watts;
+    p.tokens_per_s_per_mw = watts > 0 ? f.per_gpu / watts * 1e6 : std::numeric_limits<double>::quiet_NaN();
+    p.ceiling = f.ceiling;
+    out->frontier.push_back(std::move(p));
   }
 
   if (out->configs.empty()) {

@@ -228,6 +228,10 @@ Result<PlanResult> plan_deployments(const ModelSpec& m, const PlanRequest& r, Pl
     if (s.control != nullptr) MC_RETURN_IF_ERROR(s.control->status());
     for (PlanConfig& c : apart.configs) c.has_figures = false;
     res.ceiling_only = std::move(apart.configs);
+    // Their frontier is the ceiling's alone.
+    for (PlanFrontierPoint& f : apart.frontier) {
+      if (f.ceiling) res.frontier.push_back(std::move(f));
+    }
   }
   res.rejected.no_engine = std::move(no_engine);
   return res;

@@ -32,6 +32,8 @@ struct FrontierRaw {
   size_t gpu, cand;
   int64_t batch;
   double user, per_gpu;
+  double ttft_s, tpot_s, usd_per_million_output, gpu_hours_per_million_output;
+  bool ceiling;  // the ceiling's set (else the ranked one of a stand-in, or the prediction)
 };
 // Finishes a search: ranks, frontier, deciding constraints, misses.
 void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
@@ -65,8 +67,8 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
   std::vector<PlanConfig> best(cands.size()), next(cands.size());
   PlanConfig cheapest;  // the cheapest rejected point whose weights fit
   std::vector<plan_detail::FrontierRaw> frontier;
-  // + the largest batch that fits, + up to 31 bisection steps (batches are at most 2^30).
-  frontier.reserve(cands.size() * (s.batches.size() + 32));
+  // + the largest batch that fits, + up to 31 bisection steps (batches are at most 2^30); both sets.
+  frontier.reserve(2 * cands.size() * (s.batches.size() + 32));
   std::array<PlanConfig, 3> misses;
   std::array<double, 3> miss_d{};
   size_t n_misses = 0;
@@ -99,9 +101,15 @@ PlanResult search_plan(const PlanRequest& r, const PlanSpace& s, Prepare&& prepa
         cost_plan_point(r, s, c, batch, p, &cfg);
       }
       ++out.searched;
-      if (batch <= p.max_sequences) {
-        frontier.push_back({c.gpu, i, batch, cfg.tokens_per_s_per_user, cfg.tokens_per_s_per_replica /
-                                                                             static_cast<double>(group)});
+      const auto raw = [&](const PlanConfig& f, bool ceiling) {
+        return plan_detail::FrontierRaw{c.gpu, i, batch, f.tokens_per_s_per_user,
+                                        f.tokens_per_s_per_replica / static_cast<double>(group), f.ttft_s, f.tpot_s,
+                                        f.usd_per_million_output, f.gpu_hours_per_million_output, ceiling};
+      };
+      if (batch <= p.max_sequences) frontier.push_back(raw(cfg, r.rank_by_ceiling));
+      if constexpr (std::is_same_v<std::decay_t<decltype(points)>, PlanPoints>) {
+        // The other set's point too: the frontier of both kinds (its own capacity decides whether it fits).
+        if (batch <= other.max_sequences) frontier.push_back(raw(other, !r.rank_by_ceiling));
       }
       switch (cfg.reason) {
         case PlanReason::kOk: break;

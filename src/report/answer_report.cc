@@ -146,7 +146,10 @@ std::string roofline_svg(const app::RooflineAnswer& a) {
 }
 
 PlanView plan_view(const app::PlanAnswer& a) {
-  return PlanView{a.model->name, &a.targets, &a.space, &a.result, a.request.frontier, a.model->assumptions};
+  PlanView v{a.model->name, &a.targets, &a.space, &a.result, a.request.frontier || a.comparison.has_value(),
+             a.model->assumptions};
+  v.comparison = a.comparison ? &*a.comparison : nullptr;
+  return v;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "format.h"
 #include "modelcalc/engine_profile.h"
 #include "plan_text.h"
+#include "modelcalc/engine_rules.h"
 #include "svg.h"
 
 namespace modelcalc {
@@ -283,12 +284,113 @@ std::string engine_rules_text(const PlanRequest& r, const PlanRejected& rj) {
 
 }  // namespace
 
+namespace {
+
+// The engine a frontier point of `gpu` is predicted with ("-" for the ceiling's set).
+std::string frontier_engine(const PlanRequest& r, const PlanSpace& s, const PlanFrontierPoint& f) {
+  if (f.ceiling) return "-";
+  for (const PlanGpu& g : s.gpus) {
+    if (g.gpu.key == f.gpu) {
+      const auto e = engine_for(r.engine, g.gpu);
+      return e ? std::string(engine_profile(*e).name) : std::string("-");
+    }
+  }
+  return "-";
+}
+
+std::string mw_text(double v) { return std::isfinite(v) ? group_digits(static_cast<int64_t>(std::llround(v))) : "no TDP"; }
+
+std::string frontier_table(const PlanView& v, bool ceiling) {
+  const PlanRequest& r = *v.request;
+  const PlanSpace& s = *v.space;
+  std::string out = fmt::format("  {:<14} {:<14} {:<10} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", "gpu",
+                                "engine", "split", "w/kv", "conc", "TTFT", "TPOT", "tok/s/user", "tok/s/GPU",
+                                rank_cost_head(s), "tok/s/MW");
+  size_t n = 0;
+  for (const PlanFrontierPoint& f : v.result->frontier) {
+    if (f.ceiling != ceiling) continue;
+    ++n;
+    out += fmt::format("  {:<14} {:<14} {:<10} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", f.gpu,
+                       frontier_engine(r, s, f), split_text(f.c),
+                       fmt::format("{}/{}", dtype_name(f.c.weight_dtype), dtype_name(f.c.kv_dtype)), f.batch,
+                       plan_time_text(f.ttft_s, true), plan_time_text(f.tpot_s, false),
+                       fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0),
+                       rank_cost_cell(s, f.usd_per_million_output, f.gpu_hours_per_million_output),
+                       mw_text(f.tokens_per_s_per_mw));
+  }
+  return n == 0 ? "  (no point)\n" : out;
+}
+
+std::string pct_text(double predicted, double measured) {
+  if (!std::isfinite(predicted) || !(measured > 0)) return "-";
+  return fmt::format("{:+.0f}%", (predicted / measured - 1) * 100);
+}
+
+std::string fig_text(double v, int digits) { return std::isfinite(v) ? fmt_fixed(v, digits) : std::string("-"); }
+
+std::string abs_pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : std::string("-"); }
+
+std::string measured_text(const FrontierComparison& c) {
+  std::string out = fmt::format(
+      "\nMeasured (--compare: {} runs from {} of {} rows: this model at this isl/osl on a GPU searched{}); each "
+      "beside its prediction at the same configuration and load, with its row's engine, as calibrate evaluates it; "
+      "a run on the published frontier (* : no run of its GPU, engine and dtype beats it) is also held against "
+      "the searched predicted frontier at its measured tokens/s per user, where the plan searched its engine, "
+      "dtype and drafter (JSON frontier_note says why not):\n",
+      c.points.size(), c.matched_rows - c.skipped_rows, c.rows,
+      c.skipped_rows > 0 ? fmt::format("; {} skipped, e.g. {}", c.skipped_rows, c.first_skip) : std::string());
+  if (c.points.empty()) return out + "  (no run)\n";
+  out += fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n", "gpu",
+                     "engine (release)", "layout", "w/kv", "conc", "tok/s/GPU", "predicted", "err", "tok/s/u", "predicted",
+                     "err", "frontier", "err");
+  for (const MeasuredFrontierPoint& m : c.points) {
+    out += fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n",
+                       m.gpu, m.engine_key, m.layout, m.weight_dtype + "/" + (m.kv_dtype.empty() ? "?" : m.kv_dtype),
+                       m.concurrency > 0 ? fmt_sig(m.concurrency, 6) : m.load,
+                       fig_text(m.measured_tokens_per_s_per_gpu, 0), fig_text(m.predicted_tokens_per_s_per_gpu, 0),
+                       pct_text(m.predicted_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu),
+                       fig_text(m.measured_tokens_per_s_per_user, 1), fig_text(m.predicted_tokens_per_s_per_user, 1),
+                       pct_text(m.predicted_tokens_per_s_per_user, m.measured_tokens_per_s_per_user),
+                       (m.on_published_frontier ? "*" : "") + fig_text(m.frontier_tokens_per_s_per_gpu, 0),
+                       pct_text(m.frontier_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu));
+  }
+  out += "  Median |error| per GPU and engine (the point's own prediction; the searched frontier at its interactivity, "
+         "over the runs so compared):\n";
+  out += fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", "gpu", "engine", "runs", "tok/s/GPU",
+                     "tok/s/u", "frontier", "runs");
+  auto row = [&](const FrontierError& e, const std::string& gpu, const std::string& engine) {
+    out += fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", gpu, engine.substr(0, 40), e.points,
+                       abs_pct(e.tokens_per_s_per_gpu), abs_pct(e.tokens_per_s_per_user), abs_pct(e.frontier),
+                       e.frontier_points);
+  };
+  for (const FrontierError& e : c.errors) row(e, e.gpu, e.engine);
+  row(c.overall, "all", "");
+  return out;
+}
+
+std::string frontier_text(const PlanView& v) {
+  const bool ranked_ceiling = v.request->rank_by_ceiling;
+  std::string out;
+  for (bool ceiling : {ranked_ceiling, !ranked_ceiling}) {
+    out += ceiling ? "\nFrontier per GPU kind, the ceiling's (the ideal machine: an upper bound no engine reaches):\n"
+                   : "\nFrontier per GPU kind, the prediction's (each GPU's engine):\n";
+    out += frontier_table(v, ceiling);
+  }
+  out += "  (no point of a GPU and set has both more tokens/s per user and more per GPU; every searched batch that "
+         "fits is a candidate, whatever the targets; conc = sequences in flight per replica)\n";
+  if (v.comparison) out += measured_text(*v.comparison);
+  return out;
+}
+
+}  // namespace
+
 std::string render_plan_text(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
   const PlanResult& res = *v.result;
   std::string out = fmt::format("Plan: {} — input {} tokens, output {} tokens\n", v.model, group_digits(r.isl),
                                 group_digits(r.osl));
+  if (r.uniform_lengths) out += "  lengths: uniform in [0.8 L, L] (InferenceX's), served at their means, the tokens above\n";
   out += fmt::format("  load: {}\n", load_text(r));
   out += fmt::format("  targets: TTFT {}, TPOT {}\n",
                      r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none"),
@@ -387,16 +489,7 @@ std::string render_plan_text(const PlanView& v) {
     }
   }
 
-  if (v.frontier_table) {
-    out += "\nFrontier per GPU kind (no point has both more tokens/s per user and more per GPU):\n";
-    out += fmt::format("  {:<14} {:<10} {:<9} {:>5} {:>10} {:>11}\n", "gpu", "split", "w/kv", "batch", "tok/s/user",
-                       "tok/s/GPU");
-    for (const PlanFrontierPoint& f : res.frontier) {
-      out += fmt::format("  {:<14} {:<10} {:<9} {:>5} {:>10} {:>11}\n", f.gpu, split_text(f.c),
-                         fmt::format("{}/{}", dtype_name(f.c.weight_dtype), dtype_name(f.c.kv_dtype)), f.batch,
-                         fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0));
-    }
-  }
+  if (v.frontier_table) out += frontier_text(v);
   out += "\nServing model: continuous batching in steady state; each step decodes the batch at its mean context "
          "(isl + osl/2) and prefills the replacing requests' prompts beside it (weights read once per step); "
          "TPOT is that step; TTFT adds half a step, an M/D/1 wait for the step's prompt budget and the prompt's "
@@ -458,13 +551,112 @@ nlohmann::json plan_change_json(Engine e, const PlanChange& x) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f) {
+  nlohmann::json j = {{"gpu", f.gpu},
+                      {"engine", f.ceiling ? nlohmann::json() : nlohmann::json(frontier_engine(*v.request, *v.space, f))},
+                      {"split", split_text(f.c)},
+                      {"tp", f.c.tp},
+                      {"pp", f.c.pp},
+                      {"ep", f.c.ep},
+                      {"attn_dp", f.c.attn_dp},
+                      {"dp_attention", f.c.attn_dp > 1},
+                      {"gpus_per_replica", f.c.gpus_per_replica()},
+                      {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
+                      {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))},
+                      {"batch", f.batch},
+                      {"concurrency", f.batch},
+                      {"ttft_s", num(f.ttft_s)},
+                      {"tpot_s", num(f.tpot_s)},
+                      {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
+                      {"tokens_per_s_per_gpu", num(f.tokens_per_s_per_gpu)},
+                      {"usd_per_hour", num(std::isnan(f.usd_per_million_output) ? f.usd_per_million_output : 0)},
+                      {"usd_per_million_output_tokens", num(f.usd_per_million_output)},
+                      {"gpu_hours_per_million_output_tokens", num(f.gpu_hours_per_million_output)},
+                      {"output_tokens_per_s_per_mw", num(f.tokens_per_s_per_mw)}};
+  explain_nulls(j);
+  j.erase("usd_per_hour");  // only there to word the null's reason
+  j.erase("usd_per_hour_reason");
+  if (j["output_tokens_per_s_per_mw"].is_null()) {
+    j["output_tokens_per_s_per_mw_reason"] = "the catalog states no TDP for " + f.gpu;
+  }
+  return j;
+}
+
+nlohmann::json measured_point_json(const MeasuredFrontierPoint& m) {
+  nlohmann::json j = {{"gpu", m.gpu},
+                      {"engine", m.engine},
+                      {"engine_release", m.engine_key},
+                      {"disaggregated", m.disaggregated},
+                      {"mtp", m.spec},
+                      {"on_published_frontier", m.on_published_frontier},
+                      {"layout", m.layout},
+                      {"weight_dtype", m.weight_dtype},
+                      {"kv_dtype", m.kv_dtype.empty() ? nlohmann::json() : nlohmann::json(m.kv_dtype)},
+                      {"gpus", m.gpus},
+                      {"load", m.load},
+                      {"concurrency", m.concurrency > 0 ? nlohmann::json(m.concurrency) : nlohmann::json()},
+                      {"ids", m.ids},
+                      {"source", m.source},
+                      {"tokens_per_s_per_gpu", num(m.measured_tokens_per_s_per_gpu)},
+                      {"tokens_per_s_per_user", num(m.measured_tokens_per_s_per_user)},
+                      {"ttft_s", num(m.measured_ttft_s)},
+                      {"predicted",
+                       {{"tokens_per_s_per_gpu", num(m.predicted_tokens_per_s_per_gpu)},
+                        {"tokens_per_s_per_user", num(m.predicted_tokens_per_s_per_user)},
+                        {"ttft_s", num(m.predicted_ttft_s)}}},
+                      {"ceiling",
+                       {{"tokens_per_s_per_gpu", num(m.ceiling_tokens_per_s_per_gpu)},
+                        {"tokens_per_s_per_user", num(m.ceiling_tokens_per_s_per_user)}}},
+                      {"frontier_tokens_per_s_per_gpu", num(m.frontier_tokens_per_s_per_gpu)}};
+  if (!m.frontier_note.empty()) j["frontier_note"] = m.frontier_note;
+  return j;
+}
+
+nlohmann::json frontier_error_json(const FrontierError& e) {
+  return {{"gpu", e.gpu.empty() ? nlohmann::json() : nlohmann::json(e.gpu)},
+          {"engine", e.engine.empty() ? nlohmann::json() : nlohmann::json(e.engine)},
+          {"points", e.points},
+          {"tokens_per_s_per_gpu_median_abs_error", num(e.tokens_per_s_per_gpu)},
+          {"tokens_per_s_per_user_median_abs_error", num(e.tokens_per_s_per_user)},
+          {"frontier_median_abs_error", num(e.frontier)},
+          {"frontier_points", e.frontier_points}};
+}
+
+// frontier.{predicted, ceiling}[] and, with --compare, measured[] and the errors.
+nlohmann::json frontier_json(const PlanView& v) {
+  nlohmann::json predicted = nlohmann::json::array(), ceiling = nlohmann::json::array();
+  for (const PlanFrontierPoint& f : v.result->frontier) {
+    (f.ceiling ? ceiling : predicted).push_back(frontier_point_json(v, f));
+  }
+  nlohmann::json j = {{"predicted", predicted}, {"ceiling", ceiling}};
+  if (v.comparison) {
+    const FrontierComparison& c = *v.comparison;
+    nlohmann::json measured = nlohmann::json::array(), errors = nlohmann::json::array();
+    for (const MeasuredFrontierPoint& m : c.points) measured.push_back(measured_point_json(m));
+    for (const FrontierError& e : c.errors) errors.push_back(frontier_error_json(e));
+    j["measured"] = measured;
+    j["comparison"] = {{"rows", c.rows},
+                       {"matched_rows", c.matched_rows},
+                       {"skipped_rows", c.skipped_rows},
+                       {"first_skip", c.first_skip.empty() ? nlohmann::json() : nlohmann::json(c.first_skip)},
+                       {"by_gpu_engine", errors},
+                       {"overall", frontier_error_json(c.overall)}};
+  }
+  return j;
+}
+
+}  // namespace
+
 nlohmann::json plan_json(const PlanView& v) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
   const PlanResult& res = *v.result;
   nlohmann::json j;
   j["model"] = v.model;
-  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"load_kind", load_key(r.load_kind)},
+  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"length_dist", r.uniform_lengths ? "uniform-0.8" : "fixed"},
+                   {"load_kind", load_key(r.load_kind)},
                    {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
@@ -486,15 +678,7 @@ nlohmann::json plan_json(const PlanView& v) {
   for (const PlanConfig& c : res.configs) configs.push_back(config_json(v, c));
   j["configs"] = configs;
   j["feasible"] = res.feasible;
-  nlohmann::json frontier = nlohmann::json::array();
-  for (const PlanFrontierPoint& f : res.frontier) {
-    frontier.push_back({{"gpu", f.gpu}, {"tp", f.c.tp}, {"pp", f.c.pp}, {"ep", f.c.ep}, {"attn_dp", f.c.attn_dp},
-                        {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
-                        {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))}, {"batch", f.batch},
-                        {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
-                        {"tokens_per_s_per_gpu", num(f.tokens_per_s_per_gpu)}});
-  }
-  j["frontier"] = frontier;
+  j["frontier"] = frontier_json(v);
   j["searched"] = res.searched;
   j["rejected"] = {{"memory", res.rejected.memory},
                    {"max_num_batched_tokens", res.rejected.step_tokens},
@@ -642,22 +826,32 @@ Report build_plan_explain(const PlanView& v) {
 
 std::string plan_frontier_svg(const PlanView& v) {
   const PlanResult& res = *v.result;
-  constexpr double kW = 760, kH = 520, kL = 90, kT = 60, kPW = 560, kPH = 380;
+  constexpr double kW = 820, kH = 540, kL = 90, kT = 60, kPW = 560, kPH = 380;
   SvgWriter svg(kW, kH);
   svg.title("Frontier: tokens/s per user vs tokens/s per GPU, " + v.model);
   const char* font = "DejaVu Sans, Helvetica, Arial, sans-serif";
+  // Every point drawn: both curves and, with --compare, the measured runs.
+  std::vector<std::pair<double, double>> all;
+  for (const PlanFrontierPoint& f : res.frontier) all.emplace_back(f.tokens_per_s_per_user, f.tokens_per_s_per_gpu);
+  if (v.comparison) {
+    for (const MeasuredFrontierPoint& m : v.comparison->points) {
+      all.emplace_back(m.measured_tokens_per_s_per_user, m.measured_tokens_per_s_per_gpu);
+    }
+  }
   double x_lo = 1e300, x_hi = 0, y_lo = 1e300, y_hi = 0;
-  for (const PlanFrontierPoint& f : res.frontier) {
-    if (!(f.tokens_per_s_per_user > 0 && f.tokens_per_s_per_gpu > 0)) continue;
-    x_lo = std::min(x_lo, f.tokens_per_s_per_user);
-    x_hi = std::max(x_hi, f.tokens_per_s_per_user);
-    y_lo = std::min(y_lo, f.tokens_per_s_per_gpu);
-    y_hi = std::max(y_hi, f.tokens_per_s_per_gpu);
+  for (const auto& [x, y] : all) {
+    if (!(x > 0 && y > 0 && std::isfinite(x) && std::isfinite(y))) continue;
+    x_lo = std::min(x_lo, x);
+    x_hi = std::max(x_hi, x);
+    y_lo = std::min(y_lo, y);
+    y_hi = std::max(y_hi, y);
   }
   svg.text(kL, 28, "Frontier: " + v.model + " (input " + group_digits(v.request->isl) + ", output " +
                        group_digits(v.request->osl) + " tokens)",
            {{"font-family", font}, {"font-size", "15"}, {"font-weight", "bold"}});
-  svg.text(kL, 46, efficiency_text(*v.request), {{"font-family", font}, {"font-size", "11"}});
+  svg.text(kL, 46, efficiency_text(*v.request) + "; solid: the prediction, dashed: the ceiling" +
+                       (v.comparison ? ", rings: published runs" : ""),
+           {{"font-family", font}, {"font-size", "11"}});
   svg.rect(kL, kT, kPW, kPH, {{"fill", "none"}, {"stroke", "#444"}});
   if (x_hi == 0) {
     svg.text(kL + 20, kT + 40, "no configuration fits in memory", {{"font-family", font}, {"font-size", "13"}});
@@ -686,21 +880,55 @@ std::string plan_frontier_svg(const PlanView& v) {
             {"transform", fmt::format("rotate(-90 20 {})", svg_num(kT + kPH / 2))}});
   static constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd",
                                              "#ff7f0e", "#8c564b", "#17becf", "#e377c2"};
+  // One colour per GPU; per GPU a solid predicted curve and a dashed ceiling curve.
   std::vector<std::string> order;
-  std::map<std::string, std::vector<std::pair<double, double>>> lines;
+  std::map<std::pair<std::string, bool>, std::vector<std::pair<double, double>>> lines;
   for (const PlanFrontierPoint& f : res.frontier) {
     if (!(f.tokens_per_s_per_user > 0 && f.tokens_per_s_per_gpu > 0)) continue;
-    if (!lines.count(f.gpu)) order.push_back(f.gpu);
-    lines[f.gpu].emplace_back(px(f.tokens_per_s_per_user), py(f.tokens_per_s_per_gpu));
+    if (std::find(order.begin(), order.end(), f.gpu) == order.end()) order.push_back(f.gpu);
+    lines[{f.gpu, f.ceiling}].emplace_back(px(f.tokens_per_s_per_user), py(f.tokens_per_s_per_gpu));
+  }
+  if (v.comparison) {
+    for (const MeasuredFrontierPoint& m : v.comparison->points) {
+      if (std::find(order.begin(), order.end(), m.gpu) == order.end()) order.push_back(m.gpu);
+    }
+  }
+  auto color_of = [&](const std::string& gpu) {
+    const size_t i = static_cast<size_t>(std::find(order.begin(), order.end(), gpu) - order.begin());
+    return kPalette[i % std::size(kPalette)];
+  };
+  for (const auto& [key, pts] : lines) {
+    const char* color = color_of(key.first);
+    std::vector<std::pair<std::string, std::string>> style = {{"fill", "none"}, {"stroke", color},
+                                                              {"stroke-width", key.second ? "1.5" : "2"}};
+    if (key.second) style.emplace_back("stroke-dasharray", "6 4");
+    svg.poly(pts, false, style);
+    if (!key.second) {
+      for (const auto& [x, y] : pts) svg.circle(x, y, 3, {{"fill", color}});
+    }
+  }
+  if (v.comparison) {
+    for (const MeasuredFrontierPoint& m : v.comparison->points) {
+      const double x = m.measured_tokens_per_s_per_user, y = m.measured_tokens_per_s_per_gpu;
+      if (!(x > 0 && y > 0 && std::isfinite(x) && std::isfinite(y))) continue;
+      svg.circle(px(x), py(y), 4.5, {{"fill", "none"}, {"stroke", color_of(m.gpu)}, {"stroke-width", "1.5"}});
+    }
   }
   for (size_t i = 0; i < order.size(); ++i) {
     const char* color = kPalette[i % std::size(kPalette)];
-    const auto& pts = lines[order[i]];
-    svg.poly(pts, false, {{"fill", "none"}, {"stroke", color}, {"stroke-width", "2"}});
-    for (const auto& [x, y] : pts) svg.circle(x, y, 3, {{"fill", color}});
     const double ly = kT + 16 + 18 * static_cast<double>(i);
     svg.line(kL + kPW + 12, ly - 4, kL + kPW + 32, ly - 4, {{"stroke", color}, {"stroke-width", "2"}});
     svg.text(kL + kPW + 36, ly, order[i], {{"font-family", font}, {"font-size", "12"}});
+  }
+  const double ky = kT + 16 + 18 * static_cast<double>(order.size()) + 10;
+  svg.line(kL + kPW + 12, ky - 4, kL + kPW + 32, ky - 4, {{"stroke", "#444"}, {"stroke-width", "2"}});
+  svg.text(kL + kPW + 36, ky, "predicted", {{"font-family", font}, {"font-size", "12"}});
+  svg.line(kL + kPW + 12, ky + 14, kL + kPW + 32, ky + 14,
+           {{"stroke", "#444"}, {"stroke-width", "1.5"}, {"stroke-dasharray", "6 4"}});
+  svg.text(kL + kPW + 36, ky + 18, "ceiling", {{"font-family", font}, {"font-size", "12"}});
+  if (v.comparison) {
+    svg.circle(kL + kPW + 22, ky + 32, 4.5, {{"fill", "none"}, {"stroke", "#444"}, {"stroke-width", "1.5"}});
+    svg.text(kL + kPW + 36, ky + 36, "measured", {{"font-family", font}, {"font-size", "12"}});
   }
   return svg.document();
 }
@@ -750,7 +978,8 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
   nlohmann::json j;
   j["model"] = v.model;
   j["disaggregated"] = true;
-  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"load_kind", load_key(r.load_kind)},
+  j["workload"] = {{"isl", r.isl}, {"osl", r.osl}, {"length_dist", r.uniform_lengths ? "uniform-0.8" : "fixed"},
+                   {"load_kind", load_key(r.load_kind)},
                    {"load", r.load_kind == PlanLoadKind::kNone ? nlohmann::json() : nlohmann::json(r.load)}};
   j["targets"] = {{"ttft_s", r.ttft_s ? nlohmann::json(*r.ttft_s) : nlohmann::json()},
                   {"tpot_s", r.tpot_s ? nlohmann::json(*r.tpot_s) : nlohmann::json()}};
@@ -819,6 +1048,7 @@ std::string render_disagg_plan_text(const DisaggPlanView& v) {
   const DisaggPlanResult& res = *v.result;
   std::string t = fmt::format("Plan (disaggregated): {} — input {} tokens, output {} tokens\n", v.model,
                               group_digits(r.isl), group_digits(r.osl));
+  if (r.uniform_lengths) t += "  lengths: uniform in [0.8 L, L] (InferenceX's), served at their means, the tokens above\n";
   t += "  load: " + load_text(r) + "\n";
   t += "  targets: TTFT " + (r.ttft_s ? "≤ " + format_brief(*r.ttft_s, Unit::kSeconds) : std::string("none")) +
        ", TPOT " + (r.tpot_s ? "≤ " + format_brief(*r.tpot_s, Unit::kSeconds) : std::string("none")) + "\n";

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "modelcalc/frontier.h"
 #include "modelcalc/plan.h"
 #include "modelcalc/plan_engine.h"
 #include "report.h"
@@ -21,6 +22,7 @@ struct PlanView {
   bool frontier_table = false;  // --frontier: print the frontier table too
   // The model's reader assumptions, printed and listed ("assumptions") so none is silent; empty: none.
   std::vector<std::string> assumptions;
+  const FrontierComparison* comparison = nullptr;  // --compare: published runs beside the frontier (not owned)
 };
 
 // The human table: targets, best configurations, deciding sentences, rejections,

@@ -23,6 +23,7 @@
 #include "modelcalc/cost.h"
 #include "modelcalc/deployment.h"
 #include "modelcalc/diagnose.h"
+#include "modelcalc/frontier.h"
 #include "modelcalc/lab_analysis.h"
 #include "modelcalc/plan.h"
 #include "modelcalc/plan_engine.h"
@@ -155,6 +156,7 @@ struct PlanAnswer {
   PlanResult result;               // result.configs empty: nothing meets the targets
   std::optional<DisaggPlanResult> disaggregated;  // the pools (result then holds the aggregated search)
   std::shared_ptr<const ModelSpec> draft;
+  std::optional<FrontierComparison> comparison;  // request.compare: the published runs beside the frontier
   bool feasible() const { return disaggregated ? !disaggregated->configs.empty() : !result.configs.empty(); }
 };
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx = {});

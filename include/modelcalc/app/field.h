@@ -100,6 +100,7 @@ struct Field {
   std::string_view default_text = {};  // the default as --help states it; a row may override it
   TextParser parse = nullptr;     // null: the generic parser of (type, unit, min, max)
   bool file = false;          // names a file on the machine that runs the request (the web refuses it)
+  std::string_view file_keyword = {};  // file: a value that names no file but compiled-in data (the web takes it)
 };
 
 // The most values one list holds (memory stays bounded whatever is typed).

@@ -40,7 +40,7 @@ extern const Field kEvidence, kPhase, kParams, kAggregateTokensPerS, kTtft, kItl
 extern const Field kIntensity, kGemm;
 // plan
 extern const Field kIsl, kOsl, kQps, kRate, kConcurrency, kTpot, kTokensPerSPerUser, kMaxGpus, kMaxPp, kPrice,
-    kEfficiency, kTop, kRankBy, kFrontier;
+    kEfficiency, kTop, kRankBy, kFrontier, kCompare, kLengthDist;
 // sweep
 extern const Field kColumns;
 

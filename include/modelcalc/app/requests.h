@@ -188,6 +188,7 @@ struct PlanRequest {
   static const Table& table();
   ModelInput model;
   std::optional<int64_t> isl, osl;  // required
+  std::string length_dist;          // "fixed" (default) or "uniform-0.8": isl/osl then the top of [0.8 L, L]
   std::optional<double> qps, rate;   // one load at most: requests/s, output tokens/s,
   std::optional<int64_t> concurrency;  // or sequences
   std::optional<double> ttft, tpot, tokens_per_s_per_user;  // targets (seconds, tokens/s)
@@ -202,6 +203,7 @@ struct PlanRequest {
   std::optional<int64_t> top;        // default 10
   std::string rank_by;               // "predicted" (default) or "ceiling"
   bool frontier = false;
+  std::string compare;  // published runs beside the frontier: a shared-schema TSV path, or "shared"
   EngineInput engine;
   LayoutInput layout;  // not dp_attention, redundant_experts (plan searches DP attention itself)
 };
