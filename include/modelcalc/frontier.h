@@ -87,6 +87,19 @@ struct FrontierScope {
   bool uniform_lengths = false;  // the plan served InferenceX's uniform [0.8 L, L] lengths (isl/osl above are L)
 };
 
+// Median |error| over `points` (NaN where none has the figure), labelled `gpu` and `engine`.
+FrontierError frontier_error(std::string gpu, std::string engine, std::span<const MeasuredFrontierPoint* const> points);
+
+// calibrate --frontier: every group of published runs (one model, isl/osl, length distribution, GPU and engine
+// family) planned with its own engine family and held against that plan's frontier.
+struct FrontierCalibration {
+  int64_t groups = 0;                         // planned
+  std::vector<std::string> skipped;           // groups not planned, each with why
+  std::vector<MeasuredFrontierPoint> points;  // every group's, in group order
+  std::vector<FrontierError> by_gpu_engine;   // per GPU and engine family (its display name)
+  FrontierError overall;
+};
+
 // The rows of `rows` that run `scope.preset` at isl/osl on one of its GPUs, as points.
 FrontierComparison compare_frontier(std::span<const ServingRow> rows, const FrontierScope& scope);
 

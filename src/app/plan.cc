@@ -224,21 +224,23 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   }
   out.space.control = nullptr;  // the context outlives no answer
   set_plan_model(m, &out.space);
-  if (!r.compare.empty()) {
-    std::vector<std::string> keys;
-    std::vector<std::optional<EngineRelease>> engines;
-    for (const PlanGpu& g : out.space.gpus) {
-      keys.push_back(g.gpu.key);
-      engines.push_back(engine_for(out.targets.engine, g.gpu));
-    }
-    const FrontierScope scope{preset,  *r.isl,  *r.osl, keys, out.space.weight_dtypes, out.result.frontier, engines,
-                              out.targets.spec.on(), out.targets.uniform_lengths};
-    out.comparison = compare_frontier(published, scope);
-  }
+  if (!r.compare.empty()) out.comparison = compare_with_plan(out, preset, published);
   return out;
 }
 
 }  // namespace
+
+FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows) {
+  std::vector<std::string> keys;
+  std::vector<std::optional<EngineRelease>> engines;
+  for (const PlanGpu& g : a.space.gpus) {
+    keys.push_back(g.gpu.key);
+    engines.push_back(engine_for(a.targets.engine, g.gpu));
+  }
+  const FrontierScope scope{preset, *a.request.isl, *a.request.osl, keys, a.space.weight_dtypes, a.result.frontier,
+                            engines, a.targets.spec.on(), a.targets.uniform_lengths};
+  return compare_frontier(rows, scope);
+}
 
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx) {
   const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);

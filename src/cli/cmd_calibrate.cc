@@ -9,7 +9,10 @@
 #include "flags.h"
 #include "inputs.h"
 #include "input_file.h"
+#include "modelcalc/app/answers.h"
 #include "modelcalc/calibrate.h"
+#include "modelcalc/frontier.h"
+#include "modelcalc/gpu.h"
 #include "output_file.h"
 #include "request_context.h"
 #include "train_calibrate_cli.h"
@@ -23,8 +26,85 @@ struct CalibrateFlags {
   bool fit = false;
   std::string write;  // --fit --write FILE
   std::string cv = "gpu,model,release";  // --fit: the cross-validation's groups, or "none"
+  bool frontier = false;  // hold the runs against plan's frontier instead
   OutputFlags output;
 };
+
+// calibrate --frontier: the runs grouped by (model, isl/osl, length distribution, GPU, engine family), each
+// group planned with `plan --frontier` under its own engine family and the group's weight dtypes, its runs
+// held against that plan (app::compare_with_plan, what plan --compare does).
+Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
+                                               std::span<const PreparedRow> prepared, const app::Context& ctx) {
+  struct Group {
+    std::string preset, gpu;
+    int64_t isl = 0, osl = 0;
+    bool uniform = false;
+    EngineFamily family = EngineFamily::kTrtllm;
+    std::vector<ServingRow> rows;
+    std::vector<Dtype> dtypes;
+  };
+  std::vector<Group> groups;
+  for (const PreparedRow& p : prepared) {
+    if (!p.skipped.empty()) continue;
+    const ServingRow& r = *p.row;
+    auto g = find_gpu(r.gpu);
+    if (!g.ok()) continue;
+    const bool uniform = r.length_dist == LengthDist::kUniform08;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
+      return x.preset == p.model && x.gpu == g->key && x.isl == r.isl && x.osl == r.osl && x.uniform == uniform &&
+             x.family == p.engine.family;
+    });
+    if (it == groups.end()) {
+      groups.push_back({p.model, g->key, r.isl, r.osl, uniform, p.engine.family, {}, {}});
+      it = groups.end() - 1;
+    }
+    it->rows.push_back(r);
+    if (auto d = parse_dtype(r.weight_dtype, "weight_dtype");
+        d.ok() && std::find(it->dtypes.begin(), it->dtypes.end(), *d) == it->dtypes.end()) {
+      it->dtypes.push_back(*d);
+    }
+  }
+  (void)rows;
+  FrontierCalibration out;
+  for (const Group& g : groups) {
+    app::PlanRequest q;
+    q.model.model = g.preset;
+    q.isl = g.isl;
+    q.osl = g.osl;
+    q.length_dist = g.uniform ? "uniform-0.8" : "fixed";
+    q.gpus = {g.gpu};
+    q.dtypes = g.dtypes;
+    q.engine.engine = std::string(engine_family_info(g.family).key);
+    q.frontier = true;
+    const std::string what = g.preset + " " + std::to_string(g.isl) + "/" + std::to_string(g.osl) + " on " + g.gpu +
+                             " with " + std::string(engine_family_info(g.family).key);
+    auto a = app::answer(q, ctx);
+    if (!a.ok()) {
+      const Status::Code code = a.status().code();
+      if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return a.status();
+      out.skipped.push_back(what + ": " + a.status().message());
+      continue;
+    }
+    ++out.groups;
+    FrontierComparison c = app::compare_with_plan(*a, g.preset, g.rows);
+    for (MeasuredFrontierPoint& m : c.points) out.points.push_back(std::move(m));
+  }
+  std::vector<std::pair<std::string, EngineFamily>> keys;
+  for (const MeasuredFrontierPoint& m : out.points) {
+    if (std::find(keys.begin(), keys.end(), std::pair(m.gpu, m.family)) == keys.end()) keys.emplace_back(m.gpu, m.family);
+  }
+  std::vector<const MeasuredFrontierPoint*> all;
+  for (const MeasuredFrontierPoint& m : out.points) all.push_back(&m);
+  for (const auto& [gpu, family] : keys) {
+    std::vector<const MeasuredFrontierPoint*> pts;
+    for (const MeasuredFrontierPoint& m : out.points) {
+      if (m.gpu == gpu && m.family == family) pts.push_back(&m);
+    }
+    out.by_gpu_engine.push_back(frontier_error(gpu, std::string(engine_family_info(family).display), pts));
+  }
+  out.overall = frontier_error("", "", all);
+  return out;
+}
 
 Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   if (!f.write.empty() && !f.fit) return Status::InvalidArgument("--write", "needs --fit (it writes the fitted parameters)");
@@ -61,6 +141,16 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   const SearchControl control(ctx.cancel, ctx.cpu_budget_s, ctx.progress);
   const std::vector<PreparedRow> prepared = prepare_rows(rows, &control);
   MC_RETURN_IF_ERROR(control.status());
+  if (f.frontier) {
+    if (f.fit) return Status::InvalidArgument("--frontier", "holds the compiled-in profile against the frontier; drop --fit");
+    MC_ASSIGN_OR_RETURN(const FrontierCalibration fc, calibrate_frontier(rows, prepared, ctx));
+    if (f.output.json) {
+      out << frontier_calibration_json(name, fc).dump(2) << "\n";
+    } else {
+      out << frontier_calibration_text(name, fc);
+    }
+    return Status::Ok();
+  }
   CalibrationParams params = compiled_calibration_params();
   FitResult fit;
   CrossValidation cv;
@@ -124,12 +214,15 @@ CommandRun setup_calibrate(FlagSet& flags) {
       .text("--write", "With --fit: write the fitted parameters as data/engine_profiles.tsv is written", &f->write)
       .writes()
       .text("--cv", "With --fit: leave out each group of these kinds in turn, a list of gpu, model and release "
-                    "(default all three), or none", &f->cv);
+                    "(default all three), or none", &f->cv)
+      .toggle("--frontier", "Hold the runs against plan's frontier: each group (model, isl/osl, lengths, GPU, "
+                            "engine) planned with plan --frontier under its engine, each run beside its prediction "
+                            "and the searched frontier at its tokens/s per user (docs/planning.md)", &f->frontier);
   add_output_flags(flags, &f->output);
   return [f, training](std::ostream& out) {
     if (training->training) {
-      if (!f->data.empty() || !f->write.empty()) {
-        return Status::InvalidArgument(f->data.empty() ? "--write" : "--data",
+      if (!f->data.empty() || !f->write.empty() || f->frontier) {
+        return Status::InvalidArgument(f->frontier ? "--frontier" : f->data.empty() ? "--write" : "--data",
                                        "applies to the serving measurements, not --training");
       }
       return run_training_calibrate(*training, f->output, out);

@@ -365,3 +365,45 @@ TEST(CmdPlanTest, CompareRefusesWhatItCannotMatch) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// calibrate --frontier plans each group of runs under its own engine family and holds them against it: a
+// group's point is the one plan --compare gives for the same rows and engine (one function, one answer).
+TEST(CmdPlanTest, CalibrateFrontierIsPlanCompareOverEachGroup) {
+  const std::string path = ::testing::TempDir() + "calibrate_frontier.tsv";
+  {
+    std::ofstream out(path);
+    out << "id\tmodel\tcheckpoint\tgpu\tgpus\ttp\tpp\tep\tweight_dtype\tkv_dtype\tisl\tosl\tload\tmetric\tvalue\t"
+           "engine\tengine_version\tsource\tnotes\n";
+    for (const auto& [id, metric, value] : {std::tuple{"f1", "output_tokens_per_s", "4000"},
+                                            std::tuple{"f2", "itl_s", "0.008"}}) {
+      out << id << "\tmeta-llama/Llama-3.1-8B\t\th100-sxm\t2\t2\t1\t1\tfp8\tfp8\t1024\t1024\tconcurrency=32\t"
+          << metric << "\t" << value << "\tSGLang\t0.5.9\ta test\t\n";
+    }
+  }
+  auto cal = run_args({"calibrate", "--frontier", "--data", path, "--json"});
+  ASSERT_EQ(cal.status, 0) << cal.err;
+  const auto c = cal.json();
+  EXPECT_EQ(c["groups"], 1);
+  ASSERT_EQ(c["points"].size(), 1u);
+  auto plan = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
+                        "--dtype", "fp8", "--engine", "sglang", "--compare", path, "--json"});
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  const auto pj = plan.json();
+  ASSERT_EQ(pj["frontier"]["measured"].size(), 1u);
+  EXPECT_EQ(c["points"][0], pj["frontier"]["measured"][0]);
+  EXPECT_EQ(c["by_gpu_engine"][0]["engine"], "SGLang");
+  for (const auto& [args, flag] :
+       {std::pair{std::vector<std::string>{"calibrate", "--frontier", "--fit"}, "--frontier"},
+        std::pair{std::vector<std::string>{"calibrate", "--frontier", "--training"}, "--frontier"}}) {
+    auto r = run_args(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(flag), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -72,7 +72,9 @@ double rel_error(double predicted, double measured) {
   return std::isfinite(predicted) && measured > 0 ? predicted / measured - 1 : kNaN;
 }
 
-FrontierError summarize(std::string gpu, std::string engine, const std::vector<const MeasuredFrontierPoint*>& pts) {
+}  // namespace
+
+FrontierError frontier_error(std::string gpu, std::string engine, std::span<const MeasuredFrontierPoint* const> pts) {
   std::vector<double> g, u, f;
   int64_t compared = 0;
   for (const MeasuredFrontierPoint* p : pts) {
@@ -84,6 +86,8 @@ FrontierError summarize(std::string gpu, std::string engine, const std::vector<c
   return {std::move(gpu), std::move(engine), static_cast<int64_t>(pts.size()), median_abs(g), median_abs(u),
           median_abs(f), compared};
 }
+
+namespace {
 
 // Marks the runs no other run of the same GPU, engine family and weight dtype beats on both axes.
 void mark_published_frontier(std::vector<MeasuredFrontierPoint>* points) {
@@ -253,9 +257,9 @@ FrontierComparison compare_frontier(std::span<const ServingRow> rows, const Fron
     for (const MeasuredFrontierPoint& m : out.points) {
       if (m.gpu == gpu && m.engine == engine) pts.push_back(&m);
     }
-    out.errors.push_back(summarize(gpu, engine, pts));
+    out.errors.push_back(frontier_error(gpu, engine, pts));
   }
-  out.overall = summarize("", "", all);
+  out.overall = frontier_error("", "", all);
   return out;
 }
 

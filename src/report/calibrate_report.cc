@@ -1,4 +1,5 @@
 #include "calibrate_report.h"
+#include "plan_report.h"
 
 #include <fmt/format.h>
 
@@ -334,6 +335,42 @@ std::string calibrate_text(const CalibrateView& v) {
   if (v.fit) out += fit_text(v);
   if (v.layouts) out += layout_checks_text(*v.layouts);
   return out;
+}
+
+}  // namespace modelcalc
+
+namespace modelcalc {
+
+std::string frontier_calibration_text(const std::string& data, const FrontierCalibration& f) {
+  std::string out = fmt::format(
+      "Published runs against plan's frontier ({}): {} groups (a model at one isl/osl and length distribution on "
+      "one GPU, under one engine family) planned with `plan --frontier --engine FAMILY --dtype (the runs') "
+      "--gpu GPU`, each run beside its own prediction at its configuration and load, and a run on its group's "
+      "published frontier beside the searched predicted frontier at its measured tokens/s per user, where the "
+      "plan searched its drafter and layout kind (MTP and disaggregated runs are not: #38). The profile is the "
+      "compiled-in one, fitted on these rows: the frontier error is an in-sample figure.\n\n",
+      data, f.groups);
+  out += "Median |error| per GPU and engine family:\n";
+  out += frontier_errors_table(f.by_gpu_engine, f.overall);
+  if (!f.skipped.empty()) {
+    out += fmt::format("\n{} groups not planned:\n", f.skipped.size());
+    for (const std::string& s : f.skipped) out += "  " + s + "\n";
+  }
+  out += "\nEvery run:\n";
+  out += measured_points_table(f.points);
+  return out;
+}
+
+nlohmann::json frontier_calibration_json(const std::string& data, const FrontierCalibration& f) {
+  nlohmann::json points = nlohmann::json::array(), errors = nlohmann::json::array();
+  for (const MeasuredFrontierPoint& m : f.points) points.push_back(measured_point_json(m));
+  for (const FrontierError& e : f.by_gpu_engine) errors.push_back(frontier_error_json(e));
+  return {{"data", data},
+          {"groups", f.groups},
+          {"skipped_groups", f.skipped},
+          {"by_gpu_engine", errors},
+          {"overall", frontier_error_json(f.overall)},
+          {"points", points}};
 }
 
 }  // namespace modelcalc

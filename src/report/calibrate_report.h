@@ -9,6 +9,7 @@
 #include <string>
 
 #include "modelcalc/calibrate.h"
+#include "modelcalc/frontier.h"
 #include "modelcalc/layout_check.h"
 
 namespace modelcalc {
@@ -26,6 +27,9 @@ struct CalibrateView {
 };
 
 std::string calibrate_text(const CalibrateView& v);
+// calibrate --frontier: per GPU and engine, the runs' own and the frontier's median |error|, then every run.
+std::string frontier_calibration_text(const std::string& data, const FrontierCalibration& f);
+nlohmann::json frontier_calibration_json(const std::string& data, const FrontierCalibration& f);
 nlohmann::json calibrate_json(const CalibrateView& v);
 // A summary as JSON: {rows, predicted_rows, median_abs_error, ...}.
 nlohmann::json error_summary_json(const ErrorSummary& s);

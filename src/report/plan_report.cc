@@ -284,6 +284,85 @@ std::string engine_rules_text(const PlanRequest& r, const PlanRejected& rj) {
 
 }  // namespace
 
+std::string measured_points_table(std::span<const MeasuredFrontierPoint> points) {
+  auto fig = [](double v, int digits) { return std::isfinite(v) ? fmt_fixed(v, digits) : std::string("-"); };
+  auto pct = [](double predicted, double measured) {
+    if (!std::isfinite(predicted) || !(measured > 0)) return std::string("-");
+    return fmt::format("{:+.0f}%", (predicted / measured - 1) * 100);
+  };
+  std::string out =
+      fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n", "gpu",
+                  "engine (release)", "layout", "w/kv", "conc", "tok/s/GPU", "predicted", "err", "tok/s/u",
+                  "predicted", "err", "frontier", "err");
+  for (const MeasuredFrontierPoint& m : points) {
+    out += fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n",
+                       m.gpu, m.engine_key, m.layout,
+                       m.weight_dtype + "/" + (m.kv_dtype.empty() ? "?" : m.kv_dtype),
+                       m.concurrency > 0 ? fmt_sig(m.concurrency, 6) : m.load,
+                       fig(m.measured_tokens_per_s_per_gpu, 0), fig(m.predicted_tokens_per_s_per_gpu, 0),
+                       pct(m.predicted_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu),
+                       fig(m.measured_tokens_per_s_per_user, 1), fig(m.predicted_tokens_per_s_per_user, 1),
+                       pct(m.predicted_tokens_per_s_per_user, m.measured_tokens_per_s_per_user),
+                       (m.on_published_frontier ? "*" : "") + fig(m.frontier_tokens_per_s_per_gpu, 0),
+                       pct(m.frontier_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu));
+  }
+  return out;
+}
+
+std::string frontier_errors_table(std::span<const FrontierError> errors, const FrontierError& overall) {
+  auto abs_pct = [](double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : std::string("-"); };
+  std::string out = fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", "gpu", "engine", "runs",
+                                "tok/s/GPU", "tok/s/u", "frontier", "runs");
+  auto row = [&](const FrontierError& e, const std::string& gpu) {
+    out += fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", gpu, e.engine.substr(0, 40), e.points,
+                       abs_pct(e.tokens_per_s_per_gpu), abs_pct(e.tokens_per_s_per_user), abs_pct(e.frontier),
+                       e.frontier_points);
+  };
+  for (const FrontierError& e : errors) row(e, e.gpu);
+  row(overall, "all");
+  return out;
+}
+
+nlohmann::json measured_point_json(const MeasuredFrontierPoint& m) {
+  nlohmann::json j = {{"gpu", m.gpu},
+                      {"engine", m.engine},
+                      {"engine_release", m.engine_key},
+                      {"disaggregated", m.disaggregated},
+                      {"mtp", m.spec},
+                      {"on_published_frontier", m.on_published_frontier},
+                      {"layout", m.layout},
+                      {"weight_dtype", m.weight_dtype},
+                      {"kv_dtype", m.kv_dtype.empty() ? nlohmann::json() : nlohmann::json(m.kv_dtype)},
+                      {"gpus", m.gpus},
+                      {"load", m.load},
+                      {"concurrency", m.concurrency > 0 ? nlohmann::json(m.concurrency) : nlohmann::json()},
+                      {"ids", m.ids},
+                      {"source", m.source},
+                      {"tokens_per_s_per_gpu", num(m.measured_tokens_per_s_per_gpu)},
+                      {"tokens_per_s_per_user", num(m.measured_tokens_per_s_per_user)},
+                      {"ttft_s", num(m.measured_ttft_s)},
+                      {"predicted",
+                       {{"tokens_per_s_per_gpu", num(m.predicted_tokens_per_s_per_gpu)},
+                        {"tokens_per_s_per_user", num(m.predicted_tokens_per_s_per_user)},
+                        {"ttft_s", num(m.predicted_ttft_s)}}},
+                      {"ceiling",
+                       {{"tokens_per_s_per_gpu", num(m.ceiling_tokens_per_s_per_gpu)},
+                        {"tokens_per_s_per_user", num(m.ceiling_tokens_per_s_per_user)}}},
+                      {"frontier_tokens_per_s_per_gpu", num(m.frontier_tokens_per_s_per_gpu)}};
+  if (!m.frontier_note.empty()) j["frontier_note"] = m.frontier_note;
+  return j;
+}
+
+nlohmann::json frontier_error_json(const FrontierError& e) {
+  return {{"gpu", e.gpu.empty() ? nlohmann::json() : nlohmann::json(e.gpu)},
+          {"engine", e.engine.empty() ? nlohmann::json() : nlohmann::json(e.engine)},
+          {"points", e.points},
+          {"tokens_per_s_per_gpu_median_abs_error", num(e.tokens_per_s_per_gpu)},
+          {"tokens_per_s_per_user_median_abs_error", num(e.tokens_per_s_per_user)},
+          {"frontier_median_abs_error", num(e.frontier)},
+          {"frontier_points", e.frontier_points}};
+}
+
 namespace {
 
 // The engine a frontier point of `gpu` is predicted with ("-" for the ceiling's set).
@@ -321,14 +400,6 @@ std::string frontier_table(const PlanView& v, bool ceiling) {
   return n == 0 ? "  (no point)\n" : out;
 }
 
-std::string pct_text(double predicted, double measured) {
-  if (!std::isfinite(predicted) || !(measured > 0)) return "-";
-  return fmt::format("{:+.0f}%", (predicted / measured - 1) * 100);
-}
-
-std::string fig_text(double v, int digits) { return std::isfinite(v) ? fmt_fixed(v, digits) : std::string("-"); }
-
-std::string abs_pct(double v) { return std::isfinite(v) ? fmt::format("{:.1f}%", v * 100) : std::string("-"); }
 
 std::string measured_text(const FrontierComparison& c) {
   std::string out = fmt::format(
@@ -340,31 +411,10 @@ std::string measured_text(const FrontierComparison& c) {
       c.points.size(), c.matched_rows - c.skipped_rows, c.rows,
       c.skipped_rows > 0 ? fmt::format("; {} skipped, e.g. {}", c.skipped_rows, c.first_skip) : std::string());
   if (c.points.empty()) return out + "  (no run)\n";
-  out += fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n", "gpu",
-                     "engine (release)", "layout", "w/kv", "conc", "tok/s/GPU", "predicted", "err", "tok/s/u", "predicted",
-                     "err", "frontier", "err");
-  for (const MeasuredFrontierPoint& m : c.points) {
-    out += fmt::format("  {:<10} {:<26} {:<26} {:<11} {:>6} {:>10} {:>10} {:>6} {:>9} {:>9} {:>6} {:>10} {:>6}\n",
-                       m.gpu, m.engine_key, m.layout, m.weight_dtype + "/" + (m.kv_dtype.empty() ? "?" : m.kv_dtype),
-                       m.concurrency > 0 ? fmt_sig(m.concurrency, 6) : m.load,
-                       fig_text(m.measured_tokens_per_s_per_gpu, 0), fig_text(m.predicted_tokens_per_s_per_gpu, 0),
-                       pct_text(m.predicted_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu),
-                       fig_text(m.measured_tokens_per_s_per_user, 1), fig_text(m.predicted_tokens_per_s_per_user, 1),
-                       pct_text(m.predicted_tokens_per_s_per_user, m.measured_tokens_per_s_per_user),
-                       (m.on_published_frontier ? "*" : "") + fig_text(m.frontier_tokens_per_s_per_gpu, 0),
-                       pct_text(m.frontier_tokens_per_s_per_gpu, m.measured_tokens_per_s_per_gpu));
-  }
+  out += measured_points_table(c.points);
   out += "  Median |error| per GPU and engine (the point's own prediction; the searched frontier at its interactivity, "
          "over the runs so compared):\n";
-  out += fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", "gpu", "engine", "runs", "tok/s/GPU",
-                     "tok/s/u", "frontier", "runs");
-  auto row = [&](const FrontierError& e, const std::string& gpu, const std::string& engine) {
-    out += fmt::format("  {:<10} {:<40} {:>6} {:>10} {:>10} {:>10} {:>6}\n", gpu, engine.substr(0, 40), e.points,
-                       abs_pct(e.tokens_per_s_per_gpu), abs_pct(e.tokens_per_s_per_user), abs_pct(e.frontier),
-                       e.frontier_points);
-  };
-  for (const FrontierError& e : c.errors) row(e, e.gpu, e.engine);
-  row(c.overall, "all", "");
+  out += frontier_errors_table(c.errors, c.overall);
   return out;
 }
 
@@ -582,46 +632,6 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
     j["output_tokens_per_s_per_mw_reason"] = "the catalog states no TDP for " + f.gpu;
   }
   return j;
-}
-
-nlohmann::json measured_point_json(const MeasuredFrontierPoint& m) {
-  nlohmann::json j = {{"gpu", m.gpu},
-                      {"engine", m.engine},
-                      {"engine_release", m.engine_key},
-                      {"disaggregated", m.disaggregated},
-                      {"mtp", m.spec},
-                      {"on_published_frontier", m.on_published_frontier},
-                      {"layout", m.layout},
-                      {"weight_dtype", m.weight_dtype},
-                      {"kv_dtype", m.kv_dtype.empty() ? nlohmann::json() : nlohmann::json(m.kv_dtype)},
-                      {"gpus", m.gpus},
-                      {"load", m.load},
-                      {"concurrency", m.concurrency > 0 ? nlohmann::json(m.concurrency) : nlohmann::json()},
-                      {"ids", m.ids},
-                      {"source", m.source},
-                      {"tokens_per_s_per_gpu", num(m.measured_tokens_per_s_per_gpu)},
-                      {"tokens_per_s_per_user", num(m.measured_tokens_per_s_per_user)},
-                      {"ttft_s", num(m.measured_ttft_s)},
-                      {"predicted",
-                       {{"tokens_per_s_per_gpu", num(m.predicted_tokens_per_s_per_gpu)},
-                        {"tokens_per_s_per_user", num(m.predicted_tokens_per_s_per_user)},
-                        {"ttft_s", num(m.predicted_ttft_s)}}},
-                      {"ceiling",
-                       {{"tokens_per_s_per_gpu", num(m.ceiling_tokens_per_s_per_gpu)},
-                        {"tokens_per_s_per_user", num(m.ceiling_tokens_per_s_per_user)}}},
-                      {"frontier_tokens_per_s_per_gpu", num(m.frontier_tokens_per_s_per_gpu)}};
-  if (!m.frontier_note.empty()) j["frontier_note"] = m.frontier_note;
-  return j;
-}
-
-nlohmann::json frontier_error_json(const FrontierError& e) {
-  return {{"gpu", e.gpu.empty() ? nlohmann::json() : nlohmann::json(e.gpu)},
-          {"engine", e.engine.empty() ? nlohmann::json() : nlohmann::json(e.engine)},
-          {"points", e.points},
-          {"tokens_per_s_per_gpu_median_abs_error", num(e.tokens_per_s_per_gpu)},
-          {"tokens_per_s_per_user_median_abs_error", num(e.tokens_per_s_per_user)},
-          {"frontier_median_abs_error", num(e.frontier)},
-          {"frontier_points", e.frontier_points}};
 }
 
 // frontier.{predicted, ceiling}[] and, with --compare, measured[] and the errors.

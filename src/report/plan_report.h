@@ -5,6 +5,7 @@
 #define MODELCALC_PLAN_REPORT_H_
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 
 #include "modelcalc/frontier.h"
@@ -41,6 +42,12 @@ Report build_plan_explain(const PlanView& v);
 std::string plan_frontier_svg(const PlanView& v);
 
 // plan --disaggregated: the pools' table beside the best aggregated plan.
+// The measured runs of a comparison as a table (plan --compare, calibrate --frontier), and their errors.
+std::string measured_points_table(std::span<const MeasuredFrontierPoint> points);
+std::string frontier_errors_table(std::span<const FrontierError> errors, const FrontierError& overall);
+nlohmann::json measured_point_json(const MeasuredFrontierPoint& m);
+nlohmann::json frontier_error_json(const FrontierError& e);
+
 struct DisaggPlanView {
   std::string model;
   const PlanRequest* request = nullptr;

@@ -160,6 +160,9 @@ struct PlanAnswer {
   bool feasible() const { return disaggregated ? !disaggregated->configs.empty() : !result.configs.empty(); }
 };
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx = {});
+// Published runs beside an aggregated plan's frontier (what request.compare adds): the runs of `rows` that run
+// `preset` at the plan's isl/osl on a GPU it searched, each with its prediction, held against the frontier.
+FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows);
 
 // ---------------------------------------------------------------- sweep
 // A sweep's answer is its rows, streamed: answer() resolves and checks
