@@ -81,3 +81,34 @@ BENCHMARK(BM_PlanDefaultSearch70b)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// The frontier alone (#38): no load and no target, every batch 1..2,048 of every candidate of every priced
+// catalog GPU for llama-3.1-70b (bf16 and fp8 weights, 16-bit and fp8 KV, TP to the fast domain, PP to 8):
+// about a million evaluated points, each of both figure sets, into both frontiers.
+void BM_PlanFrontierMillionPoints(benchmark::State& state) {
+  const ModelSpec m = find_preset("llama-3.1-70b").value();
+  PlanRequest r;
+  r.isl = 1024;
+  r.osl = 1024;
+  PlanSpace s = CatalogSpace();
+  s.batches.clear();
+  for (int64_t b = 1; b <= 2048; ++b) s.batches.push_back(b);
+  int64_t searched = 0;
+  size_t frontier = 0;
+  for (auto _ : state) {
+    auto res = plan_deployments(m, r, s);
+    searched = res->searched;
+    frontier = res->frontier.size();
+    benchmark::DoNotOptimize(res);
+  }
+  state.counters["points"] = static_cast<double>(searched);
+  state.counters["frontier_points"] = static_cast<double>(frontier);
+  state.SetItemsProcessed(state.iterations() * searched);
+}
+BENCHMARK(BM_PlanFrontierMillionPoints)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace modelcalc
