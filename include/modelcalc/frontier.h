@@ -83,9 +83,17 @@ struct FrontierScope {
   std::span<const Dtype> weight_dtypes;
   std::span<const PlanFrontierPoint> frontier;
   std::span<const std::optional<EngineRelease>> engines;  // per gpus[i]: the release the plan predicts it with
-  bool spec = false;  // the plan's candidates draft tokens (MTP or a draft model)
+  bool spec = false;  // the plan's candidates draft tokens (MTP or a draft model): all of them
+  bool swept_mtp = false;  // the frontier holds MTP points beside plain ones (the frontier alone's MTP sweep)
   bool uniform_lengths = false;  // the plan served InferenceX's uniform [0.8 L, L] lengths (isl/osl above are L)
 };
+
+// A model's published acceptance of one MTP draft token, with its source; nullopt where none is published.
+struct PublishedAcceptance {
+  double acceptance = 0;
+  const char* source = "";
+};
+std::optional<PublishedAcceptance> published_mtp_acceptance(std::string_view model_type);
 
 // Median |error| over `points` (NaN where none has the figure), labelled `gpu` and `engine`.
 FrontierError frontier_error(std::string gpu, std::string engine, std::span<const MeasuredFrontierPoint* const> points);

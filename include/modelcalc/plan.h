@@ -282,7 +282,12 @@ struct PlanFrontierPoint {
   double gpu_hours_per_million_output = 0;
   double tokens_per_s_per_mw = 0;           // output tokens/s per MW of the GPUs' TDP; NaN when no TDP is stated
   bool ceiling = false;                     // the ceiling's set; else the ranked set of a stand-in or the prediction
+  bool mtp = false;                         // drafted with the model's MTP head (PlanFrontier sweeps it apart)
 };
+// The points of `a` and `b` that no other point of the same GPU and set beats on both tokens/s per user and per
+// GPU, in PlanResult::frontier's order (per GPU, the `ranked_ceiling` set first, tokens/s per user descending).
+std::vector<PlanFrontierPoint> merge_frontiers(std::vector<PlanFrontierPoint> a, std::vector<PlanFrontierPoint> b,
+                                               bool ranked_ceiling);
 
 struct PlanMiss {
   PlanConfig config;

@@ -67,8 +67,8 @@ Result<Value> prefix_tokens_parser(const Field&, std::string_view text, std::str
 }
 
 Result<Value> spec_method_parser(const Field&, std::string_view text, std::string_view name) {
-  if (text == "mtp" || text == "draft") return Value{std::string(text)};
-  return Status::InvalidArgument(name, "unknown drafter '" + std::string(text) + "'; choose mtp or draft");
+  if (text == "mtp" || text == "draft" || text == "none") return Value{std::string(text)};
+  return Status::InvalidArgument(name, "unknown drafter '" + std::string(text) + "'; choose mtp, draft or none");
 }
 
 Result<Value> engine_parser(const Field&, std::string_view text, std::string_view name) {
@@ -280,9 +280,10 @@ const Field kSpecAcceptance{.name = "spec_acceptance", .flag = "spec-acceptance"
                             .unit = Unit::kFraction, .min = 0, .max = 1,
                             .help = "Probability A each draft token is accepted, in [0, 1]: 0.8 or 80% (i.i.d.: "
                                     "(1 - A^(K+1)) / (1 - A) tokens per step)"};
-const Field kSpecMethod{.name = "spec_method", .flag = "spec-method", .type = Type::kChoice, .choices = "mtp,draft",
-                        .help = "Drafter: mtp (the model's multi-token-prediction module) or draft (--draft-model; "
-                                "the default when one is given)",
+const Field kSpecMethod{.name = "spec_method", .flag = "spec-method", .type = Type::kChoice,
+                        .choices = "mtp,draft,none",
+                        .help = "Drafter: mtp (the model's multi-token-prediction module), draft (--draft-model; "
+                                "the default when one is given) or none (no drafter; a frontier of plan then leaves MTP out)",
                         .parse = spec_method_parser};
 const Field kDraftModel{.name = "draft_model", .flag = "draft-model", .type = Type::kText,
                         .help = "Draft model for speculative decoding: a preset name or a config.json path (dense, the "

@@ -2,6 +2,7 @@
 // searched over GPU kinds, splits, dtypes and batch sizes.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "check.h"
 #include "input_file.h"
@@ -168,6 +169,52 @@ Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   return s;
 }
 
+std::string fmt_mtp_note(double acceptance, const char* source) {
+  char a[32];
+  std::snprintf(a, sizeof a, "%.2f", acceptance);
+  return std::string("MTP swept beside the plain candidates: 1 draft token at acceptance ") + a + " (" + source +
+         "); --spec-method none leaves it out";
+}
+
+// The frontier alone sweeps MTP too (#38 item 1): for a model with an MTP head, no drafter asked for and not
+// --spec-method none, the same search with one MTP draft token at the model's published acceptance, its
+// frontier points merged into the plain ones (a point says which it is).
+Status sweep_mtp(const PlanRequest& r, const ModelSpec& m, std::optional<double> acceptance,
+                 const SearchControl* control, PlanAnswer* out) {
+  if (!(m.params_mtp && *m.params_mtp > 0) || out->targets.spec.on()) {
+    if (acceptance) {
+      return Status::InvalidArgument("spec_acceptance", "alone sets the frontier's MTP sweep; " + m.name +
+                                                            " has no MTP head (give --spec-tokens and a drafter)");
+    }
+    return Status::Ok();
+  }
+  if (r.layout.spec_method == "none") {
+    out->frontier_mtp_note = "MTP left out (--spec-method none)";
+    return Status::Ok();
+  }
+  auto a = published_mtp_acceptance(m.model_type);
+  if (acceptance) a = PublishedAcceptance{*acceptance, "--spec-acceptance"};
+  if (!a) {
+    out->frontier_mtp_note = "MTP not swept: " + m.name + " has an MTP head but no published acceptance; "
+                             "--spec-acceptance A sweeps it beside the plain candidates";
+    return Status::Ok();
+  }
+  modelcalc::PlanRequest t = out->targets;
+  t.spec.method = SpecMethod::kMtp;
+  t.spec.tokens = 1;
+  t.spec.acceptance = a->acceptance;
+  PlanSpace s = out->space;
+  s.control = control;
+  MC_ASSIGN_OR_RETURN(PlanResult mtp, plan_deployments(m, t, s));
+  for (PlanFrontierPoint& f : mtp.frontier) f.mtp = true;
+  out->result.frontier = merge_frontiers(std::move(out->result.frontier), std::move(mtp.frontier),
+                                         out->targets.rank_by_ceiling);
+  out->result.searched += mtp.searched;
+  out->frontier_mtp = t.spec;
+  out->frontier_mtp_note = fmt_mtp_note(a->acceptance, a->source);
+  return Status::Ok();
+}
+
 // The published runs --compare names: the compiled-in ones ("shared"), or a TSV in the shared schema.
 Result<std::vector<ServingRow>> compare_rows(const PlanRequest& r) {
   if (r.compare == "shared") {
@@ -200,7 +247,15 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   const ModelSpec& m = *out.model;
   MC_ASSIGN_OR_RETURN(out.targets, read_targets(r));
   auto draft = std::make_shared<ModelSpec>();
-  MC_RETURN_IF_ERROR(apply_plan_layout(r.layout, m, &out.targets, draft.get()));
+  // --spec-acceptance alone on a frontier: the acceptance of the frontier's MTP sweep, not a drafter for all.
+  LayoutInput layout = r.layout;
+  std::optional<double> sweep_acceptance;
+  if ((r.frontier || !r.compare.empty()) && layout.spec_acceptance && !layout.spec_tokens &&
+      layout.spec_method.empty() && layout.draft_model.empty()) {
+    sweep_acceptance = layout.spec_acceptance;
+    layout.spec_acceptance.reset();
+  }
+  MC_RETURN_IF_ERROR(apply_plan_layout(layout, m, &out.targets, draft.get()));
   out.draft = draft;
   MC_ASSIGN_OR_RETURN(out.space, read_space(r, m));
   if (out.space.gpus.empty()) return Status::InvalidArgument("gpu", "no GPU to search: none has a price (give --price)");
@@ -224,6 +279,9 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   }
   out.space.control = nullptr;  // the context outlives no answer
   set_plan_model(m, &out.space);
+  if (!r.layout.disaggregated && (r.frontier || !r.compare.empty())) {
+    MC_RETURN_IF_ERROR(sweep_mtp(r, m, sweep_acceptance, control, &out));
+  }
   if (!r.compare.empty()) out.comparison = compare_with_plan(out, preset, published);
   return out;
 }
@@ -238,7 +296,7 @@ FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view prese
     engines.push_back(engine_for(a.targets.engine, g.gpu));
   }
   const FrontierScope scope{preset, *a.request.isl, *a.request.osl, keys, a.space.weight_dtypes, a.result.frontier,
-                            engines, a.targets.spec.on(), a.targets.uniform_lengths};
+                            engines, a.targets.spec.on(), a.frontier_mtp.has_value(), a.targets.uniform_lengths};
   return compare_frontier(rows, scope);
 }
 

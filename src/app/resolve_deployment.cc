@@ -165,6 +165,12 @@ Status apply_layout(const LayoutInput& l, const DeploymentInput& d, const ModelS
     return Status::InvalidArgument("two_batch_overlap", "hides the all-to-all of --dp-attention; give that too");
   }
   if (m.n_layer > 0) MC_RETURN_IF_ERROR(check_drafter(l, m));  // sweep passes no model: it checks each
+  if (l.spec_method == "none" && l.speculative()) {
+    return Status::InvalidArgument("spec_method", "none drafts nothing; drop " +
+                                                      std::string(l.spec_tokens ? "--spec-tokens"
+                                                                  : l.spec_acceptance ? "--spec-acceptance"
+                                                                                      : "--draft-model"));
+  }
   if (l.speculative()) MC_RETURN_IF_ERROR(apply_speculative(l, o, draft));
   if (l.prefix_hit) o->prefix.hit = *l.prefix_hit;
   if (l.prefix_tokens) o->prefix.shared_tokens = *l.prefix_tokens;

@@ -13,6 +13,7 @@
 #include "modelcalc/calibrate.h"
 #include "modelcalc/frontier.h"
 #include "modelcalc/gpu.h"
+#include "modelcalc/hf_config.h"
 #include "output_file.h"
 #include "request_context.h"
 #include "train_calibrate_cli.h"
@@ -36,7 +37,7 @@ struct CalibrateFlags {
 Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
                                                std::span<const PreparedRow> prepared, const app::Context& ctx) {
   struct Group {
-    std::string preset, gpu;
+    std::string preset, gpu, dtype;
     int64_t isl = 0, osl = 0;
     bool uniform = false;
     EngineFamily family = EngineFamily::kTrtllm;
@@ -51,18 +52,16 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
     if (!g.ok()) continue;
     const bool uniform = r.length_dist == LengthDist::kUniform08;
     auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& x) {
-      return x.preset == p.model && x.gpu == g->key && x.isl == r.isl && x.osl == r.osl && x.uniform == uniform &&
-             x.family == p.engine.family;
+      return x.preset == p.model && x.gpu == g->key && x.dtype == r.weight_dtype && x.isl == r.isl &&
+             x.osl == r.osl && x.uniform == uniform && x.family == p.engine.family;
     });
     if (it == groups.end()) {
-      groups.push_back({p.model, g->key, r.isl, r.osl, uniform, p.engine.family, {}, {}});
+      auto d = parse_dtype(r.weight_dtype, "weight_dtype");
+      if (!d.ok()) continue;
+      groups.push_back({p.model, g->key, r.weight_dtype, r.isl, r.osl, uniform, p.engine.family, {}, {*d}});
       it = groups.end() - 1;
     }
     it->rows.push_back(r);
-    if (auto d = parse_dtype(r.weight_dtype, "weight_dtype");
-        d.ok() && std::find(it->dtypes.begin(), it->dtypes.end(), *d) == it->dtypes.end()) {
-      it->dtypes.push_back(*d);
-    }
   }
   (void)rows;
   FrontierCalibration out;
@@ -76,7 +75,13 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
     q.dtypes = g.dtypes;
     q.engine.engine = std::string(engine_family_info(g.family).key);
     q.frontier = true;
-    const std::string what = g.preset + " " + std::to_string(g.isl) + "/" + std::to_string(g.osl) + " on " + g.gpu +
+    // The MTP sweep at the acceptance calibrate's rows are predicted with (fitted on them: none is published
+    // for InferenceX's random prompts).
+    if (const auto h = find_preset(g.preset); h.ok() && h->params_mtp && *h->params_mtp > 0) {
+      q.layout.spec_acceptance = compiled_calibration_params().mtp_acceptance;
+    }
+    const std::string what = g.preset + " " + g.dtype + " " + std::to_string(g.isl) + "/" + std::to_string(g.osl) +
+                             " on " + g.gpu +
                              " with " + std::string(engine_family_info(g.family).key);
     auto a = app::answer(q, ctx);
     if (!a.ok()) {

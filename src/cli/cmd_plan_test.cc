@@ -407,3 +407,39 @@ TEST(CmdPlanTest, CalibrateFrontierIsPlanCompareOverEachGroup) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// The frontier alone sweeps MTP for a model with an MTP head, at its published acceptance (DeepSeek-V3's
+// report: 85-90 %, the low end), beside the plain candidates; --spec-method none leaves it out.
+TEST(CmdPlanTest, FrontierSweepsMtpWhereTheModelHasAHead) {
+  const std::vector<std::string> base = {"plan", "--model", "deepseek-r1", "--isl", "1024", "--osl", "1024",
+                                         "--gpu", "b200", "--frontier", "--json"};
+  auto r = run_args(base);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto f = r.json()["frontier"];
+  EXPECT_NE(f["mtp_note"].get<std::string>().find("acceptance 0.85"), std::string::npos) << f["mtp_note"];
+  int mtp = 0, plain = 0;
+  for (const auto& p : f["predicted"]) (p["mtp"].get<bool>() ? mtp : plain)++;
+  EXPECT_GT(mtp, 0);
+  EXPECT_GT(plain, 0);  // at the largest batches the draft's extra tokens cost more than they yield
+  auto none = base;
+  none.insert(none.end(), {"--spec-method", "none"});
+  auto n = run_args(none);
+  ASSERT_EQ(n.status, 0) << n.err;
+  for (const auto& p : n.json()["frontier"]["predicted"]) EXPECT_FALSE(p["mtp"].get<bool>());
+  EXPECT_NE(n.json()["frontier"]["mtp_note"].get<std::string>().find("left out"), std::string::npos);
+  auto llama = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
+                         "--frontier", "--json"});
+  ASSERT_EQ(llama.status, 0) << llama.err;
+  EXPECT_FALSE(llama.json()["frontier"].contains("mtp_note"));  // no MTP head: nothing to sweep
+  auto bad = none;
+  bad.insert(bad.end(), {"--spec-tokens", "2"});
+  auto b = run_args(bad);
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("--spec-method"), std::string::npos) << b.err;
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -113,13 +113,16 @@ std::string frontier_note(const FrontierScope& scope, const MeasuredFrontierPoin
   if (!d.ok() || std::find(scope.weight_dtypes.begin(), scope.weight_dtypes.end(), *d) == scope.weight_dtypes.end()) {
     return "the plan did not search " + m.weight_dtype + " weights (--dtype)";
   }
+  if (scope.weight_dtypes.size() > 1) {
+    return "the searched frontier mixes weight dtypes; --dtype " + m.weight_dtype + " compares it with its own";
+  }
   if (m.disaggregated) return "disaggregated pools: the frontier searched is aggregated";
   if ((m.length_dist == LengthDist::kUniform08) != scope.uniform_lengths) {
     return m.length_dist == LengthDist::kUniform08
                ? "its lengths were uniform in [0.8 L, L]; the plan's are fixed (--length-dist uniform-0.8)"
                : "its lengths were not InferenceX's uniform ones; the plan's are (--length-dist fixed)";
   }
-  if (m.spec != scope.spec) {
+  if (m.spec != scope.spec && !(m.spec && scope.swept_mtp)) {
     return m.spec ? "it drafted with MTP; the plan searched without (--spec-method mtp)"
                   : "it ran without a drafter; the plan searched with one";
   }
@@ -135,6 +138,19 @@ std::string frontier_note(const FrontierScope& scope, const MeasuredFrontierPoin
 }
 
 }  // namespace
+
+std::optional<PublishedAcceptance> published_mtp_acceptance(std::string_view model_type) {
+  // DeepSeek-V3 Technical Report (arXiv:2412.19437), §5.4.3: "the acceptance rate of the second token
+  // prediction ranges between 85% and 90%" across generation topics; the low end. R1 and V3.2 keep V3's MTP
+  // module (one layer); their own reports publish no rate, so V3's figure stands in, said so.
+  if (model_type == "deepseek_v3") {
+    return PublishedAcceptance{0.85, "DeepSeek-V3 Technical Report §5.4.3 (85–90 %; the low end)"};
+  }
+  if (model_type == "deepseek_v32") {
+    return PublishedAcceptance{0.85, "DeepSeek-V3's figure (Technical Report §5.4.3), unconfirmed for V3.2"};
+  }
+  return std::nullopt;
+}
 
 double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user) {
   if (!(tokens_per_s_per_user > 0) || !std::isfinite(tokens_per_s_per_user)) return kNaN;

@@ -238,6 +238,39 @@ void cost_plan_point(const PlanRequest& r, const PlanSpace& s, const PlanCandida
   }
 }
 
+std::vector<PlanFrontierPoint> merge_frontiers(std::vector<PlanFrontierPoint> a, std::vector<PlanFrontierPoint> b,
+                                               bool ranked_ceiling) {
+  std::vector<std::string> gpus;  // in order of first appearance
+  for (const auto* v : {&a, &b}) {
+    for (const PlanFrontierPoint& f : *v) {
+      if (std::find(gpus.begin(), gpus.end(), f.gpu) == gpus.end()) gpus.push_back(f.gpu);
+    }
+  }
+  for (PlanFrontierPoint& f : b) a.push_back(std::move(f));
+  auto rank = [&](const std::string& g) { return std::find(gpus.begin(), gpus.end(), g) - gpus.begin(); };
+  std::stable_sort(a.begin(), a.end(), [&](const PlanFrontierPoint& x, const PlanFrontierPoint& y) {
+    if (x.gpu != y.gpu) return rank(x.gpu) < rank(y.gpu);
+    if (x.ceiling != y.ceiling) return x.ceiling == ranked_ceiling;
+    if (x.tokens_per_s_per_user != y.tokens_per_s_per_user) return x.tokens_per_s_per_user > y.tokens_per_s_per_user;
+    return x.tokens_per_s_per_gpu > y.tokens_per_s_per_gpu;
+  });
+  std::vector<PlanFrontierPoint> out;
+  double max_per_gpu = 0;
+  std::string gpu;
+  bool ceiling = false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i == 0 || a[i].gpu != gpu || a[i].ceiling != ceiling) {
+      gpu = a[i].gpu;
+      ceiling = a[i].ceiling;
+      max_per_gpu = 0;
+    }
+    if (!(a[i].tokens_per_s_per_gpu > max_per_gpu)) continue;
+    max_per_gpu = a[i].tokens_per_s_per_gpu;
+    out.push_back(std::move(a[i]));
+  }
+  return out;
+}
+
 namespace plan_detail {
 
 double miss_distance(const PlanRequest& r, const PlanSpace& s, const PlanConfig& c) {

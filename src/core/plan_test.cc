@@ -326,3 +326,43 @@ TEST(PlanTest, EnumerationRespectsDivisibilityAndDomains) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+PlanFrontierPoint fp(const char* gpu, double user, double per_gpu, bool ceiling, bool mtp) {
+  PlanFrontierPoint p;
+  p.gpu = gpu;
+  p.tokens_per_s_per_user = user;
+  p.tokens_per_s_per_gpu = per_gpu;
+  p.ceiling = ceiling;
+  p.mtp = mtp;
+  return p;
+}
+
+// Two frontiers merged keep only what no point of the same GPU and set beats on both axes: the MTP curve
+// (200, 50), (100, 300) against the plain (150, 40), (100, 200), (50, 400): (150, 40) loses to (200, 50),
+// (100, 200) to (100, 300); (50, 400) stays. Another GPU's and the ceiling's points are their own curves.
+TEST(PlanTest, MergedFrontiersKeepTheParetoPointsPerGpuAndSet) {
+  const std::vector<PlanFrontierPoint> plain = {fp("a", 150, 40, false, false), fp("a", 100, 200, false, false),
+                                                fp("a", 50, 400, false, false), fp("a", 500, 1, true, false),
+                                                fp("b", 10, 10, false, false)};
+  const std::vector<PlanFrontierPoint> mtp = {fp("a", 200, 50, false, true), fp("a", 100, 300, false, true),
+                                              fp("a", 400, 2, true, true)};
+  const auto m = merge_frontiers(plain, mtp, false);
+  ASSERT_EQ(m.size(), 6u);
+  // a's predicted curve first, by tokens/s per user descending, then a's ceiling, then b.
+  EXPECT_EQ(m[0].tokens_per_s_per_user, 200);
+  EXPECT_TRUE(m[0].mtp);
+  EXPECT_EQ(m[1].tokens_per_s_per_user, 100);
+  EXPECT_EQ(m[1].tokens_per_s_per_gpu, 300);
+  EXPECT_EQ(m[2].tokens_per_s_per_user, 50);
+  EXPECT_FALSE(m[2].mtp);
+  EXPECT_TRUE(m[3].ceiling);  // (500, 1) and (400, 2): neither beats the other
+  EXPECT_EQ(m[3].tokens_per_s_per_user, 500);
+  EXPECT_TRUE(m[4].ceiling);
+  EXPECT_EQ(m[5].gpu, "b");
+}
+
+}  // namespace
+}  // namespace modelcalc

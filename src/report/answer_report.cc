@@ -146,9 +146,8 @@ std::string roofline_svg(const app::RooflineAnswer& a) {
 }
 
 PlanView plan_view(const app::PlanAnswer& a) {
-  PlanView v{a.model->name, &a.targets, &a.space, &a.result, a.request.frontier || a.comparison.has_value(),
-             a.model->assumptions};
-  v.comparison = a.comparison ? &*a.comparison : nullptr;
+  PlanView v{a.model->name,        &a.targets, &a.space, &a.result, a.request.frontier || a.comparison.has_value(),
+             a.model->assumptions, a.comparison ? &*a.comparison : nullptr, a.frontier_mtp_note};
   return v;
 }
 

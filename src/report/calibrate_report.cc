@@ -343,12 +343,13 @@ namespace modelcalc {
 
 std::string frontier_calibration_text(const std::string& data, const FrontierCalibration& f) {
   std::string out = fmt::format(
-      "Published runs against plan's frontier ({}): {} groups (a model at one isl/osl and length distribution on "
-      "one GPU, under one engine family) planned with `plan --frontier --engine FAMILY --dtype (the runs') "
-      "--gpu GPU`, each run beside its own prediction at its configuration and load, and a run on its group's "
+      "Published runs against plan's frontier ({}): {} groups (a model in one weight dtype at one isl/osl and "
+      "length distribution on one GPU, under one engine family) planned with `plan --frontier --engine FAMILY "
+      "--dtype DTYPE --gpu GPU`, each run beside its own prediction at its configuration and load, and a run on its group's "
       "published frontier beside the searched predicted frontier at its measured tokens/s per user, where the "
-      "plan searched its drafter and layout kind (MTP and disaggregated runs are not: #38). The profile is the "
-      "compiled-in one, fitted on these rows: the frontier error is an in-sample figure.\n\n",
+      "plan searched its layout kind (disaggregated runs are not: #38); a model with an MTP head is swept with "
+      "and without it, at the acceptance calibrate fits on these rows. The profile is the compiled-in one, "
+      "fitted on these rows: the frontier error is an in-sample figure.\n\n",
       data, f.groups);
   out += "Median |error| per GPU and engine family:\n";
   out += frontier_errors_table(f.by_gpu_engine, f.overall);

@@ -382,15 +382,15 @@ std::string mw_text(double v) { return std::isfinite(v) ? group_digits(static_ca
 std::string frontier_table(const PlanView& v, bool ceiling) {
   const PlanRequest& r = *v.request;
   const PlanSpace& s = *v.space;
-  std::string out = fmt::format("  {:<14} {:<14} {:<10} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", "gpu",
+  std::string out = fmt::format("  {:<14} {:<14} {:<15} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", "gpu",
                                 "engine", "split", "w/kv", "conc", "TTFT", "TPOT", "tok/s/user", "tok/s/GPU",
                                 rank_cost_head(s), "tok/s/MW");
   size_t n = 0;
   for (const PlanFrontierPoint& f : v.result->frontier) {
     if (f.ceiling != ceiling) continue;
     ++n;
-    out += fmt::format("  {:<14} {:<14} {:<10} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", f.gpu,
-                       frontier_engine(r, s, f), split_text(f.c),
+    out += fmt::format("  {:<14} {:<14} {:<15} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", f.gpu,
+                       frontier_engine(r, s, f), split_text(f.c) + (f.mtp ? "+MTP" : ""),
                        fmt::format("{}/{}", dtype_name(f.c.weight_dtype), dtype_name(f.c.kv_dtype)), f.batch,
                        plan_time_text(f.ttft_s, true), plan_time_text(f.tpot_s, false),
                        fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0),
@@ -428,6 +428,7 @@ std::string frontier_text(const PlanView& v) {
   }
   out += "  (no point of a GPU and set has both more tokens/s per user and more per GPU; every searched batch that "
          "fits is a candidate, whatever the targets; conc = sequences in flight per replica)\n";
+  if (!v.frontier_mtp_note.empty()) out += "  " + v.frontier_mtp_note + "\n";
   if (v.comparison) out += measured_text(*v.comparison);
   return out;
 }
@@ -612,6 +613,7 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
                       {"ep", f.c.ep},
                       {"attn_dp", f.c.attn_dp},
                       {"dp_attention", f.c.attn_dp > 1},
+                      {"mtp", f.mtp},
                       {"gpus_per_replica", f.c.gpus_per_replica()},
                       {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
                       {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))},
@@ -641,6 +643,7 @@ nlohmann::json frontier_json(const PlanView& v) {
     (f.ceiling ? ceiling : predicted).push_back(frontier_point_json(v, f));
   }
   nlohmann::json j = {{"predicted", predicted}, {"ceiling", ceiling}};
+  if (!v.frontier_mtp_note.empty()) j["mtp_note"] = v.frontier_mtp_note;
   if (v.comparison) {
     const FrontierComparison& c = *v.comparison;
     nlohmann::json measured = nlohmann::json::array(), errors = nlohmann::json::array();
@@ -1026,7 +1029,7 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
     for (nlohmann::json* o : {&cj, &cj["kv_transfer"], &cj["ceiling"]}) explain_nulls(*o);
   }
   j["configs"] = configs;
-  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false, {}};
+  const PlanView agg{v.model, v.request, v.space, &res.aggregated, false, {}, nullptr, {}};
   j["aggregated"] = res.aggregated.configs.empty() ? nlohmann::json() : config_json(agg, res.aggregated.configs[0]);
   nlohmann::json cmp;
   cmp["disaggregated_usd_per_million_output_tokens"] =

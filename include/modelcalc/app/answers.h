@@ -157,6 +157,11 @@ struct PlanAnswer {
   std::optional<DisaggPlanResult> disaggregated;  // the pools (result then holds the aggregated search)
   std::shared_ptr<const ModelSpec> draft;
   std::optional<FrontierComparison> comparison;  // request.compare: the published runs beside the frontier
+  // The frontier alone's MTP sweep (request.frontier or compare, a model with an MTP head, no drafter asked
+  // for, not spec_method "none"): the drafter its MTP points ran with; `frontier_mtp_note` says what was swept
+  // or why not (empty: the question does not arise).
+  std::optional<SpeculativeDecoding> frontier_mtp;
+  std::string frontier_mtp_note;
   bool feasible() const { return disaggregated ? !disaggregated->configs.empty() : !result.configs.empty(); }
 };
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx = {});

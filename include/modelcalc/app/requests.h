@@ -99,7 +99,9 @@ struct LayoutInput {
     return dp_attention || expert_imbalance || redundant_experts || two_batch_overlap || spec_tokens ||
            spec_acceptance || !spec_method.empty() || !draft_model.empty() || prefix_hit || prefix_tokens;
   }
-  bool speculative() const { return spec_tokens || spec_acceptance || !spec_method.empty() || !draft_model.empty(); }
+  bool speculative() const {
+    return spec_tokens || spec_acceptance || (!spec_method.empty() && spec_method != "none") || !draft_model.empty();
+  }
 };
 
 // The serving engine of the prediction and its own settings.
