@@ -13,7 +13,7 @@ Chromium (selenium + chromedriver) as a person would:
 - opens the address bar's URL afresh: the same view;
 - types a bad context: the CLI's reason under the field's key, the figures cleared;
 - plans: the table's first row is the CLI's plan JSON's, with its deciding
-  constraint, and the frontier is drawn;
+  constraint, and the frontier is drawn (with 'published runs' ticked, with its measured key);
 - the JSON download link gives the CLI's document.
 The browser console stays free of errors (but the expected 400s); SIGINT
 stops the server with exit status 0.
@@ -196,6 +196,10 @@ def main():
             fail(f"plan's first row {first}, the CLI's {want['gpu']} {want['engine']['profile']} "
                  f"{want['text']['tpot']} {want['deciding']!r}")
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#plan-frontier svg"))
+        # The published runs beside the frontier (compare=shared): the chart gains its 'measured' key.
+        driver.find_element(By.ID, "plan_published").click()
+        driver.find_element(By.ID, "plan").click()
+        wait.until(lambda d: "measured" in d.find_element(By.ID, "plan-frontier").get_attribute("innerHTML"))
 
         # Bad input: the CLI's own line, and the figures cleared.
         seq = driver.find_element(By.ID, "seq")
