@@ -41,8 +41,8 @@ struct MeasuredFrontierPoint {
   double measured_tokens_per_s_per_gpu = 0, measured_tokens_per_s_per_user = 0, measured_ttft_s = 0;
   double predicted_tokens_per_s_per_gpu = 0, predicted_tokens_per_s_per_user = 0, predicted_ttft_s = 0;
   double ceiling_tokens_per_s_per_gpu = 0, ceiling_tokens_per_s_per_user = 0;
-  // On the published frontier: no other run of its GPU, engine family and weight dtype has both more tokens/s
-  // per user and more per GPU.
+  // On the published frontier: no other run of its GPU, engine family, weight dtype, drafter (MTP or not) and
+  // layout kind (aggregated or not) has both more tokens/s per user and more per GPU.
   bool on_published_frontier = false;
   // For a run on the published frontier that the plan's search can express: the searched predicted frontier of
   // its GPU (PlanResult::frontier, !ceiling) at its measured tokens/s per user, log-log interpolated between
@@ -81,6 +81,7 @@ struct FrontierScope {
   int64_t isl = 0, osl = 0;
   std::span<const std::string> gpus;
   std::span<const Dtype> weight_dtypes;
+  // Per GPU, set and drafter a Pareto set each (a sweep's curves kept apart: PlanAnswer::frontier_curves).
   std::span<const PlanFrontierPoint> frontier;
   std::span<const std::optional<EngineRelease>> engines;  // per gpus[i]: the release the plan predicts it with
   bool spec = false;  // the plan's candidates draft tokens (MTP or a draft model): all of them
@@ -109,11 +110,15 @@ struct FrontierCalibration {
 };
 
 // The rows of `rows` that run `scope.preset` at isl/osl on one of its GPUs, as points.
-FrontierComparison compare_frontier(std::span<const ServingRow> rows, const FrontierScope& scope);
+// `control` (may be null) is polled while the rows are prepared; stopped, the points so far.
+FrontierComparison compare_frontier(std::span<const ServingRow> rows, const FrontierScope& scope,
+                                    const SearchControl* control = nullptr);
 
 // The predicted frontier of `gpu` at `tokens_per_s_per_user` (see frontier_tokens_per_s_per_gpu): the points
-// of `frontier` with that GPU and !ceiling, log-log interpolated; NaN outside their range.
-double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user);
+// of `frontier` with that GPU, !ceiling and `mtp` as given, log-log interpolated; NaN outside their range.
+// REQUIRES: those points a Pareto set (a search's frontier, or one drafter's of a sweep).
+double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user,
+                   bool mtp = false);
 
 }  // namespace modelcalc
 

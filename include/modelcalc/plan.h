@@ -66,7 +66,7 @@ struct PlanRequest {
   int64_t isl = 0;  // input (prompt) tokens per request, >= 1
   int64_t osl = 0;  // output tokens per request, >= 1
   // isl/osl are the means of lengths drawn uniform in [0.8 L, L] (InferenceX's), round(0.9 L), when set; the
-  // search serves the means either way (reports name L).
+  // search serves the means either way (reports show the means and say the lengths are uniform).
   bool uniform_lengths = false;
   PlanLoadKind load_kind = PlanLoadKind::kNone;
   double load = 0;  // requests/s, output tokens/s or sequences, by load_kind

@@ -461,7 +461,7 @@ const Field kCompare{.name = "compare", .flag = "compare", .type = Type::kText,
                              "(docs/prediction.md), or 'shared' for the compiled-in ones; each run of the model, "
                              "the isl/osl and a GPU searched is a measured point with its prediction at the same "
                              "configuration and load (implies --frontier)",
-                     .default_text = "none", .file = true, .file_keyword = "shared"};
+                     .default_text = "no published runs", .file = true, .file_keyword = "shared"};
 const Field kEfficiency{.name = "efficiency", .flag = "efficiency", .type = Type::kReal, .unit = Unit::kFraction,
                         .min = 0, .max = 1, .min_open = true,
                         .help = "Fraction of the ranked figures reached on top of the model, 0.6 or 60%",

@@ -169,11 +169,11 @@ Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   return s;
 }
 
-std::string fmt_mtp_note(double acceptance, const char* source) {
+std::string fmt_mtp_note(double acceptance, const char* source, int64_t searched) {
   char a[32];
   std::snprintf(a, sizeof a, "%.2f", acceptance);
   return std::string("MTP swept beside the plain candidates: 1 draft token at acceptance ") + a + " (" + source +
-         "); --spec-method none leaves it out";
+         "), " + std::to_string(searched) + " more evaluations; --spec-method none leaves it out";
 }
 
 // The frontier alone sweeps MTP too (#38 item 1): for a model with an MTP head, no drafter asked for and not
@@ -181,13 +181,7 @@ std::string fmt_mtp_note(double acceptance, const char* source) {
 // frontier points merged into the plain ones (a point says which it is).
 Status sweep_mtp(const PlanRequest& r, const ModelSpec& m, std::optional<double> acceptance,
                  const SearchControl* control, PlanAnswer* out) {
-  if (!(m.params_mtp && *m.params_mtp > 0) || out->targets.spec.on()) {
-    if (acceptance) {
-      return Status::InvalidArgument("spec_acceptance", "alone sets the frontier's MTP sweep; " + m.name +
-                                                            " has no MTP head (give --spec-tokens and a drafter)");
-    }
-    return Status::Ok();
-  }
+  if (!(m.params_mtp && *m.params_mtp > 0) || out->targets.spec.on()) return Status::Ok();
   if (r.layout.spec_method == "none") {
     out->frontier_mtp_note = "MTP left out (--spec-method none)";
     return Status::Ok();
@@ -205,13 +199,21 @@ Status sweep_mtp(const PlanRequest& r, const ModelSpec& m, std::optional<double>
   t.spec.acceptance = a->acceptance;
   PlanSpace s = out->space;
   s.control = control;
-  MC_ASSIGN_OR_RETURN(PlanResult mtp, plan_deployments(m, t, s));
+  auto searched = plan_deployments(m, t, s);
+  if (!searched.ok()) {
+    const Status::Code code = searched.status().code();
+    if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return searched.status();
+    out->frontier_mtp_note = "MTP not swept: " + searched.status().message();  // the plain frontier stands
+    return Status::Ok();
+  }
+  PlanResult mtp = std::move(searched).value();
   for (PlanFrontierPoint& f : mtp.frontier) f.mtp = true;
+  out->frontier_curves = out->result.frontier;
+  out->frontier_curves.insert(out->frontier_curves.end(), mtp.frontier.begin(), mtp.frontier.end());
   out->result.frontier = merge_frontiers(std::move(out->result.frontier), std::move(mtp.frontier),
                                          out->targets.rank_by_ceiling);
-  out->result.searched += mtp.searched;
   out->frontier_mtp = t.spec;
-  out->frontier_mtp_note = fmt_mtp_note(a->acceptance, a->source);
+  out->frontier_mtp_note = fmt_mtp_note(a->acceptance, a->source, mtp.searched);
   return Status::Ok();
 }
 
@@ -256,6 +258,10 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
     layout.spec_acceptance.reset();
   }
   MC_RETURN_IF_ERROR(apply_plan_layout(layout, m, &out.targets, draft.get()));
+  if (sweep_acceptance && !(m.params_mtp && *m.params_mtp > 0)) {
+    return Status::InvalidArgument("spec_acceptance", "alone sets the frontier's MTP sweep; " + m.name +
+                                                          " has no MTP head (give --spec-tokens and a drafter)");
+  }
   out.draft = draft;
   MC_ASSIGN_OR_RETURN(out.space, read_space(r, m));
   if (out.space.gpus.empty()) return Status::InvalidArgument("gpu", "no GPU to search: none has a price (give --price)");
@@ -279,25 +285,40 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   }
   out.space.control = nullptr;  // the context outlives no answer
   set_plan_model(m, &out.space);
+  if (out.targets.spec.on() && out.targets.spec.method == SpecMethod::kMtp) {
+    for (PlanFrontierPoint& f : out.result.frontier) f.mtp = true;  // every candidate drafts with MTP
+  }
   if (!r.layout.disaggregated && (r.frontier || !r.compare.empty())) {
     MC_RETURN_IF_ERROR(sweep_mtp(r, m, sweep_acceptance, control, &out));
   }
-  if (!r.compare.empty()) out.comparison = compare_with_plan(out, preset, published);
+  if (!r.compare.empty()) {
+    out.comparison = compare_with_plan(out, preset, published, control);
+    if (control != nullptr) MC_RETURN_IF_ERROR(control->status());
+  }
   return out;
 }
 
 }  // namespace
 
-FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows) {
+FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows,
+                                     const SearchControl* control) {
   std::vector<std::string> keys;
   std::vector<std::optional<EngineRelease>> engines;
   for (const PlanGpu& g : a.space.gpus) {
     keys.push_back(g.gpu.key);
     engines.push_back(engine_for(a.targets.engine, g.gpu));
   }
-  const FrontierScope scope{preset, *a.request.isl, *a.request.osl, keys, a.space.weight_dtypes, a.result.frontier,
+  const std::span<const PlanFrontierPoint> curves =
+      a.frontier_curves.empty() ? std::span<const PlanFrontierPoint>(a.result.frontier) : a.frontier_curves;
+  const FrontierScope scope{preset, *a.request.isl, *a.request.osl, keys, a.space.weight_dtypes, curves,
                             engines, a.targets.spec.on(), a.frontier_mtp.has_value(), a.targets.uniform_lengths};
-  return compare_frontier(rows, scope);
+  return compare_frontier(rows, scope, control);
+}
+
+Result<PlanAnswer> answer(const PlanRequest& r, const SearchControl* control) {
+  auto a = answer_plan(r, control);
+  if (!a.ok()) return as_field_error(a.status());
+  return a;
 }
 
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx) {

@@ -34,8 +34,7 @@ struct CalibrateFlags {
 // calibrate --frontier: the runs grouped by (model, isl/osl, length distribution, GPU, engine family), each
 // group planned with `plan --frontier` under its own engine family and the group's weight dtypes, its runs
 // held against that plan (app::compare_with_plan, what plan --compare does).
-Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
-                                               std::span<const PreparedRow> prepared, const app::Context& ctx) {
+Result<FrontierCalibration> calibrate_frontier(std::span<const PreparedRow> prepared, const SearchControl* control) {
   struct Group {
     std::string preset, gpu, dtype;
     int64_t isl = 0, osl = 0;
@@ -63,9 +62,13 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
     }
     it->rows.push_back(r);
   }
-  (void)rows;
   FrontierCalibration out;
-  for (const Group& g : groups) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    // One budget for every group's plan (a web request's): polled between groups and inside each search.
+    if (should_stop(control, {"frontier groups", static_cast<int64_t>(i), static_cast<int64_t>(groups.size())})) {
+      return control->status();
+    }
+    const Group& g = groups[i];
     app::PlanRequest q;
     q.model.model = g.preset;
     q.isl = g.isl;
@@ -83,7 +86,7 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
     const std::string what = g.preset + " " + g.dtype + " " + std::to_string(g.isl) + "/" + std::to_string(g.osl) +
                              " on " + g.gpu +
                              " with " + std::string(engine_family_info(g.family).key);
-    auto a = app::answer(q, ctx);
+    auto a = app::answer(q, control);
     if (!a.ok()) {
       const Status::Code code = a.status().code();
       if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return a.status();
@@ -91,7 +94,8 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const ServingRow> rows,
       continue;
     }
     ++out.groups;
-    FrontierComparison c = app::compare_with_plan(*a, g.preset, g.rows);
+    FrontierComparison c = app::compare_with_plan(*a, g.preset, g.rows, control);
+    if (control != nullptr) MC_RETURN_IF_ERROR(control->status());
     for (MeasuredFrontierPoint& m : c.points) out.points.push_back(std::move(m));
   }
   std::vector<std::pair<std::string, EngineFamily>> keys;
@@ -148,7 +152,8 @@ Status run_calibrate(const CalibrateFlags& f, std::ostream& out) {
   MC_RETURN_IF_ERROR(control.status());
   if (f.frontier) {
     if (f.fit) return Status::InvalidArgument("--frontier", "holds the compiled-in profile against the frontier; drop --fit");
-    MC_ASSIGN_OR_RETURN(const FrontierCalibration fc, calibrate_frontier(rows, prepared, ctx));
+    MC_ASSIGN_OR_RETURN(const FrontierCalibration fc,
+                        calibrate_frontier(prepared, control.active() ? &control : nullptr));
     if (f.output.json) {
       out << frontier_calibration_json(name, fc).dump(2) << "\n";
     } else {

@@ -96,7 +96,10 @@ void mark_published_frontier(std::vector<MeasuredFrontierPoint>* points) {
     if (!std::isfinite(au) || !std::isfinite(ag)) continue;
     a.on_published_frontier = true;
     for (const MeasuredFrontierPoint& b : *points) {
-      if (&a == &b || b.gpu != a.gpu || b.family != a.family || b.weight_dtype != a.weight_dtype) continue;
+      if (&a == &b || b.gpu != a.gpu || b.family != a.family || b.weight_dtype != a.weight_dtype ||
+          b.spec != a.spec || b.disaggregated != a.disaggregated) {
+        continue;
+      }
       const double bu = b.measured_tokens_per_s_per_user, bg = b.measured_tokens_per_s_per_gpu;
       if (bu >= au && bg >= ag && (bu > au || bg > ag)) {
         a.on_published_frontier = false;
@@ -108,7 +111,9 @@ void mark_published_frontier(std::vector<MeasuredFrontierPoint>* points) {
 
 // Why a run is not held against the searched frontier; empty when it is.
 std::string frontier_note(const FrontierScope& scope, const MeasuredFrontierPoint& m) {
-  if (!m.on_published_frontier) return "not on the published frontier (another run of its GPU, engine and dtype beats it)";
+  if (!m.on_published_frontier) {
+    return "not on the published frontier (another run of its GPU, engine, dtype, drafter and layout kind beats it)";
+  }
   auto d = parse_dtype(m.weight_dtype, "weight_dtype");
   if (!d.ok() || std::find(scope.weight_dtypes.begin(), scope.weight_dtypes.end(), *d) == scope.weight_dtypes.end()) {
     return "the plan did not search " + m.weight_dtype + " weights (--dtype)";
@@ -152,11 +157,14 @@ std::optional<PublishedAcceptance> published_mtp_acceptance(std::string_view mod
   return std::nullopt;
 }
 
-double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user) {
+double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user,
+                   bool mtp) {
   if (!(tokens_per_s_per_user > 0) || !std::isfinite(tokens_per_s_per_user)) return kNaN;
   std::vector<std::pair<double, double>> pts;  // (user, per GPU)
   for (const PlanFrontierPoint& f : frontier) {
-    if (f.ceiling || f.gpu != gpu || !(f.tokens_per_s_per_user > 0) || !(f.tokens_per_s_per_gpu > 0)) continue;
+    if (f.ceiling || f.mtp != mtp || f.gpu != gpu || !(f.tokens_per_s_per_user > 0) || !(f.tokens_per_s_per_gpu > 0)) {
+      continue;
+    }
     pts.emplace_back(f.tokens_per_s_per_user, f.tokens_per_s_per_gpu);
   }
   std::sort(pts.begin(), pts.end());
@@ -171,7 +179,8 @@ double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view
   return kNaN;
 }
 
-FrontierComparison compare_frontier(std::span<const ServingRow> rows, const FrontierScope& scope) {
+FrontierComparison compare_frontier(std::span<const ServingRow> rows, const FrontierScope& scope,
+                                    const SearchControl* control) {
   FrontierComparison out;
   out.rows = static_cast<int64_t>(rows.size());
   // The rows at the plan's shape on a GPU it searched (cheap checks first); then the model, as calibrate reads it.
@@ -182,7 +191,7 @@ FrontierComparison compare_frontier(std::span<const ServingRow> rows, const Fron
     if (!g.ok() || std::find(scope.gpus.begin(), scope.gpus.end(), g->key) == scope.gpus.end()) continue;
     shape.push_back(r);
   }
-  const std::vector<PreparedRow> prepared = prepare_rows(shape);
+  const std::vector<PreparedRow> prepared = prepare_rows(shape, control);
   const CalibrationParams params = compiled_calibration_params();
   std::map<std::string, size_t> by_run;
   for (const PreparedRow& p : prepared) {
@@ -253,7 +262,7 @@ FrontierComparison compare_frontier(std::span<const ServingRow> rows, const Fron
   for (MeasuredFrontierPoint& m : out.points) {
     m.frontier_note = frontier_note(scope, m);
     if (m.frontier_note.empty()) {
-      m.frontier_tokens_per_s_per_gpu = frontier_at(scope.frontier, m.gpu, m.measured_tokens_per_s_per_user);
+      m.frontier_tokens_per_s_per_gpu = frontier_at(scope.frontier, m.gpu, m.measured_tokens_per_s_per_user, m.spec);
       if (!std::isfinite(m.frontier_tokens_per_s_per_gpu)) {
         m.frontier_note = "its tokens/s per user lies outside the searched frontier's range";
       }

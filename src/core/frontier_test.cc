@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace modelcalc {
@@ -60,7 +61,12 @@ TEST(FrontierTest, RowsOfOneRunAreOnePointBesideItsCalibratedPrediction) {
   const std::vector<std::string> gpus = {"h100-sxm"};
   const std::vector<Dtype> dtypes = {Dtype::kFp8};
   // A predicted curve from (300, 1000) to (150, 4000) tokens/s per user and per GPU.
-  const std::vector<PlanFrontierPoint> curve = {point("h100-sxm", 300, 1000), point("h100-sxm", 150, 4000)};
+  std::vector<PlanFrontierPoint> curve = {point("h100-sxm", 300, 1000), point("h100-sxm", 150, 4000)};
+  // An MTP curve far above: the runs drafted with none, so they are held against the plain curve alone.
+  for (PlanFrontierPoint p : {point("h100-sxm", 300, 1e5), point("h100-sxm", 150, 1e6)}) {
+    p.mtp = true;
+    curve.push_back(p);
+  }
   const std::vector<std::optional<EngineRelease>> engines = {EngineRelease{}};  // TensorRT-LLM, as the rows
   const FrontierScope scope{"llama-3.1-8b", 1000, 1000, gpus, dtypes, curve, engines, false, false};
   const FrontierComparison c = compare_frontier(*rows, scope);
@@ -101,6 +107,13 @@ TEST(FrontierTest, RowsOfOneRunAreOnePointBesideItsCalibratedPrediction) {
   ASSERT_EQ(c.errors.size(), 1u);
   EXPECT_EQ(c.errors[0].points, 3);
   EXPECT_EQ(c.errors[0].frontier_points, 2);  // A and B lie on the curve's span (250 and 200 per user)
+  // The median of three |errors| is the middle one.
+  std::vector<double> e;
+  for (const MeasuredFrontierPoint& p : c.points) {
+    e.push_back(std::fabs(p.predicted_tokens_per_s_per_gpu / p.measured_tokens_per_s_per_gpu - 1));
+  }
+  std::sort(e.begin(), e.end());
+  EXPECT_DOUBLE_EQ(c.errors[0].tokens_per_s_per_gpu, e[1]);
 
   // Under another engine, or with MTP searched, the runs are not held against the curve, and say why.
   const std::vector<std::optional<EngineRelease>> vllm = {EngineRelease{EngineFamily::kVllmV1, std::nullopt}};

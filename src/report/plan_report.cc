@@ -97,7 +97,8 @@ void explain_nulls(nlohmann::json& j) {
     const std::string& k = it.key();
     const bool time = k.size() > 2 && (k.ends_with("_s") || k.ends_with("seconds"));
     const bool usd = k.starts_with("usd_");
-    if (!time && !usd && !k.starts_with("tokens_per_s") && !k.starts_with("served_") && !k.starts_with("requests_")) {
+    if (!time && !usd && !k.starts_with("tokens_per_s") && !k.starts_with("served_") && !k.starts_with("requests_") &&
+        !k.starts_with("gpu_hours_")) {
       continue;
     }
     if (usd && j.contains("usd_per_hour") && j["usd_per_hour"].is_null()) {
@@ -122,7 +123,8 @@ struct PlanCells {
 const char* rank_cost_head(const PlanSpace& s) { return s.rank_by_gpu_hours ? "GPU-h/1M" : "$/1M out"; }
 // Its cell: the US$ per 1M output tokens, or the GPU-hours (the head names the unit).
 std::string rank_cost_cell(const PlanSpace& s, double usd_per_million, double gpu_hours_per_million) {
-  return s.rank_by_gpu_hours ? fmt_sig(gpu_hours_per_million, 3) : plan_usd_text(usd_per_million);
+  if (!s.rank_by_gpu_hours) return plan_usd_text(usd_per_million);
+  return std::isfinite(gpu_hours_per_million) ? fmt_sig(gpu_hours_per_million, 3) : std::string("n/a (nothing served)");
 }
 
 PlanCells plan_cells(const PlanSpace& s, const PlanConfig& c) {
@@ -350,6 +352,9 @@ nlohmann::json measured_point_json(const MeasuredFrontierPoint& m) {
                         {"tokens_per_s_per_user", num(m.ceiling_tokens_per_s_per_user)}}},
                       {"frontier_tokens_per_s_per_gpu", num(m.frontier_tokens_per_s_per_gpu)}};
   if (!m.frontier_note.empty()) j["frontier_note"] = m.frontier_note;
+  for (const char* k : {"tokens_per_s_per_gpu", "tokens_per_s_per_user", "ttft_s"}) {
+    if (j[k].is_null()) j[std::string(k) + "_reason"] = "the run published no such figure";
+  }
   return j;
 }
 
@@ -618,7 +623,10 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
                       {"weight_dtype", std::string(dtype_name(f.c.weight_dtype))},
                       {"kv_dtype", std::string(dtype_name(f.c.kv_dtype))},
                       {"batch", f.batch},
-                      {"concurrency", f.batch},
+                      // Sequences in flight per replica: the batch, or under a concurrency load each replica's share.
+                      {"concurrency", v.request->load_kind == PlanLoadKind::kConcurrency
+                                          ? plan_users_per_replica(*v.request, f.batch)
+                                          : static_cast<double>(f.batch)},
                       {"ttft_s", num(f.ttft_s)},
                       {"tpot_s", num(f.tpot_s)},
                       {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
@@ -1040,6 +1048,16 @@ nlohmann::json disagg_plan_json(const DisaggPlanView& v) {
       res.configs.empty() ? nlohmann::json() : num(res.configs[0].gpu_hours_per_million_output);
   cmp["aggregated_gpu_hours_per_million_output_tokens"] =
       res.aggregated.configs.empty() ? nlohmann::json() : num(res.aggregated.configs[0].gpu_hours_per_million_output);
+  for (const char* side : {"disaggregated", "aggregated"}) {
+    const bool none = std::string_view(side) == "disaggregated" ? res.configs.empty() : res.aggregated.configs.empty();
+    for (const char* what : {"_usd_per_million_output_tokens", "_gpu_hours_per_million_output_tokens"}) {
+      const std::string k = std::string(side) + what;
+      if (!cmp[k].is_null()) continue;
+      cmp[k + "_reason"] = none ? "no configuration meets the targets"
+                         : std::string_view(what).starts_with("_usd") ? "a GPU of it has no catalog price (--price GPU=X)"
+                                                                       : "no tokens served";
+    }
+  }
   cmp["winner"] = res.configs.empty() && res.aggregated.configs.empty() ? "none"
                   : res.configs.empty()                                  ? "aggregated"
                   : res.aggregated.configs.empty()                       ? "disaggregated"

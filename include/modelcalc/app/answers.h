@@ -162,12 +162,18 @@ struct PlanAnswer {
   // or why not (empty: the question does not arise).
   std::optional<SpeculativeDecoding> frontier_mtp;
   std::string frontier_mtp_note;
+  // With the MTP sweep: the plain and the MTP frontiers apart, each its own Pareto set (result.frontier merges
+  // them), what a comparison holds a run against (its own drafter's curve). Empty without the sweep.
+  std::vector<PlanFrontierPoint> frontier_curves;
   bool feasible() const { return disaggregated ? !disaggregated->configs.empty() : !result.configs.empty(); }
 };
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx = {});
+// The same under a control the caller owns (may be null), so that several plans share one budget.
+Result<PlanAnswer> answer(const PlanRequest& r, const SearchControl* control);
 // Published runs beside an aggregated plan's frontier (what request.compare adds): the runs of `rows` that run
 // `preset` at the plan's isl/osl on a GPU it searched, each with its prediction, held against the frontier.
-FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows);
+FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view preset, std::span<const ServingRow> rows,
+                                     const SearchControl* control = nullptr);
 
 // ---------------------------------------------------------------- sweep
 // A sweep's answer is its rows, streamed: answer() resolves and checks
