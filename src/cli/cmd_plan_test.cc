@@ -309,7 +309,8 @@ TEST(CmdPlanTest, CompareDrawsMeasuredPointsWithCalibratesPrediction) {
   EXPECT_EQ(j["frontier"]["comparison"]["matched_rows"], 2);
   auto cal = run_args({"calibrate", "--data", path, "--json"});
   ASSERT_EQ(cal.status, 0) << cal.err;
-  for (const auto& row : cal.json()["rows"]) {
+  const auto cal_json = cal.json();  // held: a range-for over a temporary's member would dangle
+  for (const auto& row : cal_json["rows"]) {
     if (row["id"] == "m1") {
       EXPECT_NEAR(m["predicted"]["tokens_per_s_per_gpu"].get<double>(), row["predicted"].get<double>() / 2,
                   1e-9 * row["predicted"].get<double>());
@@ -427,8 +428,9 @@ TEST(CmdPlanTest, FrontierSweepsMtpWhereTheModelHasAHead) {
   none.insert(none.end(), {"--spec-method", "none"});
   auto n = run_args(none);
   ASSERT_EQ(n.status, 0) << n.err;
-  for (const auto& p : n.json()["frontier"]["predicted"]) EXPECT_FALSE(p["mtp"].get<bool>());
-  EXPECT_NE(n.json()["frontier"]["mtp_note"].get<std::string>().find("left out"), std::string::npos);
+  const auto nj = n.json();
+  for (const auto& p : nj["frontier"]["predicted"]) EXPECT_FALSE(p["mtp"].get<bool>());
+  EXPECT_NE(nj["frontier"]["mtp_note"].get<std::string>().find("left out"), std::string::npos);
   auto llama = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
                          "--frontier", "--json"});
   ASSERT_EQ(llama.status, 0) << llama.err;
