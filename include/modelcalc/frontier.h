@@ -87,6 +87,7 @@ struct FrontierScope {
   bool spec = false;  // the plan's candidates draft tokens (MTP or a draft model): all of them
   bool swept_mtp = false;  // the frontier holds MTP points beside plain ones (the frontier alone's MTP sweep)
   bool uniform_lengths = false;  // the plan served InferenceX's uniform [0.8 L, L] lengths (isl/osl above are L)
+  bool swept_disaggregated = false;  // the frontier holds disaggregated points (the frontier alone's sweep)
 };
 
 // A model's published acceptance of one MTP draft token, with its source; nullopt where none is published.
@@ -115,10 +116,11 @@ FrontierComparison compare_frontier(std::span<const ServingRow> rows, const Fron
                                     const SearchControl* control = nullptr);
 
 // The predicted frontier of `gpu` at `tokens_per_s_per_user` (see frontier_tokens_per_s_per_gpu): the points
-// of `frontier` with that GPU, !ceiling and `mtp` as given, log-log interpolated; NaN outside their range.
+// of `frontier` with that GPU, !ceiling and `mtp` and `disaggregated` as given, log-log interpolated; NaN outside
+// their range.
 // REQUIRES: those points a Pareto set (a search's frontier, or one drafter's of a sweep).
 double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user,
-                   bool mtp = false);
+                   bool mtp = false, bool disaggregated = false);
 
 }  // namespace modelcalc
 

@@ -118,6 +118,9 @@ struct PlanSpace {
   bool dp_attention = true;
   // Polled between candidates (modelcalc/cancel.h); null: never stops. Not owned.
   const SearchControl* control = nullptr;
+  // plan_disaggregated: also the frontier of its pairs (each decode option with the cheapest prefill option
+  // that pairs with it, both pools on one GPU kind) in DisaggPlanResult::frontier.
+  bool disaggregated_frontier = false;
 };
 
 // One split of one GPU kind in two dtypes: what the search prepares once.
@@ -283,6 +286,11 @@ struct PlanFrontierPoint {
   double tokens_per_s_per_mw = 0;           // output tokens/s per MW of the GPUs' TDP; NaN when no TDP is stated
   bool ceiling = false;                     // the ceiling's set; else the ranked set of a stand-in or the prediction
   bool mtp = false;                         // drafted with the model's MTP head (PlanFrontier sweeps it apart)
+  // A disaggregated point (plan_disaggregated with PlanSpace::disaggregated_frontier): `c` and `batch` are its
+  // decode pool's, `prefill` its prefill pool's candidate; tokens/s per GPU over both pools' GPUs.
+  bool disaggregated = false;
+  PlanCandidate prefill;
+  int64_t prefill_replicas = 0, decode_replicas = 0;
 };
 // The points of `a` and `b` that no other point of the same GPU and set beats on both tokens/s per user and per
 // GPU, in PlanResult::frontier's order (per GPU, the `ranked_ceiling` set first, tokens/s per user descending).

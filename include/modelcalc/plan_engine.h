@@ -107,6 +107,8 @@ struct DisaggPlanResult {
   int64_t searched = 0;                   // evaluations
   std::string binding;                    // when nothing meets the targets: "ttft", "tpot", "memory" or "gpus"
   double seconds = 0;
+  // With PlanSpace::disaggregated_frontier: the pairs' Pareto points per GPU kind (the ranked set's figures).
+  std::vector<PlanFrontierPoint> frontier;
 };
 Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanRequest& r, PlanSpace s);
 

@@ -217,6 +217,30 @@ Status sweep_mtp(const PlanRequest& r, const ModelSpec& m, std::optional<double>
   return Status::Ok();
 }
 
+// The frontier alone sweeps disaggregated pools too (#38 item 1): prefill and decode pools of one GPU kind,
+// each decode option with the cheapest prefill option, their Pareto points merged in (a point says which).
+Status sweep_disaggregated(const ModelSpec& m, const SearchControl* control, PlanAnswer* out) {
+  PlanSpace s = out->space;
+  s.control = control;
+  s.disaggregated_frontier = true;
+  auto d = plan_disaggregated(m, out->targets, s);
+  if (!d.ok()) {
+    const Status::Code code = d.status().code();
+    if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return d.status();
+    out->frontier_disaggregated_note = "disaggregated pools not swept: " + d.status().message();
+    return Status::Ok();
+  }
+  if (out->frontier_curves.empty()) out->frontier_curves = out->result.frontier;
+  out->frontier_curves.insert(out->frontier_curves.end(), d->frontier.begin(), d->frontier.end());
+  out->result.frontier = merge_frontiers(std::move(out->result.frontier), std::move(d->frontier),
+                                         out->targets.rank_by_ceiling);
+  out->frontier_disaggregated = true;
+  out->frontier_disaggregated_note =
+      "disaggregated pools swept beside them (one GPU kind per pair, the prediction alone), " +
+      std::to_string(d->searched) + " more evaluations";
+  return Status::Ok();
+}
+
 // The published runs --compare names: the compiled-in ones ("shared"), or a TSV in the shared schema.
 Result<std::vector<ServingRow>> compare_rows(const PlanRequest& r) {
   if (r.compare == "shared") {
@@ -290,6 +314,7 @@ Result<PlanAnswer> answer_plan(const PlanRequest& r, const SearchControl* contro
   }
   if (!r.layout.disaggregated && (r.frontier || !r.compare.empty())) {
     MC_RETURN_IF_ERROR(sweep_mtp(r, m, sweep_acceptance, control, &out));
+    MC_RETURN_IF_ERROR(sweep_disaggregated(m, control, &out));
   }
   if (!r.compare.empty()) {
     out.comparison = compare_with_plan(out, preset, published, control);
@@ -311,7 +336,8 @@ FrontierComparison compare_with_plan(const PlanAnswer& a, std::string_view prese
   const std::span<const PlanFrontierPoint> curves =
       a.frontier_curves.empty() ? std::span<const PlanFrontierPoint>(a.result.frontier) : a.frontier_curves;
   const FrontierScope scope{preset, *a.request.isl, *a.request.osl, keys, a.space.weight_dtypes, curves,
-                            engines, a.targets.spec.on(), a.frontier_mtp.has_value(), a.targets.uniform_lengths};
+                            engines, a.targets.spec.on(), a.frontier_mtp.has_value(), a.targets.uniform_lengths,
+                            a.frontier_disaggregated};
   return compare_frontier(rows, scope, control);
 }
 

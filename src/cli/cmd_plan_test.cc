@@ -444,3 +444,33 @@ TEST(CmdPlanTest, FrontierSweepsMtpWhereTheModelHasAHead) {
 
 }  // namespace
 }  // namespace modelcalc
+
+namespace modelcalc {
+namespace {
+
+// The frontier alone sweeps disaggregated pools too: a pair's point is its decode pool's split and batch with
+// its prefill pool beside it, its tokens/s per GPU over both pools' GPUs.
+TEST(CmdPlanTest, FrontierSweepsDisaggregatedPools) {
+  auto r = run_args({"plan", "--model", "llama-3.1-8b", "--isl", "1024", "--osl", "1024", "--gpu", "h100",
+                     "--frontier", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto f = r.json()["frontier"];
+  EXPECT_NE(f["disaggregated_note"].get<std::string>().find("disaggregated pools swept"), std::string::npos);
+  int disaggregated = 0;
+  for (const auto& p : f["predicted"]) {
+    if (!p["disaggregated"].get<bool>()) continue;
+    ++disaggregated;
+    EXPECT_GE(p["prefill"]["replicas"].get<int64_t>(), 1);
+    EXPECT_GE(p["decode_replicas"].get<int64_t>(), 1);
+    // "1P×TP1/2D×TP1": x prefill replicas of its split, y decode replicas of the decode split.
+    EXPECT_EQ(p["split"].get<std::string>(),
+              std::to_string(p["prefill"]["replicas"].get<int64_t>()) + "P×" + p["prefill"]["split"].get<std::string>() +
+                  "/" + std::to_string(p["decode_replicas"].get<int64_t>()) + "D×" + "TP" +
+                  std::to_string(p["tp"].get<int64_t>()) +
+                  (p["pp"].get<int64_t>() > 1 ? "·PP" + std::to_string(p["pp"].get<int64_t>()) : std::string()));
+  }
+  EXPECT_GT(disaggregated, 0);  // at 1024/1024 some pairs beat every aggregated point on one axis
+}
+
+}  // namespace
+}  // namespace modelcalc

@@ -121,7 +121,8 @@ std::string frontier_note(const FrontierScope& scope, const MeasuredFrontierPoin
   if (scope.weight_dtypes.size() > 1) {
     return "the searched frontier mixes weight dtypes; --dtype " + m.weight_dtype + " compares it with its own";
   }
-  if (m.disaggregated) return "disaggregated pools: the frontier searched is aggregated";
+  if (m.disaggregated && !scope.swept_disaggregated) return "disaggregated pools: the frontier searched is aggregated";
+  if (m.disaggregated && m.spec) return "disaggregated pools with MTP: not swept together";
   if ((m.length_dist == LengthDist::kUniform08) != scope.uniform_lengths) {
     return m.length_dist == LengthDist::kUniform08
                ? "its lengths were uniform in [0.8 L, L]; the plan's are fixed (--length-dist uniform-0.8)"
@@ -158,11 +159,12 @@ std::optional<PublishedAcceptance> published_mtp_acceptance(std::string_view mod
 }
 
 double frontier_at(std::span<const PlanFrontierPoint> frontier, std::string_view gpu, double tokens_per_s_per_user,
-                   bool mtp) {
+                   bool mtp, bool disaggregated) {
   if (!(tokens_per_s_per_user > 0) || !std::isfinite(tokens_per_s_per_user)) return kNaN;
   std::vector<std::pair<double, double>> pts;  // (user, per GPU)
   for (const PlanFrontierPoint& f : frontier) {
-    if (f.ceiling || f.mtp != mtp || f.gpu != gpu || !(f.tokens_per_s_per_user > 0) || !(f.tokens_per_s_per_gpu > 0)) {
+    if (f.ceiling || f.mtp != mtp || f.disaggregated != disaggregated || f.gpu != gpu ||
+        !(f.tokens_per_s_per_user > 0) || !(f.tokens_per_s_per_gpu > 0)) {
       continue;
     }
     pts.emplace_back(f.tokens_per_s_per_user, f.tokens_per_s_per_gpu);
@@ -262,7 +264,8 @@ FrontierComparison compare_frontier(std::span<const ServingRow> rows, const Fron
   for (MeasuredFrontierPoint& m : out.points) {
     m.frontier_note = frontier_note(scope, m);
     if (m.frontier_note.empty()) {
-      m.frontier_tokens_per_s_per_gpu = frontier_at(scope.frontier, m.gpu, m.measured_tokens_per_s_per_user, m.spec);
+      m.frontier_tokens_per_s_per_gpu =
+          frontier_at(scope.frontier, m.gpu, m.measured_tokens_per_s_per_user, m.spec, m.disaggregated);
       if (!std::isfinite(m.frontier_tokens_per_s_per_gpu)) {
         m.frontier_note = "its tokens/s per user lies outside the searched frontier's range";
       }

@@ -293,6 +293,47 @@ void sort_options(const DisaggSearch& x, std::vector<PoolOption>* prefill, std::
                    [&](const PoolOption& a, const PoolOption& b) { return per_rate(a) < per_rate(b); });
 }
 
+// The frontier of the pairs: every decode option with the cheapest prefill option (in sort_options' order) of
+// its GPU kind, KV dtype and engine, sized as the search sizes a pair; the points no other of the GPU beats on
+// both tokens/s per user and per GPU.
+std::vector<PlanFrontierPoint> pair_frontier(DisaggSearch& x, const std::vector<PoolOption>& prefill,
+                                             const std::vector<PoolOption>& decode) {
+  std::vector<PlanFrontierPoint> points;
+  for (const PoolOption& d : decode) {
+    const PlanCandidate& dc = x.cands[d.cand];
+    for (const PoolOption& p : prefill) {
+      const PlanCandidate& pc = x.cands[p.cand];
+      if (pc.gpu != dc.gpu || pc.kv_dtype != dc.kv_dtype ||
+          !(x.prepared[d.cand]->settings.release == x.prepared[p.cand]->settings.release)) {
+        continue;
+      }
+      auto c = pair_config(x, p, d);
+      if (!c) break;  // the cheapest prefill option misses: the pair is not searched further
+      PlanFrontierPoint f;
+      f.gpu = x.s.gpus[dc.gpu].gpu.key;
+      f.c = dc;
+      f.batch = d.batch;
+      f.tokens_per_s_per_user = 1 / c->tpot_s;
+      f.tokens_per_s_per_gpu = c->served_output_tokens_per_s / static_cast<double>(c->gpus);
+      f.ttft_s = c->ttft_s;
+      f.tpot_s = c->tpot_s;
+      f.usd_per_million_output = c->usd_per_million_output;
+      f.gpu_hours_per_million_output = c->gpu_hours_per_million_output;
+      const double watts = x.s.gpus[dc.gpu].gpu.tdp_watts;
+      f.tokens_per_s_per_mw =
+          watts > 0 ? f.tokens_per_s_per_gpu / watts * 1e6 : std::numeric_limits<double>::quiet_NaN();
+      f.ceiling = x.r.rank_by_ceiling;
+      f.disaggregated = true;
+      f.prefill = pc;
+      f.prefill_replicas = c->prefill.replicas;
+      f.decode_replicas = c->decode.replicas;
+      points.push_back(std::move(f));
+      break;
+    }
+  }
+  return merge_frontiers(std::move(points), {}, x.r.rank_by_ceiling);
+}
+
 }  // namespace
 
 Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanRequest& r, PlanSpace s) {
@@ -327,6 +368,7 @@ Result<DisaggPlanResult> plan_disaggregated(const ModelSpec& m, const PlanReques
       if (auto c = pair_config(x, prefill[a], decode[b])) found.push_back(std::move(*c));
     }
   }
+  if (s.disaggregated_frontier) out.frontier = pair_frontier(x, prefill, decode);
   std::sort(found.begin(), found.end(), [](const DisaggPlanConfig& a, const DisaggPlanConfig& b) {
     // Costs within a part in 10^9 are equal (the same GPUs at the same rate, summed in another order).
     const double ca = a.rank_cost, cb = b.rank_cost;

@@ -147,7 +147,8 @@ std::string roofline_svg(const app::RooflineAnswer& a) {
 
 PlanView plan_view(const app::PlanAnswer& a) {
   PlanView v{a.model->name,        &a.targets, &a.space, &a.result, a.request.frontier || a.comparison.has_value(),
-             a.model->assumptions, a.comparison ? &*a.comparison : nullptr, a.frontier_mtp_note};
+             a.model->assumptions, a.comparison ? &*a.comparison : nullptr, a.frontier_mtp_note,
+             a.frontier_disaggregated_note};
   return v;
 }
 

@@ -382,6 +382,12 @@ std::string frontier_engine(const PlanRequest& r, const PlanSpace& s, const Plan
   return "-";
 }
 
+// A point's layout: its split (+MTP), or a disaggregated pair's "1P×TP8/3D×DPA8·EP8".
+std::string frontier_split(const PlanFrontierPoint& f) {
+  if (!f.disaggregated) return split_text(f.c) + (f.mtp ? "+MTP" : "");
+  return fmt::format("{}P×{}/{}D×{}", f.prefill_replicas, split_text(f.prefill), f.decode_replicas, split_text(f.c));
+}
+
 std::string mw_text(double v) { return std::isfinite(v) ? group_digits(static_cast<int64_t>(std::llround(v))) : "no TDP"; }
 
 std::string frontier_table(const PlanView& v, bool ceiling) {
@@ -395,7 +401,7 @@ std::string frontier_table(const PlanView& v, bool ceiling) {
     if (f.ceiling != ceiling) continue;
     ++n;
     out += fmt::format("  {:<14} {:<14} {:<15} {:<9} {:>6} {:>9} {:>9} {:>10} {:>11} {:>9} {:>12}\n", f.gpu,
-                       frontier_engine(r, s, f), split_text(f.c) + (f.mtp ? "+MTP" : ""),
+                       frontier_engine(r, s, f), frontier_split(f),
                        fmt::format("{}/{}", dtype_name(f.c.weight_dtype), dtype_name(f.c.kv_dtype)), f.batch,
                        plan_time_text(f.ttft_s, true), plan_time_text(f.tpot_s, false),
                        fmt_fixed(f.tokens_per_s_per_user, 1), fmt_fixed(f.tokens_per_s_per_gpu, 0),
@@ -434,6 +440,7 @@ std::string frontier_text(const PlanView& v) {
   out += "  (no point of a GPU and set has both more tokens/s per user and more per GPU; every searched batch that "
          "fits is a candidate, whatever the targets; conc = sequences in flight per replica)\n";
   if (!v.frontier_mtp_note.empty()) out += "  " + v.frontier_mtp_note + "\n";
+  if (!v.frontier_disaggregated_note.empty()) out += "  " + v.frontier_disaggregated_note + "\n";
   if (v.comparison) out += measured_text(*v.comparison);
   return out;
 }
@@ -612,7 +619,8 @@ namespace {
 nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f) {
   nlohmann::json j = {{"gpu", f.gpu},
                       {"engine", f.ceiling ? nlohmann::json() : nlohmann::json(frontier_engine(*v.request, *v.space, f))},
-                      {"split", split_text(f.c)},
+                      {"split", frontier_split(f)},
+                      {"disaggregated", f.disaggregated},
                       {"tp", f.c.tp},
                       {"pp", f.c.pp},
                       {"ep", f.c.ep},
@@ -636,6 +644,11 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
                       {"gpu_hours_per_million_output_tokens", num(f.gpu_hours_per_million_output)},
                       {"output_tokens_per_s_per_mw", num(f.tokens_per_s_per_mw)}};
   explain_nulls(j);
+  if (f.disaggregated) {  // tp, pp, ep, attn_dp, batch above are the decode pool's
+    j["prefill"] = {{"split", split_text(f.prefill)}, {"tp", f.prefill.tp}, {"ep", f.prefill.ep},
+                    {"attn_dp", f.prefill.attn_dp}, {"replicas", f.prefill_replicas}};
+    j["decode_replicas"] = f.decode_replicas;
+  }
   j.erase("usd_per_hour");  // only there to word the null's reason
   j.erase("usd_per_hour_reason");
   if (j["output_tokens_per_s_per_mw"].is_null()) {
@@ -652,6 +665,7 @@ nlohmann::json frontier_json(const PlanView& v) {
   }
   nlohmann::json j = {{"predicted", predicted}, {"ceiling", ceiling}};
   if (!v.frontier_mtp_note.empty()) j["mtp_note"] = v.frontier_mtp_note;
+  if (!v.frontier_disaggregated_note.empty()) j["disaggregated_note"] = v.frontier_disaggregated_note;
   if (v.comparison) {
     const FrontierComparison& c = *v.comparison;
     nlohmann::json measured = nlohmann::json::array(), errors = nlohmann::json::array();

@@ -24,7 +24,8 @@ struct PlanView {
   // The model's reader assumptions, printed and listed ("assumptions") so none is silent; empty: none.
   std::vector<std::string> assumptions;
   const FrontierComparison* comparison = nullptr;  // --compare: published runs beside the frontier (not owned)
-  std::string frontier_mtp_note = {};  // what the frontier alone swept of MTP, or why not (empty: nothing to say)
+  std::string frontier_mtp_note = {};
+  std::string frontier_disaggregated_note = {};  // what the frontier alone swept of disaggregated pools  // what the frontier alone swept of MTP, or why not (empty: nothing to say)
 };
 
 // The human table: targets, best configurations, deciding sentences, rejections,

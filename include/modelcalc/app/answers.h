@@ -165,6 +165,10 @@ struct PlanAnswer {
   // With the MTP sweep: the plain and the MTP frontiers apart, each its own Pareto set (result.frontier merges
   // them), what a comparison holds a run against (its own drafter's curve). Empty without the sweep.
   std::vector<PlanFrontierPoint> frontier_curves;
+  // The frontier alone's disaggregated sweep (aggregated requests with frontier or compare): done, and what it
+  // says (its evaluations, or why it failed).
+  bool frontier_disaggregated = false;
+  std::string frontier_disaggregated_note;
   bool feasible() const { return disaggregated ? !disaggregated->configs.empty() : !result.configs.empty(); }
 };
 Result<PlanAnswer> answer(const PlanRequest& r, const Context& ctx = {});
