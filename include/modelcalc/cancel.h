@@ -77,6 +77,12 @@ class SearchControl {
   mutable Status::Code stopped_ = Status::Code::kOk;
 };
 
+// True when `s` is a SearchControl's stop (Cancelled or BudgetExceeded): a caller that tolerates a failed
+// sub-search must still pass this one on.
+inline bool is_stop(const Status& s) {
+  return s.code() == Status::Code::kCancelled || s.code() == Status::Code::kBudgetExceeded;
+}
+
 // True when `control` (may be null) says stop.
 inline bool should_stop(const SearchControl* control, const SearchProgress& where = {}) {
   return control != nullptr && control->stop(where);

@@ -292,6 +292,11 @@ struct PlanFrontierPoint {
   PlanCandidate prefill;
   int64_t prefill_replicas = 0, decode_replicas = 0;
 };
+// Output tokens/s per MW of `gpu`'s TDP at `tokens_per_s_per_gpu`; NaN when the catalog states no TDP.
+inline double tokens_per_s_per_mw(const GpuSpec& gpu, double tokens_per_s_per_gpu) {
+  return gpu.tdp_watts > 0 ? tokens_per_s_per_gpu / gpu.tdp_watts * 1e6 : std::numeric_limits<double>::quiet_NaN();
+}
+
 // The points of `a` and `b` that no other point of the same GPU and set beats on both tokens/s per user and per
 // GPU, in PlanResult::frontier's order (per GPU, the `ranked_ceiling` set first, tokens/s per user descending).
 std::vector<PlanFrontierPoint> merge_frontiers(std::vector<PlanFrontierPoint> a, std::vector<PlanFrontierPoint> b,

@@ -169,6 +169,15 @@ Result<PlanSpace> read_space(const PlanRequest& f, const ModelSpec& m) {
   return s;
 }
 
+// A sweep's curve beside the frontier: kept apart in frontier_curves (what a comparison holds a run against),
+// merged into result.frontier (what the answer shows).
+void add_swept_curve(std::vector<PlanFrontierPoint> curve, PlanAnswer* out) {
+  if (out->frontier_curves.empty()) out->frontier_curves = out->result.frontier;
+  out->frontier_curves.insert(out->frontier_curves.end(), curve.begin(), curve.end());
+  out->result.frontier =
+      merge_frontiers(std::move(out->result.frontier), std::move(curve), out->targets.rank_by_ceiling);
+}
+
 std::string fmt_mtp_note(double acceptance, const char* source, int64_t searched) {
   char a[32];
   std::snprintf(a, sizeof a, "%.2f", acceptance);
@@ -201,17 +210,13 @@ Status sweep_mtp(const PlanRequest& r, const ModelSpec& m, std::optional<double>
   s.control = control;
   auto searched = plan_deployments(m, t, s);
   if (!searched.ok()) {
-    const Status::Code code = searched.status().code();
-    if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return searched.status();
+    if (is_stop(searched.status())) return searched.status();
     out->frontier_mtp_note = "MTP not swept: " + searched.status().message();  // the plain frontier stands
     return Status::Ok();
   }
   PlanResult mtp = std::move(searched).value();
   for (PlanFrontierPoint& f : mtp.frontier) f.mtp = true;
-  out->frontier_curves = out->result.frontier;
-  out->frontier_curves.insert(out->frontier_curves.end(), mtp.frontier.begin(), mtp.frontier.end());
-  out->result.frontier = merge_frontiers(std::move(out->result.frontier), std::move(mtp.frontier),
-                                         out->targets.rank_by_ceiling);
+  add_swept_curve(std::move(mtp.frontier), out);
   out->frontier_mtp = t.spec;
   out->frontier_mtp_note = fmt_mtp_note(a->acceptance, a->source, mtp.searched);
   return Status::Ok();
@@ -225,15 +230,11 @@ Status sweep_disaggregated(const ModelSpec& m, const SearchControl* control, Pla
   s.disaggregated_frontier = true;
   auto d = plan_disaggregated(m, out->targets, s);
   if (!d.ok()) {
-    const Status::Code code = d.status().code();
-    if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return d.status();
+    if (is_stop(d.status())) return d.status();
     out->frontier_disaggregated_note = "disaggregated pools not swept: " + d.status().message();
     return Status::Ok();
   }
-  if (out->frontier_curves.empty()) out->frontier_curves = out->result.frontier;
-  out->frontier_curves.insert(out->frontier_curves.end(), d->frontier.begin(), d->frontier.end());
-  out->result.frontier = merge_frontiers(std::move(out->result.frontier), std::move(d->frontier),
-                                         out->targets.rank_by_ceiling);
+  add_swept_curve(std::move(d->frontier), out);
   out->frontier_disaggregated = true;
   out->frontier_disaggregated_note =
       "disaggregated pools swept beside them (one GPU kind per pair, the prediction alone), " +

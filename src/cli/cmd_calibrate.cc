@@ -88,8 +88,7 @@ Result<FrontierCalibration> calibrate_frontier(std::span<const PreparedRow> prep
                              " with " + std::string(engine_family_info(g.family).key);
     auto a = app::answer(q, control);
     if (!a.ok()) {
-      const Status::Code code = a.status().code();
-      if (code == Status::Code::kCancelled || code == Status::Code::kBudgetExceeded) return a.status();
+      if (is_stop(a.status())) return a.status();
       out.skipped.push_back(what + ": " + a.status().message());
       continue;
     }

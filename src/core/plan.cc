@@ -255,19 +255,10 @@ std::vector<PlanFrontierPoint> merge_frontiers(std::vector<PlanFrontierPoint> a,
     return x.tokens_per_s_per_gpu > y.tokens_per_s_per_gpu;
   });
   std::vector<PlanFrontierPoint> out;
-  double max_per_gpu = 0;
-  std::string gpu;
-  bool ceiling = false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (i == 0 || a[i].gpu != gpu || a[i].ceiling != ceiling) {
-      gpu = a[i].gpu;
-      ceiling = a[i].ceiling;
-      max_per_gpu = 0;
-    }
-    if (!(a[i].tokens_per_s_per_gpu > max_per_gpu)) continue;
-    max_per_gpu = a[i].tokens_per_s_per_gpu;
-    out.push_back(std::move(a[i]));
-  }
+  const auto kept = plan_detail::pareto_kept(
+      a, [](const PlanFrontierPoint& x, const PlanFrontierPoint& y) { return x.gpu == y.gpu && x.ceiling == y.ceiling; },
+      [](const PlanFrontierPoint& x) { return x.tokens_per_s_per_gpu; });
+  for (size_t i : kept) out.push_back(std::move(a[i]));
   return out;
 }
 
@@ -409,17 +400,11 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
     if (a.user != b.user) return a.user > b.user;
     return a.per_gpu > b.per_gpu;
   });
-  size_t cur_gpu = static_cast<size_t>(-1);
-  bool cur_ceiling = false;
-  double max_per_gpu = 0;
-  for (const FrontierRaw& f : frontier) {
-    if (f.gpu != cur_gpu || f.ceiling != cur_ceiling) {
-      cur_gpu = f.gpu;
-      cur_ceiling = f.ceiling;
-      max_per_gpu = 0;
-    }
-    if (!(f.per_gpu > max_per_gpu)) continue;
-    max_per_gpu = f.per_gpu;
+  const auto kept = pareto_kept(
+      frontier, [](const FrontierRaw& x, const FrontierRaw& y) { return x.gpu == y.gpu && x.ceiling == y.ceiling; },
+      [](const FrontierRaw& x) { return x.per_gpu; });
+  for (size_t i : kept) {
+    const FrontierRaw& f = frontier[i];
     PlanFrontierPoint p;
     p.gpu = s.gpus[f.gpu].gpu.key;
     p.c = cands[f.cand];
@@ -430,8 +415,7 @@ void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCand
     p.tpot_s = f.tpot_s;
     p.usd_per_million_output = f.usd_per_million_output;
     p.gpu_hours_per_million_output = f.gpu_hours_per_million_output;
-    const double watts = s.gpus[f.gpu].gpu.tdp_watts;
-    p.tokens_per_s_per_mw = watts > 0 ? f.per_gpu / watts * 1e6 : std::numeric_limits<double>::quiet_NaN();
+    p.tokens_per_s_per_mw = tokens_per_s_per_mw(s.gpus[f.gpu].gpu, f.per_gpu);
     p.ceiling = f.ceiling;
     out->frontier.push_back(std::move(p));
   }

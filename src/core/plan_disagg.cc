@@ -319,9 +319,7 @@ std::vector<PlanFrontierPoint> pair_frontier(DisaggSearch& x, const std::vector<
       f.tpot_s = c->tpot_s;
       f.usd_per_million_output = c->usd_per_million_output;
       f.gpu_hours_per_million_output = c->gpu_hours_per_million_output;
-      const double watts = x.s.gpus[dc.gpu].gpu.tdp_watts;
-      f.tokens_per_s_per_mw =
-          watts > 0 ? f.tokens_per_s_per_gpu / watts * 1e6 : std::numeric_limits<double>::quiet_NaN();
+      f.tokens_per_s_per_mw = tokens_per_s_per_mw(x.s.gpus[dc.gpu].gpu, f.tokens_per_s_per_gpu);
       f.ceiling = x.r.rank_by_ceiling;
       f.disaggregated = true;
       f.prefill = pc;

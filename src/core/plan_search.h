@@ -35,6 +35,21 @@ struct FrontierRaw {
   double ttft_s, tpot_s, usd_per_million_output, gpu_hours_per_million_output;
   bool ceiling;  // the ceiling's set (else the ranked one of a stand-in, or the prediction)
 };
+// Of `sorted` (grouped by curve, each curve by tokens/s per user descending, ties by tokens/s per GPU
+// descending), the indices of each curve's Pareto points: those with more tokens/s per GPU than every point
+// before them on their curve. `same_curve(a, b)`: a and b on one curve; `per_gpu(a)`: a's tokens/s per GPU.
+template <typename T, typename SameCurve, typename PerGpu>
+std::vector<size_t> pareto_kept(const std::vector<T>& sorted, SameCurve same_curve, PerGpu per_gpu) {
+  std::vector<size_t> kept;
+  double best = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (i == 0 || !same_curve(sorted[i - 1], sorted[i])) best = 0;
+    if (!(per_gpu(sorted[i]) > best)) continue;
+    best = per_gpu(sorted[i]);
+    kept.push_back(i);
+  }
+  return kept;
+}
 // Finishes a search: ranks, frontier, deciding constraints, misses.
 void finish(const PlanRequest& r, const PlanSpace& s, const std::vector<PlanCandidate>& cands,
             std::vector<PlanConfig>& best, const std::vector<PlanConfig>& next, const PlanConfig& cheapest,

@@ -639,7 +639,6 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
                       {"tpot_s", num(f.tpot_s)},
                       {"tokens_per_s_per_user", num(f.tokens_per_s_per_user)},
                       {"tokens_per_s_per_gpu", num(f.tokens_per_s_per_gpu)},
-                      {"usd_per_hour", num(std::isnan(f.usd_per_million_output) ? f.usd_per_million_output : 0)},
                       {"usd_per_million_output_tokens", num(f.usd_per_million_output)},
                       {"gpu_hours_per_million_output_tokens", num(f.gpu_hours_per_million_output)},
                       {"output_tokens_per_s_per_mw", num(f.tokens_per_s_per_mw)}};
@@ -649,8 +648,9 @@ nlohmann::json frontier_point_json(const PlanView& v, const PlanFrontierPoint& f
                     {"attn_dp", f.prefill.attn_dp}, {"replicas", f.prefill_replicas}};
     j["decode_replicas"] = f.decode_replicas;
   }
-  j.erase("usd_per_hour");  // only there to word the null's reason
-  j.erase("usd_per_hour_reason");
+  if (std::isnan(f.usd_per_million_output)) {
+    j["usd_per_million_output_tokens_reason"] = "the GPU has no catalog price (--price GPU=X gives one)";
+  }
   if (j["output_tokens_per_s_per_mw"].is_null()) {
     j["output_tokens_per_s_per_mw_reason"] = "the catalog states no TDP for " + f.gpu;
   }
